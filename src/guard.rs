@@ -1,0 +1,1 @@
+//! Input guards: what may reach a device shell or the local filesystem, checked before it does.

@@ -1,0 +1,1 @@
+//! The UI semantics tree: uiautomator XML to a typed tree, selectors, framework detection.
