@@ -1,1 +1,19 @@
-//! TODO: mcp
+//! The MCP core: one implementation of the protocol, whatever the transport.
+//!
+//! `registry` declares each tool once; `server` is the rmcp `ServerHandler` every transport
+//! serves; its `call_tool` is the single seam where access, confirmation, audit and events sit.
+//! This module imports neither ratatui, crossterm nor axum.
+pub mod access;
+pub mod confirm;
+pub mod core;
+pub mod events;
+pub mod logbuf;
+pub mod registry;
+pub mod result;
+pub mod server;
+pub mod tools;
+
+pub use self::core::Core;
+pub use events::ServerEvent;
+pub use registry::{Level, ToolDef};
+pub use result::{ToolError, ToolOutput};

@@ -1,1 +1,1 @@
-//! TODO: transport
+//! (to be written)

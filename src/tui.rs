@@ -1,1 +1,1 @@
-//! TODO: tui
+//! (to be written)

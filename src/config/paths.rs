@@ -1,0 +1,110 @@
+//! The directories spock-tui uses, and the two file habits every secret follows: directories
+//! 0700, files 0600, written to a neighbour and renamed into place.
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// `SPOCK_TUI_HOME` puts everything under one directory (tests, portable installs).
+pub const HOME_ENV: &str = "SPOCK_TUI_HOME";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    pub config: PathBuf,
+    pub data: PathBuf,
+    pub state: PathBuf,
+    pub runtime: PathBuf,
+}
+
+impl Paths {
+    pub fn under(home: &Path) -> Paths {
+        Paths {
+            config: home.join("config"),
+            data: home.join("data"),
+            state: home.join("state"),
+            runtime: home.join("run"),
+        }
+    }
+
+    /// From `SPOCK_TUI_HOME`, else the platform's directories.
+    pub fn discover() -> std::io::Result<Paths> {
+        if let Some(home) = std::env::var_os(HOME_ENV).filter(|h| !h.is_empty()) {
+            return Ok(Paths::under(Path::new(&home)));
+        }
+        let dirs = directories::ProjectDirs::from("dev", "spock", "spock-tui").ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::NotFound, "no home directory: set SPOCK_TUI_HOME")
+        })?;
+        let data = dirs.data_dir().to_path_buf();
+        Ok(Paths {
+            config: dirs.config_dir().to_path_buf(),
+            state: dirs.state_dir().map(Path::to_path_buf).unwrap_or_else(|| data.join("state")),
+            runtime: dirs.runtime_dir().map(Path::to_path_buf).unwrap_or_else(|| data.join("run")),
+            data,
+        })
+    }
+
+    pub fn token_file(&self) -> PathBuf {
+        self.config.join("token")
+    }
+    pub fn endpoint_file(&self) -> PathBuf {
+        self.runtime.join("endpoint.json")
+    }
+    pub fn socket_path(&self) -> PathBuf {
+        self.runtime.join("mcp.sock")
+    }
+    pub fn log_dir(&self) -> PathBuf {
+        self.state.clone()
+    }
+    pub fn audit_dir(&self) -> PathBuf {
+        self.data.join("audit")
+    }
+    pub fn pull_dir(&self) -> PathBuf {
+        self.data.join("pulls")
+    }
+    pub fn batch_dir(&self) -> PathBuf {
+        self.data.join("batch")
+    }
+}
+
+/// Create `dir` (and parents) and make it 0700.
+pub fn private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+/// Write `bytes` to a neighbour of `path` with `mode`, fsync, then rename over `path`: a reader
+/// sees the old file or the new one, never half of one.
+pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(mode).open(&tmp)?;
+        f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn private_dir_and_atomic_write_set_modes() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("a/b");
+        private_dir(&d).unwrap();
+        assert_eq!(std::fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        let f = d.join("secret");
+        write_atomic(&f, b"x", 0o600).unwrap();
+        write_atomic(&f, b"yz", 0o600).unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"yz");
+        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1, "no temp file left behind");
+    }
+}

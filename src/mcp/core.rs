@@ -1,0 +1,188 @@
+//! `Core`: what every session of every transport shares — the registry, access switches, the
+//! confirmer, the event channel, this program's log, and what is known about clients.
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+use super::access::Access;
+use super::confirm::Confirmer;
+use super::events::{ClientId, ServerEvent, Transport};
+use super::logbuf::LogBuffer;
+use super::registry::Registry;
+use crate::config::{Config, Paths};
+
+/// A client that identified itself, as the transport saw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClientSeen {
+    pub name: String,
+    pub version: String,
+    pub transport: Transport,
+    pub protocol: String,
+    pub first_seen: DateTime<Utc>,
+    pub last_seen: DateTime<Utc>,
+    pub calls: u64,
+}
+
+/// The transports actually accepting connections.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Endpoints {
+    pub http: Option<String>,
+    pub sse: Option<String>,
+    pub stdio: Option<String>,
+}
+
+pub struct Core {
+    pub registry: Registry,
+    pub access: Access,
+    pub confirmer: Confirmer,
+    pub logs: LogBuffer,
+    pub paths: Paths,
+    pub config: RwLock<Config>,
+    pub endpoints: RwLock<Endpoints>,
+    /// The control centre's current screen, for `spock_get_status` ("none" when headless).
+    pub screen: RwLock<String>,
+    pub started: Instant,
+    events: broadcast::Sender<ServerEvent>,
+    clients: Mutex<Vec<ClientSeen>>,
+    call_seq: AtomicU64,
+}
+
+impl std::fmt::Debug for Core {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Core").field("tools", &self.registry.len()).finish()
+    }
+}
+
+pub struct CoreParts {
+    pub registry: Registry,
+    pub config: Config,
+    pub paths: Paths,
+    pub logs: LogBuffer,
+    pub allow_all: bool,
+}
+
+impl Core {
+    pub fn new(parts: CoreParts) -> Core {
+        let (events, _) = broadcast::channel(4096);
+        let where_ = crate::config::config_file(&parts.paths).display().to_string();
+        Core {
+            access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
+            confirmer: Confirmer::new(Duration::from_secs(parts.config.safety.confirm_timeout_secs)),
+            registry: parts.registry,
+            logs: parts.logs,
+            paths: parts.paths,
+            config: RwLock::new(parts.config),
+            endpoints: RwLock::new(Endpoints::default()),
+            screen: RwLock::new("none".into()),
+            started: Instant::now(),
+            events,
+            clients: Mutex::new(Vec::new()),
+            call_seq: AtomicU64::new(1),
+        }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
+        self.events.subscribe()
+    }
+
+    pub fn emit(&self, event: ServerEvent) {
+        // No receiver is fine: headless with nobody listening.
+        let _ = self.events.send(event);
+    }
+
+    pub fn next_call_id(&self) -> u64 {
+        self.call_seq.fetch_add(1, Ordering::Relaxed)
+    }
+
+    pub fn config(&self) -> Config {
+        self.config.read().map(|c| c.clone()).unwrap_or_else(|_| Config::default_config())
+    }
+
+    /// Apply a changed configuration everywhere it matters and save it.
+    pub fn update_config(&self, f: impl FnOnce(&mut Config)) -> Result<Config, String> {
+        let mut cfg = self.config();
+        f(&mut cfg);
+        cfg.access = self.access.settings();
+        cfg.validate()?;
+        self.confirmer.set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
+        self.access.replace(cfg.access.clone());
+        cfg.save(&crate::config::config_file(&self.paths)).map_err(|e| e.to_string())?;
+        if let Ok(mut slot) = self.config.write() {
+            *slot = cfg.clone();
+        }
+        Ok(cfg)
+    }
+
+    /// Persist the access switches (after a change from the control centre).
+    pub fn save_access(&self) -> Result<(), String> {
+        self.update_config(|_| {}).map(|_| ())
+    }
+
+    /// Record a client that identified itself; emits an event the first time it is seen.
+    pub fn client_seen(&self, transport: Transport, client: &ClientId, protocol: &str) {
+        let now = Utc::now();
+        let Ok(mut clients) = self.clients.lock() else { return };
+        if let Some(c) = clients
+            .iter_mut()
+            .find(|c| c.name == client.name && c.version == client.version && c.transport == transport)
+        {
+            c.last_seen = now;
+            c.protocol = protocol.to_string();
+            return;
+        }
+        clients.push(ClientSeen {
+            name: client.name.clone(),
+            version: client.version.clone(),
+            transport,
+            protocol: protocol.to_string(),
+            first_seen: now,
+            last_seen: now,
+            calls: 0,
+        });
+        drop(clients);
+        self.emit(ServerEvent::ClientIdentified {
+            transport,
+            client: client.clone(),
+            protocol: protocol.to_string(),
+        });
+    }
+
+    pub fn count_call(&self, transport: Transport, client: &Option<ClientId>) {
+        let Some(client) = client else { return };
+        if let Ok(mut clients) = self.clients.lock()
+            && let Some(c) = clients
+                .iter_mut()
+                .find(|c| c.name == client.name && c.version == client.version && c.transport == transport)
+        {
+            c.calls += 1;
+            c.last_seen = Utc::now();
+        }
+    }
+
+    pub fn clients(&self) -> Vec<ClientSeen> {
+        self.clients.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+
+    pub fn endpoints(&self) -> Endpoints {
+        self.endpoints.read().map(|e| e.clone()).unwrap_or_default()
+    }
+
+    pub fn set_endpoints(&self, f: impl FnOnce(&mut Endpoints)) {
+        if let Ok(mut e) = self.endpoints.write() {
+            f(&mut e);
+        }
+        self.emit(ServerEvent::ServerStateChanged { running: true });
+    }
+
+    pub fn screen(&self) -> String {
+        self.screen.read().map(|s| s.clone()).unwrap_or_default()
+    }
+}
+
+/// The sentence from 000_… shown when no client has identified itself.
+pub const NO_CLIENT_YET: &str = "No client has identified itself yet. On either transport, a \
+client is only known once it calls initialize.";

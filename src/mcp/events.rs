@@ -1,0 +1,133 @@
+//! `ServerEvent`s: what the control centre and the audit trail learn about, on one broadcast
+//! channel. Producers never wait on consumers; a lagging consumer loses old events, not calls.
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::registry::Level;
+
+/// Which front door a call came through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Http,
+    Sse,
+    Stdio,
+    Batch,
+    Tui,
+}
+
+impl Transport {
+    pub fn label(self) -> &'static str {
+        match self {
+            Transport::Http => "http",
+            Transport::Sse => "sse",
+            Transport::Stdio => "stdio",
+            Transport::Batch => "batch",
+            Transport::Tui => "tui",
+        }
+    }
+}
+
+/// A client as it identified itself in `initialize` (or per-request metadata on 2026-07-28).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ClientId {
+    pub name: String,
+    pub version: String,
+}
+
+impl ClientId {
+    pub fn label(client: &Option<ClientId>) -> String {
+        match client {
+            Some(c) => format!("{} {}", c.name, c.version),
+            None => "unknown".to_string(),
+        }
+    }
+}
+
+/// How a call ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Ok,
+    Error,
+    Denied,
+    Refused,
+    Cancelled,
+    Timeout,
+}
+
+impl Outcome {
+    pub fn label(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Error => "error",
+            Outcome::Denied => "denied",
+            Outcome::Refused => "refused",
+            Outcome::Cancelled => "cancelled",
+            Outcome::Timeout => "timeout",
+        }
+    }
+}
+
+/// A person's (or the default's) answer to a destructive call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecidedBy {
+    Key,
+    Timeout,
+    NoResponder,
+    Dropped,
+    AllowAll,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Decision {
+    pub approved: bool,
+    pub by: DecidedBy,
+}
+
+impl Decision {
+    pub fn deny(by: DecidedBy) -> Self {
+        Decision { approved: false, by }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum ServerEvent {
+    ClientIdentified { transport: Transport, client: ClientId, protocol: String },
+    CallStarted {
+        call_id: u64,
+        at: DateTime<Utc>,
+        tool: String,
+        level: Level,
+        transport: Transport,
+        client: Option<ClientId>,
+        device: Option<String>,
+        arguments: Value,
+    },
+    CallFinished {
+        call_id: u64,
+        tool: String,
+        outcome: Outcome,
+        #[serde(with = "duration_ms")]
+        duration: Duration,
+        decision: Option<Decision>,
+        result: Value,
+    },
+    ServerStateChanged { running: bool },
+    DevicesChanged,
+    /// A control-centre screen change asked for by `spock_navigate`.
+    Navigate { screen: String, select: Option<String> },
+}
+
+mod duration_ms {
+    use serde::Serializer;
+    use std::time::Duration;
+    pub fn serialize<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64() * 1000.0)
+    }
+}

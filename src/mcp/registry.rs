@@ -1,0 +1,261 @@
+//! Each tool declared once: name, title, level, description, input and output schema, and the
+//! function that runs it. `tools/list`, the catalogue pane, the confirmation text and the
+//! README table are all generated from these declarations.
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::result::{ToolError, ToolOutput};
+use super::server::Ctx;
+
+/// A tool's safety level: a property of the tool, never of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    ReadOnly,
+    SafeAction,
+    Destructive,
+}
+
+impl Level {
+    pub fn label(self) -> &'static str {
+        match self {
+            Level::ReadOnly => "Read-only",
+            Level::SafeAction => "Safe action",
+            Level::Destructive => "Destructive",
+        }
+    }
+    /// The activity marker: `✓` read-only, `⚡` action, `⚠` destructive.
+    pub fn marker(self) -> &'static str {
+        match self {
+            Level::ReadOnly => "✓",
+            Level::SafeAction => "⚡",
+            Level::Destructive => "⚠",
+        }
+    }
+}
+
+/// Host tools whose effect cannot be undone by unticking a box start off, and are stored as
+/// what was allowed (so a group added later starts off too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostGroup {
+    Settings,
+    AdbServer,
+}
+
+impl HostGroup {
+    pub const ALL: [HostGroup; 2] = [HostGroup::Settings, HostGroup::AdbServer];
+    pub fn key(self) -> &'static str {
+        match self {
+            HostGroup::Settings => "settings",
+            HostGroup::AdbServer => "adb_server",
+        }
+    }
+    pub fn label(self) -> &'static str {
+        match self {
+            HostGroup::Settings => "Settings & servers: change settings",
+            HostGroup::AdbServer => "Settings & servers: restart the adb server",
+        }
+    }
+}
+
+pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>;
+type Runner = Arc<dyn Fn(Ctx, Value) -> ToolFuture + Send + Sync>;
+type Validator = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
+
+/// What a handler may return: any serialisable value with a schema, or a [`ToolOutput`]
+/// built by hand (for image content).
+pub trait ToolReturn: Send + 'static {
+    fn output_schema() -> JsonObject;
+    fn into_output(self) -> Result<ToolOutput, ToolError>;
+}
+
+impl<T: Serialize + JsonSchema + Send + 'static> ToolReturn for T {
+    fn output_schema() -> JsonObject {
+        schema_of::<T>()
+    }
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        ToolOutput::json(&self)
+    }
+}
+
+/// A result with images beside its JSON (screenshots). The schema is `T`'s.
+pub struct WithImages<T> {
+    pub value: T,
+    pub images: Vec<super::result::Image>,
+}
+
+impl<T: Serialize + JsonSchema + Send + 'static> ToolReturn for WithImages<T> {
+    fn output_schema() -> JsonObject {
+        schema_of::<T>()
+    }
+    fn into_output(self) -> Result<ToolOutput, ToolError> {
+        let mut out = ToolOutput::json(&self.value)?;
+        out.images = self.images;
+        Ok(out)
+    }
+}
+
+#[derive(Clone)]
+pub struct ToolDef {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub level: Level,
+    pub group: Option<HostGroup>,
+    pub description: &'static str,
+    /// Device-addressed: takes an optional `serial`, resolved against the selected device.
+    pub device: bool,
+    pub input_schema: Arc<JsonObject>,
+    pub output_schema: Arc<JsonObject>,
+    runner: Runner,
+    validator: Validator,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("name", &self.name).field("level", &self.level).finish()
+    }
+}
+
+/// The static part of a declaration; `def` adds the handler and derives both schemas.
+#[derive(Debug, Clone, Copy)]
+pub struct Meta {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub level: Level,
+    pub description: &'static str,
+}
+
+impl Meta {
+    pub fn def<A, R, F, Fut>(self, handler: F) -> ToolDef
+    where
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        R: ToolReturn,
+        F: Fn(Ctx, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let runner: Runner = Arc::new(move |ctx: Ctx, args: Value| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let args: A = serde_json::from_value(args).map_err(ToolError::invalid_args)?;
+                handler(ctx, args).await?.into_output()
+            })
+        });
+        let validator: Validator = Arc::new(|args: &Value| {
+            serde_json::from_value::<A>(args.clone()).map(drop).map_err(ToolError::invalid_args)
+        });
+        let input_schema = schema_of::<A>();
+        let device = input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.contains_key("serial"));
+        ToolDef {
+            name: self.name,
+            title: self.title,
+            level: self.level,
+            group: None,
+            description: self.description,
+            device,
+            input_schema: Arc::new(input_schema),
+            output_schema: Arc::new(R::output_schema()),
+            runner,
+            validator,
+        }
+    }
+}
+
+impl ToolDef {
+    pub fn in_group(mut self, group: HostGroup) -> Self {
+        self.group = Some(group);
+        self
+    }
+
+    /// Check the arguments without running (before a person is asked to approve them).
+    pub fn validate(&self, args: &Value) -> Result<(), ToolError> {
+        (self.validator)(args)
+    }
+
+    pub fn run(&self, ctx: Ctx, args: Value) -> ToolFuture {
+        (self.runner)(ctx, args)
+    }
+
+    /// The MCP declaration, with annotations that agree with the level.
+    pub fn to_mcp(&self) -> Tool {
+        let mut annotations = ToolAnnotations::default();
+        annotations.title = Some(self.title.to_string());
+        annotations.read_only_hint = Some(self.level == Level::ReadOnly);
+        annotations.destructive_hint = Some(self.level == Level::Destructive);
+        annotations.idempotent_hint = Some(self.level == Level::ReadOnly);
+        annotations.open_world_hint = Some(false);
+        let mut tool = Tool::new(self.name, self.description, self.input_schema.clone());
+        tool.title = Some(self.title.to_string());
+        tool.output_schema = Some(self.output_schema.clone());
+        tool.annotations = Some(annotations);
+        tool
+    }
+}
+
+/// JSON Schema of a type, inlined (no `$ref`s), as an object schema MCP clients accept.
+pub fn schema_of<T: JsonSchema>() -> JsonObject {
+    let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<T>();
+    let mut obj = match serde_json::to_value(schema) {
+        Ok(Value::Object(o)) => o,
+        _ => JsonObject::new(),
+    };
+    obj.remove("$schema");
+    obj.remove("title");
+    obj.remove("$defs");
+    if obj.get("type").is_none() {
+        obj.insert("type".into(), Value::String("object".into()));
+    }
+    if obj.get("type") == Some(&Value::String("object".into())) && !obj.contains_key("properties") {
+        obj.insert("properties".into(), Value::Object(JsonObject::new()));
+    }
+    obj
+}
+
+/// Every tool, in catalogue order, looked up by name.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    tools: Vec<ToolDef>,
+    index: BTreeMap<&'static str, usize>,
+}
+
+impl Registry {
+    pub fn new(tools: Vec<ToolDef>) -> Self {
+        let mut reg = Registry::default();
+        for tool in tools {
+            // A duplicate name is a programming error caught by the registry test.
+            reg.index.entry(tool.name).or_insert(reg.tools.len());
+            reg.tools.push(tool);
+        }
+        reg
+    }
+    pub fn get(&self, name: &str) -> Option<&ToolDef> {
+        self.index.get(name).map(|&i| &self.tools[i])
+    }
+    pub fn all(&self) -> &[ToolDef] {
+        &self.tools
+    }
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+    pub fn count(&self, level: Level) -> usize {
+        self.tools.iter().filter(|t| t.level == level).count()
+    }
+}

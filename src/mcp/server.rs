@@ -1,0 +1,222 @@
+//! The rmcp `ServerHandler` every transport serves, and the one call pipeline:
+//! registry → access → confirmation → events → the tool → events. The same pipeline runs for
+//! batch steps and calls made from the control centre.
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::Utc;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::confirm::Ask;
+use super::core::Core;
+use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
+use super::registry::{Level, ToolDef};
+use super::result::{ErrorKind, ToolError, ToolOutput};
+
+/// Who is calling and how, for one call.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    pub transport: Transport,
+    pub client: Option<ClientId>,
+}
+
+/// What a tool's handler receives besides its arguments.
+#[derive(Clone)]
+pub struct Ctx {
+    pub core: Arc<Core>,
+    pub call_id: u64,
+    pub tool: &'static str,
+    pub origin: Origin,
+    pub cancel: CancellationToken,
+}
+
+/// A finished call, as the pipeline reports it.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    pub call_id: u64,
+    pub outcome: Outcome,
+    pub decision: Option<Decision>,
+    pub result: Result<ToolOutput, ToolError>,
+}
+
+fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
+    match result {
+        Ok(_) => Outcome::Ok,
+        Err(e) => match e.kind {
+            ErrorKind::Refused | ErrorKind::Disabled => Outcome::Refused,
+            ErrorKind::Denied => Outcome::Denied,
+            ErrorKind::Cancelled => Outcome::Cancelled,
+            ErrorKind::Timeout => Outcome::Timeout,
+            _ => Outcome::Error,
+        },
+    }
+}
+
+fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
+    let why = match decision.by {
+        DecidedBy::Key => "the person at the terminal denied it",
+        DecidedBy::Timeout => "nobody answered before the confirmation timed out (the default is no)",
+        DecidedBy::NoResponder => {
+            "nobody can approve it: no control centre is running (`spock-tui` in a terminal \
+             asks a person; headless `serve` always denies destructive calls)"
+        }
+        DecidedBy::Dropped => "the confirmation was closed without an answer (the default is no)",
+        DecidedBy::AllowAll => "it was not approved",
+    };
+    ToolError::new(ErrorKind::Denied, format!("{} was not run: {why}.", tool.name))
+        .with_details(serde_json::json!({ "decision": decision }))
+}
+
+/// Run one tool call through every check. Never panics; every path ends in a `CallFinished`.
+pub async fn call(core: &Arc<Core>, origin: Origin, name: &str, args: Value, cancel: CancellationToken) -> Option<CallOutcome> {
+    let tool = core.registry.get(name)?.clone();
+    let call_id = core.next_call_id();
+    let args = match args {
+        Value::Null => Value::Object(Map::new()),
+        other => other,
+    };
+    let device = args.get("serial").and_then(Value::as_str).map(str::to_string);
+    core.count_call(origin.transport, &origin.client);
+    core.emit(ServerEvent::CallStarted {
+        call_id,
+        at: Utc::now(),
+        tool: tool.name.to_string(),
+        level: tool.level,
+        transport: origin.transport,
+        client: origin.client.clone(),
+        device: device.clone(),
+        arguments: args.clone(),
+    });
+    let started = Instant::now();
+    let mut decision = None;
+    let result = async {
+        core.access.check(&tool)?;
+        tool.validate(&args)?;
+        if tool.level == Level::Destructive {
+            let ask = Ask {
+                call_id,
+                tool: tool.name,
+                title: tool.title,
+                level: tool.level,
+                client: origin.client.clone(),
+                transport: origin.transport,
+                device: device.clone(),
+                arguments: args.clone(),
+                reason: args.get("reason").and_then(Value::as_str).map(str::to_string),
+            };
+            let d = tokio::select! {
+                d = core.confirmer.ask(ask) => d,
+                _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client while waiting for approval")),
+            };
+            decision = Some(d);
+            if !d.approved {
+                return Err(denial(&tool, d));
+            }
+        }
+        let ctx = Ctx { core: core.clone(), call_id, tool: tool.name, origin: origin.clone(), cancel: cancel.clone() };
+        tokio::select! {
+            r = tool.run(ctx, args.clone()) => r,
+            _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
+        }
+    }
+    .await;
+    let outcome = outcome_of(&result);
+    core.emit(ServerEvent::CallFinished {
+        call_id,
+        tool: tool.name.to_string(),
+        outcome,
+        duration: started.elapsed(),
+        decision,
+        result: match &result {
+            Ok(out) => out.json.clone(),
+            Err(e) => e.to_json(),
+        },
+    });
+    Some(CallOutcome { call_id, outcome, decision, result })
+}
+
+/// One MCP session's handler. Cheap to clone; all state lives in [`Core`].
+#[derive(Clone)]
+pub struct McpServer {
+    core: Arc<Core>,
+    transport: Transport,
+}
+
+impl McpServer {
+    pub fn new(core: Arc<Core>, transport: Transport) -> Self {
+        McpServer { core, transport }
+    }
+
+    fn client_of(&self, ctx: &RequestContext<RoleServer>) -> Option<ClientId> {
+        ctx.client_info().map(|i| ClientId { name: i.name, version: i.version })
+    }
+}
+
+const INSTRUCTIONS: &str = "spock-tui gives safe, audited access to Android devices. Prefer \
+element tools (android_tap_element, android_input_text_into_element) over coordinates; start \
+triage with android_get_debug_context. Destructive tools wait for a person to approve each call.";
+
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> InitializeResult {
+        let caps = ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build();
+        let mut server = Implementation::new("spock-tui", env!("CARGO_PKG_VERSION"));
+        server.title = Some("spock-tui".into());
+        InitializeResult::new(caps).with_server_info(server).with_instructions(INSTRUCTIONS)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, McpError> {
+        context.peer.set_peer_info(request.clone());
+        let result = self.negotiate_initialize(&request)?;
+        let client = ClientId { name: request.client_info.name.clone(), version: request.client_info.version.clone() };
+        self.core.client_seen(self.transport, &client, &result.protocol_version.to_string());
+        Ok(result)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(self.core.registry.all().iter().map(ToolDef::to_mcp).collect()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        self.core.registry.get(name).map(ToolDef::to_mcp)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let client = self.client_of(&context);
+        if let (Some(c), Some(v)) = (&client, context.protocol_version()) {
+            // 2026-07-28 has no initialize: the client names itself on each request.
+            self.core.client_seen(self.transport, c, &v.to_string());
+        }
+        let origin = Origin { transport: self.transport, client };
+        let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let Some(done) = call(&self.core, origin, &request.name, args, context.ct.clone()).await else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool `{}`: call tools/list for the catalogue", request.name),
+                None,
+            ));
+        };
+        let result = match done.result {
+            Ok(out) => out.into_call_result(),
+            Err(e) => e.into_call_result(),
+        };
+        Ok(result.into())
+    }
+}
