@@ -5,7 +5,9 @@
 //! crossterm nor axum; `transport` adapts bytes to `mcp`, `tui` reads `mcp` events and the
 //! audit store, and `cli` wires everything together.
 pub mod audit;
+pub mod app;
 pub mod cli;
+pub mod clientconfig;
 pub mod config;
 pub mod device;
 pub mod guard;

@@ -1,1 +1,26 @@
-//! (to be written)
+//! Transports adapt bytes to the one MCP core: streamable HTTP and legacy SSE (`http`, `sse`),
+//! a local socket for stdio clients (`socket`) reached through `spock-tui relay` (`relay`).
+//! All of them check the same token; none implements any MCP logic of its own.
+pub mod auth;
+pub mod collapse;
+pub mod http;
+pub mod relay;
+pub mod socket;
+pub mod sse;
+pub mod sessions;
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use crate::config::token::TokenStore;
+use crate::mcp::Core;
+
+/// Everything a transport needs from the rest of the program.
+#[derive(Clone)]
+pub struct Shared {
+    pub core: Arc<Core>,
+    pub tokens: TokenStore,
+    /// Cancelled when the server stops: every transport closes its sessions.
+    pub shutdown: CancellationToken,
+}

@@ -1,0 +1,158 @@
+//! Wiring: logging, the core, and the server (both transports) started and stopped as one.
+//! Used by `serve` and by the control centre, which can stop and restart the server while
+//! the core (history, access, clients) lives on.
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{EnvFilter, Layer};
+
+use crate::config::token::TokenStore;
+use crate::config::{Config, Paths, config_file};
+use crate::mcp::core::CoreParts;
+use crate::mcp::logbuf::{BufferLayer, LogBuffer};
+use crate::mcp::{Core, tools};
+use crate::transport::http::HttpOptions;
+use crate::transport::socket::{Listener, SocketOptions};
+use crate::transport::{Shared, http, socket};
+
+/// Log to a file in the state directory (never stdout), to the in-memory buffer that
+/// `spock_get_logs` reads, and to stderr when `to_stderr` (headless).
+pub fn init_logging(paths: &Paths, logs: &LogBuffer, to_stderr: bool) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
+    crate::config::paths::private_dir(&paths.log_dir()).context("creating the log directory")?;
+    let file = tracing_appender::rolling::never(paths.log_dir(), "spock-tui.log");
+    let (writer, guard) = tracing_appender::non_blocking(file);
+    let filter = || EnvFilter::try_from_env("SPOCK_TUI_LOG").unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
+    let stderr = to_stderr.then(|| {
+        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false).with_filter(filter())
+    });
+    tracing_subscriber::registry()
+        .with(tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(false).with_filter(filter()))
+        .with(BufferLayer(logs.clone()).with_filter(filter()))
+        .with(stderr)
+        .try_init()
+        .ok();
+    Ok(guard)
+}
+
+pub struct Options {
+    pub paths: Paths,
+    pub config: Config,
+    pub allow_all: bool,
+    pub logs: LogBuffer,
+}
+
+pub fn build_core(opts: Options) -> Arc<Core> {
+    Arc::new(Core::new(CoreParts {
+        registry: tools::catalogue(),
+        config: opts.config,
+        paths: opts.paths,
+        logs: opts.logs,
+        allow_all: opts.allow_all,
+    }))
+}
+
+pub fn load_config(paths: &Paths) -> anyhow::Result<Config> {
+    Ok(Config::load(&config_file(paths))?)
+}
+
+/// Where to listen, resolved from config and flags.
+#[derive(Debug, Clone)]
+pub struct Listen {
+    pub http: SocketAddr,
+    /// The user asked for a non-loopback address on purpose.
+    pub any_host: bool,
+}
+
+impl Listen {
+    pub fn from_config(cfg: &Config, bind: Option<&str>, port: Option<u16>) -> anyhow::Result<Listen> {
+        let host = bind.unwrap_or(&cfg.server.bind);
+        let ip: std::net::IpAddr = host.parse().with_context(|| format!("bind address {host:?} is not an IP address"))?;
+        let port = port.unwrap_or(cfg.server.port);
+        if !ip.is_loopback() {
+            tracing::warn!("HTTP is bound to {ip}, not loopback: any machine that can reach it and holds the token can drive your devices");
+            eprintln!("warning: binding {ip}:{port} exposes the MCP endpoint beyond this machine (token still required)");
+        }
+        Ok(Listen { http: SocketAddr::new(ip, port), any_host: !ip.is_loopback() })
+    }
+}
+
+/// A running server: both transports, stopped together.
+pub struct Server {
+    pub shared: Shared,
+    pub http_addr: SocketAddr,
+    tasks: JoinSet<()>,
+}
+
+impl Server {
+    pub async fn start(core: Arc<Core>, tokens: TokenStore, listen: &Listen) -> anyhow::Result<Server> {
+        let cfg = core.config();
+        let shared = Shared { core: core.clone(), tokens, shutdown: CancellationToken::new() };
+        let listener = http::bind(listen.http)
+            .await
+            .with_context(|| format!("cannot listen on {} (another spock-tui running? try --port 0)", listen.http))?;
+        let http_addr = listener.local_addr()?;
+        let mut tasks = JoinSet::new();
+        let http_opts = HttpOptions {
+            max_body_bytes: cfg.server.max_body_bytes,
+            session_idle: Duration::from_secs(cfg.server.session_idle_secs.max(1)),
+            any_host: listen.any_host,
+        };
+        // Record the HTTP endpoint before the socket writes its descriptor (which names it).
+        core.set_endpoints(|e| {
+            e.http = Some(format!("http://{http_addr}/mcp"));
+            e.sse = Some(format!("http://{http_addr}/sse"));
+        });
+        let s = shared.clone();
+        tasks.spawn(async move {
+            if let Err(e) = http::serve(listener, s, http_opts).await {
+                tracing::error!(error = %e, "HTTP transport stopped");
+            }
+        });
+        let sock = Listener::bind(&core.paths.socket_path()).await.context("binding the stdio socket")?;
+        let sock_opts = SocketOptions {
+            max_sessions: cfg.server.max_sessions,
+            handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
+            descriptor: core.paths.endpoint_file(),
+        };
+        let s = shared.clone();
+        tasks.spawn(async move {
+            if let Err(e) = socket::serve(sock, s, sock_opts).await {
+                tracing::error!(error = %e, "socket transport stopped");
+            }
+        });
+        tracing::info!(http = %http_addr, "server started");
+        Ok(Server { shared, http_addr, tasks })
+    }
+
+    /// Stop both transports; live sessions (and their relays) end.
+    pub async fn stop(mut self) {
+        self.shared.shutdown.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(5), async {
+            while self.tasks.join_next().await.is_some() {}
+        })
+        .await;
+        self.shared.core.emit(crate::mcp::ServerEvent::ServerStateChanged { running: false });
+        tracing::info!("server stopped");
+    }
+
+    pub fn endpoints_text(&self) -> String {
+        let e = self.shared.core.endpoints();
+        let mut s = String::new();
+        if let Some(h) = e.http {
+            s.push_str(&format!("HTTP  {h}\n"));
+        }
+        if let Some(h) = e.sse {
+            s.push_str(&format!("SSE   {h}\n"));
+        }
+        if let Some(h) = e.stdio {
+            s.push_str(&format!("stdio {h} (via `spock-tui relay {}`)\n", self.shared.core.paths.endpoint_file().display()));
+        }
+        s
+    }
+}

@@ -1,0 +1,101 @@
+//! The HTTP gate in front of every route: Origin (403), then health, then bearer token (401).
+//! rmcp's HTTP default does not check `Origin`, so this does, for every route.
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::Shared;
+
+pub const UNAUTHORIZED_BODY: &str = r#"{"error":"Missing or invalid bearer token"}"#;
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    let mut r = Response::new(Body::from(body));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    r
+}
+
+/// A browser origin is acceptable only when it is this machine (loopback, any port).
+pub fn origin_allowed(origin: &str) -> bool {
+    let Some((scheme, rest)) = origin.split_once("://") else { return false };
+    if scheme != "http" && scheme != "https" {
+        return false;
+    }
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split(']').next().unwrap_or("")
+    } else {
+        rest.split(':').next().unwrap_or("")
+    };
+    let host = host.trim_end_matches('/');
+    matches!(host, "localhost" | "127.0.0.1" | "::1") || host.starts_with("127.")
+        && host.split('.').count() == 4
+        && host.split('.').all(|p| p.parse::<u8>().is_ok())
+}
+
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    let v = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = v.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
+}
+
+fn wants_sse(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"))
+}
+
+pub async fn gate(State(shared): State<Shared>, request: Request, next: Next) -> Response {
+    if let Some(origin) = request.headers().get(header::ORIGIN) {
+        let ok = origin.to_str().map(origin_allowed).unwrap_or(false);
+        if !ok {
+            tracing::warn!(origin = ?origin, "refused a request from a foreign Origin");
+            return json_response(StatusCode::FORBIDDEN, json!({"error": "Origin not allowed"}).to_string());
+        }
+    }
+    if request.method() == axum::http::Method::GET
+        && request.uri().path() == "/mcp"
+        && !wants_sse(request.headers())
+    {
+        return json_response(StatusCode::OK, json!({"status": "running", "transport": "mcp"}).to_string());
+    }
+    let presented = bearer(request.headers()).unwrap_or("");
+    if !shared.tokens.check(presented) {
+        return json_response(StatusCode::UNAUTHORIZED, UNAUTHORIZED_BODY.to_string());
+    }
+    let is_delete = request.method() == axum::http::Method::DELETE;
+    let mut response = next.run(request).await.into_response();
+    // rmcp answers a session DELETE with 202; clients expect 200/204 for "terminated".
+    if is_delete && response.status() == StatusCode::ACCEPTED {
+        *response.status_mut() = StatusCode::NO_CONTENT;
+        *response.body_mut() = Body::empty();
+    }
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins() {
+        for ok in ["http://localhost:3000", "http://127.0.0.1", "https://[::1]:8080", "http://127.0.0.2:1"] {
+            assert!(origin_allowed(ok), "{ok}");
+        }
+        for bad in ["http://evil.com", "null", "http://localhost.evil.com", "file://", "http://127.0.0.1.evil.com", "http://192.168.1.2"] {
+            assert!(!origin_allowed(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bearer_parsing() {
+        let mut h = HeaderMap::new();
+        h.insert(header::AUTHORIZATION, "Bearer abc".parse().unwrap());
+        assert_eq!(bearer(&h), Some("abc"));
+        h.insert(header::AUTHORIZATION, "Basic abc".parse().unwrap());
+        assert_eq!(bearer(&h), None);
+    }
+}

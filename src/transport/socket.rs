@@ -1,0 +1,237 @@
+//! The stdio transport's server side: a Unix socket in a 0700 directory (or, where AF_UNIX is
+//! unavailable or the path is too long for `sun_path`, a loopback TCP port), and an endpoint
+//! descriptor (0600) naming it and holding the token. `spock-tui relay` connects here.
+//!
+//! Handshake: the relay sends the token as one line; the server answers `OK …` or
+//! `ERROR <reason>` and closes. After `OK` the wire is newline-delimited JSON-RPC, exactly as
+//! MCP stdio defines it. A connection silent for the handshake timeout is closed; the session
+//! pool is bounded; rotating the token or stopping the server ends live sessions.
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rmcp::ServiceExt;
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, UnixListener};
+
+use super::Shared;
+use crate::config::paths::{private_dir, write_atomic};
+use crate::mcp::events::Transport;
+use crate::mcp::server::McpServer;
+
+/// `sun_path` is 108 bytes on Linux, including the NUL.
+const SUN_PATH_MAX: usize = 107;
+const MAX_TOKEN_LINE: usize = 1024;
+
+/// What the endpoint descriptor file holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Descriptor {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unix: Option<PathBuf>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<String>,
+    pub token: String,
+    pub pid: u32,
+    /// The running instance's streamable HTTP endpoint, for `spock-tui config --http`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<String>,
+}
+
+impl Descriptor {
+    pub fn endpoint_label(&self) -> String {
+        match (&self.unix, &self.tcp) {
+            (Some(p), _) => format!("unix:{}", p.display()),
+            (None, Some(a)) => format!("tcp:{a}"),
+            _ => "none".into(),
+        }
+    }
+}
+
+pub enum Listener {
+    Unix(UnixListener, PathBuf),
+    Tcp(TcpListener),
+}
+
+impl Listener {
+    /// Bind the preferred endpoint, falling back to loopback TCP.
+    pub async fn bind(socket: &Path) -> std::io::Result<Listener> {
+        if let Some(dir) = socket.parent() {
+            private_dir(dir)?;
+        }
+        if socket.as_os_str().len() <= SUN_PATH_MAX {
+            let _ = std::fs::remove_file(socket);
+            match UnixListener::bind(socket) {
+                Ok(l) => return Ok(Listener::Unix(l, socket.to_path_buf())),
+                Err(e) => tracing::warn!(error = %e, path = %socket.display(), "unix socket unavailable; using loopback TCP"),
+            }
+        } else {
+            tracing::warn!(path = %socket.display(), "socket path too long for sun_path; using loopback TCP");
+        }
+        Ok(Listener::Tcp(TcpListener::bind("127.0.0.1:0").await?))
+    }
+
+    pub fn descriptor(&self, token: String) -> Descriptor {
+        let pid = std::process::id();
+        match self {
+            Listener::Unix(_, p) => Descriptor { unix: Some(p.clone()), tcp: None, token, pid, http: None },
+            Listener::Tcp(l) => Descriptor {
+                unix: None,
+                tcp: l.local_addr().ok().map(|a| a.to_string()),
+                token,
+                pid,
+                http: None,
+            },
+        }
+    }
+}
+
+pub fn write_descriptor(path: &Path, d: &Descriptor) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        private_dir(dir)?;
+    }
+    let text = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
+    write_atomic(path, text.as_bytes(), 0o600)
+}
+
+#[derive(Debug, Clone)]
+pub struct SocketOptions {
+    pub max_sessions: usize,
+    pub handshake_timeout: Duration,
+    pub descriptor: PathBuf,
+}
+
+/// Accept until shutdown; each accepted connection is its own task.
+pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> std::io::Result<()> {
+    let active = Arc::new(AtomicUsize::new(0));
+    let describe = |token: String| {
+        let mut d = listener.descriptor(token);
+        d.http = shared.core.endpoints().http;
+        d
+    };
+    let d = describe(shared.tokens.token());
+    write_descriptor(&opts.descriptor, &d)?;
+    shared.core.set_endpoints(|e| e.stdio = Some(d.endpoint_label()));
+    // Keep the descriptor's token current when the token rotates.
+    let mut generation = shared.tokens.generation();
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        tokio::select! {
+            _ = shared.shutdown.cancelled() => break,
+            _ = tick.tick() => {
+                shared.tokens.reload_if_changed();
+                if shared.tokens.generation() != generation {
+                    generation = shared.tokens.generation();
+                    let d = describe(shared.tokens.token());
+                    if let Err(e) = write_descriptor(&opts.descriptor, &d) {
+                        tracing::error!(error = %e, "could not rewrite the endpoint descriptor");
+                    }
+                }
+            }
+            accepted = accept(&listener) => match accepted {
+                Ok(conn) => {
+                    let (shared, opts, active) = (shared.clone(), opts.clone(), active.clone());
+                    tokio::spawn(async move { handle(conn, shared, opts, active).await });
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+        }
+    }
+    shared.core.set_endpoints(|e| e.stdio = None);
+    if let Listener::Unix(_, p) = &listener {
+        let _ = std::fs::remove_file(p);
+    }
+    let _ = std::fs::remove_file(&opts.descriptor);
+    Ok(())
+}
+
+trait Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Conn for T {}
+
+async fn accept(listener: &Listener) -> std::io::Result<Box<dyn Conn>> {
+    Ok(match listener {
+        Listener::Unix(l, _) => Box::new(l.accept().await?.0),
+        Listener::Tcp(l) => {
+            let (s, _) = l.accept().await?;
+            let _ = s.set_nodelay(true);
+            Box::new(s)
+        }
+    })
+}
+
+/// Decrements the pool count however the session ends.
+struct Slot(Arc<AtomicUsize>);
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+async fn handle(conn: Box<dyn Conn>, shared: Shared, opts: SocketOptions, active: Arc<AtomicUsize>) {
+    let (read, mut write) = tokio::io::split(conn);
+    let mut reader = BufReader::new(read);
+    let mut line = Vec::new();
+    // Read through `reader` itself so bytes after the token line stay buffered for the session.
+    let got = tokio::time::timeout(
+        opts.handshake_timeout,
+        (&mut reader).take(MAX_TOKEN_LINE as u64).read_until(b'\n', &mut line),
+    )
+    .await;
+    match got {
+        Err(_) => {
+            return reply(write, format!("ERROR handshake timeout: no token within {}s\n", opts.handshake_timeout.as_secs())).await;
+        }
+        Ok(Err(_)) | Ok(Ok(0)) => return,
+        Ok(Ok(_)) => {}
+    }
+    let presented = String::from_utf8_lossy(&line).trim().to_string();
+    if !shared.tokens.check(&presented) {
+        tracing::warn!("socket connection presented a wrong token");
+        return reply(write, "ERROR unauthorized: Missing or invalid bearer token (the endpoint descriptor is stale? restart the relay)\n".into()).await;
+    }
+    let n = active.fetch_add(1, Ordering::SeqCst) + 1;
+    let _slot = Slot(active.clone());
+    if n > opts.max_sessions {
+        return reply(write, format!(
+            "ERROR busy: the session pool is full ({} of {} in use); close another client or raise server.max_sessions\n",
+            n - 1,
+            opts.max_sessions
+        ))
+        .await;
+    }
+    if write.write_all(format!("OK spock-tui {}\n", env!("CARGO_PKG_VERSION")).as_bytes()).await.is_err() {
+        return;
+    }
+    let ct = shared.shutdown.child_token();
+    let generation = shared.tokens.generation();
+    let server = McpServer::new(shared.core.clone(), Transport::Stdio);
+    let running = tokio::select! {
+        r = server.serve_with_ct((reader, write), ct.clone()) => r,
+        _ = watch_rotation(&shared, generation) => return,
+    };
+    let Ok(running) = running else { return };
+    tokio::select! {
+        _ = running.waiting() => {}
+        _ = watch_rotation(&shared, generation) => { ct.cancel(); }
+    }
+}
+
+async fn reply<W: AsyncWrite + Unpin>(mut w: W, msg: String) {
+    let _ = w.write_all(msg.as_bytes()).await;
+    let _ = w.shutdown().await;
+}
+
+/// Resolves when the token changes: sessions opened with the old token end.
+async fn watch_rotation(shared: &Shared, generation: u64) {
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        tick.tick().await;
+        if shared.tokens.generation() != generation {
+            return;
+        }
+    }
+}
