@@ -52,7 +52,8 @@ pub async fn gate(State(shared): State<Shared>, request: Request, next: Next) ->
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let ok = origin.to_str().map(origin_allowed).unwrap_or(false);
         if !ok {
-            tracing::warn!(origin = ?origin, "refused a request from a foreign Origin");
+            let shown: String = String::from_utf8_lossy(origin.as_bytes()).chars().take(200).collect();
+            tracing::warn!(origin = %shown.escape_debug(), "refused a request from a foreign Origin");
             return json_response(StatusCode::FORBIDDEN, json!({"error": "Origin not allowed"}).to_string());
         }
     }

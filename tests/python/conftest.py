@@ -1,0 +1,124 @@
+"""Shared fixtures: a real spock-tui process (headless `serve`) in a private SPOCK_TUI_HOME,
+reached by the real Python MCP SDK over every transport."""
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXE = os.environ.get("SPOCK_TUI_BIN", str(ROOT / "target" / "debug" / "spock-tui"))
+
+
+@pytest.fixture
+def anyio_backend():
+    return "asyncio"
+
+
+class Instance:
+    def __init__(self, home: pathlib.Path, proc: subprocess.Popen, stderr_path: pathlib.Path):
+        self.home = home
+        self.proc = proc
+        self.stderr_path = stderr_path
+
+    @property
+    def descriptor_path(self) -> pathlib.Path:
+        return self.home / "run" / "endpoint.json"
+
+    @property
+    def descriptor(self) -> dict:
+        return json.loads(self.descriptor_path.read_text())
+
+    @property
+    def url(self) -> str:
+        return self.descriptor["http"]
+
+    @property
+    def base(self) -> str:
+        return self.url.rsplit("/mcp", 1)[0]
+
+    @property
+    def token(self) -> str:
+        return self.descriptor["token"]
+
+    def env(self) -> dict:
+        return {**os.environ, "SPOCK_TUI_HOME": str(self.home)}
+
+    def relay_params(self):
+        from mcp.client.stdio import StdioServerParameters
+
+        return StdioServerParameters(command=EXE, args=["relay", str(self.descriptor_path)], env=self.env())
+
+    def http_client(self, token: str | None = None):
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        return create_mcp_http_client(headers={"Authorization": f"Bearer {token or self.token}"})
+
+    def run(self, *args, **kw) -> subprocess.CompletedProcess:
+        return subprocess.run([EXE, *args], env=self.env(), capture_output=True, text=True, timeout=60, **kw)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+
+def start_instance(tmp_path: pathlib.Path, *args: str, config: str | None = None, home: pathlib.Path | None = None) -> Instance:
+    home = home or (tmp_path / "home")
+    if config is not None:
+        (home / "config").mkdir(parents=True, exist_ok=True)
+        (home / "config" / "config.toml").write_text(config)
+    desc = home / "run" / "endpoint.json"
+    if desc.exists():
+        desc.unlink()
+    err = tmp_path / f"serve-{time.monotonic_ns()}.err"
+    proc = subprocess.Popen(
+        [EXE, "serve", "--port", "0", *args],
+        env={**os.environ, "SPOCK_TUI_HOME": str(home)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=open(err, "w"),
+    )
+    inst = Instance(home, proc, err)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"spock-tui serve exited {proc.returncode}: {inst.stderr()}")
+        try:
+            d = inst.descriptor
+            if d.get("http") and (d.get("unix") or d.get("tcp")):
+                return inst
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass
+        time.sleep(0.05)
+    inst.stop()
+    raise RuntimeError(f"spock-tui serve did not come up: {inst.stderr()}")
+
+
+@pytest.fixture
+def instance(tmp_path):
+    inst = start_instance(tmp_path)
+    yield inst
+    inst.stop()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def have_adb() -> bool:
+    return shutil.which("adb") is not None
