@@ -23,16 +23,31 @@ use crate::transport::{Shared, http, socket};
 
 /// Log to a file in the state directory (never stdout), to the in-memory buffer that
 /// `spock_get_logs` reads, and to stderr when `to_stderr` (headless).
-pub fn init_logging(paths: &Paths, logs: &LogBuffer, to_stderr: bool) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
+pub fn init_logging(
+    paths: &Paths,
+    logs: &LogBuffer,
+    to_stderr: bool,
+) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
     crate::config::paths::private_dir(&paths.log_dir()).context("creating the log directory")?;
     let file = tracing_appender::rolling::never(paths.log_dir(), "spock-tui.log");
     let (writer, guard) = tracing_appender::non_blocking(file);
-    let filter = || EnvFilter::try_from_env("SPOCK_TUI_LOG").unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"));
+    let filter = || {
+        EnvFilter::try_from_env("SPOCK_TUI_LOG")
+            .unwrap_or_else(|_| EnvFilter::new("info,rmcp=warn"))
+    };
     let stderr = to_stderr.then(|| {
-        tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_target(false).with_filter(filter())
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_target(false)
+            .with_filter(filter())
     });
     tracing_subscriber::registry()
-        .with(tracing_subscriber::fmt::layer().with_writer(writer).with_ansi(false).with_filter(filter()))
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(writer)
+                .with_ansi(false)
+                .with_filter(filter()),
+        )
         .with(BufferLayer(logs.clone()).with_filter(filter()))
         .with(stderr)
         .try_init()
@@ -70,15 +85,28 @@ pub struct Listen {
 }
 
 impl Listen {
-    pub fn from_config(cfg: &Config, bind: Option<&str>, port: Option<u16>) -> anyhow::Result<Listen> {
+    pub fn from_config(
+        cfg: &Config,
+        bind: Option<&str>,
+        port: Option<u16>,
+    ) -> anyhow::Result<Listen> {
         let host = bind.unwrap_or(&cfg.server.bind);
-        let ip: std::net::IpAddr = host.parse().with_context(|| format!("bind address {host:?} is not an IP address"))?;
+        let ip: std::net::IpAddr = host
+            .parse()
+            .with_context(|| format!("bind address {host:?} is not an IP address"))?;
         let port = port.unwrap_or(cfg.server.port);
         if !ip.is_loopback() {
-            tracing::warn!("HTTP is bound to {ip}, not loopback: any machine that can reach it and holds the token can drive your devices");
-            eprintln!("warning: binding {ip}:{port} exposes the MCP endpoint beyond this machine (token still required)");
+            tracing::warn!(
+                "HTTP is bound to {ip}, not loopback: any machine that can reach it and holds the token can drive your devices"
+            );
+            eprintln!(
+                "warning: binding {ip}:{port} exposes the MCP endpoint beyond this machine (token still required)"
+            );
         }
-        Ok(Listen { http: SocketAddr::new(ip, port), any_host: !ip.is_loopback() })
+        Ok(Listen {
+            http: SocketAddr::new(ip, port),
+            any_host: !ip.is_loopback(),
+        })
     }
 }
 
@@ -90,12 +118,23 @@ pub struct Server {
 }
 
 impl Server {
-    pub async fn start(core: Arc<Core>, tokens: TokenStore, listen: &Listen) -> anyhow::Result<Server> {
+    pub async fn start(
+        core: Arc<Core>,
+        tokens: TokenStore,
+        listen: &Listen,
+    ) -> anyhow::Result<Server> {
         let cfg = core.config();
-        let shared = Shared { core: core.clone(), tokens, shutdown: CancellationToken::new() };
-        let listener = http::bind(listen.http)
-            .await
-            .with_context(|| format!("cannot listen on {} (another spock-tui running? try --port 0)", listen.http))?;
+        let shared = Shared {
+            core: core.clone(),
+            tokens,
+            shutdown: CancellationToken::new(),
+        };
+        let listener = http::bind(listen.http).await.with_context(|| {
+            format!(
+                "cannot listen on {} (another spock-tui running? try --port 0)",
+                listen.http
+            )
+        })?;
         let http_addr = listener.local_addr()?;
         let mut tasks = JoinSet::new();
         let http_opts = HttpOptions {
@@ -114,7 +153,9 @@ impl Server {
                 tracing::error!(error = %e, "HTTP transport stopped");
             }
         });
-        let sock = Listener::bind(&core.paths.socket_path()).await.context("binding the stdio socket")?;
+        let sock = Listener::bind(&core.paths.socket_path())
+            .await
+            .context("binding the stdio socket")?;
         let sock_opts = SocketOptions {
             max_sessions: cfg.server.max_sessions,
             handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
@@ -127,7 +168,11 @@ impl Server {
             }
         });
         tracing::info!(http = %http_addr, "server started");
-        Ok(Server { shared, http_addr, tasks })
+        Ok(Server {
+            shared,
+            http_addr,
+            tasks,
+        })
     }
 
     /// Stop both transports; live sessions (and their relays) end.
@@ -137,7 +182,9 @@ impl Server {
             while self.tasks.join_next().await.is_some() {}
         })
         .await;
-        self.shared.core.emit(crate::mcp::ServerEvent::ServerStateChanged { running: false });
+        self.shared
+            .core
+            .emit(crate::mcp::ServerEvent::ServerStateChanged { running: false });
         tracing::info!("server stopped");
     }
 
@@ -151,7 +198,10 @@ impl Server {
             s.push_str(&format!("SSE   {h}\n"));
         }
         if let Some(h) = e.stdio {
-            s.push_str(&format!("stdio {h} (via `spock-tui relay {}`)\n", self.shared.core.paths.endpoint_file().display()));
+            s.push_str(&format!(
+                "stdio {h} (via `spock-tui relay {}`)\n",
+                self.shared.core.paths.endpoint_file().display()
+            ));
         }
         s
     }

@@ -104,7 +104,12 @@ pub fn main() -> ExitCode {
         Some(Command::Config(args)) => print_config(args),
         Some(Command::Token { action }) => token_cmd(action),
         Some(Command::Completions { shell }) => {
-            clap_complete::generate(shell, &mut Cli::command(), "spock-tui", &mut std::io::stdout());
+            clap_complete::generate(
+                shell,
+                &mut Cli::command(),
+                "spock-tui",
+                &mut std::io::stdout(),
+            );
             Ok(())
         }
         Some(Command::Sim(args)) => crate::sim::cli::run(args),
@@ -140,7 +145,10 @@ fn relay_main() -> ExitCode {
 }
 
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
 }
 
 fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
@@ -150,7 +158,12 @@ fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
     let _guard = app::init_logging(&paths, &logs, headless)?;
     let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = TokenStore::open(&paths.token_file())?;
-    let core = app::build_core(app::Options { paths, config, allow_all: args.allow_all, logs });
+    let core = app::build_core(app::Options {
+        paths,
+        config,
+        allow_all: args.allow_all,
+        logs,
+    });
     runtime()?.block_on(async move {
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).
@@ -174,8 +187,12 @@ async fn wait_for_signal() {
 
 fn read_descriptor(paths: &Paths) -> anyhow::Result<Descriptor> {
     let path = paths.endpoint_file();
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("no running instance ({} missing): start `spock-tui` or `spock-tui serve` first", path.display()))?;
+    let text = std::fs::read_to_string(&path).with_context(|| {
+        format!(
+            "no running instance ({} missing): start `spock-tui` or `spock-tui serve` first",
+            path.display()
+        )
+    })?;
     Ok(serde_json::from_str(&text)?)
 }
 
@@ -183,12 +200,17 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
     let paths = Paths::discover()?;
     let d = read_descriptor(&paths)?;
     if args.http {
-        let url = d.http.context("the running instance has no HTTP endpoint")?;
+        let url = d
+            .http
+            .context("the running instance has no HTTP endpoint")?;
         eprintln!("# This configuration contains the token: treat it like a password.");
         println!("{}", clientconfig::http(args.client, &url, &d.token));
     } else {
         let exe = std::env::current_exe().context("locating this executable")?;
-        println!("{}", clientconfig::stdio(args.client, &exe, &paths.endpoint_file()));
+        println!(
+            "{}",
+            clientconfig::stdio(args.client, &exe, &paths.endpoint_file())
+        );
     }
     Ok(())
 }
@@ -199,7 +221,10 @@ fn token_cmd(action: TokenAction) -> anyhow::Result<()> {
         TokenAction::Path => println!("{}", paths.token_file().display()),
         TokenAction::Rotate => {
             token::rotate(&paths.token_file())?;
-            println!("rotated: {} (a running instance refuses the old token within a second)", paths.token_file().display());
+            println!(
+                "rotated: {} (a running instance refuses the old token within a second)",
+                paths.token_file().display()
+            );
         }
     }
     Ok(())

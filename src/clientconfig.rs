@@ -56,13 +56,21 @@ pub fn stdio(client: Client, exe: &Path, descriptor: &Path) -> String {
         Client::ClaudeCode => format!(
             "claude mcp add --transport stdio {NAME} -- {} {}",
             shell_words::quote(&exe),
-            args.iter().map(|a| shell_words::quote(a).into_owned()).collect::<Vec<_>>().join(" ")
+            args.iter()
+                .map(|a| shell_words::quote(a).into_owned())
+                .collect::<Vec<_>>()
+                .join(" ")
         ),
-        Client::Vscode => pretty(json!({ "servers": { NAME: { "type": "stdio", "command": exe, "args": args } } })),
+        Client::Vscode => pretty(
+            json!({ "servers": { NAME: { "type": "stdio", "command": exe, "args": args } } }),
+        ),
         Client::Codex => format!(
             "[mcp_servers.{NAME}]\ncommand = {}\nargs = [{}]\n",
             toml_str(&exe),
-            args.iter().map(|a| toml_str(a)).collect::<Vec<_>>().join(", ")
+            args.iter()
+                .map(|a| toml_str(a))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Client::Generic | Client::ClaudeDesktop | Client::Cursor | Client::Gemini => {
             pretty(json!({ "mcpServers": { NAME: { "command": exe, "args": args } } }))
@@ -78,16 +86,20 @@ pub fn http(client: Client, url: &str, token: &str) -> String {
             "claude mcp add --transport http {NAME} {url} --header {}",
             shell_words::quote(&format!("Authorization: {auth}"))
         ),
-        Client::Vscode => pretty(json!({ "servers": { NAME: { "type": "http", "url": url, "headers": { "Authorization": auth } } } })),
+        Client::Vscode => pretty(
+            json!({ "servers": { NAME: { "type": "http", "url": url, "headers": { "Authorization": auth } } } }),
+        ),
         Client::Codex => format!(
             "[mcp_servers.{NAME}]\nurl = {}\nhttp_headers = {{ Authorization = {} }}\n",
             toml_str(url),
             toml_str(&auth)
         ),
-        Client::Gemini => pretty(json!({ "mcpServers": { NAME: { "httpUrl": url, "headers": { "Authorization": auth } } } })),
-        Client::Generic | Client::ClaudeDesktop | Client::Cursor => {
-            pretty(json!({ "mcpServers": { NAME: { "type": "http", "url": url, "headers": { "Authorization": auth } } } }))
-        }
+        Client::Gemini => pretty(
+            json!({ "mcpServers": { NAME: { "httpUrl": url, "headers": { "Authorization": auth } } } }),
+        ),
+        Client::Generic | Client::ClaudeDesktop | Client::Cursor => pretty(
+            json!({ "mcpServers": { NAME: { "type": "http", "url": url, "headers": { "Authorization": auth } } } }),
+        ),
     }
 }
 
@@ -98,10 +110,20 @@ mod tests {
     #[test]
     fn stdio_has_no_token_and_http_has_it() {
         for c in Client::ALL {
-            let s = stdio(c, Path::new("/usr/bin/spock-tui"), Path::new("/run/x/endpoint.json"));
-            assert!(s.contains("relay") && s.contains("/run/x/endpoint.json"), "{s}");
+            let s = stdio(
+                c,
+                Path::new("/usr/bin/spock-tui"),
+                Path::new("/run/x/endpoint.json"),
+            );
+            assert!(
+                s.contains("relay") && s.contains("/run/x/endpoint.json"),
+                "{s}"
+            );
             let h = http(c, "http://127.0.0.1:9/mcp", "sekret");
-            assert!(h.contains("Bearer sekret") && h.contains("http://127.0.0.1:9/mcp"), "{h}");
+            assert!(
+                h.contains("Bearer sekret") && h.contains("http://127.0.0.1:9/mcp"),
+                "{h}"
+            );
         }
         let codex = http(Client::Codex, "http://127.0.0.1:9/mcp", "t");
         assert!(codex.parse::<toml::Table>().is_ok(), "{codex}");

@@ -78,9 +78,15 @@ pub enum ConfigError {
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
     #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot write {path}: {source}")]
-    Write { path: String, source: std::io::Error },
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 impl Config {
@@ -92,11 +98,17 @@ impl Config {
 
     /// Merge `user` (TOML text from `path`) over the default and validate it.
     pub fn from_user_toml(user: &str, path: &str) -> Result<Config, ConfigError> {
-        let invalid = |message: String| ConfigError::Invalid { path: path.to_string(), message };
-        let mut base: toml::Table = toml::from_str(DEFAULT_TOML).map_err(|e| invalid(e.to_string()))?;
+        let invalid = |message: String| ConfigError::Invalid {
+            path: path.to_string(),
+            message,
+        };
+        let mut base: toml::Table =
+            toml::from_str(DEFAULT_TOML).map_err(|e| invalid(e.to_string()))?;
         let over: toml::Table = toml::from_str(user).map_err(|e| invalid(e.to_string()))?;
         merge(&mut base, over, "").map_err(invalid)?;
-        let cfg: Config = toml::Value::Table(base).try_into().map_err(|e: toml::de::Error| invalid(e.to_string()))?;
+        let cfg: Config = toml::Value::Table(base)
+            .try_into()
+            .map_err(|e: toml::de::Error| invalid(e.to_string()))?;
         cfg.validate().map_err(invalid)?;
         Ok(cfg)
     }
@@ -106,13 +118,19 @@ impl Config {
         match std::fs::read_to_string(path) {
             Ok(text) => Config::from_user_toml(&text, &path.display().to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default_config()),
-            Err(source) => Err(ConfigError::Read { path: path.display().to_string(), source }),
+            Err(source) => Err(ConfigError::Read {
+                path: path.display().to_string(),
+                source,
+            }),
         }
     }
 
     /// Write the whole configuration (settings changed from the control centre or a tool).
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
-        let write = |source| ConfigError::Write { path: path.display().to_string(), source };
+        let write = |source| ConfigError::Write {
+            path: path.display().to_string(),
+            source,
+        };
         let text = toml::to_string_pretty(self).map_err(|e| ConfigError::Invalid {
             path: path.display().to_string(),
             message: e.to_string(),
@@ -138,7 +156,10 @@ impl Config {
         }
         for rule in &self.redaction.rules {
             if rule.scope != "agent_only" && rule.scope != "everywhere" {
-                return Err(format!("redaction rule {:?}: scope must be \"agent_only\" or \"everywhere\"", rule.name));
+                return Err(format!(
+                    "redaction rule {:?}: scope must be \"agent_only\" or \"everywhere\"",
+                    rule.name
+                ));
             }
         }
         Ok(())
@@ -148,7 +169,11 @@ impl Config {
 /// Deep-merge `over` into `base`; a key `base` does not have is an error naming it.
 fn merge(base: &mut toml::Table, over: toml::Table, prefix: &str) -> Result<(), String> {
     for (key, value) in over {
-        let name = if prefix.is_empty() { key.clone() } else { format!("{prefix}.{key}") };
+        let name = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
         match (base.get_mut(&key), value) {
             (None, _) => return Err(format!("unknown key `{name}`")),
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o, &name)?,
@@ -176,7 +201,11 @@ mod tests {
 
     #[test]
     fn user_file_merges_over_default() {
-        let c = Config::from_user_toml("[server]\nport = 9000\n[access]\ndisabled = [\"android_tap\"]\n", "u.toml").unwrap();
+        let c = Config::from_user_toml(
+            "[server]\nport = 9000\n[access]\ndisabled = [\"android_tap\"]\n",
+            "u.toml",
+        )
+        .unwrap();
         assert_eq!(c.server.port, 9000);
         assert_eq!(c.server.bind, "127.0.0.1");
         assert!(c.access.disabled.contains("android_tap"));
@@ -184,15 +213,21 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named() {
-        let e = Config::from_user_toml("[server]\nprot = 1\n", "u.toml").unwrap_err().to_string();
+        let e = Config::from_user_toml("[server]\nprot = 1\n", "u.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("server.prot"), "{e}");
-        let e = Config::from_user_toml("[nope]\n", "u.toml").unwrap_err().to_string();
+        let e = Config::from_user_toml("[nope]\n", "u.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("`nope`"), "{e}");
     }
 
     #[test]
     fn invalid_values_are_refused() {
-        let e = Config::from_user_toml("[safety]\nconfirm_timeout_secs = 0\n", "u.toml").unwrap_err().to_string();
+        let e = Config::from_user_toml("[safety]\nconfirm_timeout_secs = 0\n", "u.toml")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("confirm_timeout_secs"), "{e}");
     }
 

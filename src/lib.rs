@@ -4,8 +4,8 @@
 //! The core (`mcp`, `device`, `uitree`, `audit`, `config`, `sim`) imports neither ratatui,
 //! crossterm nor axum; `transport` adapts bytes to `mcp`, `tui` reads `mcp` events and the
 //! audit store, and `cli` wires everything together.
-pub mod audit;
 pub mod app;
+pub mod audit;
 pub mod cli;
 pub mod clientconfig;
 pub mod config;

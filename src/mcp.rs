@@ -12,6 +12,7 @@ pub mod registry;
 pub mod result;
 pub mod server;
 pub mod tools;
+pub mod uilink;
 
 pub use self::core::Core;
 pub use events::ServerEvent;

@@ -5,9 +5,9 @@ pub mod auth;
 pub mod collapse;
 pub mod http;
 pub mod relay;
+pub mod sessions;
 pub mod socket;
 pub mod sse;
-pub mod sessions;
 
 use std::sync::Arc;
 

@@ -30,14 +30,24 @@ impl Paths {
         if let Some(home) = std::env::var_os(HOME_ENV).filter(|h| !h.is_empty()) {
             return Ok(Paths::under(Path::new(&home)));
         }
-        let dirs = directories::ProjectDirs::from("dev", "spock", "spock-tui").ok_or_else(|| {
-            std::io::Error::new(std::io::ErrorKind::NotFound, "no home directory: set SPOCK_TUI_HOME")
-        })?;
+        let dirs =
+            directories::ProjectDirs::from("dev", "spock", "spock-tui").ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    "no home directory: set SPOCK_TUI_HOME",
+                )
+            })?;
         let data = dirs.data_dir().to_path_buf();
         Ok(Paths {
             config: dirs.config_dir().to_path_buf(),
-            state: dirs.state_dir().map(Path::to_path_buf).unwrap_or_else(|| data.join("state")),
-            runtime: dirs.runtime_dir().map(Path::to_path_buf).unwrap_or_else(|| data.join("run")),
+            state: dirs
+                .state_dir()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| data.join("state")),
+            runtime: dirs
+                .runtime_dir()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| data.join("run")),
             data,
         })
     }
@@ -67,7 +77,10 @@ impl Paths {
 
 /// Create `dir` (and parents) and make it 0700.
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
 }
 
@@ -75,10 +88,18 @@ pub fn private_dir(dir: &Path) -> std::io::Result<()> {
 /// sees the old file or the new one, never half of one.
 pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new().write(true).create(true).truncate(true).mode(mode).open(&tmp)?;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(mode)
+            .open(&tmp)?;
         f.set_permissions(std::fs::Permissions::from_mode(mode))?;
         f.write_all(bytes)?;
         f.sync_all()?;
@@ -99,12 +120,22 @@ mod tests {
         let t = tempfile::tempdir().unwrap();
         let d = t.path().join("a/b");
         private_dir(&d).unwrap();
-        assert_eq!(std::fs::metadata(&d).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            std::fs::metadata(&d).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
         let f = d.join("secret");
         write_atomic(&f, b"x", 0o600).unwrap();
         write_atomic(&f, b"yz", 0o600).unwrap();
         assert_eq!(std::fs::read(&f).unwrap(), b"yz");
-        assert_eq!(std::fs::metadata(&f).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1, "no temp file left behind");
+        assert_eq!(
+            std::fs::metadata(&f).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(
+            std::fs::read_dir(&d).unwrap().count(),
+            1,
+            "no temp file left behind"
+        );
     }
 }

@@ -15,7 +15,10 @@ const TOKEN_BYTES: usize = 32;
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
     #[error("token file {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("token file {path} holds no token: run `spock-tui token rotate`")]
     Empty { path: String },
     #[error("no OS randomness: {0}")]
@@ -29,7 +32,10 @@ fn generate() -> Result<String, TokenError> {
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> TokenError + '_ {
-    move |source| TokenError::Io { path: path.display().to_string(), source }
+    move |source| TokenError::Io {
+        path: path.display().to_string(),
+        source,
+    }
 }
 
 /// Read the token at `path`, creating it when absent.
@@ -38,7 +44,9 @@ pub fn load_or_create(path: &Path) -> Result<String, TokenError> {
         Ok(text) => {
             let t = text.trim().to_string();
             if t.is_empty() {
-                return Err(TokenError::Empty { path: path.display().to_string() });
+                return Err(TokenError::Empty {
+                    path: path.display().to_string(),
+                });
             }
             Ok(t)
         }
@@ -85,7 +93,11 @@ impl TokenStore {
         let modified = std::fs::metadata(path).and_then(|m| m.modified()).ok();
         Ok(TokenStore {
             path: path.to_path_buf(),
-            current: Arc::new(RwLock::new(Current { token, generation: 0, modified })),
+            current: Arc::new(RwLock::new(Current {
+                token,
+                generation: 0,
+                modified,
+            })),
         })
     }
 
@@ -93,7 +105,11 @@ impl TokenStore {
     pub fn fixed(token: &str) -> TokenStore {
         TokenStore {
             path: PathBuf::new(),
-            current: Arc::new(RwLock::new(Current { token: token.to_string(), generation: 0, modified: None })),
+            current: Arc::new(RwLock::new(Current {
+                token: token.to_string(),
+                generation: 0,
+                modified: None,
+            })),
         }
     }
 
@@ -102,7 +118,10 @@ impl TokenStore {
     }
 
     pub fn token(&self) -> String {
-        self.current.read().map(|c| c.token.clone()).unwrap_or_default()
+        self.current
+            .read()
+            .map(|c| c.token.clone())
+            .unwrap_or_default()
     }
 
     /// Bumped on every change; live socket sessions end when it moves.
@@ -111,7 +130,10 @@ impl TokenStore {
     }
 
     pub fn check(&self, presented: &str) -> bool {
-        self.current.read().map(|c| matches(&c.token, presented)).unwrap_or(false)
+        self.current
+            .read()
+            .map(|c| matches(&c.token, presented))
+            .unwrap_or(false)
     }
 
     /// Re-read the file if it changed (called on a slow tick). Returns true on a change.
@@ -119,10 +141,14 @@ impl TokenStore {
         if self.path.as_os_str().is_empty() {
             return false;
         }
-        let modified = std::fs::metadata(&self.path).and_then(|m| m.modified()).ok();
+        let modified = std::fs::metadata(&self.path)
+            .and_then(|m| m.modified())
+            .ok();
         let text = std::fs::read_to_string(&self.path).unwrap_or_default();
         let token = text.trim().to_string();
-        let Ok(mut cur) = self.current.write() else { return false };
+        let Ok(mut cur) = self.current.write() else {
+            return false;
+        };
         if token.is_empty() || (token == cur.token && modified == cur.modified) {
             return false;
         }
@@ -141,7 +167,9 @@ impl TokenStore {
         if let Ok(mut cur) = self.current.write() {
             cur.token = token;
             cur.generation += 1;
-            cur.modified = std::fs::metadata(&self.path).and_then(|m| m.modified()).ok();
+            cur.modified = std::fs::metadata(&self.path)
+                .and_then(|m| m.modified())
+                .ok();
         }
         Ok(())
     }
@@ -158,8 +186,18 @@ mod tests {
         let p = t.path().join("cfg/token");
         let tok = load_or_create(&p).unwrap();
         assert_eq!(tok.len(), 64);
-        assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o600);
-        assert_eq!(std::fs::metadata(p.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(
+            std::fs::metadata(p.parent().unwrap())
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o700
+        );
         assert_eq!(load_or_create(&p).unwrap(), tok);
     }
 

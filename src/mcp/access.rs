@@ -33,7 +33,11 @@ pub struct Access {
 
 impl Access {
     pub fn new(settings: AccessSettings, allow_all: bool, where_: String) -> Self {
-        Access { settings: RwLock::new(settings), allow_all, where_ }
+        Access {
+            settings: RwLock::new(settings),
+            allow_all,
+            where_,
+        }
     }
 
     pub fn allow_all(&self) -> bool {
@@ -54,7 +58,9 @@ impl Access {
     pub fn stored_allows(&self, tool: &ToolDef) -> bool {
         let s = self.settings();
         !s.disabled.contains(tool.name)
-            && tool.group.is_none_or(|g| s.allowed_groups.contains(g.key()))
+            && tool
+                .group
+                .is_none_or(|g| s.allowed_groups.contains(g.key()))
     }
 
     pub fn allows(&self, tool: &ToolDef) -> bool {

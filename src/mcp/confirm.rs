@@ -34,7 +34,10 @@ pub struct ConfirmRequest {
 impl ConfirmRequest {
     /// Answer it. An answer after the deadline is ignored by the asker.
     pub fn answer(self, approved: bool) {
-        let _ = self.reply.send(Decision { approved, by: DecidedBy::Key });
+        let _ = self.reply.send(Decision {
+            approved,
+            by: DecidedBy::Key,
+        });
     }
     pub fn remaining(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
@@ -91,7 +94,10 @@ impl Confirmer {
     }
 
     pub fn has_responder(&self) -> bool {
-        self.responder.lock().map(|s| s.as_ref().is_some_and(|tx| !tx.is_closed())).unwrap_or(false)
+        self.responder
+            .lock()
+            .map(|s| s.as_ref().is_some_and(|tx| !tx.is_closed()))
+            .unwrap_or(false)
     }
 
     pub fn timeout(&self) -> Duration {
@@ -99,7 +105,8 @@ impl Confirmer {
     }
 
     pub fn set_timeout(&self, timeout: Duration) {
-        self.timeout_ms.store(timeout.as_millis() as u64, Ordering::Relaxed);
+        self.timeout_ms
+            .store(timeout.as_millis() as u64, Ordering::Relaxed);
     }
 
     /// Ask, and wait for the answer or the default denial.
@@ -188,6 +195,12 @@ mod tests {
                 req.answer(true)
             }
         });
-        assert_eq!(c.ask(ask()).await, Decision { approved: true, by: DecidedBy::Key });
+        assert_eq!(
+            c.ask(ask()).await,
+            Decision {
+                approved: true,
+                by: DecidedBy::Key
+            }
+        );
     }
 }

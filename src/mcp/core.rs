@@ -13,6 +13,7 @@ use super::confirm::Confirmer;
 use super::events::{ClientId, ServerEvent, Transport};
 use super::logbuf::LogBuffer;
 use super::registry::Registry;
+use super::uilink::UiLink;
 use crate::config::{Config, Paths};
 
 /// A client that identified itself, as the transport saw it.
@@ -46,6 +47,7 @@ pub struct Core {
     /// The control centre's current screen, for `spock_get_status` ("none" when headless).
     pub screen: RwLock<String>,
     pub started: Instant,
+    pub ui: UiLink,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -53,7 +55,9 @@ pub struct Core {
 
 impl std::fmt::Debug for Core {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Core").field("tools", &self.registry.len()).finish()
+        f.debug_struct("Core")
+            .field("tools", &self.registry.len())
+            .finish()
     }
 }
 
@@ -68,10 +72,14 @@ pub struct CoreParts {
 impl Core {
     pub fn new(parts: CoreParts) -> Core {
         let (events, _) = broadcast::channel(4096);
-        let where_ = crate::config::config_file(&parts.paths).display().to_string();
+        let where_ = crate::config::config_file(&parts.paths)
+            .display()
+            .to_string();
         Core {
             access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
-            confirmer: Confirmer::new(Duration::from_secs(parts.config.safety.confirm_timeout_secs)),
+            confirmer: Confirmer::new(Duration::from_secs(
+                parts.config.safety.confirm_timeout_secs,
+            )),
             registry: parts.registry,
             logs: parts.logs,
             paths: parts.paths,
@@ -79,6 +87,7 @@ impl Core {
             endpoints: RwLock::new(Endpoints::default()),
             screen: RwLock::new("none".into()),
             started: Instant::now(),
+            ui: UiLink::default(),
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),
@@ -99,7 +108,10 @@ impl Core {
     }
 
     pub fn config(&self) -> Config {
-        self.config.read().map(|c| c.clone()).unwrap_or_else(|_| Config::default_config())
+        self.config
+            .read()
+            .map(|c| c.clone())
+            .unwrap_or_else(|_| Config::default_config())
     }
 
     /// Apply a changed configuration everywhere it matters and save it.
@@ -108,9 +120,11 @@ impl Core {
         f(&mut cfg);
         cfg.access = self.access.settings();
         cfg.validate()?;
-        self.confirmer.set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
+        self.confirmer
+            .set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
         self.access.replace(cfg.access.clone());
-        cfg.save(&crate::config::config_file(&self.paths)).map_err(|e| e.to_string())?;
+        cfg.save(&crate::config::config_file(&self.paths))
+            .map_err(|e| e.to_string())?;
         if let Ok(mut slot) = self.config.write() {
             *slot = cfg.clone();
         }
@@ -125,11 +139,12 @@ impl Core {
     /// Record a client that identified itself; emits an event the first time it is seen.
     pub fn client_seen(&self, transport: Transport, client: &ClientId, protocol: &str) {
         let now = Utc::now();
-        let Ok(mut clients) = self.clients.lock() else { return };
-        if let Some(c) = clients
-            .iter_mut()
-            .find(|c| c.name == client.name && c.version == client.version && c.transport == transport)
-        {
+        let Ok(mut clients) = self.clients.lock() else {
+            return;
+        };
+        if let Some(c) = clients.iter_mut().find(|c| {
+            c.name == client.name && c.version == client.version && c.transport == transport
+        }) {
             c.last_seen = now;
             c.protocol = protocol.to_string();
             return;
@@ -154,9 +169,9 @@ impl Core {
     pub fn count_call(&self, transport: Transport, client: &Option<ClientId>) {
         let Some(client) = client else { return };
         if let Ok(mut clients) = self.clients.lock()
-            && let Some(c) = clients
-                .iter_mut()
-                .find(|c| c.name == client.name && c.version == client.version && c.transport == transport)
+            && let Some(c) = clients.iter_mut().find(|c| {
+                c.name == client.name && c.version == client.version && c.transport == transport
+            })
         {
             c.calls += 1;
             c.last_seen = Utc::now();

@@ -91,14 +91,21 @@ pub struct Decision {
 
 impl Decision {
     pub fn deny(by: DecidedBy) -> Self {
-        Decision { approved: false, by }
+        Decision {
+            approved: false,
+            by,
+        }
     }
 }
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ServerEvent {
-    ClientIdentified { transport: Transport, client: ClientId, protocol: String },
+    ClientIdentified {
+        transport: Transport,
+        client: ClientId,
+        protocol: String,
+    },
     CallStarted {
         call_id: u64,
         at: DateTime<Utc>,
@@ -118,10 +125,15 @@ pub enum ServerEvent {
         decision: Option<Decision>,
         result: Value,
     },
-    ServerStateChanged { running: bool },
+    ServerStateChanged {
+        running: bool,
+    },
     DevicesChanged,
     /// A control-centre screen change asked for by `spock_navigate`.
-    Navigate { screen: String, select: Option<String> },
+    Navigate {
+        screen: String,
+        select: Option<String>,
+    },
 }
 
 mod duration_ms {

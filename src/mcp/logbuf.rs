@@ -36,7 +36,10 @@ pub struct LogBuffer {
 
 impl LogBuffer {
     pub fn new(cap: usize) -> Self {
-        LogBuffer { inner: Arc::new(Mutex::new(Inner::default())), cap: cap.max(1) }
+        LogBuffer {
+            inner: Arc::new(Mutex::new(Inner::default())),
+            cap: cap.max(1),
+        }
     }
 
     pub fn push(&self, level: &str, target: &str, message: String) {
@@ -57,11 +60,14 @@ impl LogBuffer {
     }
 
     pub fn clear(&self) -> usize {
-        self.inner.lock().map(|mut i| {
-            let n = i.entries.len();
-            i.entries.clear();
-            n
-        }).unwrap_or(0)
+        self.inner
+            .lock()
+            .map(|mut i| {
+                let n = i.entries.len();
+                i.entries.clear();
+                n
+            })
+            .unwrap_or(0)
     }
 
     pub fn len(&self) -> usize {
@@ -74,24 +80,40 @@ impl LogBuffer {
 
     /// The most recent `limit` entries that pass the filters, oldest first, with the number
     /// matched and the total held.
-    pub fn query(&self, limit: usize, min_level: Option<Level>, contains: Option<&str>) -> (Vec<LogEntry>, usize, usize) {
-        let Ok(inner) = self.inner.lock() else { return (Vec::new(), 0, 0) };
+    pub fn query(
+        &self,
+        limit: usize,
+        min_level: Option<Level>,
+        contains: Option<&str>,
+    ) -> (Vec<LogEntry>, usize, usize) {
+        let Ok(inner) = self.inner.lock() else {
+            return (Vec::new(), 0, 0);
+        };
         let needle = contains.map(str::to_lowercase);
         let matched: Vec<&LogEntry> = inner
             .entries
             .iter()
             .filter(|e| min_level.is_none_or(|min| level_of(&e.level).is_some_and(|l| l <= min)))
-            .filter(|e| needle.as_ref().is_none_or(|n| e.message.to_lowercase().contains(n) || e.target.to_lowercase().contains(n)))
+            .filter(|e| {
+                needle.as_ref().is_none_or(|n| {
+                    e.message.to_lowercase().contains(n) || e.target.to_lowercase().contains(n)
+                })
+            })
             .collect();
         let count = matched.len();
         let skip = count.saturating_sub(limit);
-        let out = matched.into_iter().skip(skip).map(|e| {
-            let mut e = e.clone();
-            if e.message.chars().count() > MAX_MESSAGE {
-                e.message = e.message.chars().take(MAX_MESSAGE).collect::<String>() + "… [truncated]";
-            }
-            e
-        }).collect();
+        let out = matched
+            .into_iter()
+            .skip(skip)
+            .map(|e| {
+                let mut e = e.clone();
+                if e.message.chars().count() > MAX_MESSAGE {
+                    e.message =
+                        e.message.chars().take(MAX_MESSAGE).collect::<String>() + "… [truncated]";
+                }
+                e
+            })
+            .collect();
         (out, count, inner.entries.len())
     }
 }
@@ -141,7 +163,11 @@ mod tests {
     fn filters_limit_oldest_first_and_truncates() {
         let b = LogBuffer::new(10);
         for i in 0..12 {
-            b.push(if i % 2 == 0 { "INFO" } else { "ERROR" }, "t", format!("msg {i}"));
+            b.push(
+                if i % 2 == 0 { "INFO" } else { "ERROR" },
+                "t",
+                format!("msg {i}"),
+            );
         }
         b.push("WARN", "t", "x".repeat(2500));
         let (all, matched, total) = b.query(200, None, None);
@@ -151,7 +177,10 @@ mod tests {
         assert!(all.last().unwrap().message.ends_with("[truncated]"));
         let (errs, n, _) = b.query(2, Some(Level::ERROR), None);
         assert_eq!(n, 5);
-        assert_eq!(errs.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(), ["msg 9", "msg 11"]);
+        assert_eq!(
+            errs.iter().map(|e| e.message.as_str()).collect::<Vec<_>>(),
+            ["msg 9", "msg 11"]
+        );
         let (hit, n, _) = b.query(200, None, Some("MSG 1"));
         assert_eq!(n, 2);
         assert_eq!(hit[0].message, "msg 10");

@@ -8,15 +8,17 @@ use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::result::{ToolError, ToolOutput};
 use super::server::Ctx;
 
 /// A tool's safety level: a property of the tool, never of a request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Level {
     ReadOnly,
@@ -121,7 +123,10 @@ pub struct ToolDef {
 
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolDef").field("name", &self.name).field("level", &self.level).finish()
+        f.debug_struct("ToolDef")
+            .field("name", &self.name)
+            .field("level", &self.level)
+            .finish()
     }
 }
 
@@ -151,7 +156,9 @@ impl Meta {
             })
         });
         let validator: Validator = Arc::new(|args: &Value| {
-            serde_json::from_value::<A>(args.clone()).map(drop).map_err(ToolError::invalid_args)
+            serde_json::from_value::<A>(args.clone())
+                .map(drop)
+                .map_err(ToolError::invalid_args)
         });
         let input_schema = schema_of::<A>();
         let device = input_schema

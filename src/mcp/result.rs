@@ -24,14 +24,19 @@ impl ToolOutput {
     pub fn json<T: Serialize>(value: &T) -> Result<Self, ToolError> {
         let json = serde_json::to_value(value)
             .map_err(|e| ToolError::internal(format!("result could not be encoded: {e}")))?;
-        Ok(ToolOutput { json, images: Vec::new() })
+        Ok(ToolOutput {
+            json,
+            images: Vec::new(),
+        })
     }
 
     pub fn into_call_result(self) -> CallToolResult {
         let mut result = CallToolResult::structured(self.json);
         let b64 = base64::engine::general_purpose::STANDARD;
         for img in self.images {
-            result.content.push(ContentBlock::image(b64.encode(&img.data), img.mime));
+            result
+                .content
+                .push(ContentBlock::image(b64.encode(&img.data), img.mime));
         }
         result
     }
@@ -63,14 +68,21 @@ pub struct ToolError {
 
 impl ToolError {
     pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
-        ToolError { kind, message: message.into(), details: None }
+        ToolError {
+            kind,
+            message: message.into(),
+            details: None,
+        }
     }
     pub fn with_details(mut self, details: Value) -> Self {
         self.details = Some(details);
         self
     }
     pub fn invalid_args(e: impl std::fmt::Display) -> Self {
-        Self::new(ErrorKind::InvalidArguments, format!("invalid arguments: {e}"))
+        Self::new(
+            ErrorKind::InvalidArguments,
+            format!("invalid arguments: {e}"),
+        )
     }
     pub fn refused(message: impl Into<String>) -> Self {
         Self::new(ErrorKind::Refused, message)

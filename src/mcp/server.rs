@@ -62,7 +62,9 @@ fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
 fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
     let why = match decision.by {
         DecidedBy::Key => "the person at the terminal denied it",
-        DecidedBy::Timeout => "nobody answered before the confirmation timed out (the default is no)",
+        DecidedBy::Timeout => {
+            "nobody answered before the confirmation timed out (the default is no)"
+        }
         DecidedBy::NoResponder => {
             "nobody can approve it: no control centre is running (`spock-tui` in a terminal \
              asks a person; headless `serve` always denies destructive calls)"
@@ -70,19 +72,31 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
         DecidedBy::Dropped => "the confirmation was closed without an answer (the default is no)",
         DecidedBy::AllowAll => "it was not approved",
     };
-    ToolError::new(ErrorKind::Denied, format!("{} was not run: {why}.", tool.name))
-        .with_details(serde_json::json!({ "decision": decision }))
+    ToolError::new(
+        ErrorKind::Denied,
+        format!("{} was not run: {why}.", tool.name),
+    )
+    .with_details(serde_json::json!({ "decision": decision }))
 }
 
 /// Run one tool call through every check. Never panics; every path ends in a `CallFinished`.
-pub async fn call(core: &Arc<Core>, origin: Origin, name: &str, args: Value, cancel: CancellationToken) -> Option<CallOutcome> {
+pub async fn call(
+    core: &Arc<Core>,
+    origin: Origin,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+) -> Option<CallOutcome> {
     let tool = core.registry.get(name)?.clone();
     let call_id = core.next_call_id();
     let args = match args {
         Value::Null => Value::Object(Map::new()),
         other => other,
     };
-    let device = args.get("serial").and_then(Value::as_str).map(str::to_string);
+    let device = args
+        .get("serial")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     core.count_call(origin.transport, &origin.client);
     core.emit(ServerEvent::CallStarted {
         call_id,
@@ -139,7 +153,12 @@ pub async fn call(core: &Arc<Core>, origin: Origin, name: &str, args: Value, can
             Err(e) => e.to_json(),
         },
     });
-    Some(CallOutcome { call_id, outcome, decision, result })
+    Some(CallOutcome {
+        call_id,
+        outcome,
+        decision,
+        result,
+    })
 }
 
 /// One MCP session's handler. Cheap to clone; all state lives in [`Core`].
@@ -155,7 +174,10 @@ impl McpServer {
     }
 
     fn client_of(&self, ctx: &RequestContext<RoleServer>) -> Option<ClientId> {
-        ctx.client_info().map(|i| ClientId { name: i.name, version: i.version })
+        ctx.client_info().map(|i| ClientId {
+            name: i.name,
+            version: i.version,
+        })
     }
 }
 
@@ -165,10 +187,16 @@ triage with android_get_debug_context. Destructive tools wait for a person to ap
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> InitializeResult {
-        let caps = ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build();
+        let caps = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_prompts()
+            .build();
         let mut server = Implementation::new("spock-tui", env!("CARGO_PKG_VERSION"));
         server.title = Some("spock-tui".into());
-        InitializeResult::new(caps).with_server_info(server).with_instructions(INSTRUCTIONS)
+        InitializeResult::new(caps)
+            .with_server_info(server)
+            .with_instructions(INSTRUCTIONS)
     }
 
     async fn initialize(
@@ -178,8 +206,15 @@ impl ServerHandler for McpServer {
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request)?;
-        let client = ClientId { name: request.client_info.name.clone(), version: request.client_info.version.clone() };
-        self.core.client_seen(self.transport, &client, &result.protocol_version.to_string());
+        let client = ClientId {
+            name: request.client_info.name.clone(),
+            version: request.client_info.version.clone(),
+        };
+        self.core.client_seen(
+            self.transport,
+            &client,
+            &result.protocol_version.to_string(),
+        );
         Ok(result)
     }
 
@@ -188,7 +223,14 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.core.registry.all().iter().map(ToolDef::to_mcp).collect()))
+        Ok(ListToolsResult::with_all_items(
+            self.core
+                .registry
+                .all()
+                .iter()
+                .map(ToolDef::to_mcp)
+                .collect(),
+        ))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
@@ -205,11 +247,18 @@ impl ServerHandler for McpServer {
             // 2026-07-28 has no initialize: the client names itself on each request.
             self.core.client_seen(self.transport, c, &v.to_string());
         }
-        let origin = Origin { transport: self.transport, client };
+        let origin = Origin {
+            transport: self.transport,
+            client,
+        };
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let Some(done) = call(&self.core, origin, &request.name, args, context.ct.clone()).await else {
+        let Some(done) = call(&self.core, origin, &request.name, args, context.ct.clone()).await
+        else {
             return Err(McpError::invalid_params(
-                format!("unknown tool `{}`: call tools/list for the catalogue", request.name),
+                format!(
+                    "unknown tool `{}`: call tools/list for the catalogue",
+                    request.name
+                ),
                 None,
             ));
         };

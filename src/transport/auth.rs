@@ -14,13 +14,18 @@ pub const UNAUTHORIZED_BODY: &str = r#"{"error":"Missing or invalid bearer token
 fn json_response(status: StatusCode, body: String) -> Response {
     let mut r = Response::new(Body::from(body));
     *r.status_mut() = status;
-    r.headers_mut().insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static("application/json"),
+    );
     r
 }
 
 /// A browser origin is acceptable only when it is this machine (loopback, any port).
 pub fn origin_allowed(origin: &str) -> bool {
-    let Some((scheme, rest)) = origin.split_once("://") else { return false };
+    let Some((scheme, rest)) = origin.split_once("://") else {
+        return false;
+    };
     if scheme != "http" && scheme != "https" {
         return false;
     }
@@ -30,9 +35,10 @@ pub fn origin_allowed(origin: &str) -> bool {
         rest.split(':').next().unwrap_or("")
     };
     let host = host.trim_end_matches('/');
-    matches!(host, "localhost" | "127.0.0.1" | "::1") || host.starts_with("127.")
-        && host.split('.').count() == 4
-        && host.split('.').all(|p| p.parse::<u8>().is_ok())
+    matches!(host, "localhost" | "127.0.0.1" | "::1")
+        || host.starts_with("127.")
+            && host.split('.').count() == 4
+            && host.split('.').all(|p| p.parse::<u8>().is_ok())
 }
 
 pub fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -52,16 +58,25 @@ pub async fn gate(State(shared): State<Shared>, request: Request, next: Next) ->
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let ok = origin.to_str().map(origin_allowed).unwrap_or(false);
         if !ok {
-            let shown: String = String::from_utf8_lossy(origin.as_bytes()).chars().take(200).collect();
+            let shown: String = String::from_utf8_lossy(origin.as_bytes())
+                .chars()
+                .take(200)
+                .collect();
             tracing::warn!(origin = %shown.escape_debug(), "refused a request from a foreign Origin");
-            return json_response(StatusCode::FORBIDDEN, json!({"error": "Origin not allowed"}).to_string());
+            return json_response(
+                StatusCode::FORBIDDEN,
+                json!({"error": "Origin not allowed"}).to_string(),
+            );
         }
     }
     if request.method() == axum::http::Method::GET
         && request.uri().path() == "/mcp"
         && !wants_sse(request.headers())
     {
-        return json_response(StatusCode::OK, json!({"status": "running", "transport": "mcp"}).to_string());
+        return json_response(
+            StatusCode::OK,
+            json!({"status": "running", "transport": "mcp"}).to_string(),
+        );
     }
     let presented = bearer(request.headers()).unwrap_or("");
     if !shared.tokens.check(presented) {
@@ -83,10 +98,22 @@ mod tests {
 
     #[test]
     fn origins() {
-        for ok in ["http://localhost:3000", "http://127.0.0.1", "https://[::1]:8080", "http://127.0.0.2:1"] {
+        for ok in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://[::1]:8080",
+            "http://127.0.0.2:1",
+        ] {
             assert!(origin_allowed(ok), "{ok}");
         }
-        for bad in ["http://evil.com", "null", "http://localhost.evil.com", "file://", "http://127.0.0.1.evil.com", "http://192.168.1.2"] {
+        for bad in [
+            "http://evil.com",
+            "null",
+            "http://localhost.evil.com",
+            "file://",
+            "http://127.0.0.1.evil.com",
+            "http://192.168.1.2",
+        ] {
             assert!(!origin_allowed(bad), "{bad}");
         }
     }

@@ -48,7 +48,11 @@ fn event_data(event: &[u8]) -> String {
 
 fn is_final_response(data: &str) -> bool {
     match serde_json::from_str::<serde_json::Value>(data) {
-        Ok(v) => v.get("id").is_some() && v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some()),
+        Ok(v) => {
+            v.get("id").is_some()
+                && v.get("method").is_none()
+                && (v.get("result").is_some() || v.get("error").is_some())
+        }
         Err(_) => false,
     }
 }
@@ -72,13 +76,17 @@ pub async fn collapse(req: Request, next: Next) -> Response {
                 continue; // priming event or keep-alive comment
             }
             if is_final_response(&data) {
-                parts.headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                parts.headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
                 parts.headers.remove(header::CONTENT_LENGTH);
                 parts.headers.remove(header::CACHE_CONTROL);
                 return Response::from_parts(parts, Body::from(data));
             }
             // Something else came first: replay what was read, then the rest, as SSE.
-            let head = futures::stream::once(async move { Ok::<Bytes, axum::Error>(Bytes::from(seen)) });
+            let head =
+                futures::stream::once(async move { Ok::<Bytes, axum::Error>(Bytes::from(seen)) });
             return Response::from_parts(parts, Body::from_stream(head.chain(stream)));
         }
         match stream.next().await {
@@ -102,7 +110,11 @@ mod tests {
         let rest = &buf[e1..];
         let e2 = event_end(rest).unwrap();
         assert!(is_final_response(&event_data(&rest[..e2])));
-        assert!(!is_final_response(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#));
-        assert!(!is_final_response(r#"{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage"}"#));
+        assert!(!is_final_response(
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#
+        ));
+        assert!(!is_final_response(
+            r#"{"jsonrpc":"2.0","id":5,"method":"sampling/createMessage"}"#
+        ));
     }
 }

@@ -48,7 +48,10 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
     Router::new()
         .nest("/mcp", mcp)
         .merge(sse::routes(shared.clone()))
-        .layer(axum::middleware::from_fn_with_state(shared.clone(), auth::gate))
+        .layer(axum::middleware::from_fn_with_state(
+            shared.clone(),
+            auth::gate,
+        ))
         .layer(DefaultBodyLimit::max(opts.max_body_bytes))
 }
 
@@ -57,7 +60,11 @@ pub async fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
     TcpListener::bind(addr).await
 }
 
-pub async fn serve(listener: TcpListener, shared: Shared, opts: HttpOptions) -> std::io::Result<()> {
+pub async fn serve(
+    listener: TcpListener,
+    shared: Shared,
+    opts: HttpOptions,
+) -> std::io::Result<()> {
     let local = listener.local_addr()?;
     shared.core.set_endpoints(|e| {
         e.http = Some(format!("http://{local}/mcp"));

@@ -84,7 +84,10 @@ pub fn run(descriptor: &Path, mut out: File) -> i32 {
     let d: Descriptor = match serde_json::from_str(&text) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("spock-tui relay: {} is not an endpoint descriptor: {e}", descriptor.display());
+            eprintln!(
+                "spock-tui relay: {} is not an endpoint descriptor: {e}",
+                descriptor.display()
+            );
             return 2;
         }
     };
@@ -99,7 +102,10 @@ pub fn run(descriptor: &Path, mut out: File) -> i32 {
     let mut conn = match conn {
         Ok(c) => c,
         Err(e) => {
-            eprintln!("spock-tui relay: cannot reach {}: {e}. Is spock-tui still running?", d.endpoint_label());
+            eprintln!(
+                "spock-tui relay: cannot reach {}: {e}. Is spock-tui still running?",
+                d.endpoint_label()
+            );
             return 3;
         }
     };
@@ -116,7 +122,10 @@ pub fn run(descriptor: &Path, mut out: File) -> i32 {
     match from_server.read_line(&mut hello) {
         Ok(n) if n > 0 && hello.starts_with("OK") => {}
         Ok(n) if n > 0 => {
-            eprintln!("spock-tui relay: refused by the server: {}", hello.trim_end().trim_start_matches("ERROR "));
+            eprintln!(
+                "spock-tui relay: refused by the server: {}",
+                hello.trim_end().trim_start_matches("ERROR ")
+            );
             return 4;
         }
         _ => {

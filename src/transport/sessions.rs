@@ -4,7 +4,9 @@
 //! Bounded: past `cap` entries the oldest is forgotten.
 use std::collections::{HashMap, VecDeque};
 
-use rmcp::transport::streamable_http_server::session::store::{SessionState, SessionStore, SessionStoreError};
+use rmcp::transport::streamable_http_server::session::store::{
+    SessionState, SessionStore, SessionStoreError,
+};
 use tokio::sync::Mutex;
 
 #[derive(Debug, Default)]
@@ -21,7 +23,10 @@ pub struct ParkedSessions {
 
 impl ParkedSessions {
     pub fn new(cap: usize) -> Self {
-        ParkedSessions { inner: Mutex::new(Inner::default()), cap: cap.max(1) }
+        ParkedSessions {
+            inner: Mutex::new(Inner::default()),
+            cap: cap.max(1),
+        }
     }
 }
 

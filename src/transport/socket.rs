@@ -64,7 +64,9 @@ impl Listener {
             let _ = std::fs::remove_file(socket);
             match UnixListener::bind(socket) {
                 Ok(l) => return Ok(Listener::Unix(l, socket.to_path_buf())),
-                Err(e) => tracing::warn!(error = %e, path = %socket.display(), "unix socket unavailable; using loopback TCP"),
+                Err(e) => {
+                    tracing::warn!(error = %e, path = %socket.display(), "unix socket unavailable; using loopback TCP")
+                }
             }
         } else {
             tracing::warn!(path = %socket.display(), "socket path too long for sun_path; using loopback TCP");
@@ -75,7 +77,13 @@ impl Listener {
     pub fn descriptor(&self, token: String) -> Descriptor {
         let pid = std::process::id();
         match self {
-            Listener::Unix(_, p) => Descriptor { unix: Some(p.clone()), tcp: None, token, pid, http: None },
+            Listener::Unix(_, p) => Descriptor {
+                unix: Some(p.clone()),
+                tcp: None,
+                token,
+                pid,
+                http: None,
+            },
             Listener::Tcp(l) => Descriptor {
                 unix: None,
                 tcp: l.local_addr().ok().map(|a| a.to_string()),
@@ -112,7 +120,9 @@ pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> s
     };
     let d = describe(shared.tokens.token());
     write_descriptor(&opts.descriptor, &d)?;
-    shared.core.set_endpoints(|e| e.stdio = Some(d.endpoint_label()));
+    shared
+        .core
+        .set_endpoints(|e| e.stdio = Some(d.endpoint_label()));
     // Keep the descriptor's token current when the token rotates.
     let mut generation = shared.tokens.generation();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
@@ -171,19 +181,33 @@ impl Drop for Slot {
     }
 }
 
-async fn handle(conn: Box<dyn Conn>, shared: Shared, opts: SocketOptions, active: Arc<AtomicUsize>) {
+async fn handle(
+    conn: Box<dyn Conn>,
+    shared: Shared,
+    opts: SocketOptions,
+    active: Arc<AtomicUsize>,
+) {
     let (read, mut write) = tokio::io::split(conn);
     let mut reader = BufReader::new(read);
     let mut line = Vec::new();
     // Read through `reader` itself so bytes after the token line stay buffered for the session.
     let got = tokio::time::timeout(
         opts.handshake_timeout,
-        (&mut reader).take(MAX_TOKEN_LINE as u64).read_until(b'\n', &mut line),
+        (&mut reader)
+            .take(MAX_TOKEN_LINE as u64)
+            .read_until(b'\n', &mut line),
     )
     .await;
     match got {
         Err(_) => {
-            return reply(write, format!("ERROR handshake timeout: no token within {}s\n", opts.handshake_timeout.as_secs())).await;
+            return reply(
+                write,
+                format!(
+                    "ERROR handshake timeout: no token within {}s\n",
+                    opts.handshake_timeout.as_secs()
+                ),
+            )
+            .await;
         }
         Ok(Err(_)) | Ok(Ok(0)) => return,
         Ok(Ok(_)) => {}
@@ -203,7 +227,11 @@ async fn handle(conn: Box<dyn Conn>, shared: Shared, opts: SocketOptions, active
         ))
         .await;
     }
-    if write.write_all(format!("OK spock-tui {}\n", env!("CARGO_PKG_VERSION")).as_bytes()).await.is_err() {
+    if write
+        .write_all(format!("OK spock-tui {}\n", env!("CARGO_PKG_VERSION")).as_bytes())
+        .await
+        .is_err()
+    {
         return;
     }
     let ct = shared.shutdown.child_token();

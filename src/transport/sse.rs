@@ -18,7 +18,7 @@ use futures::Stream;
 use rmcp::ServiceExt;
 use serde::Deserialize;
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, WriteHalf, DuplexStream};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
 use tokio::sync::Mutex as AsyncMutex;
 use tokio_util::sync::CancellationToken;
 
@@ -39,7 +39,10 @@ struct SseState {
 }
 
 pub fn routes(shared: Shared) -> Router {
-    let state = SseState { shared, sessions: Arc::new(Mutex::new(HashMap::new())) };
+    let state = SseState {
+        shared,
+        sessions: Arc::new(Mutex::new(HashMap::new())),
+    };
     Router::new()
         .route("/sse", get(open))
         .route("/message", post(message))
@@ -47,7 +50,12 @@ pub fn routes(shared: Shared) -> Router {
 }
 
 fn error(status: StatusCode, message: &str) -> Response {
-    (status, [("content-type", "application/json")], json!({ "error": message }).to_string()).into_response()
+    (
+        status,
+        [("content-type", "application/json")],
+        json!({ "error": message }).to_string(),
+    )
+        .into_response()
 }
 
 /// Removes the session when the client's SSE stream goes away.
@@ -72,10 +80,16 @@ async fn open(State(state): State<SseState>) -> Response {
     let (bridge_read, bridge_write) = tokio::io::split(bridge_end);
     {
         let Ok(mut sessions) = state.sessions.lock() else {
-            return error(StatusCode::INTERNAL_SERVER_ERROR, "session table unavailable");
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "session table unavailable",
+            );
         };
         if sessions.len() >= MAX_SSE_SESSIONS {
-            return error(StatusCode::SERVICE_UNAVAILABLE, "too many SSE sessions: close one and retry");
+            return error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "too many SSE sessions: close one and retry",
+            );
         }
         sessions.insert(id.clone(), Arc::new(AsyncMutex::new(bridge_write)));
     }
@@ -94,9 +108,15 @@ async fn open(State(state): State<SseState>) -> Response {
             Err(e) => tracing::debug!(error = %e, "SSE session ended before initialize"),
         }
     });
-    let cleanup = Cleanup { id: id.clone(), sessions: state.sessions.clone(), ct: ct.clone() };
+    let cleanup = Cleanup {
+        id: id.clone(),
+        sessions: state.sessions.clone(),
+        ct: ct.clone(),
+    };
     let stream = events(id, bridge_read, ct, cleanup);
-    Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response()
+    Sse::new(stream)
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
 }
 
 fn events(
@@ -105,7 +125,9 @@ fn events(
     ct: CancellationToken,
     cleanup: Cleanup,
 ) -> impl Stream<Item = Result<Event, Infallible>> {
-    let first = Event::default().event("endpoint").data(format!("/message?sessionId={id}"));
+    let first = Event::default()
+        .event("endpoint")
+        .data(format!("/message?sessionId={id}"));
     let lines = BufReader::new(read).lines();
     let state = (lines, ct, cleanup);
     let rest = futures::stream::unfold(state, |(mut lines, ct, cleanup)| async move {
@@ -113,7 +135,10 @@ fn events(
             l = lines.next_line() => l.ok().flatten(),
             _ = ct.cancelled() => None,
         }?;
-        Some((Ok(Event::default().event("message").data(line)), (lines, ct, cleanup)))
+        Some((
+            Ok(Event::default().event("message").data(line)),
+            (lines, ct, cleanup),
+        ))
     });
     futures::StreamExt::chain(futures::stream::once(async move { Ok(first) }), rest)
 }
@@ -124,13 +149,23 @@ struct SessionQuery {
     session_id: Option<String>,
 }
 
-async fn message(State(state): State<SseState>, Query(q): Query<SessionQuery>, body: Bytes) -> Response {
+async fn message(
+    State(state): State<SseState>,
+    Query(q): Query<SessionQuery>,
+    body: Bytes,
+) -> Response {
     let Some(id) = q.session_id else {
-        return error(StatusCode::BAD_REQUEST, "missing sessionId: open GET /sse first and post to the endpoint it names");
+        return error(
+            StatusCode::BAD_REQUEST,
+            "missing sessionId: open GET /sse first and post to the endpoint it names",
+        );
     };
     let writer = state.sessions.lock().ok().and_then(|s| s.get(&id).cloned());
     let Some(writer) = writer else {
-        return error(StatusCode::NOT_FOUND, "unknown or closed sessionId: open GET /sse again");
+        return error(
+            StatusCode::NOT_FOUND,
+            "unknown or closed sessionId: open GET /sse again",
+        );
     };
     // One JSON value per line on the pipe: re-encode compactly (a pretty body has newlines).
     let value: serde_json::Value = match serde_json::from_slice(&body) {

@@ -136,7 +136,9 @@ pub fn status(ctx: &Ctx) -> Status {
         },
         screen: core.screen(),
         files: FileState {
-            config: crate::config::config_file(&core.paths).display().to_string(),
+            config: crate::config::config_file(&core.paths)
+                .display()
+                .to_string(),
             token: core.paths.token_file().display().to_string(),
             log_dir: core.paths.log_dir().display().to_string(),
             data_dir: core.paths.data.display().to_string(),
@@ -175,7 +177,12 @@ pub struct LogEntryOut {
 
 impl From<LogEntry> for LogEntryOut {
     fn from(e: LogEntry) -> Self {
-        LogEntryOut { time: e.time.to_rfc3339(), level: e.level, target: e.target, message: e.message }
+        LogEntryOut {
+            time: e.time.to_rfc3339(),
+            level: e.level,
+            target: e.target,
+            message: e.message,
+        }
     }
 }
 
