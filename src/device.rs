@@ -30,3 +30,8 @@ pub use error::DeviceError;
 pub use listing::{DeviceEntry, DeviceState, parse_devices};
 pub use shell::{RunningShell, ShellOutput};
 pub use sync::RemoteStat;
+
+#[cfg(test)]
+mod fake;
+#[cfg(test)]
+mod tests;
