@@ -2,10 +2,11 @@
 //!
 //! One or more adb servers (`--adb HOST:PORT`, repeatable; else `ANDROID_ADB_SERVER_PORT`;
 //! else 127.0.0.1:5037) are spoken to directly over the host smart-socket protocol by an async
-//! client written here ([`wire`]), not through adb_client 3.2.3, whose measured problems rule
-//! it out for this job: `shell_command` returns `None` instead of the exit code, `exec()` loses
-//! its output, every server call spawns `adb start-server` (on 5037 unless the environment says
-//! otherwise), and nothing has a timeout, so a hung server would pin a blocking thread forever.
+//! client written here ([`wire`]), not through adb_client 3.2.3, whose traps were measured
+//! when this layer was specified: `shell_command` returns `None` instead of the exit code,
+//! `exec()` loses its output, every `ADBServer` call spawns `adb start-server` (on 5037 unless
+//! the environment says otherwise), and nothing has a timeout, so a hung server would pin a
+//! blocking thread forever.
 //! File transfer is our own sync client too; [`sync`]'s module doc gives the reasons.
 //!
 //! Shape: [`Devices`] holds the servers, a table of their devices (fed by `host:devices-l` and

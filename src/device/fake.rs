@@ -271,7 +271,11 @@ impl FakeAdb {
                 }
                 b"SEND" => {
                     let (name, mode) = path.rsplit_once(',').unwrap();
-                    let mode: u32 = mode.parse().unwrap();
+                    // adbd reads the mode with strtoul(s, 0): a leading 0 means octal.
+                    let mode = match mode.strip_prefix('0') {
+                        Some(oct) if !oct.is_empty() => u32::from_str_radix(oct, 8).unwrap(),
+                        _ => mode.parse().unwrap(),
+                    };
                     let mut data = Vec::new();
                     loop {
                         let mut h = [0u8; 8];

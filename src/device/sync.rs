@@ -1,14 +1,15 @@
 //! File transfer: the adb sync protocol (`sync:`), written here rather than taken from
 //! adb_client.
 //!
-//! Decision and reasons (adb_client 3.2.3, read in its source and checked against its
-//! behaviour): its `push` always sends mode `0777` whatever the caller wants, and ends with a
-//! `DONE` carrying an 8-byte mtime where the protocol has 4 bytes (the virtual device has to
-//! tolerate this explicitly); its `pull` copies into a `Write` with no size bound and never
-//! checks a `DATA` length against anything; and every call is a blocking socket with no read
-//! timeout, so `spawn_blocking` + `timeout` would leave a thread stuck forever on a hung server
-//! (and each call runs `adb start-server` on the default port first). The protocol is small,
-//! so an async client with a cap checked before bytes are kept is simpler than wrapping it.
+//! Decision and reasons for adb_client 3.2.3. Measured against the fake adb server in
+//! `tests.rs` (`adb_client_sync_measured_unfit`): its `push` always sends mode `0777`, whatever
+//! the caller wants; and with a server that stops answering, a `pull` in `spawn_blocking` keeps
+//! its thread blocked after our timeout has fired (its sockets have no read timeout), so every
+//! hang would leak a thread. Read in its source: `push` ends with a `DONE` carrying an 8-byte
+//! mtime where the protocol has 4 (the virtual device must tolerate it), `pull` never bounds a
+//! `DATA` length, and `ADBServer` runs `adb start-server` before calls. The protocol is small,
+//! so an async client with the size cap checked before bytes are kept is simpler than
+//! wrapping it.
 //!
 //! Requests are an id and a little-endian u32 length + payload; replies are id-prefixed.
 //! STAT answers mode/size/mtime as u32 (mode 0 = missing); STA2 (feature `stat_v2`) answers

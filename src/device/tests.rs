@@ -356,3 +356,42 @@ async fn tracking_publishes_arrivals_departures_and_server_health() {
     );
     assert!(matches!(next_event(&mut rx).await, DeviceEvent::Added(e) if e.serial == "s3"));
 }
+
+/// The measurement behind not using adb_client's sync (see `sync.rs`): against the same fake
+/// server our client passes, its push drops the caller's mode (always 0777), and a hung server
+/// pins the blocking thread past any timeout we put around `spawn_blocking`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adb_client_sync_measured_unfit() {
+    use adb_client::server_device::ADBServerDevice;
+    let f = FakeAdb::start(&line("s1", "device", "m", 1)).await;
+    let addr: std::net::SocketAddrV4 = format!("127.0.0.1:{}", f.ep.port).parse().unwrap();
+    tokio::task::spawn_blocking(move || {
+        let mut dev = ADBServerDevice::new("s1".into(), Some(addr));
+        dev.push(&b"hello"[..], "/sdcard/a.txt")
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let (mode, data) = f.files.lock().unwrap()["/sdcard/a.txt"].clone();
+    assert_eq!(
+        (mode, &data[..]),
+        (0o777, &b"hello"[..]),
+        "no way to ask for 0644"
+    );
+
+    f.set_mode(HostMode::Hang);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let blocked = tokio::task::spawn_blocking(move || {
+        let mut dev = ADBServerDevice::new("s1".into(), Some(addr));
+        let mut sink = Vec::new();
+        let r = dev.pull(&"/sdcard/a.txt", &mut sink);
+        let _ = tx.send(r.is_ok());
+    });
+    let waited = tokio::time::timeout(Duration::from_millis(300), blocked).await;
+    assert!(waited.is_err(), "our timeout fires…");
+    assert!(
+        rx.recv_timeout(Duration::from_millis(700)).is_err(),
+        "…but the thread is still stuck"
+    );
+    f.kill(); // lets the stuck thread finish so the runtime can shut down
+}
