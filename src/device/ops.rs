@@ -1,0 +1,164 @@
+//! What a [`Device`] does: shell (exit code, separate stderr), exec (byte-exact), long-running
+//! commands, and file transfer. Every call runs under the caller's timeout, resolution of the
+//! device and feature discovery included, and each opens its own adb connection.
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio_util::sync::CancellationToken;
+
+use super::devices::Device;
+use super::error::{DeviceError, bounded};
+use super::shell::{self, RunningShell, ShellOutput};
+use super::sync::{self, RemoteStat};
+use super::wire::Conn;
+
+/// How a command is named in a timeout message: enough to recognise, never a wall of text.
+fn short(cmd: &str) -> String {
+    let mut s: String = cmd.chars().take(60).collect();
+    if s.len() < cmd.len() {
+        s.push('…');
+    }
+    s
+}
+
+impl Device {
+    async fn open(&self, service: &str) -> Result<(Conn, String), DeviceError> {
+        let (server, raw) = self.resolve().await?;
+        let c = server
+            .open_device(&raw, service)
+            .await
+            .map_err(|e| self.explain(e))?;
+        Ok((c, raw))
+    }
+
+    /// Opens a shell for `cmd`: v2 when the device has `shell_v2`, else legacy + sentinel.
+    async fn open_shell(&self, cmd: &str) -> Result<(Conn, bool, String), DeviceError> {
+        let v2 = self.has_feature("shell_v2").await?;
+        let sentinel = shell::new_sentinel();
+        let (c, _) = self.open(&shell::service(cmd, v2, &sentinel)).await?;
+        Ok((c, v2, sentinel))
+    }
+
+    pub async fn shell(&self, cmd: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
+        self.shell_with_cancel(cmd, timeout, CancellationToken::new())
+            .await
+    }
+
+    /// Like [`Self::shell`]; cancelling drops the connection, which hangs up the command.
+    pub async fn shell_with_cancel(
+        &self,
+        cmd: &str,
+        timeout: Duration,
+        cancel: CancellationToken,
+    ) -> Result<ShellOutput, DeviceError> {
+        let cap = self.inner.opts.shell_output_cap;
+        let run = async {
+            let (mut c, v2, sentinel) = self.open_shell(cmd).await?;
+            if v2 {
+                shell::read_v2(&mut c, &self.name_for_errors(), cap).await
+            } else {
+                shell::read_legacy(&mut c, &self.name_for_errors(), &sentinel, cap).await
+            }
+        };
+        let what = format!("shell `{}` on {}", short(cmd), self.serial());
+        tokio::select! {
+            r = bounded(&what, timeout, run) => r,
+            _ = cancel.cancelled() => Err(DeviceError::Cancelled),
+        }
+    }
+
+    /// `exec:CMD`: the command's stdout, byte for byte (no PTY, no framing, no stderr, no exit
+    /// code). Fails with TooLarge as soon as more than `max_bytes` arrive.
+    pub async fn exec_out(
+        &self,
+        cmd: &str,
+        timeout: Duration,
+        max_bytes: usize,
+    ) -> Result<Bytes, DeviceError> {
+        let what = format!("exec `{}` on {}", short(cmd), self.serial());
+        bounded(&what, timeout, async {
+            let (mut c, _) = self.open(&format!("exec:{cmd}")).await?;
+            c.read_to_end_capped(max_bytes, &what).await
+        })
+        .await
+    }
+
+    /// Starts a long-running command (e.g. `screenrecord`) and returns at once; opening is
+    /// bounded by the host timeout, the command itself by whoever waits on it.
+    pub async fn spawn_shell(&self, cmd: &str) -> Result<RunningShell, DeviceError> {
+        let what = format!("starting `{}` on {}", short(cmd), self.serial());
+        let (c, v2, sentinel) =
+            bounded(&what, self.inner.timeouts.host, self.open_shell(cmd)).await?;
+        Ok(RunningShell::start(
+            self.name_for_errors(),
+            c,
+            v2,
+            sentinel,
+            self.inner.opts.shell_output_cap,
+        ))
+    }
+
+    /// Writes `data` to `remote` with permission bits `mode` (e.g. 0o644).
+    pub async fn push(
+        &self,
+        data: Bytes,
+        remote: &str,
+        mode: u32,
+        timeout: Duration,
+    ) -> Result<(), DeviceError> {
+        let what = format!(
+            "push of {} bytes to {remote} on {}",
+            data.len(),
+            self.serial()
+        );
+        bounded(&what, timeout, async {
+            let (mut c, _) = self.open("sync:").await?;
+            let mtime = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs() as u32)
+                .unwrap_or(0);
+            sync::send(&mut c, &data, remote, mode, mtime).await?;
+            sync::quit(&mut c).await;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Reads `remote`; TooLarge as soon as the file passes `max_bytes`, before keeping more.
+    pub async fn pull(
+        &self,
+        remote: &str,
+        max_bytes: u64,
+        timeout: Duration,
+    ) -> Result<Bytes, DeviceError> {
+        let what = format!("pull of {remote} from {}", self.serial());
+        bounded(&what, timeout, async {
+            let (mut c, _) = self.open("sync:").await?;
+            let data = sync::recv(&mut c, remote, max_bytes).await?;
+            sync::quit(&mut c).await;
+            Ok(data)
+        })
+        .await
+    }
+
+    /// `None` when nothing exists at `remote`. Uses STA2 (64-bit sizes) when the device has it.
+    pub async fn stat(
+        &self,
+        remote: &str,
+        timeout: Duration,
+    ) -> Result<Option<RemoteStat>, DeviceError> {
+        let what = format!("stat of {remote} on {}", self.serial());
+        bounded(&what, timeout, async {
+            let v2 = self.has_feature("stat_v2").await?;
+            let (mut c, _) = self.open("sync:").await?;
+            let st = sync::stat(&mut c, remote, v2).await?;
+            sync::quit(&mut c).await;
+            Ok(st)
+        })
+        .await
+    }
+
+    fn name_for_errors(&self) -> String {
+        self.serial().to_string()
+    }
+}

@@ -1,0 +1,257 @@
+//! The adb host smart-socket protocol, client side: a request is four hex digits of length and
+//! the text; the server answers `OKAY` or `FAIL` + hex-length message. Host services then
+//! answer with one hex-length block; device services turn the socket into the device's stream.
+//!
+//! Written on tokio rather than through adb_client because adb_client 3.2.3 is blocking, has no
+//! timeouts, and runs `adb start-server` on every call (see the parent module doc).
+use std::io::ErrorKind;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use super::endpoint::{AdbEndpoint, Starter};
+use super::error::DeviceError;
+
+/// Largest host reply we accept (a `devices-l` of hundreds of devices is a few tens of KiB).
+pub(crate) const MAX_HOST_REPLY: usize = 1 << 20;
+
+/// One adb server we talk to, with its start-server memory.
+#[derive(Debug)]
+pub(crate) struct Server {
+    pub ep: AdbEndpoint,
+    starter: Starter,
+    autostart: bool,
+    connect_timeout: Duration,
+    start_timeout: Duration,
+}
+
+/// An open smart socket to `server`.
+pub(crate) struct Conn {
+    pub stream: TcpStream,
+    pub server: AdbEndpoint,
+}
+
+impl Server {
+    pub fn new(ep: AdbEndpoint, autostart: bool, connect: Duration, start: Duration) -> Self {
+        Server {
+            ep,
+            starter: Starter::default(),
+            autostart,
+            connect_timeout: connect,
+            start_timeout: start,
+        }
+    }
+
+    /// Connects, starting a local adb server once when the port refuses and adb is on PATH.
+    pub async fn connect(&self) -> Result<Conn, DeviceError> {
+        match self.connect_once().await {
+            Err((kind, err)) if kind == Some(ErrorKind::ConnectionRefused) && self.autostart => {
+                if self.starter.try_start(&self.ep, self.start_timeout).await {
+                    self.connect_once().await.map_err(|(_, e)| e)
+                } else {
+                    Err(err)
+                }
+            }
+            other => other.map_err(|(_, e)| e),
+        }
+    }
+
+    async fn connect_once(&self) -> Result<Conn, (Option<ErrorKind>, DeviceError)> {
+        let addr = (self.ep.host.as_str(), self.ep.port);
+        let unreachable = |detail: String| DeviceError::ServerUnreachable {
+            server: self.ep.to_string(),
+            detail,
+        };
+        match tokio::time::timeout(self.connect_timeout, TcpStream::connect(addr)).await {
+            Ok(Ok(stream)) => {
+                let _ = stream.set_nodelay(true);
+                Ok(Conn {
+                    stream,
+                    server: self.ep.clone(),
+                })
+            }
+            Ok(Err(e)) => Err((Some(e.kind()), unreachable(e.to_string()))),
+            Err(_) => Err((
+                None,
+                unreachable(format!(
+                    "no answer to connect within {:?}",
+                    self.connect_timeout
+                )),
+            )),
+        }
+    }
+
+    /// A host service answering one hex-length block (`host:version`, `host:devices-l`, …).
+    pub async fn host_query(&self, request: &str) -> Result<Bytes, DeviceError> {
+        let mut c = self.connect().await?;
+        c.request(request).await?;
+        c.read_block(MAX_HOST_REPLY, request).await
+    }
+
+    /// Switches a fresh connection to device `serial`, then opens `service` on it.
+    pub async fn open_device(&self, serial: &str, service: &str) -> Result<Conn, DeviceError> {
+        let mut c = self.connect().await?;
+        c.send(&format!("host:transport:{serial}")).await?;
+        if let Err(e) = c.status("host:transport").await {
+            return Err(map_transport_failure(serial, e));
+        }
+        c.request(service).await.map_err(|e| match e {
+            // adbd refusing the service after the transport was fine: the device vanished or
+            // does not have it; both read well as the device's own words.
+            DeviceError::Adb(m) if m.contains("offline") || m.contains("not found") => {
+                DeviceError::Lost {
+                    serial: serial.to_string(),
+                    what: format!("opening {service}"),
+                }
+            }
+            other => other,
+        })?;
+        Ok(c)
+    }
+}
+
+/// Maps adb's `host:transport` refusals (its exact words, e.g. "device 'X' not found",
+/// "device offline", "device unauthorized.\n…", "device still authorizing") to typed errors.
+pub(crate) fn map_transport_failure(serial: &str, e: DeviceError) -> DeviceError {
+    let DeviceError::Adb(msg) = e else { return e };
+    let s = serial.to_string();
+    if msg.contains("not found") {
+        DeviceError::NoDevice {
+            serial: s,
+            known: Vec::new(),
+        }
+    } else if msg.contains("unauthorized") {
+        DeviceError::Unauthorized { serial: s }
+    } else if msg.contains("offline") {
+        DeviceError::Offline { serial: s }
+    } else if msg.contains("still authorizing") {
+        DeviceError::NotReady {
+            serial: s,
+            state: "authorizing".into(),
+        }
+    } else if msg.contains("still connecting") {
+        DeviceError::NotReady {
+            serial: s,
+            state: "connecting".into(),
+        }
+    } else {
+        DeviceError::Adb(msg)
+    }
+}
+
+impl Conn {
+    /// Sends a request and reads its OKAY/FAIL.
+    pub async fn request(&mut self, req: &str) -> Result<(), DeviceError> {
+        self.send(req).await?;
+        self.status(req).await
+    }
+
+    pub async fn send(&mut self, req: &str) -> Result<(), DeviceError> {
+        if req.len() > 0xffff {
+            return Err(DeviceError::Protocol(format!(
+                "request is {} bytes; adb accepts at most 65535",
+                req.len()
+            )));
+        }
+        let mut buf = Vec::with_capacity(4 + req.len());
+        buf.extend_from_slice(format!("{:04x}", req.len()).as_bytes());
+        buf.extend_from_slice(req.as_bytes());
+        self.stream
+            .write_all(&buf)
+            .await
+            .map_err(|e| self.io(e, req))
+    }
+
+    /// Reads `OKAY`, or `FAIL` + message as [`DeviceError::Adb`].
+    pub async fn status(&mut self, what: &str) -> Result<(), DeviceError> {
+        let mut st = [0u8; 4];
+        self.read_exact(&mut st, what).await?;
+        match &st {
+            b"OKAY" => Ok(()),
+            b"FAIL" => {
+                let msg = self.read_block(MAX_HOST_REPLY, what).await?;
+                Err(DeviceError::Adb(
+                    String::from_utf8_lossy(&msg).trim().to_string(),
+                ))
+            }
+            other => Err(DeviceError::Protocol(format!(
+                "expected OKAY or FAIL from {} answering {what}, got {:?}",
+                self.server,
+                String::from_utf8_lossy(other)
+            ))),
+        }
+    }
+
+    /// Reads one block of four hex digits of length and that many bytes.
+    pub async fn read_block(&mut self, max: usize, what: &str) -> Result<Bytes, DeviceError> {
+        let mut hex = [0u8; 4];
+        self.read_exact(&mut hex, what).await?;
+        let len = std::str::from_utf8(&hex)
+            .ok()
+            .and_then(|h| usize::from_str_radix(h, 16).ok())
+            .ok_or_else(|| {
+                DeviceError::Protocol(format!(
+                    "bad length {:?} from {} answering {what}",
+                    String::from_utf8_lossy(&hex),
+                    self.server
+                ))
+            })?;
+        if len > max {
+            return Err(DeviceError::TooLarge { limit: max as u64 });
+        }
+        let mut data = vec![0u8; len];
+        self.read_exact(&mut data, what).await?;
+        Ok(Bytes::from(data))
+    }
+
+    pub async fn read_exact(&mut self, buf: &mut [u8], what: &str) -> Result<(), DeviceError> {
+        match self.stream.read_exact(buf).await {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.io(e, what)),
+        }
+    }
+
+    /// Reads until EOF, failing with TooLarge as soon as more than `max` bytes arrived.
+    pub async fn read_to_end_capped(
+        &mut self,
+        max: usize,
+        what: &str,
+    ) -> Result<Bytes, DeviceError> {
+        let mut out = BytesMut::new();
+        loop {
+            out.reserve(64 * 1024);
+            let n = self
+                .stream
+                .read_buf(&mut out)
+                .await
+                .map_err(|e| self.io(e, what))?;
+            if n == 0 {
+                return Ok(out.freeze());
+            }
+            if out.len() > max {
+                return Err(DeviceError::TooLarge { limit: max as u64 });
+            }
+        }
+    }
+
+    pub async fn write_all(&mut self, data: &[u8], what: &str) -> Result<(), DeviceError> {
+        self.stream
+            .write_all(data)
+            .await
+            .map_err(|e| self.io(e, what))
+    }
+
+    /// An I/O failure in the middle of an exchange: the server (or device) went away.
+    pub fn io(&self, e: std::io::Error, what: &str) -> DeviceError {
+        if e.kind() == ErrorKind::UnexpectedEof {
+            DeviceError::Io(format!(
+                "adb server {} closed the connection in the middle of {what}",
+                self.server
+            ))
+        } else {
+            DeviceError::Io(format!("{what} on adb server {}: {e}", self.server))
+        }
+    }
+}
