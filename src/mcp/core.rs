@@ -15,6 +15,7 @@ use super::logbuf::LogBuffer;
 use super::registry::Registry;
 use super::uilink::UiLink;
 use crate::config::{Config, Paths};
+use crate::device::Devices;
 
 /// A client that identified itself, as the transport saw it.
 #[derive(Debug, Clone, Serialize)]
@@ -48,6 +49,9 @@ pub struct Core {
     pub screen: RwLock<String>,
     pub started: Instant,
     pub ui: UiLink,
+    pub devices: Devices,
+    /// The device tools use when no `serial` is given (`android_select_device`).
+    pub selected_device: RwLock<Option<String>>,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -67,6 +71,7 @@ pub struct CoreParts {
     pub paths: Paths,
     pub logs: LogBuffer,
     pub allow_all: bool,
+    pub devices: Devices,
 }
 
 impl Core {
@@ -88,6 +93,8 @@ impl Core {
             screen: RwLock::new("none".into()),
             started: Instant::now(),
             ui: UiLink::default(),
+            devices: parts.devices,
+            selected_device: RwLock::new(None),
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),
