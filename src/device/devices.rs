@@ -340,10 +340,10 @@ impl Device {
     /// Which server holds this device, and its serial there.
     pub(crate) async fn resolve(&self) -> Result<(Arc<Server>, String), DeviceError> {
         let servers = &self.inner.servers;
-        if let Some((raw, ep)) = split_qualified(&self.name, &self.inner.endpoints()) {
-            if let Some(s) = servers.iter().find(|s| s.ep == ep) {
-                return Ok((s.clone(), raw.to_string()));
-            }
+        if let Some((raw, ep)) = split_qualified(&self.name, &self.inner.endpoints())
+            && let Some(s) = servers.iter().find(|s| s.ep == ep)
+        {
+            return Ok((s.clone(), raw.to_string()));
         }
         if let [only] = servers.as_slice() {
             return Ok((only.clone(), self.name.clone()));
@@ -386,13 +386,23 @@ impl Device {
         })
     }
 
-    /// Fills in what a bare error lacks: the devices that do exist.
-    pub(crate) fn explain(&self, e: DeviceError) -> DeviceError {
+    /// Fills in what a bare "not found" lacks: the devices that do exist, freshly listed so
+    /// the answer is true even before any listing or tracking filled the table.
+    pub(crate) async fn explain(&self, e: DeviceError) -> DeviceError {
         match e {
-            DeviceError::NoDevice { known, .. } if known.is_empty() => DeviceError::NoDevice {
-                serial: self.name.clone(),
-                known: self.inner.known(),
-            },
+            DeviceError::NoDevice { known, .. } if known.is_empty() => {
+                let devices = Devices {
+                    inner: self.inner.clone(),
+                };
+                let known = match devices.list().await {
+                    Ok(list) => list.into_iter().map(|d| d.serial).collect(),
+                    Err(_) => self.inner.known(),
+                };
+                DeviceError::NoDevice {
+                    serial: self.name.clone(),
+                    known,
+                }
+            }
             other => other,
         }
     }
@@ -411,10 +421,13 @@ impl Device {
         if let Some(f) = self.inner.table().features.get(&key) {
             return Ok(f.clone());
         }
-        let body = server
+        let body = match server
             .host_query(&format!("host-serial:{raw}:features"))
             .await
-            .map_err(|e| self.explain(map_transport_failure(&raw, e)))?;
+        {
+            Ok(b) => b,
+            Err(e) => return Err(self.explain(map_transport_failure(&raw, e)).await),
+        };
         let list: Vec<String> = String::from_utf8_lossy(&body)
             .trim()
             .split(',')

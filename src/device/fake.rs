@@ -79,7 +79,7 @@ impl FakeAdb {
             .map(|s| (s.to_string(), V2.to_string()))
             .collect();
         let stop = tokio_util::sync::CancellationToken::new();
-        let fake = Arc::new_cyclic(|weak: &std::sync::Weak<FakeAdb>| {
+        Arc::new_cyclic(|weak: &std::sync::Weak<FakeAdb>| {
             let weak = weak.clone();
             let stop2 = stop.clone();
             let task = tokio::spawn(async move {
@@ -104,8 +104,7 @@ impl FakeAdb {
                 task,
                 stop,
             }
-        });
-        fake
+        })
     }
 
     /// The server dies: listener closed, every open connection dropped.

@@ -24,10 +24,10 @@ fn short(cmd: &str) -> String {
 impl Device {
     async fn open(&self, service: &str) -> Result<(Conn, String), DeviceError> {
         let (server, raw) = self.resolve().await?;
-        let c = server
-            .open_device(&raw, service)
-            .await
-            .map_err(|e| self.explain(e))?;
+        let c = match server.open_device(&raw, service).await {
+            Ok(c) => c,
+            Err(e) => return Err(self.explain(e).await),
+        };
         Ok((c, raw))
     }
 
