@@ -14,6 +14,7 @@ use tracing_subscriber::{EnvFilter, Layer};
 
 use crate::config::token::TokenStore;
 use crate::config::{Config, Paths, config_file};
+use crate::device::{AdbEndpoint, Devices, Timeouts};
 use crate::mcp::core::CoreParts;
 use crate::mcp::logbuf::{BufferLayer, LogBuffer};
 use crate::mcp::{Core, tools};
@@ -60,6 +61,14 @@ pub struct Options {
     pub config: Config,
     pub allow_all: bool,
     pub logs: LogBuffer,
+    pub adb: Vec<AdbEndpoint>,
+}
+
+/// The adb servers to use: `--adb` flags, else the config's, else ANDROID_ADB_SERVER_PORT or
+/// 127.0.0.1:5037.
+pub fn adb_endpoints(cli: &[String], cfg: &Config) -> anyhow::Result<Vec<AdbEndpoint>> {
+    let given = if cli.is_empty() { cfg.device.adb.clone() } else { cli.to_vec() };
+    Ok(AdbEndpoint::from_args_and_env(&given)?)
 }
 
 pub fn build_core(opts: Options) -> Arc<Core> {
@@ -69,6 +78,7 @@ pub fn build_core(opts: Options) -> Arc<Core> {
         paths: opts.paths,
         logs: opts.logs,
         allow_all: opts.allow_all,
+        devices: Devices::new(opts.adb, Timeouts::default()),
     }))
 }
 
@@ -167,6 +177,7 @@ impl Server {
                 tracing::error!(error = %e, "socket transport stopped");
             }
         });
+        core.devices.start_tracking();
         tracing::info!(http = %http_addr, "server started");
         Ok(Server {
             shared,

@@ -158,12 +158,8 @@ fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
     let _guard = app::init_logging(&paths, &logs, headless)?;
     let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = TokenStore::open(&paths.token_file())?;
-    let core = app::build_core(app::Options {
-        paths,
-        config,
-        allow_all: args.allow_all,
-        logs,
-    });
+    let adb = app::adb_endpoints(&args.adb, &config)?;
+    let core = app::build_core(app::Options { paths, config, allow_all: args.allow_all, logs, adb });
     runtime()?.block_on(async move {
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).

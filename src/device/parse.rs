@@ -33,7 +33,7 @@ pub enum ParseError {
 }
 
 /// An Android component name, as printed `com.pkg/.Cls` or `com.pkg/com.pkg.Cls`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Component {
     pub package: String,
@@ -70,7 +70,7 @@ impl Component {
 
 /// A reference to an activity as printed `ActivityRecord{1f72345 u0 com.pkg/.Cls t12}`
 /// (some vendors add ` d0`; older releases omit the task).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityRef {
     pub package: String,

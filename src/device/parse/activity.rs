@@ -15,7 +15,7 @@ mod fragments;
 
 pub use fragments::{FragmentNode, TopFragments, parse_all_fragments, parse_top_fragments};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ActivityStack {
     /// Tasks that hold activities, top first (empty container tasks are left out).
@@ -26,7 +26,7 @@ pub struct ActivityStack {
     pub focused_app: Option<ActivityRef>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
     pub id: i64,
@@ -45,7 +45,7 @@ pub struct Task {
     pub activities: Vec<Activity>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Activity {
     pub package: String,

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::Component;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StartResult {
     pub status: Option<String>,

@@ -23,7 +23,7 @@ use serde_json::{Map, Value};
 
 use super::ParseError;
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AppFunction {
     pub package_name: String,
@@ -37,7 +37,7 @@ pub struct AppFunction {
     pub response: Option<Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AppFunctionParam {
     pub name: String,

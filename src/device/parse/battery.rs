@@ -4,7 +4,7 @@
 //! words here because an agent should not need the constant table.
 use serde::Serialize;
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Battery {
     pub level: Option<u32>,

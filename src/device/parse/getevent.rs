@@ -49,7 +49,7 @@ pub mod codes {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InputDevice {
     /// `/dev/input/eventN`.
@@ -61,7 +61,7 @@ pub struct InputDevice {
     pub input_props: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventType {
     pub name: String,
@@ -69,7 +69,7 @@ pub struct EventType {
     pub codes: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AbsAxis {
     /// `ABS_MT_POSITION_X`, or the hex code when the name is unknown.

@@ -44,7 +44,7 @@ pub fn parse(text: &str) -> BTreeMap<String, String> {
 }
 
 /// The build facts `android_get_device_info` reports.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeviceProps {
     pub model: Option<String>,

@@ -6,7 +6,7 @@
 //! does not match is a continuation of the previous message and is appended to it.
 use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LogLine {
     /// `MM-DD` (or `YYYY-MM-DD`).
@@ -22,7 +22,7 @@ pub struct LogLine {
 }
 
 /// A comparable timestamp; the year is ignored when one side lacks it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct LogTime {
     month: u32,
     day: u32,
@@ -174,7 +174,7 @@ impl Filter {
 }
 
 /// One `FATAL EXCEPTION` block from AndroidRuntime.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Crash {
     /// `MM-DD HH:MM:SS.mmm` of the first line.

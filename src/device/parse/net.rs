@@ -8,7 +8,7 @@ mod dumpsys;
 
 pub use dumpsys::{Connectivity, NetworkAgent, WifiState, parse_connectivity, parse_wifi};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Interface {
     pub index: Option<u32>,
@@ -24,7 +24,7 @@ pub struct Interface {
     pub addresses: Vec<IpAddress>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IpAddress {
     /// "ipv4" or "ipv6".

@@ -12,7 +12,7 @@ mod resolver;
 
 pub use resolver::{ComponentInfo, IntentFilter};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PackageInfo {
     pub package: String,
@@ -39,7 +39,7 @@ pub struct PackageInfo {
     pub receivers: Vec<ComponentInfo>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PermissionGrant {
     pub name: String,

@@ -3,7 +3,7 @@
 //! what follows the *last* `=` of the first word.
 use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PackageLine {
     pub package: String,

@@ -2,7 +2,7 @@
 //! variants and vendors that add columns still parse; NAME is last and may contain spaces.
 use serde::Serialize;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Process {
     pub user: String,

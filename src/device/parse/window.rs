@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::{ActivityRef, Component, kv};
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WindowFocus {
     /// The focused window (`mCurrentFocus`); may be a system window such as NotificationShade.
@@ -24,7 +24,7 @@ pub struct WindowFocus {
 }
 
 /// A `Window{hash u0 title}` reference.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WindowRef {
     pub title: String,

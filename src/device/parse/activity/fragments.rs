@@ -19,7 +19,7 @@ use serde::Serialize;
 use super::super::{Component, indent, kv};
 
 /// The fragments of one activity in `dumpsys activity top`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TopFragments {
     pub activity: Option<Component>,
@@ -32,7 +32,7 @@ pub struct TopFragments {
     pub current: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FragmentNode {
     /// Simple class name, as `toString()` prints it.

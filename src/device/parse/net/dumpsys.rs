@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::denial;
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Connectivity {
     /// Set when the dump was refused; every other field is then empty.
@@ -16,7 +16,7 @@ pub struct Connectivity {
     pub networks: Vec<NetworkAgent>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NetworkAgent {
     pub network: Option<u32>,
@@ -100,7 +100,7 @@ pub fn parse_connectivity(text: &str) -> Connectivity {
     c
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WifiState {
     #[serde(skip_serializing_if = "Option::is_none")]

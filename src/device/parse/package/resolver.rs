@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::super::{Component, indent};
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ComponentInfo {
     /// Fully qualified class name.
@@ -20,7 +20,7 @@ pub struct ComponentInfo {
     pub filters: Vec<IntentFilter>,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IntentFilter {
     pub actions: Vec<String>,
