@@ -184,6 +184,64 @@ mod tests {
         assert_eq!(r.task_id, None);
     }
 
+    /// Every parser on every capture (and on truncations of it): wrong input must degrade,
+    /// never panic.
+    #[test]
+    fn no_parser_panics_on_any_fixture() {
+        let dirs = ["dumpsys", "getprop", "misc"];
+        let mut seen = 0;
+        for dir in dirs {
+            let base = std::path::Path::new("/work/shared/fixtures").join(dir);
+            let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../shared/fixtures")
+                .join(dir);
+            let Ok(entries) = std::fs::read_dir(&beside).or_else(|_| std::fs::read_dir(&base))
+            else {
+                panic!("no fixtures dir {dir}");
+            };
+            for e in entries.flatten() {
+                let name = format!("{dir}/{}", e.file_name().to_string_lossy());
+                let text = fixture(&name);
+                seen += 1;
+                let cuts = [text.len() / 3, text.len() / 2, text.len().saturating_sub(7)];
+                let mut inputs = vec![text.clone()];
+                for c in cuts {
+                    let c = (0..=c)
+                        .rev()
+                        .find(|&i| text.is_char_boundary(i))
+                        .unwrap_or(0);
+                    inputs.push(text[..c].to_string());
+                }
+                for t in &inputs {
+                    let _ = getprop::DeviceProps::from_map(&getprop::parse(t));
+                    let _ = (wm::parse_size(t), wm::parse_density(t), battery::parse(t));
+                    let _ = (
+                        activity::parse_activities(t),
+                        activity::parse_all_fragments(t),
+                    );
+                    let _ = (activity::is_bad_command(t), window::parse_focus(t));
+                    let _ = (
+                        package::parse(t, "com.tekartik.package1"),
+                        packages::parse_list(t),
+                    );
+                    let _ = (
+                        net::parse_ip_addr(t),
+                        net::parse_connectivity(t),
+                        net::parse_wifi(t),
+                    );
+                    let lines = logcat::parse_threadtime(t);
+                    let _ = (
+                        logcat::crashes(&lines),
+                        ps::parse(t),
+                        getevent::parse_devices(t),
+                    );
+                    let _ = (appfn::parse_list(t), am::parse_start_w(t));
+                }
+            }
+        }
+        assert!(seen >= 16, "only {seen} fixtures found");
+    }
+
     #[test]
     fn kv_respects_word_boundaries() {
         let line = "mResumed=true mStopped=false visibleRequested=false visible=true";
