@@ -19,6 +19,7 @@ use std::fmt;
 
 mod command;
 mod lex;
+mod output;
 mod paths;
 mod quote;
 mod rules;
