@@ -15,6 +15,7 @@ use tracing_subscriber::{EnvFilter, Layer};
 use crate::config::token::TokenStore;
 use crate::config::{Config, Paths, config_file};
 use crate::device::{AdbEndpoint, Devices, Timeouts};
+use crate::project::Projects;
 use crate::mcp::core::CoreParts;
 use crate::mcp::logbuf::{BufferLayer, LogBuffer};
 use crate::mcp::{Core, tools};
@@ -62,6 +63,7 @@ pub struct Options {
     pub allow_all: bool,
     pub logs: LogBuffer,
     pub adb: Vec<AdbEndpoint>,
+    pub projects: Vec<std::path::PathBuf>,
 }
 
 /// The adb servers to use: `--adb` flags, else the config's, else ANDROID_ADB_SERVER_PORT or
@@ -72,6 +74,18 @@ pub fn adb_endpoints(cli: &[String], cfg: &Config) -> anyhow::Result<Vec<AdbEndp
 }
 
 pub fn build_core(opts: Options) -> Arc<Core> {
+    let mut projects = Vec::new();
+    for dir in &opts.projects {
+        match crate::project::load(dir) {
+            Ok(p) => projects.push(p),
+            Err(e) => tracing::warn!(error = %e, "ignoring --project {}", dir.display()),
+        }
+    }
+    if projects.is_empty()
+        && let Some(p) = std::env::current_dir().ok().and_then(|d| crate::project::discover(&d))
+    {
+        projects.push(p);
+    }
     Arc::new(Core::new(CoreParts {
         registry: tools::catalogue(),
         config: opts.config,
@@ -79,6 +93,7 @@ pub fn build_core(opts: Options) -> Arc<Core> {
         logs: opts.logs,
         allow_all: opts.allow_all,
         devices: Devices::new(opts.adb, Timeouts::default()),
+        projects: Projects::new(projects),
     }))
 }
 

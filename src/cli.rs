@@ -159,7 +159,7 @@ fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
     let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = TokenStore::open(&paths.token_file())?;
     let adb = app::adb_endpoints(&args.adb, &config)?;
-    let core = app::build_core(app::Options { paths, config, allow_all: args.allow_all, logs, adb });
+    let core = app::build_core(app::Options { paths, config, allow_all: args.allow_all, logs, adb, projects: args.project.clone() });
     runtime()?.block_on(async move {
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).

@@ -12,6 +12,7 @@ pub mod config;
 pub mod device;
 pub mod guard;
 pub mod mcp;
+pub mod project;
 pub mod redact;
 pub mod sim;
 pub mod transport;

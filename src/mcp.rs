@@ -9,6 +9,7 @@ pub mod core;
 pub mod events;
 pub mod logbuf;
 pub mod registry;
+pub mod resources;
 pub mod result;
 pub mod server;
 pub mod tools;

@@ -16,6 +16,7 @@ use super::registry::Registry;
 use super::uilink::UiLink;
 use crate::config::{Config, Paths};
 use crate::device::Devices;
+use crate::project::Projects;
 
 /// A client that identified itself, as the transport saw it.
 #[derive(Debug, Clone, Serialize)]
@@ -52,6 +53,7 @@ pub struct Core {
     pub devices: Devices,
     /// The device tools use when no `serial` is given (`android_select_device`).
     pub selected_device: RwLock<Option<String>>,
+    pub projects: Projects,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -72,6 +74,7 @@ pub struct CoreParts {
     pub logs: LogBuffer,
     pub allow_all: bool,
     pub devices: Devices,
+    pub projects: Projects,
 }
 
 impl Core {
@@ -95,6 +98,7 @@ impl Core {
             ui: UiLink::default(),
             devices: parts.devices,
             selected_device: RwLock::new(None),
+            projects: parts.projects,
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),
