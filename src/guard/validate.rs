@@ -154,7 +154,7 @@ pub fn intent_extra_key(s: &str) -> Result<(), Refusal> {
 
 /// A typed intent extra value. Strings may hold anything but NUL: they reach `am` as one
 /// quoted argument.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", content = "value", rename_all = "lowercase")]
 pub enum ExtraValue {
     String(String),

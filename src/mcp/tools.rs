@@ -1,5 +1,6 @@
 //! The tool families, one file each. `catalogue()` is every tool in the order `tools/list`
 //! and the control centre show them.
+pub mod apps;
 pub mod common;
 pub mod devices;
 pub mod host;
@@ -14,6 +15,7 @@ pub fn catalogue() -> Registry {
     tools.extend(devices::tools());
     tools.extend(inspect::tools());
     tools.extend(screen::tools());
+    tools.extend(apps::tools());
     tools.extend(host::tools());
     tools.extend(settings::tools());
     Registry::new(tools)

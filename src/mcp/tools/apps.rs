@@ -1,0 +1,283 @@
+//! Apps and intents: launch / stop / restart, permissions, clear and uninstall, deep links and
+//! explicit intents. Every argument is validated by `guard` before it reaches a device shell,
+//! and every command line is built from `guard::shell_quote`d words.
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::inspect::{current_activity, refused};
+use crate::device::Device;
+use crate::device::parse::am;
+use crate::guard::{self, ExtraValue, shell_quote};
+use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::result::ToolError;
+use crate::mcp::server::Ctx;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AppArgs {
+    pub serial: Option<String>,
+    /// Application id, e.g. com.example.shop.
+    pub package_name: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Started {
+    pub package: Option<String>,
+    /// The activity that opened (from `am start -W`, else the resumed activity).
+    pub activity: Option<String>,
+    pub total_time_ms: Option<u64>,
+    pub launch_state: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Done {
+    pub package: String,
+    pub result: String,
+}
+
+fn check_pkg(p: &str) -> Result<(), ToolError> {
+    guard::package_name(p).map_err(refused)
+}
+
+/// Run `am start -W …` and report what opened; `am` errors become tool errors.
+async fn am_start(ctx: &Ctx, dev: &Device, args: &[String]) -> Result<Started, ToolError> {
+    let cmd = format!("am start -W {}", guard::shell_join(args));
+    let out = ctx.sh(dev, &cmd).await?;
+    let text = format!("{}\n{}", out.stdout_text(), out.stderr_text());
+    let r = am::parse_start_w(&text);
+    if let Some(e) = r.error.clone().filter(|_| !r.ok()) {
+        return Err(ToolError::device(format!("am start failed on {}: {e}", dev.serial())));
+    }
+    if !out.success() && !r.ok() {
+        let first = text.trim().lines().next().unwrap_or("").to_string();
+        return Err(ToolError::device(format!("am start failed on {} (exit {}): {first}", dev.serial(), out.exit_code)));
+    }
+    let mut started = Started {
+        package: r.activity.as_ref().map(|c| c.package.clone()),
+        activity: r.activity.as_ref().map(|c| c.flat()),
+        total_time_ms: r.total_time_ms,
+        launch_state: r.launch_state,
+        warning: r.warning,
+    };
+    if started.activity.is_none()
+        && let Ok(now) = current_activity(ctx, Some(dev.serial())).await
+    {
+        started.package = now.package;
+        started.activity = now.activity;
+    }
+    Ok(started)
+}
+
+async fn launch(ctx: &Ctx, serial: Option<&str>, pkg: &str) -> Result<Started, ToolError> {
+    check_pkg(pkg)?;
+    let dev = ctx.device(serial).await?;
+    let resolved = ctx.sh(&dev, &format!("cmd package resolve-activity --brief {}", shell_quote(pkg))).await?;
+    let component = resolved
+        .stdout_text()
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.contains('/') && guard::component(l).is_ok())
+        .map(str::to_string);
+    match component {
+        Some(c) => am_start(ctx, &dev, &["-n".into(), c]).await,
+        None => {
+            // No launcher activity resolved: say so instead of guessing.
+            Err(ToolError::not_found(format!(
+                "{pkg} has no launcher activity on {} (is it installed? see android_list_packages)",
+                dev.serial()
+            )))
+        }
+    }
+}
+
+async fn simple(ctx: &Ctx, serial: Option<&str>, pkg: &str, cmd: &str) -> Result<Done, ToolError> {
+    check_pkg(pkg)?;
+    let dev = ctx.device(serial).await?;
+    let out = ctx.sh_ok(&dev, &format!("{cmd} {}", shell_quote(pkg))).await?;
+    let result = out.trim().to_string();
+    if result.starts_with("Failure") || result.starts_with("Error") {
+        return Err(ToolError::device(format!("`{cmd} {pkg}` on {}: {result}", dev.serial())));
+    }
+    Ok(Done { package: pkg.to_string(), result: if result.is_empty() { "ok".into() } else { result } })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PermissionArgs {
+    pub serial: Option<String>,
+    pub package_name: String,
+    /// e.g. android.permission.CAMERA
+    pub permission: String,
+}
+
+async fn permission(ctx: Ctx, a: PermissionArgs, verb: &'static str) -> Result<Done, ToolError> {
+    check_pkg(&a.package_name)?;
+    guard::permission_name(&a.permission).map_err(refused)?;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    ctx.sh_ok(&dev, &format!("pm {verb} {} {}", shell_quote(&a.package_name), shell_quote(&a.permission))).await?;
+    Ok(Done { package: a.package_name, result: format!("{verb}ed {}", a.permission) })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct DeepLinkArgs {
+    pub serial: Option<String>,
+    /// e.g. shop://product/42 or https://example.com/x
+    pub uri: String,
+    /// The app that should handle it (optional).
+    pub package_name: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct IntentArgs {
+    pub serial: Option<String>,
+    /// e.g. android.intent.action.VIEW
+    pub action: String,
+    pub data: Option<String>,
+    pub mime_type: Option<String>,
+    pub package_name: Option<String>,
+    /// Activity class: `.Main` or fully qualified (needs packageName).
+    pub class_name: Option<String>,
+    #[serde(default)]
+    pub categories: Vec<String>,
+    /// Typed extras: {"key": {"type": "string|int|long|float|bool|uri", "value": …}}.
+    #[serde(default)]
+    pub extras: BTreeMap<String, ExtraValue>,
+}
+
+fn intent_words(a: &IntentArgs) -> Result<Vec<String>, ToolError> {
+    let r = |e| refused(e);
+    guard::intent_action(&a.action).map_err(r)?;
+    let mut w = vec!["-a".to_string(), a.action.clone()];
+    if let Some(d) = &a.data {
+        guard::uri(d).map_err(r)?;
+        w.extend(["-d".into(), d.clone()]);
+    }
+    if let Some(t) = &a.mime_type {
+        let ok = t.split_once('/').is_some_and(|(x, y)| {
+            !x.is_empty() && !y.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || "/.+-*".contains(c))
+        });
+        if !ok {
+            return Err(ToolError::refused(format!("mimeType {t:?} is not a MIME type like text/plain")));
+        }
+        w.extend(["-t".into(), t.clone()]);
+    }
+    for c in &a.categories {
+        guard::intent_category(c).map_err(r)?;
+        w.extend(["-c".into(), c.clone()]);
+    }
+    for (k, v) in &a.extras {
+        w.extend(guard::intent_extra_args(k, v).map_err(r)?);
+    }
+    match (&a.package_name, &a.class_name) {
+        (Some(p), Some(c)) => {
+            let comp = format!("{p}/{c}");
+            guard::component(&comp).map_err(r)?;
+            w.extend(["-n".into(), comp]);
+        }
+        (Some(p), None) => {
+            check_pkg(p)?;
+            w.push(p.clone());
+        }
+        (None, Some(_)) => return Err(ToolError::invalid_args("className needs packageName")),
+        (None, None) => {}
+    }
+    Ok(w)
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        Meta {
+            name: "android_launch_app",
+            title: "Launch app",
+            level: Level::SafeAction,
+            description: "Start an app's launcher activity and report which activity opened.",
+        }
+        .def(|ctx: Ctx, a: AppArgs| async move { launch(&ctx, a.serial.as_deref(), &a.package_name).await }),
+        Meta {
+            name: "android_stop_app",
+            title: "Stop app",
+            level: Level::SafeAction,
+            description: "Force-stop an app (am force-stop).",
+        }
+        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "am force-stop").await }),
+        Meta {
+            name: "android_restart_app",
+            title: "Restart app",
+            level: Level::SafeAction,
+            description: "Force-stop then launch an app; reports which activity opened.",
+        }
+        .def(|ctx: Ctx, a: AppArgs| async move {
+            simple(&ctx, a.serial.as_deref(), &a.package_name, "am force-stop").await?;
+            launch(&ctx, a.serial.as_deref(), &a.package_name).await
+        }),
+        Meta {
+            name: "android_grant_permission",
+            title: "Grant permission",
+            level: Level::SafeAction,
+            description: "Grant a runtime permission to an app (pm grant).",
+        }
+        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "grant")),
+        Meta {
+            name: "android_open_deep_link",
+            title: "Open deep link",
+            level: Level::SafeAction,
+            description: "Open a URI with ACTION_VIEW (optionally in one package) and report which activity opened.",
+        }
+        .def(|ctx: Ctx, a: DeepLinkArgs| async move {
+            let intent = IntentArgs {
+                serial: None,
+                action: "android.intent.action.VIEW".into(),
+                data: Some(a.uri),
+                mime_type: None,
+                package_name: a.package_name,
+                class_name: None,
+                categories: vec![],
+                extras: BTreeMap::new(),
+            };
+            let words = intent_words(&intent)?;
+            let dev = ctx.device(a.serial.as_deref()).await?;
+            am_start(&ctx, &dev, &words).await
+        }),
+        Meta {
+            name: "android_open_intent",
+            title: "Open intent",
+            level: Level::SafeAction,
+            description: "Start an activity from an intent: action, data, mimeType, packageName, className, categories, typed extras.",
+        }
+        .def(|ctx: Ctx, a: IntentArgs| async move {
+            let words = intent_words(&a)?;
+            let dev = ctx.device(a.serial.as_deref()).await?;
+            am_start(&ctx, &dev, &words).await
+        }),
+        Meta {
+            name: "android_revoke_permission",
+            title: "Revoke permission",
+            level: Level::Destructive,
+            description: "Revoke a runtime permission from an app (pm revoke). Asks the person first.",
+        }
+        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "revoke")),
+        Meta {
+            name: "android_clear_app_data",
+            title: "Clear app data",
+            level: Level::Destructive,
+            description: "Delete all of an app's data (pm clear). Cannot be undone; asks the person first.",
+        }
+        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm clear").await }),
+        Meta {
+            name: "android_uninstall_app",
+            title: "Uninstall app",
+            level: Level::Destructive,
+            description: "Uninstall an app (pm uninstall). Cannot be undone; asks the person first.",
+        }
+        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm uninstall").await }),
+    ]
+}
