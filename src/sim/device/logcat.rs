@@ -204,7 +204,7 @@ mod tests {
     fn threadtime_matches_fixture_layout() {
         // From logcat-threadtime-crash-wsa.txt: "01-22 17:04:08.436   594   696 D skia    : link"
         let line = entry('D', "skia").threadtime();
-        assert_eq!(&line[18..], "  594   696 D skia    : m");
+        assert_eq!(&line[18..], "   594   696 D skia    : m");
     }
 
     #[test]

@@ -286,7 +286,7 @@ mod tests {
         assert!(t.xml().contains("text=\"a&amp;b\" resource-id=\"email\""));
         assert_eq!(t.focused_editable(), Some(1));
         assert_eq!(t.node(1).unwrap().text, "a&b");
-        assert_eq!(t.xml().len(), XML.len() + "a&amp;b".len() + 1);
+        assert_eq!(t.xml().len(), XML.len() + "a&amp;b".len() - 1);
     }
 
     #[test]

@@ -32,7 +32,7 @@ fn missing_file_and_bad_xml_name_the_file() {
     );
     let t = "[[screen]]\nid = \"s\"\npackage = \"p\"\nactivity = \".A\"\nui = \"bad.xml\"\n";
     let e = err(t);
-    assert!(e.starts_with("bad.xml:3:3: malformed XML"), "{e}");
+    assert!(e.starts_with("bad.xml:3:1: malformed XML"), "{e}");
 }
 
 #[test]
