@@ -65,7 +65,7 @@ fn center_of(xml: &str, needle: &str) -> (i32, i32) {
     let b = tail.find("bounds=\"[").unwrap() + 9;
     let end = tail[b..].find('"').unwrap();
     let nums: Vec<i32> = tail[b..b + end - 1]
-        .split(|c| c == ',' || c == '[' || c == ']')
+        .split([',', '[', ']'])
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().unwrap())
         .collect();

@@ -106,11 +106,7 @@ impl SimDevice {
             // The demo is embedded and covered by tests; an empty device beats no device.
             Err(e) => {
                 tracing::error!("embedded demo scenario is invalid: {e}");
-                let empty = Scenario::parse("", "empty.toml", &load);
-                match empty {
-                    Ok(s) => SimDevice::from_scenario(s),
-                    Err(e) => panic!("empty scenario failed to load: {e}"),
-                }
+                SimDevice::from_scenario(Scenario::empty())
             }
         }
     }

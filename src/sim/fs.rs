@@ -120,13 +120,10 @@ impl Fs {
         self.now = now;
     }
 
+    /// App-private trees the shell user (uid 2000) cannot enter.
     fn denied(path: &str) -> bool {
         let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
-        (under("/data/data") && path != "/data/data")
-            || (under("/data/user") && path != "/data/user")
-            || path == "/data/data"
-            || path == "/data/app"
-            || under("/data/app")
+        under("/data/data") || under("/data/user") || under("/data/app")
     }
 
     fn read_only(path: &str) -> bool {

@@ -31,6 +31,7 @@ pub enum ScenarioError {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// The device's identity and screen. Defaults: a Pixel 7 on Android 14.
 pub struct DeviceSpec {
     pub serial: Option<String>,
     pub model: String,
@@ -43,6 +44,23 @@ pub struct DeviceSpec {
     pub density: u32,
     /// Screen id of the home (launcher) screen; `None`: a launcher is generated from the apps.
     pub home: Option<String>,
+}
+
+impl Default for DeviceSpec {
+    fn default() -> Self {
+        DeviceSpec {
+            serial: None,
+            model: "Pixel 7".into(),
+            manufacturer: "Google".into(),
+            device: "panther".into(),
+            sdk: 34,
+            release: "14".into(),
+            width: 1080,
+            height: 2400,
+            density: 420,
+            home: None,
+        }
+    }
 }
 
 /// An AppFunction an app exposes (`cmd app_function`); `result` is returned on execute.
@@ -148,6 +166,18 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// No apps and no screens: a generated launcher on a default device.
+    pub fn empty() -> Scenario {
+        Scenario {
+            device: DeviceSpec::default(),
+            apps: Vec::new(),
+            screens: Vec::new(),
+            transitions: Vec::new(),
+            logcat: Vec::new(),
+            getprop_base: None,
+        }
+    }
+
     pub fn screen(&self, id: &str) -> Option<&ScreenSpec> {
         self.screens.iter().find(|s| s.id == id)
     }
@@ -303,17 +333,17 @@ impl Scenario {
         }
 
         let home = d.home.as_ref().map(check).transpose()?;
-        let model = d.model.unwrap_or_else(|| "Pixel 7".into());
+        let dflt = DeviceSpec::default();
         let device = DeviceSpec {
             serial: d.serial,
-            device: d.device.unwrap_or_else(|| "panther".into()),
-            manufacturer: d.manufacturer.unwrap_or_else(|| "Google".into()),
-            model,
-            sdk: d.sdk.unwrap_or(34),
-            release: d.release.unwrap_or_else(|| "14".into()),
-            width: d.width.unwrap_or(1080),
-            height: d.height.unwrap_or(2400),
-            density: d.density.unwrap_or(420),
+            model: d.model.unwrap_or(dflt.model),
+            manufacturer: d.manufacturer.unwrap_or(dflt.manufacturer),
+            device: d.device.unwrap_or(dflt.device),
+            sdk: d.sdk.unwrap_or(dflt.sdk),
+            release: d.release.unwrap_or(dflt.release),
+            width: d.width.unwrap_or(dflt.width),
+            height: d.height.unwrap_or(dflt.height),
+            density: d.density.unwrap_or(dflt.density),
             home,
         };
         Ok(Scenario {

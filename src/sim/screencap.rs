@@ -42,6 +42,8 @@ fn outline(img: &mut RgbaImage, (l, t, r, b): (u32, u32, u32, u32), c: Rgba<u8>,
 }
 
 fn glyph(c: char) -> [u8; 8] {
+    // Password fields show bullets; the basic font has none, '*' reads the same.
+    let c = if c == '•' { '*' } else { c };
     font8x8::BASIC_FONTS
         .get(c)
         .or_else(|| font8x8::LATIN_FONTS.get(c))

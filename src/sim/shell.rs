@@ -131,11 +131,11 @@ async fn run_pipeline(
         }
         if let Some((path, append)) = &cmd.stdout_to {
             let data = std::mem::take(&mut res.stdout);
-            if path != "/dev/null" {
-                if let Err(msg) = write_redirect(inner, path, data, *append) {
-                    res.stderr.extend_from_slice(msg.as_bytes());
-                    res.code = 1;
-                }
+            if path != "/dev/null"
+                && let Err(msg) = write_redirect(inner, path, data, *append)
+            {
+                res.stderr.extend_from_slice(msg.as_bytes());
+                res.code = 1;
             }
         }
         if !res.stderr.is_empty() {

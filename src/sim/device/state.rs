@@ -285,10 +285,8 @@ impl State {
             .top()
             .and_then(|e| self.screen_spec(&e.screen))
             .is_some_and(|s| s.activity == screen.activity);
-        if same_activity {
-            if let Some(t) = self.tasks.last_mut() {
-                t.stack.pop();
-            }
+        if same_activity && let Some(t) = self.tasks.last_mut() {
+            t.stack.pop();
         }
         self.push_screen_entry(&screen);
         let (pkg, act) = (screen.package.clone(), screen.activity.clone());
@@ -516,10 +514,10 @@ impl State {
                 return;
             }
         }
-        if ui.node(target).is_some_and(|n| n.is_editable()) {
-            if let Some(e) = self.top_mut() {
-                e.ui.set_focus(target);
-            }
+        if ui.node(target).is_some_and(|n| n.is_editable())
+            && let Some(e) = self.top_mut()
+        {
+            e.ui.set_focus(target);
         }
         let ui = match self.top() {
             Some(t) => t.ui.clone(),
@@ -600,21 +598,27 @@ impl State {
     }
 
     pub fn type_text(&mut self, text: &str) {
-        if let Some(e) = self.top_mut() {
-            if let Some(i) = e.ui.focused_editable() {
-                let cur = e.ui.node(i).map(|n| n.text.clone()).unwrap_or_default();
-                e.ui.set_text(i, &format!("{cur}{text}"));
-            }
+        if let Some(e) = self.top_mut()
+            && let Some(i) = e.ui.focused_editable()
+        {
+            let node = e.ui.node(i).cloned().unwrap_or_default();
+            // uiautomator reports a password field's text as bullets, never the secret.
+            let added: String = if node.password {
+                text.chars().map(|_| '•').collect()
+            } else {
+                text.to_string()
+            };
+            e.ui.set_text(i, &format!("{}{added}", node.text));
         }
     }
 
     pub fn delete_char(&mut self) {
-        if let Some(e) = self.top_mut() {
-            if let Some(i) = e.ui.focused_editable() {
-                let mut cur = e.ui.node(i).map(|n| n.text.clone()).unwrap_or_default();
-                cur.pop();
-                e.ui.set_text(i, &cur);
-            }
+        if let Some(e) = self.top_mut()
+            && let Some(i) = e.ui.focused_editable()
+        {
+            let mut cur = e.ui.node(i).map(|n| n.text.clone()).unwrap_or_default();
+            cur.pop();
+            e.ui.set_text(i, &cur);
         }
     }
 }

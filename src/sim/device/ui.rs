@@ -117,6 +117,14 @@ impl UiTree {
         })
     }
 
+    /// A screen with no nodes (a dump of an empty window).
+    pub fn empty() -> UiTree {
+        UiTree {
+            xml: "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\" />".into(),
+            nodes: Vec::new(),
+        }
+    }
+
     pub fn xml(&self) -> &str {
         &self.xml
     }
@@ -177,10 +185,10 @@ impl UiTree {
         let mut edits: Vec<(Range<usize>, String)> = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
             let want = i == idx;
-            if n.focused != want {
-                if let Some(r) = &n.focused_range {
-                    edits.push((r.clone(), want.to_string()));
-                }
+            if n.focused != want
+                && let Some(r) = &n.focused_range
+            {
+                edits.push((r.clone(), want.to_string()));
             }
         }
         self.apply(edits);
@@ -199,7 +207,7 @@ impl UiTree {
             return;
         }
         // Later ranges first, so earlier offsets stay valid.
-        edits.sort_by(|a, b| b.0.start.cmp(&a.0.start));
+        edits.sort_by_key(|e| std::cmp::Reverse(e.0.start));
         let mut xml = self.xml.clone();
         for (r, v) in edits {
             if r.end <= xml.len() && xml.is_char_boundary(r.start) && xml.is_char_boundary(r.end) {

@@ -106,9 +106,7 @@ fn activities(ctx: &mut Ctx) -> i32 {
                 "      state={state} stopped={} delayedResume=false finishing=false\n",
                 !resumed
             ));
-            o.push_str(&format!(
-                "      keysPaused=false inHistory=true idle=true\n"
-            ));
+            o.push_str("      keysPaused=false inHistory=true idle=true\n");
             o.push_str(&format!(
                 "      windows=[Window{{{:x} u0 {p}/{a}}}]\n",
                 e.hash ^ 0x333

@@ -4,16 +4,26 @@
 use super::super::Ctx;
 use super::activity::{focus_window, resumed_record};
 
-fn window_block(
-    o: &mut String,
+struct Win<'a> {
     n: usize,
-    title: &str,
-    owner: &str,
+    title: &'a str,
+    owner: &'a str,
     uid: u32,
     ty: u32,
     frame: (u32, u32, u32, u32),
     visible: bool,
-) {
+}
+
+fn window_block(o: &mut String, w: Win) {
+    let Win {
+        n,
+        title,
+        owner,
+        uid,
+        ty,
+        frame,
+        visible,
+    } = w;
     o.push_str(&format!("  Window #{n} {title}:\n"));
     o.push_str(&format!(
         "    mDisplayId=0 mSession=Session{{{:x} {}:u0a{}}} mClient=android.os.BinderProxy@{:x}\n",
@@ -60,13 +70,15 @@ fn windows(ctx: &Ctx, o: &mut String) {
     o.push_str("WINDOW MANAGER WINDOWS (dumpsys window windows)\n");
     window_block(
         o,
-        0,
-        "Window{com.android.systemui:29edd63 u0 StatusBar type=2000 }",
-        "com.android.systemui",
-        10186,
-        2000,
-        (0, 0, d.width, 63),
-        true,
+        Win {
+            n: 0,
+            title: "Window{com.android.systemui:29edd63 u0 StatusBar type=2000 }",
+            owner: "com.android.systemui",
+            uid: 10186,
+            ty: 2000,
+            frame: (0, 0, d.width, 63),
+            visible: true,
+        },
     );
     let mut n = 1;
     for t in ctx.st.tasks.iter().rev() {
@@ -84,13 +96,15 @@ fn windows(ctx: &Ctx, o: &mut String) {
             );
             window_block(
                 o,
-                n,
-                &title,
-                &s.package,
-                uid,
-                1,
-                (0, 0, d.width, d.height),
-                visible,
+                Win {
+                    n,
+                    title: &title,
+                    owner: &s.package,
+                    uid,
+                    ty: 1,
+                    frame: (0, 0, d.width, d.height),
+                    visible,
+                },
             );
             n += 1;
         }
