@@ -11,6 +11,7 @@ use super::scenario::{Scenario, ScenarioError};
 use super::touch::Gesture;
 use super::{BoxFuture, DeviceIdentity, FileStat, Framebuffer, FsError, ShellIo, Target};
 
+mod interact;
 pub mod launcher;
 pub mod logcat;
 pub mod props;
