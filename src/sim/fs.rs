@@ -1,1 +1,370 @@
-//! (to be written)
+//! The virtual device's filesystem, in memory: what `adb push`/`pull`, `ls`, `stat`, `rm`,
+//! `cat` and tools that write files (`screencap -p FILE`, `uiautomator dump FILE`) see.
+//!
+//! It models what the shell user meets on a phone: `/sdcard` is a symlink to
+//! `/storage/emulated/0`, `/data/local/tmp` is writable, `/data/data/…` is permission denied
+//! and `/system` is read-only. Paths are absolute; `..` and `.` are resolved lexically.
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+
+use super::{FileStat, FsError};
+
+const S_IFDIR: u32 = 0o040000;
+const S_IFREG: u32 = 0o100000;
+const S_IFLNK: u32 = 0o120000;
+
+#[derive(Debug, Clone)]
+enum Kind {
+    Dir,
+    File(Bytes),
+    Link(String),
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    kind: Kind,
+    perm: u32,
+    mtime: u32,
+}
+
+#[derive(Debug, Clone)]
+pub struct Fs {
+    entries: BTreeMap<String, Entry>,
+    now: u32,
+}
+
+impl Default for Fs {
+    fn default() -> Self {
+        Fs::new(1_700_000_000)
+    }
+}
+
+/// Normalises an absolute path lexically: `/sdcard/./a/../b/` → `/sdcard/b`.
+pub fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for p in path.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
+fn parent_of(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) | None => "/",
+        Some(i) => &path[..i],
+    }
+}
+
+impl Fs {
+    pub fn new(now: u32) -> Fs {
+        let mut fs = Fs {
+            entries: BTreeMap::new(),
+            now,
+        };
+        for d in [
+            "/",
+            "/data",
+            "/data/local",
+            "/data/local/tmp",
+            "/data/data",
+            "/data/user",
+            "/data/app",
+            "/storage",
+            "/storage/emulated",
+            "/storage/emulated/0",
+            "/storage/emulated/0/Android",
+            "/storage/emulated/0/DCIM",
+            "/storage/emulated/0/Download",
+            "/storage/emulated/0/Movies",
+            "/storage/emulated/0/Pictures",
+            "/storage/emulated/0/Documents",
+            "/system",
+            "/system/bin",
+            "/vendor",
+            "/proc",
+            "/dev",
+            "/sys",
+        ] {
+            fs.put(d, Kind::Dir, 0o771);
+        }
+        fs.put("/sdcard", Kind::Link("/storage/self/primary".into()), 0o777);
+        fs.put("/storage/self", Kind::Dir, 0o755);
+        fs.put(
+            "/storage/self/primary",
+            Kind::Link("/storage/emulated/0".into()),
+            0o777,
+        );
+        fs.put("/system/build.prop", Kind::File(Bytes::new()), 0o600);
+        fs
+    }
+
+    fn put(&mut self, path: &str, kind: Kind, perm: u32) {
+        self.entries.insert(
+            path.to_string(),
+            Entry {
+                kind,
+                perm,
+                mtime: self.now,
+            },
+        );
+    }
+
+    pub fn set_now(&mut self, now: u32) {
+        self.now = now;
+    }
+
+    /// App-private trees the shell user (uid 2000) cannot enter.
+    fn denied(path: &str) -> bool {
+        let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+        under("/data/data") || under("/data/user") || under("/data/app")
+    }
+
+    fn read_only(path: &str) -> bool {
+        let under = |p: &str| path == p || path.starts_with(&format!("{p}/"));
+        under("/system") || under("/vendor") || under("/proc") || under("/sys") || path == "/"
+    }
+
+    /// Follows symlinks in every component (bounded, as the kernel's ELOOP is).
+    pub fn resolve(&self, path: &str) -> Result<String, FsError> {
+        let mut cur = normalize(path);
+        for _ in 0..16 {
+            let mut out = String::new();
+            let mut changed = false;
+            let parts: Vec<&str> = cur.split('/').filter(|p| !p.is_empty()).collect();
+            for (i, p) in parts.iter().enumerate() {
+                out.push('/');
+                out.push_str(p);
+                if let Some(Entry {
+                    kind: Kind::Link(target),
+                    ..
+                }) = self.entries.get(&out)
+                {
+                    let rest = parts[i + 1..].join("/");
+                    cur = normalize(&format!("{target}/{rest}"));
+                    changed = true;
+                    break;
+                }
+            }
+            if !changed {
+                return Ok(cur);
+            }
+        }
+        Err(FsError::NotFound)
+    }
+
+    fn entry(&self, path: &str) -> Result<(String, &Entry), FsError> {
+        let real = self.resolve(path)?;
+        if Fs::denied(&real) {
+            return Err(FsError::PermissionDenied);
+        }
+        match self.entries.get(&real) {
+            Some(e) => Ok((real, e)),
+            None => {
+                // A missing path under a regular file is ENOTDIR, as on Linux.
+                let mut p = parent_of(&real).to_string();
+                loop {
+                    if let Some(Entry {
+                        kind: Kind::File(_),
+                        ..
+                    }) = self.entries.get(&p)
+                    {
+                        return Err(FsError::NotDirectory);
+                    }
+                    if p == "/" {
+                        return Err(FsError::NotFound);
+                    }
+                    p = parent_of(&p).to_string();
+                }
+            }
+        }
+    }
+
+    fn stat_of(e: &Entry) -> FileStat {
+        let (ty, size) = match &e.kind {
+            Kind::Dir => (S_IFDIR, 4096),
+            Kind::File(b) => (S_IFREG, b.len() as u64),
+            Kind::Link(t) => (S_IFLNK, t.len() as u64),
+        };
+        FileStat {
+            mode: ty | (e.perm & 0o7777),
+            size,
+            mtime: e.mtime,
+        }
+    }
+
+    pub fn stat(&self, path: &str) -> Result<FileStat, FsError> {
+        self.entry(path).map(|(_, e)| Fs::stat_of(e))
+    }
+
+    /// `lstat`: does not follow a final symlink.
+    pub fn lstat(&self, path: &str) -> Result<FileStat, FsError> {
+        let norm = normalize(path);
+        let parent = self.resolve(parent_of(&norm))?;
+        let name = norm.rsplit('/').next().unwrap_or("");
+        let full = normalize(&format!("{parent}/{name}"));
+        match self.entries.get(&full) {
+            Some(e) => Ok(Fs::stat_of(e)),
+            None => self.stat(path),
+        }
+    }
+
+    pub fn list(&self, path: &str) -> Result<Vec<(String, FileStat)>, FsError> {
+        let (real, e) = self.entry(path)?;
+        if !matches!(e.kind, Kind::Dir) {
+            return Err(FsError::NotDirectory);
+        }
+        let prefix = if real == "/" {
+            "/".to_string()
+        } else {
+            format!("{real}/")
+        };
+        Ok(self
+            .entries
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+            .filter(|(k, _)| k.len() > prefix.len() && !k[prefix.len()..].contains('/'))
+            .map(|(k, e)| (k[prefix.len()..].to_string(), Fs::stat_of(e)))
+            .collect())
+    }
+
+    pub fn read(&self, path: &str) -> Result<Bytes, FsError> {
+        match &self.entry(path)?.1.kind {
+            Kind::File(b) => Ok(b.clone()),
+            Kind::Dir => Err(FsError::IsDirectory),
+            Kind::Link(_) => Err(FsError::NotFound),
+        }
+    }
+
+    fn writable_parent(&self, real: &str) -> Result<(), FsError> {
+        if Fs::denied(real) {
+            return Err(FsError::PermissionDenied);
+        }
+        if Fs::read_only(real) {
+            return Err(FsError::ReadOnly);
+        }
+        match self.entries.get(parent_of(real)).map(|e| &e.kind) {
+            Some(Kind::Dir) => Ok(()),
+            Some(_) => Err(FsError::NotDirectory),
+            None => Err(FsError::NotFound),
+        }
+    }
+
+    pub fn write(&mut self, path: &str, mode: u32, mtime: u32, data: Bytes) -> Result<(), FsError> {
+        let real = self.resolve(path)?;
+        if let Some(Entry {
+            kind: Kind::Dir, ..
+        }) = self.entries.get(&real)
+        {
+            return Err(FsError::IsDirectory);
+        }
+        self.writable_parent(&real)?;
+        let perm = if mode & 0o7777 == 0 {
+            0o660
+        } else {
+            mode & 0o7777
+        };
+        self.entries.insert(
+            real,
+            Entry {
+                kind: Kind::File(data),
+                perm,
+                mtime: if mtime == 0 { self.now } else { mtime },
+            },
+        );
+        Ok(())
+    }
+
+    /// `mkdir` (with `parents`: `mkdir -p`, no error if it exists).
+    pub fn mkdir(&mut self, path: &str, parents: bool) -> Result<(), FsError> {
+        let real = self.resolve(path)?;
+        if self.entries.contains_key(&real) {
+            return if parents {
+                Ok(())
+            } else {
+                Err(FsError::IsDirectory)
+            };
+        }
+        if parents && !self.entries.contains_key(parent_of(&real)) {
+            self.mkdir(parent_of(&real), true)?;
+        }
+        self.writable_parent(&real)?;
+        self.put(&real, Kind::Dir, 0o771);
+        Ok(())
+    }
+
+    /// `rm` / `rm -r`. Removing a directory without `recursive` is EISDIR.
+    pub fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FsError> {
+        let norm = normalize(path);
+        let parent = self.resolve(parent_of(&norm))?;
+        let name = norm.rsplit('/').next().unwrap_or("");
+        let real = normalize(&format!("{parent}/{name}"));
+        if Fs::denied(&real) {
+            return Err(FsError::PermissionDenied);
+        }
+        let is_dir = match self.entries.get(&real) {
+            None => return Err(FsError::NotFound),
+            Some(e) => matches!(e.kind, Kind::Dir),
+        };
+        self.writable_parent(&real)?;
+        if is_dir {
+            if !recursive {
+                return Err(FsError::IsDirectory);
+            }
+            let prefix = format!("{real}/");
+            self.entries.retain(|k, _| !k.starts_with(&prefix));
+        }
+        self.entries.remove(&real);
+        Ok(())
+    }
+
+    pub fn is_dir(&self, path: &str) -> bool {
+        self.stat(path).is_ok_and(|s| s.mode & 0o170000 == S_IFDIR)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sdcard_is_the_same_dir_as_storage_emulated_0() {
+        let mut fs = Fs::default();
+        let data = Bytes::from_static(b"\x00\x01binary\xff");
+        fs.write("/sdcard/a.bin", 0o644, 5, data.clone()).unwrap();
+        assert_eq!(fs.read("/storage/emulated/0/a.bin").unwrap(), data);
+        assert_eq!(fs.stat("/sdcard/a.bin").unwrap().mode, 0o100644);
+        let names: Vec<String> = fs
+            .list("/sdcard")
+            .unwrap()
+            .into_iter()
+            .map(|x| x.0)
+            .collect();
+        assert!(names.contains(&"a.bin".to_string()));
+        assert_eq!(fs.lstat("/sdcard").unwrap().mode & 0o170000, S_IFLNK);
+    }
+
+    #[test]
+    fn shell_user_limits() {
+        let mut fs = Fs::default();
+        assert_eq!(fs.list("/data/data/com.x"), Err(FsError::PermissionDenied));
+        assert_eq!(
+            fs.write("/system/x", 0, 0, Bytes::new()),
+            Err(FsError::ReadOnly)
+        );
+        assert_eq!(fs.read("/sdcard/nope"), Err(FsError::NotFound));
+        fs.mkdir("/data/local/tmp/a/b", true).unwrap();
+        assert_eq!(
+            fs.remove("/data/local/tmp/a", false),
+            Err(FsError::IsDirectory)
+        );
+        fs.remove("/data/local/tmp/a", true).unwrap();
+        assert!(!fs.is_dir("/data/local/tmp/a/b"));
+    }
+}

@@ -1,1 +1,380 @@
-//! (to be written)
+//! Scenario files: the TOML that says what a virtual device has installed, which screens each
+//! app shows and how gestures move between them (format in `shared/spec/virtual-device.md`).
+//!
+//! Loading is strict and happens once, at start: a scenario that names a missing file, an
+//! unknown screen or a malformed dump is refused with `file:line:column: what`, because a
+//! virtual device that silently drops half its screens makes every test built on it lie.
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::device::ui::UiTree;
+
+mod raw;
+
+/// A scenario refused at load time.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("{file}:{line}:{column}: {message}")]
+    At {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    File { file: String, message: String },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+/// The device's identity and screen. Defaults: a Pixel 7 on Android 14.
+pub struct DeviceSpec {
+    pub serial: Option<String>,
+    pub model: String,
+    pub manufacturer: String,
+    pub device: String,
+    pub sdk: u32,
+    pub release: String,
+    pub width: u32,
+    pub height: u32,
+    pub density: u32,
+    /// Screen id of the home (launcher) screen; `None`: a launcher is generated from the apps.
+    pub home: Option<String>,
+}
+
+impl Default for DeviceSpec {
+    fn default() -> Self {
+        DeviceSpec {
+            serial: None,
+            model: "Pixel 7".into(),
+            manufacturer: "Google".into(),
+            device: "panther".into(),
+            sdk: 34,
+            release: "14".into(),
+            width: 1080,
+            height: 2400,
+            density: 420,
+            home: None,
+        }
+    }
+}
+
+/// An AppFunction an app exposes (`cmd app_function`); `result` is returned on execute.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AppFunctionSpec {
+    pub id: String,
+    #[serde(default)]
+    pub description: String,
+    /// Parameter name → JSON type name (`"string"`, `"integer"`, `"boolean"`).
+    #[serde(default)]
+    pub parameters: BTreeMap<String, String>,
+    #[serde(default)]
+    pub result: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct AppSpec {
+    pub package: String,
+    pub label: String,
+    /// Fully qualified launcher activity, if the app has one.
+    pub launcher: Option<String>,
+    pub version_name: String,
+    pub version_code: u64,
+    pub debuggable: bool,
+    pub system: bool,
+    pub permissions: BTreeMap<String, bool>,
+    pub first_screen: Option<String>,
+    pub functions: Vec<AppFunctionSpec>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ScreenSpec {
+    pub id: String,
+    pub package: String,
+    /// Fully qualified activity class.
+    pub activity: String,
+    pub fragments: Vec<String>,
+    /// Where the dump came from (for messages).
+    pub ui_file: String,
+    pub ui: Arc<UiTree>,
+    /// URI prefix (`shop://product/`) that `am start -a VIEW -d` routes here.
+    pub deep_link: Option<String>,
+}
+
+/// What a node matcher looks for; all given fields must match one node.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Matcher {
+    pub text: Option<String>,
+    pub resource_id: Option<String>,
+    pub content_desc: Option<String>,
+    /// Swipes only: `up`, `down`, `left`, `right` (direction the finger moves).
+    pub direction: Option<String>,
+}
+
+/// Pinch matcher: `direction = "in"|"out"`, optional.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PinchMatcher {
+    pub direction: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Trigger {
+    Tap(Matcher),
+    LongPress(Matcher),
+    Swipe(Matcher),
+    Pinch(PinchMatcher),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transition {
+    pub from: String,
+    pub trigger: Trigger,
+    pub to: Option<String>,
+    pub logcat: Vec<String>,
+    pub crash: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LogcatSpec {
+    #[serde(default = "default_level")]
+    pub level: String,
+    pub tag: String,
+    pub message: String,
+}
+
+fn default_level() -> String {
+    "I".into()
+}
+
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub device: DeviceSpec,
+    pub apps: Vec<AppSpec>,
+    pub screens: Vec<ScreenSpec>,
+    pub transitions: Vec<Transition>,
+    pub logcat: Vec<LogcatSpec>,
+    /// Text of a real `getprop` capture to start from, if the scenario names one.
+    pub getprop_base: Option<String>,
+}
+
+impl Scenario {
+    /// No apps and no screens: a generated launcher on a default device.
+    pub fn empty() -> Scenario {
+        Scenario {
+            device: DeviceSpec::default(),
+            apps: Vec::new(),
+            screens: Vec::new(),
+            transitions: Vec::new(),
+            logcat: Vec::new(),
+            getprop_base: None,
+        }
+    }
+
+    pub fn screen(&self, id: &str) -> Option<&ScreenSpec> {
+        self.screens.iter().find(|s| s.id == id)
+    }
+
+    pub fn app(&self, package: &str) -> Option<&AppSpec> {
+        self.apps.iter().find(|a| a.package == package)
+    }
+
+    /// Reads `path` and the files it names (relative to its directory).
+    pub fn from_file(path: &Path) -> Result<Scenario, ScenarioError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ScenarioError::File {
+            file: name.clone(),
+            message: e.to_string(),
+        })?;
+        let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        Scenario::parse(&text, &name, &|rel| std::fs::read(base.join(rel)))
+    }
+
+    /// Parses scenario text; `load` reads a file named in it (path as written).
+    pub fn parse(
+        text: &str,
+        file_name: &str,
+        load: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    ) -> Result<Scenario, ScenarioError> {
+        let at = |span: Range<usize>, message: String| {
+            let (line, column) = line_col(text, span.start);
+            ScenarioError::At {
+                file: file_name.to_string(),
+                line,
+                column,
+                message,
+            }
+        };
+        let raw: raw::RawScenario = toml::from_str(text).map_err(|e| {
+            let msg = e.message().trim_end().to_string();
+            match e.span() {
+                Some(span) => at(span, msg),
+                None => ScenarioError::File {
+                    file: file_name.to_string(),
+                    message: msg,
+                },
+            }
+        })?;
+        let read_text = |s: &Spanned<String>| -> Result<String, ScenarioError> {
+            let bytes = load(s.get_ref())
+                .map_err(|e| at(s.span(), format!("cannot read \"{}\": {e}", s.get_ref())))?;
+            String::from_utf8(bytes)
+                .map_err(|_| at(s.span(), format!("\"{}\" is not UTF-8", s.get_ref())))
+        };
+
+        let d = raw.device.unwrap_or_default();
+        let getprop_base = match &d.getprop {
+            Some(p) => Some(read_text(p)?),
+            None => None,
+        };
+
+        let mut screens = Vec::new();
+        let mut ids = BTreeSet::new();
+        for s in raw.screen {
+            if !ids.insert(s.id.get_ref().clone()) {
+                return Err(at(
+                    s.id.span(),
+                    format!("duplicate screen \"{}\"", s.id.get_ref()),
+                ));
+            }
+            let xml = read_text(&s.ui)?;
+            let ui = UiTree::parse(&xml).map_err(|e| ScenarioError::At {
+                file: s.ui.get_ref().clone(),
+                line: e.line as usize,
+                column: e.column as usize,
+                message: e.message,
+            })?;
+            let activity = qualify(&s.package, &s.activity);
+            screens.push(ScreenSpec {
+                id: s.id.into_inner(),
+                package: s.package,
+                activity,
+                fragments: s.fragments,
+                ui_file: s.ui.into_inner(),
+                ui: Arc::new(ui),
+                deep_link: s.deep_link,
+            });
+        }
+        let check = |s: &Spanned<String>| -> Result<String, ScenarioError> {
+            if ids.contains(s.get_ref()) {
+                Ok(s.get_ref().clone())
+            } else {
+                Err(at(s.span(), format!("unknown screen \"{}\"", s.get_ref())))
+            }
+        };
+
+        let mut apps = Vec::new();
+        for a in raw.app {
+            let first_screen = a.first_screen.as_ref().map(check).transpose()?;
+            let label = a.label.unwrap_or_else(|| {
+                a.package
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or(&a.package)
+                    .to_string()
+            });
+            apps.push(AppSpec {
+                launcher: a.launcher.as_deref().map(|l| qualify(&a.package, l)),
+                package: a.package,
+                label,
+                version_name: a.version_name.unwrap_or_else(|| "1.0".into()),
+                version_code: a.version_code.unwrap_or(1),
+                debuggable: a.debuggable,
+                system: a.system,
+                permissions: a.permissions,
+                first_screen,
+                functions: a.functions,
+            });
+        }
+
+        let mut transitions = Vec::new();
+        for t in raw.transition {
+            let from = check(&t.from)?;
+            let to = t.to.as_ref().map(check).transpose()?;
+            let mut triggers = Vec::new();
+            if let Some(m) = t.tap {
+                triggers.push(Trigger::Tap(m));
+            }
+            if let Some(m) = t.long_press {
+                triggers.push(Trigger::LongPress(m));
+            }
+            if let Some(m) = t.swipe {
+                triggers.push(Trigger::Swipe(m));
+            }
+            if let Some(m) = t.pinch {
+                triggers.push(Trigger::Pinch(m));
+            }
+            if triggers.len() != 1 {
+                return Err(at(
+                    t.from.span(),
+                    "a transition needs exactly one of tap, long_press, swipe, pinch".into(),
+                ));
+            }
+            if to.is_none() && !t.crash {
+                return Err(at(
+                    t.from.span(),
+                    "a transition needs `to` unless it has `crash = true`".into(),
+                ));
+            }
+            transitions.push(Transition {
+                from,
+                trigger: triggers.remove(0),
+                to,
+                logcat: t.logcat,
+                crash: t.crash,
+            });
+        }
+
+        let home = d.home.as_ref().map(check).transpose()?;
+        let dflt = DeviceSpec::default();
+        let device = DeviceSpec {
+            serial: d.serial,
+            model: d.model.unwrap_or(dflt.model),
+            manufacturer: d.manufacturer.unwrap_or(dflt.manufacturer),
+            device: d.device.unwrap_or(dflt.device),
+            sdk: d.sdk.unwrap_or(dflt.sdk),
+            release: d.release.unwrap_or(dflt.release),
+            width: d.width.unwrap_or(dflt.width),
+            height: d.height.unwrap_or(dflt.height),
+            density: d.density.unwrap_or(dflt.density),
+            home,
+        };
+        Ok(Scenario {
+            device,
+            apps,
+            screens,
+            transitions,
+            logcat: raw.logcat,
+            getprop_base,
+        })
+    }
+}
+
+/// `.LoginActivity` → `com.example.shop.LoginActivity`, as the manifest would resolve it.
+pub fn qualify(package: &str, class: &str) -> String {
+    if let Some(rest) = class.strip_prefix('.') {
+        format!("{package}.{rest}")
+    } else if class.contains('.') {
+        class.to_string()
+    } else {
+        format!("{package}.{class}")
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, col)
+}
+
+#[cfg(test)]
+mod tests;
