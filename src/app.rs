@@ -14,11 +14,11 @@ use tracing_subscriber::{EnvFilter, Layer};
 
 use crate::config::token::TokenStore;
 use crate::config::{Config, Paths, config_file};
-use crate::device::{AdbEndpoint, Devices, Timeouts};
-use crate::project::Projects;
+use crate::device::{AdbEndpoint, DeviceOptions, Devices, Timeouts};
 use crate::mcp::core::CoreParts;
 use crate::mcp::logbuf::{BufferLayer, LogBuffer};
 use crate::mcp::{Core, tools};
+use crate::project::Projects;
 use crate::transport::http::HttpOptions;
 use crate::transport::socket::{Listener, SocketOptions};
 use crate::transport::{Shared, http, socket};
@@ -64,12 +64,18 @@ pub struct Options {
     pub logs: LogBuffer,
     pub adb: Vec<AdbEndpoint>,
     pub projects: Vec<std::path::PathBuf>,
+    /// Start `adb start-server` when a local adb server is not running (off for the demo).
+    pub autostart_adb: bool,
 }
 
 /// The adb servers to use: `--adb` flags, else the config's, else ANDROID_ADB_SERVER_PORT or
 /// 127.0.0.1:5037.
 pub fn adb_endpoints(cli: &[String], cfg: &Config) -> anyhow::Result<Vec<AdbEndpoint>> {
-    let given = if cli.is_empty() { cfg.device.adb.clone() } else { cli.to_vec() };
+    let given = if cli.is_empty() {
+        cfg.device.adb.clone()
+    } else {
+        cli.to_vec()
+    };
     Ok(AdbEndpoint::from_args_and_env(&given)?)
 }
 
@@ -82,7 +88,9 @@ pub fn build_core(opts: Options) -> Arc<Core> {
         }
     }
     if projects.is_empty()
-        && let Some(p) = std::env::current_dir().ok().and_then(|d| crate::project::discover(&d))
+        && let Some(p) = std::env::current_dir()
+            .ok()
+            .and_then(|d| crate::project::discover(&d))
     {
         projects.push(p);
     }
@@ -92,13 +100,31 @@ pub fn build_core(opts: Options) -> Arc<Core> {
         paths: opts.paths,
         logs: opts.logs,
         allow_all: opts.allow_all,
-        devices: Devices::new(opts.adb, Timeouts::default()),
+        devices: Devices::with_options(
+            opts.adb,
+            Timeouts::default(),
+            DeviceOptions {
+                autostart_local_server: opts.autostart_adb,
+                ..DeviceOptions::default()
+            },
+        ),
         projects: Projects::new(projects),
     }))
 }
 
 pub fn load_config(paths: &Paths) -> anyhow::Result<Config> {
     Ok(Config::load(&config_file(paths))?)
+}
+
+/// The built-in virtual device behind an in-process adb-server front door: `--demo`.
+pub async fn start_demo() -> anyhow::Result<(crate::sim::cli::SimHandle, AdbEndpoint)> {
+    let device: Arc<dyn crate::sim::Target> = Arc::new(crate::sim::device::SimDevice::demo());
+    let handle =
+        crate::sim::cli::start(crate::sim::cli::SimOptions::adb_server_only(vec![device])).await?;
+    let addr = handle
+        .adb_server
+        .context("the demo adb server did not bind")?;
+    Ok((handle, AdbEndpoint::new(addr.ip().to_string(), addr.port())))
 }
 
 /// Where to listen, resolved from config and flags.

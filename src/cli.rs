@@ -158,17 +158,36 @@ fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
     let _guard = app::init_logging(&paths, &logs, headless)?;
     let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = TokenStore::open(&paths.token_file())?;
-    let adb = app::adb_endpoints(&args.adb, &config)?;
-    let core = app::build_core(app::Options { paths, config, allow_all: args.allow_all, logs, adb, projects: args.project.clone() });
     runtime()?.block_on(async move {
+        let (demo, adb) = if args.demo {
+            let (handle, ep) = app::start_demo().await?;
+            (Some(handle), vec![ep])
+        } else {
+            (None, app::adb_endpoints(&args.adb, &config)?)
+        };
+        let core = app::build_core(app::Options {
+            paths,
+            config,
+            allow_all: args.allow_all,
+            logs,
+            adb,
+            projects: args.project.clone(),
+            autostart_adb: !args.demo,
+        });
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).
         println!("{}", server.endpoints_text().trim_end());
+        if args.demo {
+            println!("demo  virtual device on the built-in adb server");
+        }
         if !headless {
             eprintln!("(the terminal control centre is not built yet; serving headless)");
         }
         wait_for_signal().await;
         server.stop().await;
+        if let Some(d) = demo {
+            d.stop().await;
+        }
         Ok(())
     })
 }

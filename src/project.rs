@@ -20,7 +20,10 @@ const BUILD_FILES: [&str; 2] = ["build.gradle.kts", "build.gradle"];
 const SETTINGS_FILES: [&str; 2] = ["settings.gradle.kts", "settings.gradle"];
 
 fn is_gradle_root(dir: &Path) -> bool {
-    SETTINGS_FILES.iter().chain(BUILD_FILES.iter()).any(|f| dir.join(f).is_file())
+    SETTINGS_FILES
+        .iter()
+        .chain(BUILD_FILES.iter())
+        .any(|f| dir.join(f).is_file())
 }
 
 /// `applicationId "x"`, `applicationId = "x"`, `applicationId("x")`; then `namespace`.
@@ -32,12 +35,18 @@ pub fn application_id(build: &str) -> Option<String> {
                 return None;
             }
             let rest = line.strip_prefix(key)?;
-            let rest = rest.trim_start().trim_start_matches(['=', '(']).trim_start();
+            let rest = rest
+                .trim_start()
+                .trim_start_matches(['=', '('])
+                .trim_start();
             let quote = rest.chars().next().filter(|c| *c == '"' || *c == '\'')?;
             let inner = &rest[1..];
             let end = inner.find(quote)?;
             let id = &inner[..end];
-            let ok = !id.is_empty() && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
+            let ok = !id.is_empty()
+                && id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '_');
             ok.then(|| id.to_string())
         })
     };
@@ -46,9 +55,16 @@ pub fn application_id(build: &str) -> Option<String> {
 
 /// The app module's build file: `app/`, else any module with `com.android.application`.
 fn app_build_file(root: &Path) -> Option<PathBuf> {
-    let mut candidates: Vec<PathBuf> = BUILD_FILES.iter().map(|f| root.join("app").join(f)).collect();
+    let mut candidates: Vec<PathBuf> = BUILD_FILES
+        .iter()
+        .map(|f| root.join("app").join(f))
+        .collect();
     if let Ok(entries) = std::fs::read_dir(root) {
-        let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect();
+        let mut dirs: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
         dirs.sort();
         for d in dirs {
             candidates.extend(BUILD_FILES.iter().map(|f| d.join(f)));
@@ -59,7 +75,11 @@ fn app_build_file(root: &Path) -> Option<PathBuf> {
     candidates
         .iter()
         .filter(|p| p.is_file())
-        .find(|p| read(p).is_some_and(|t| t.contains("com.android.application") || t.contains("applicationId")))
+        .find(|p| {
+            read(p).is_some_and(|t| {
+                t.contains("com.android.application") || t.contains("applicationId")
+            })
+        })
         .cloned()
 }
 
@@ -68,13 +88,27 @@ pub fn load(dir: &Path) -> std::io::Result<Project> {
     if !is_gradle_root(&dir) {
         return Err(std::io::Error::new(
             std::io::ErrorKind::NotFound,
-            format!("{} is not a Gradle project (no settings.gradle(.kts) or build.gradle(.kts))", dir.display()),
+            format!(
+                "{} is not a Gradle project (no settings.gradle(.kts) or build.gradle(.kts))",
+                dir.display()
+            ),
         ));
     }
     let build_file = app_build_file(&dir);
-    let application_id = build_file.as_ref().and_then(|p| std::fs::read_to_string(p).ok()).and_then(|t| application_id(&t));
-    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "project".into());
-    Ok(Project { name, dir, application_id, build_file })
+    let application_id = build_file
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| application_id(&t));
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "project".into());
+    Ok(Project {
+        name,
+        dir,
+        application_id,
+        build_file,
+    })
 }
 
 /// The nearest Gradle project at or above `start` that has settings.gradle(.kts).
@@ -125,8 +159,15 @@ impl Projects {
         }
     }
     fn candidates_msg(&self, head: &str) -> String {
-        let names: Vec<String> = self.list.iter().map(|p| format!("{} ({})", p.name, p.dir.display())).collect();
-        format!("{head}: call android_select_project with one of {}", names.join(", "))
+        let names: Vec<String> = self
+            .list
+            .iter()
+            .map(|p| format!("{} ({})", p.name, p.dir.display()))
+            .collect();
+        format!(
+            "{head}: call android_select_project with one of {}",
+            names.join(", ")
+        )
     }
     /// Directories a pushed file may come from (with the pull directory).
     pub fn dirs(&self) -> Vec<PathBuf> {
@@ -140,9 +181,18 @@ mod tests {
 
     #[test]
     fn application_ids() {
-        assert_eq!(application_id("android {\n  defaultConfig {\n    applicationId = \"com.a.b\"\n"), Some("com.a.b".into()));
-        assert_eq!(application_id("applicationId 'com.x'\n"), Some("com.x".into()));
-        assert_eq!(application_id("// applicationId \"no\"\nnamespace = \"com.ns\""), Some("com.ns".into()));
+        assert_eq!(
+            application_id("android {\n  defaultConfig {\n    applicationId = \"com.a.b\"\n"),
+            Some("com.a.b".into())
+        );
+        assert_eq!(
+            application_id("applicationId 'com.x'\n"),
+            Some("com.x".into())
+        );
+        assert_eq!(
+            application_id("// applicationId \"no\"\nnamespace = \"com.ns\""),
+            Some("com.ns".into())
+        );
         assert_eq!(application_id("applicationId = \"$(evil)\""), None);
     }
 
@@ -155,7 +205,12 @@ mod tests {
         std::fs::write(root.join("app/build.gradle.kts"), "plugins { id(\"com.android.application\") }\nandroid { defaultConfig { applicationId = \"com.example.shop\" } }").unwrap();
         let p = discover(&root.join("app/src")).unwrap();
         assert_eq!(p.application_id.as_deref(), Some("com.example.shop"));
-        let other = Project { name: "notes".into(), dir: "/tmp/notes".into(), application_id: None, build_file: None };
+        let other = Project {
+            name: "notes".into(),
+            dir: "/tmp/notes".into(),
+            application_id: None,
+            build_file: None,
+        };
         let ps = Projects::new(vec![p, other]);
         assert!(ps.current().unwrap_err().contains("notes"));
         assert_eq!(ps.select("shop").unwrap().name, "shop");

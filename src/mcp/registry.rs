@@ -82,7 +82,7 @@ pub trait ToolReturn: Send + 'static {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolReturn for T {
     fn output_schema() -> JsonObject {
-        schema_of::<T>()
+        output_schema_of::<T>()
     }
     fn into_output(self) -> Result<ToolOutput, ToolError> {
         ToolOutput::json(&self)
@@ -97,7 +97,7 @@ pub struct WithImages<T> {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolReturn for WithImages<T> {
     fn output_schema() -> JsonObject {
-        schema_of::<T>()
+        output_schema_of::<T>()
     }
     fn into_output(self) -> Result<ToolOutput, ToolError> {
         let mut out = ToolOutput::json(&self.value)?;
@@ -231,6 +231,27 @@ pub fn schema_of<T: JsonSchema>() -> JsonObject {
         obj.insert("properties".into(), Value::Object(JsonObject::new()));
     }
     obj
+}
+
+/// An output schema: the type's schema with no property required, because results omit empty
+/// optional fields and clients validate `structuredContent` against this.
+pub fn output_schema_of<T: JsonSchema>() -> JsonObject {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(o) => {
+                o.remove("required");
+                o.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = Value::Object(schema_of::<T>());
+    strip(&mut v);
+    match v {
+        Value::Object(o) => o,
+        _ => JsonObject::new(),
+    }
 }
 
 /// Every tool, in catalogue order, looked up by name.

@@ -2,7 +2,8 @@
 //! an agent can call). Every resource is read fresh and stamped with the time it was read.
 use chrono::Utc;
 use rmcp::model::{
-    GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents, Role,
+    GetPromptResult, Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource,
+    ResourceContents, Role,
 };
 use serde_json::{Value, json};
 
@@ -19,9 +20,21 @@ pub fn list() -> Vec<Resource> {
         r
     };
     vec![
-        r(DEVICES, "devices", "Attached devices on every adb server, read now."),
-        r(SELECTED, "selected-device", "The device tools use when no serial is given."),
-        r(APP_ID, "application-id", "The selected Android project's application id."),
+        r(
+            DEVICES,
+            "devices",
+            "Attached devices on every adb server, read now.",
+        ),
+        r(
+            SELECTED,
+            "selected-device",
+            "The device tools use when no serial is given.",
+        ),
+        r(
+            APP_ID,
+            "application-id",
+            "The selected Android project's application id.",
+        ),
     ]
 }
 
@@ -38,17 +51,28 @@ pub async fn read(core: &Core, uri: &str) -> Result<ReadResourceResult, String> 
         SELECTED => {
             let selected = core.selected_device.read().ok().and_then(|s| s.clone());
             let list = core.devices.list().await.unwrap_or_default();
-            let effective = selected.clone().or_else(|| (list.len() == 1).then(|| list[0].serial.clone()));
+            let effective = selected
+                .clone()
+                .or_else(|| (list.len() == 1).then(|| list[0].serial.clone()));
             json!({ "readAt": read_at, "selected": selected, "effective": effective,
                     "note": if effective.is_none() && list.len() > 1 { "several devices and none selected: call android_select_device" } else { "" } })
         }
         APP_ID => match core.projects.current() {
-            Ok(p) => json!({ "readAt": read_at, "project": p.name, "dir": p.dir, "applicationId": p.application_id }),
+            Ok(p) => {
+                json!({ "readAt": read_at, "project": p.name, "dir": p.dir, "applicationId": p.application_id })
+            }
             Err(e) => json!({ "readAt": read_at, "applicationId": null, "error": e }),
         },
-        other => return Err(format!("unknown resource {other}: resources/list names the three there are")),
+        other => {
+            return Err(format!(
+                "unknown resource {other}: resources/list names the three there are"
+            ));
+        }
     };
-    Ok(ReadResourceResult::new(vec![ResourceContents::text(body.to_string(), uri)]))
+    Ok(ReadResourceResult::new(vec![ResourceContents::text(
+        body.to_string(),
+        uri,
+    )]))
 }
 
 struct Workflow {
@@ -73,14 +97,24 @@ const WORKFLOWS: [Workflow; 3] = [
                  minLevel \"E\" — one call, every section from the same moment. Read the FATAL EXCEPTION in the \
                  logcat section (crashes summarises it), relate its stack frames to the screen the UI section shows, \
                  and explain the cause and the fix.",
-                match arg(a, "packageName", "") { "" => String::new(), p => format!(" in {p}") }
+                match arg(a, "packageName", "") {
+                    "" => String::new(),
+                    p => format!(" in {p}"),
+                }
             )
         },
     },
     Workflow {
         name: "test_deep_link",
         description: "Test a deep link: open it, see which activity opened, look at the screen.",
-        args: &[("uri", "The deep link, e.g. shop://product/42", true), ("packageName", "The app expected to handle it (optional)", false)],
+        args: &[
+            ("uri", "The deep link, e.g. shop://product/42", true),
+            (
+                "packageName",
+                "The app expected to handle it (optional)",
+                false,
+            ),
+        ],
         text: |a| {
             format!(
                 "Test the deep link {}. 1) android_open_deep_link with uri {:?}{}. 2) android_get_current_activity to see \
@@ -88,14 +122,24 @@ const WORKFLOWS: [Workflow; 3] = [
                  one the link should open.",
                 arg(a, "uri", "<uri>"),
                 arg(a, "uri", "<uri>"),
-                match arg(a, "packageName", "") { "" => String::new(), p => format!(" and packageName {p:?}") }
+                match arg(a, "packageName", "") {
+                    "" => String::new(),
+                    p => format!(" and packageName {p:?}"),
+                }
             )
         },
     },
     Workflow {
         name: "investigate_permission",
         description: "Investigate a permission problem: declared vs granted, the denial in logcat, grant, restart.",
-        args: &[("packageName", "The app", true), ("permission", "The permission, e.g. android.permission.CAMERA (optional)", false)],
+        args: &[
+            ("packageName", "The app", true),
+            (
+                "permission",
+                "The permission, e.g. android.permission.CAMERA (optional)",
+                false,
+            ),
+        ],
         text: |a| {
             let p = arg(a, "packageName", "<package>");
             format!(
@@ -103,7 +147,10 @@ const WORKFLOWS: [Workflow; 3] = [
                  permissions with granted ones (notGranted). 2) android_get_logcat with packageName {p:?} and contains \
                  \"denied\" (or \"Permission\") to find the denial. 3) If a needed runtime permission{} is not granted, \
                  android_grant_permission, then android_restart_app and check again.",
-                match arg(a, "permission", "") { "" => String::new(), x => format!(" ({x})") }
+                match arg(a, "permission", "") {
+                    "" => String::new(),
+                    x => format!(" ({x})"),
+                }
             )
         },
     },
@@ -127,14 +174,27 @@ pub fn prompts() -> Vec<Prompt> {
         .collect()
 }
 
-pub fn prompt(name: &str, args: &serde_json::Map<String, Value>) -> Result<GetPromptResult, String> {
+pub fn prompt(
+    name: &str,
+    args: &serde_json::Map<String, Value>,
+) -> Result<GetPromptResult, String> {
     let w = WORKFLOWS.iter().find(|w| w.name == name).ok_or_else(|| {
-        format!("unknown prompt {name}: prompts/list names {}", WORKFLOWS.iter().map(|w| w.name).collect::<Vec<_>>().join(", "))
+        format!(
+            "unknown prompt {name}: prompts/list names {}",
+            WORKFLOWS
+                .iter()
+                .map(|w| w.name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
     })?;
     for (n, _, required) in w.args {
         if *required && arg(args, n, "").is_empty() {
             return Err(format!("prompt {name} needs the argument {n}"));
         }
     }
-    Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, (w.text)(args))]).with_description(w.description))
+    Ok(
+        GetPromptResult::new(vec![PromptMessage::new_text(Role::User, (w.text)(args))])
+            .with_description(w.description),
+    )
 }

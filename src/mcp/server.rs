@@ -6,9 +6,10 @@ use std::time::Instant;
 
 use chrono::Utc;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, Implementation,
-    InitializeRequestParams, InitializeResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
-    PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
+    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -258,7 +259,9 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(super::resources::prompts()))
+        Ok(ListPromptsResult::with_all_items(
+            super::resources::prompts(),
+        ))
     }
 
     async fn get_prompt(
@@ -267,7 +270,9 @@ impl ServerHandler for McpServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
         let args = request.arguments.unwrap_or_default();
-        super::resources::prompt(&request.name, &args).map(Into::into).map_err(|e| McpError::invalid_params(e, None))
+        super::resources::prompt(&request.name, &args)
+            .map(Into::into)
+            .map_err(|e| McpError::invalid_params(e, None))
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {

@@ -52,11 +52,18 @@ async fn am_start(ctx: &Ctx, dev: &Device, args: &[String]) -> Result<Started, T
     let text = format!("{}\n{}", out.stdout_text(), out.stderr_text());
     let r = am::parse_start_w(&text);
     if let Some(e) = r.error.clone().filter(|_| !r.ok()) {
-        return Err(ToolError::device(format!("am start failed on {}: {e}", dev.serial())));
+        return Err(ToolError::device(format!(
+            "am start failed on {}: {e}",
+            dev.serial()
+        )));
     }
     if !out.success() && !r.ok() {
         let first = text.trim().lines().next().unwrap_or("").to_string();
-        return Err(ToolError::device(format!("am start failed on {} (exit {}): {first}", dev.serial(), out.exit_code)));
+        return Err(ToolError::device(format!(
+            "am start failed on {} (exit {}): {first}",
+            dev.serial(),
+            out.exit_code
+        )));
     }
     let mut started = Started {
         package: r.activity.as_ref().map(|c| c.package.clone()),
@@ -77,7 +84,12 @@ async fn am_start(ctx: &Ctx, dev: &Device, args: &[String]) -> Result<Started, T
 async fn launch(ctx: &Ctx, serial: Option<&str>, pkg: &str) -> Result<Started, ToolError> {
     check_pkg(pkg)?;
     let dev = ctx.device(serial).await?;
-    let resolved = ctx.sh(&dev, &format!("cmd package resolve-activity --brief {}", shell_quote(pkg))).await?;
+    let resolved = ctx
+        .sh(
+            &dev,
+            &format!("cmd package resolve-activity --brief {}", shell_quote(pkg)),
+        )
+        .await?;
     let component = resolved
         .stdout_text()
         .lines()
@@ -100,12 +112,24 @@ async fn launch(ctx: &Ctx, serial: Option<&str>, pkg: &str) -> Result<Started, T
 async fn simple(ctx: &Ctx, serial: Option<&str>, pkg: &str, cmd: &str) -> Result<Done, ToolError> {
     check_pkg(pkg)?;
     let dev = ctx.device(serial).await?;
-    let out = ctx.sh_ok(&dev, &format!("{cmd} {}", shell_quote(pkg))).await?;
+    let out = ctx
+        .sh_ok(&dev, &format!("{cmd} {}", shell_quote(pkg)))
+        .await?;
     let result = out.trim().to_string();
     if result.starts_with("Failure") || result.starts_with("Error") {
-        return Err(ToolError::device(format!("`{cmd} {pkg}` on {}: {result}", dev.serial())));
+        return Err(ToolError::device(format!(
+            "`{cmd} {pkg}` on {}: {result}",
+            dev.serial()
+        )));
     }
-    Ok(Done { package: pkg.to_string(), result: if result.is_empty() { "ok".into() } else { result } })
+    Ok(Done {
+        package: pkg.to_string(),
+        result: if result.is_empty() {
+            "ok".into()
+        } else {
+            result
+        },
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -121,8 +145,19 @@ async fn permission(ctx: Ctx, a: PermissionArgs, verb: &'static str) -> Result<D
     check_pkg(&a.package_name)?;
     guard::permission_name(&a.permission).map_err(refused)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
-    ctx.sh_ok(&dev, &format!("pm {verb} {} {}", shell_quote(&a.package_name), shell_quote(&a.permission))).await?;
-    Ok(Done { package: a.package_name, result: format!("{verb}ed {}", a.permission) })
+    ctx.sh_ok(
+        &dev,
+        &format!(
+            "pm {verb} {} {}",
+            shell_quote(&a.package_name),
+            shell_quote(&a.permission)
+        ),
+    )
+    .await?;
+    Ok(Done {
+        package: a.package_name,
+        result: format!("{verb}ed {}", a.permission),
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -163,10 +198,15 @@ fn intent_words(a: &IntentArgs) -> Result<Vec<String>, ToolError> {
     }
     if let Some(t) = &a.mime_type {
         let ok = t.split_once('/').is_some_and(|(x, y)| {
-            !x.is_empty() && !y.is_empty() && t.chars().all(|c| c.is_ascii_alphanumeric() || "/.+-*".contains(c))
+            !x.is_empty()
+                && !y.is_empty()
+                && t.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/.+-*".contains(c))
         });
         if !ok {
-            return Err(ToolError::refused(format!("mimeType {t:?} is not a MIME type like text/plain")));
+            return Err(ToolError::refused(format!(
+                "mimeType {t:?} is not a MIME type like text/plain"
+            )));
         }
         w.extend(["-t".into(), t.clone()]);
     }

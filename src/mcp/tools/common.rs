@@ -63,21 +63,42 @@ impl Ctx {
         let devices = self.core.devices.list().await.map_err(ToolError::from)?;
         let known: Vec<String> = devices.iter().map(|d| d.serial.clone()).collect();
         let pick = |serial: &str| -> Result<Device, ToolError> {
-            let entry = devices.iter().find(|d| d.serial == serial || d.raw_serial == serial);
+            let entry = devices
+                .iter()
+                .find(|d| d.serial == serial || d.raw_serial == serial);
             match entry {
-                None => Err(DeviceError::NoDevice { serial: serial.to_string(), known: known.clone() }.into()),
+                None => Err(DeviceError::NoDevice {
+                    serial: serial.to_string(),
+                    known: known.clone(),
+                }
+                .into()),
                 Some(e) => match &e.state {
                     DeviceState::Device => Ok(self.core.devices.device(&e.serial)),
-                    DeviceState::Offline => Err(DeviceError::Offline { serial: e.serial.clone() }.into()),
-                    DeviceState::Unauthorized => Err(DeviceError::Unauthorized { serial: e.serial.clone() }.into()),
-                    other => Err(DeviceError::NotReady { serial: e.serial.clone(), state: other.to_string() }.into()),
+                    DeviceState::Offline => Err(DeviceError::Offline {
+                        serial: e.serial.clone(),
+                    }
+                    .into()),
+                    DeviceState::Unauthorized => Err(DeviceError::Unauthorized {
+                        serial: e.serial.clone(),
+                    }
+                    .into()),
+                    other => Err(DeviceError::NotReady {
+                        serial: e.serial.clone(),
+                        state: other.to_string(),
+                    }
+                    .into()),
                 },
             }
         };
         if let Some(s) = serial.filter(|s| !s.is_empty()) {
             return pick(s);
         }
-        let selected = self.core.selected_device.read().ok().and_then(|s| s.clone());
+        let selected = self
+            .core
+            .selected_device
+            .read()
+            .ok()
+            .and_then(|s| s.clone());
         if let Some(s) = selected
             && known.contains(&s)
         {
@@ -106,8 +127,15 @@ impl Ctx {
         self.sh_timeout(dev, cmd, self.timeout()).await
     }
 
-    pub async fn sh_timeout(&self, dev: &Device, cmd: &str, timeout: Duration) -> Result<ShellOutput, ToolError> {
-        dev.shell_with_cancel(cmd, timeout, self.cancel.clone()).await.map_err(ToolError::from)
+    pub async fn sh_timeout(
+        &self,
+        dev: &Device,
+        cmd: &str,
+        timeout: Duration,
+    ) -> Result<ShellOutput, ToolError> {
+        dev.shell_with_cancel(cmd, timeout, self.cancel.clone())
+            .await
+            .map_err(ToolError::from)
     }
 
     /// Run and require exit code 0; the error carries what the device printed.
@@ -118,7 +146,15 @@ impl Ctx {
         }
         let first = |s: String| s.trim().lines().next().unwrap_or("").to_string();
         let msg = first(out.stderr_text());
-        let msg = if msg.is_empty() { first(out.stdout_text()) } else { msg };
-        Err(ToolError::device(format!("`{cmd}` failed on {} (exit {}): {msg}", dev.serial(), out.exit_code)))
+        let msg = if msg.is_empty() {
+            first(out.stdout_text())
+        } else {
+            msg
+        };
+        Err(ToolError::device(format!(
+            "`{cmd}` failed on {} (exit {}): {msg}",
+            dev.serial(),
+            out.exit_code
+        )))
     }
 }

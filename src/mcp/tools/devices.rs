@@ -54,8 +54,17 @@ async fn list_devices(ctx: Ctx) -> Result<DeviceList, ToolError> {
             selected: selected.as_deref() == Some(e.serial.as_str()),
         })
         .collect();
-    let server_errors = ctx.core.devices.server_errors().into_iter().map(|(s, e)| format!("{s}: {e}")).collect();
-    Ok(DeviceList { devices, server_errors })
+    let server_errors = ctx
+        .core
+        .devices
+        .server_errors()
+        .into_iter()
+        .map(|(s, e)| format!("{s}: {e}"))
+        .collect();
+    Ok(DeviceList {
+        devices,
+        server_errors,
+    })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -93,11 +102,14 @@ async fn device_info(ctx: Ctx, a: SerialOnly) -> Result<DeviceInfo, ToolError> {
         ctx.sh_ok(&dev, "dumpsys battery"),
     );
     let props = getprop::DeviceProps::from_map(&getprop::parse(&props?));
-    let battery = bat.ok().map(|t| battery::parse(&t)).map(|b| BatterySummary {
-        percent: b.percent,
-        status: b.status,
-        plugged: b.plugged,
-    });
+    let battery = bat
+        .ok()
+        .map(|t| battery::parse(&t))
+        .map(|b| BatterySummary {
+            percent: b.percent,
+            status: b.status,
+            plugged: b.plugged,
+        });
     Ok(DeviceInfo {
         serial: dev.serial().to_string(),
         model: props.model,
@@ -135,7 +147,11 @@ fn field_after<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     text.lines().find_map(|l| {
         let i = l.find(key)?;
         let rest = &l[i + key.len()..];
-        Some(rest.split(|c: char| c.is_whitespace() || c == ',' || c == '}').next().unwrap_or(""))
+        Some(
+            rest.split(|c: char| c.is_whitespace() || c == ',' || c == '}')
+                .next()
+                .unwrap_or(""),
+        )
     })
 }
 
@@ -150,9 +166,15 @@ async fn screen_info(ctx: Ctx, a: SerialOnly) -> Result<ScreenInfo, ToolError> {
     let size = wm::parse_size(&size?).effective;
     let mut notes = Vec::new();
     let power = power.ok().filter(|o| o.success()).map(|o| o.stdout_text());
-    let window = window.ok().filter(|o| o.success()).map(|o| o.stdout_text()).unwrap_or_default();
+    let window = window
+        .ok()
+        .filter(|o| o.success())
+        .map(|o| o.stdout_text())
+        .unwrap_or_default();
     let screen_on = power.as_deref().and_then(|p| {
-        field_after(p, "mWakefulness=").map(|w| w == "Awake").or_else(|| field_after(p, "Display Power: state=").map(|s| s == "ON"))
+        field_after(p, "mWakefulness=")
+            .map(|w| w == "Awake")
+            .or_else(|| field_after(p, "Display Power: state=").map(|s| s == "ON"))
     });
     if screen_on.is_none() {
         notes.push("screen on/off not reported by `dumpsys power` on this device".into());

@@ -48,10 +48,17 @@ async fn list_packages(ctx: Ctx, a: ListPackagesArgs) -> Result<PackageList, Too
     let needle = a.filter.map(|f| f.to_lowercase());
     let mut list: Vec<_> = packages::parse_list(&text)
         .into_iter()
-        .filter(|p| needle.as_ref().is_none_or(|n| p.package.to_lowercase().contains(n)))
+        .filter(|p| {
+            needle
+                .as_ref()
+                .is_none_or(|n| p.package.to_lowercase().contains(n))
+        })
         .collect();
     list.sort_by(|x, y| x.package.cmp(&y.package));
-    Ok(PackageList { count: list.len(), packages: list })
+    Ok(PackageList {
+        count: list.len(),
+        packages: list,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -71,21 +78,41 @@ pub struct PackageDetails {
     pub not_granted: Vec<String>,
 }
 
-pub async fn package_info(ctx: &Ctx, serial: Option<&str>, pkg: &str) -> Result<package::PackageInfo, ToolError> {
+pub async fn package_info(
+    ctx: &Ctx,
+    serial: Option<&str>,
+    pkg: &str,
+) -> Result<package::PackageInfo, ToolError> {
     guard::package_name(pkg).map_err(refused)?;
     let dev = ctx.device(serial).await?;
-    let text = ctx.sh_ok(&dev, &format!("dumpsys package {}", guard::shell_quote(pkg))).await?;
+    let text = ctx
+        .sh_ok(
+            &dev,
+            &format!("dumpsys package {}", guard::shell_quote(pkg)),
+        )
+        .await?;
     package::parse(&text, pkg).ok_or_else(|| {
-        ToolError::not_found(format!("package {pkg} is not installed on {} (see android_list_packages)", dev.serial()))
+        ToolError::not_found(format!(
+            "package {pkg} is not installed on {} (see android_list_packages)",
+            dev.serial()
+        ))
     })
 }
 
 async fn get_package_info(ctx: Ctx, a: PackageArgs) -> Result<PackageDetails, ToolError> {
     let info = package_info(&ctx, a.serial.as_deref(), &a.package_name).await?;
     let granted = |name: &str| {
-        info.install_permissions.iter().chain(&info.runtime_permissions).any(|g| g.name == name && g.granted == Some(true))
+        info.install_permissions
+            .iter()
+            .chain(&info.runtime_permissions)
+            .any(|g| g.name == name && g.granted == Some(true))
     };
-    let not_granted = info.requested_permissions.iter().filter(|p| !granted(p)).cloned().collect();
+    let not_granted = info
+        .requested_permissions
+        .iter()
+        .filter(|p| !granted(p))
+        .cloned()
+        .collect();
     Ok(PackageDetails { info, not_granted })
 }
 
@@ -99,9 +126,15 @@ pub struct CurrentActivity {
     pub best_effort: bool,
 }
 
-pub async fn current_activity(ctx: &Ctx, serial: Option<&str>) -> Result<CurrentActivity, ToolError> {
+pub async fn current_activity(
+    ctx: &Ctx,
+    serial: Option<&str>,
+) -> Result<CurrentActivity, ToolError> {
     let dev = ctx.device(serial).await?;
-    let (acts, win) = tokio::join!(ctx.sh(&dev, "dumpsys activity activities"), ctx.sh(&dev, "dumpsys window"));
+    let (acts, win) = tokio::join!(
+        ctx.sh(&dev, "dumpsys activity activities"),
+        ctx.sh(&dev, "dumpsys window")
+    );
     if let Ok(out) = acts
         && out.success()
         && let Some(r) = activity::parse_activities(&out.stdout_text()).resumed
@@ -119,7 +152,10 @@ pub async fn current_activity(ctx: &Ctx, serial: Option<&str>) -> Result<Current
     Ok(CurrentActivity {
         package: focus.package,
         activity: focus.activity,
-        source: format!("dumpsys window ({})", focus.source.unwrap_or_else(|| "focus".into())),
+        source: format!(
+            "dumpsys window ({})",
+            focus.source.unwrap_or_else(|| "focus".into())
+        ),
         best_effort: true,
     })
 }
@@ -128,7 +164,9 @@ async fn activity_stack(ctx: Ctx, a: SerialOnly) -> Result<activity::ActivitySta
     let dev = ctx.device(a.serial.as_deref()).await?;
     let text = ctx.sh_ok(&dev, "dumpsys activity activities").await?;
     if activity::is_bad_command(&text) {
-        return Err(ToolError::device("this device does not support `dumpsys activity activities`"));
+        return Err(ToolError::device(
+            "this device does not support `dumpsys activity activities`",
+        ));
     }
     Ok(activity::parse_activities(&text))
 }
@@ -187,31 +225,54 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
     let level = match a.min_level.as_deref().map(str::to_ascii_uppercase) {
         None => None,
         Some(l) if l.len() == 1 && "VDIWEF".contains(&l) => l.chars().next(),
-        Some(l) => return Err(ToolError::invalid_args(format!("minLevel {l:?}: use V, D, I, W, E or F"))),
+        Some(l) => {
+            return Err(ToolError::invalid_args(format!(
+                "minLevel {l:?}: use V, D, I, W, E or F"
+            )));
+        }
     };
     if let Some(t) = &a.tag
-        && (t.is_empty() || !t.chars().all(|c| c.is_ascii_alphanumeric() || "_.-$".contains(c)))
+        && (t.is_empty()
+            || !t
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_.-$".contains(c)))
     {
-        return Err(ToolError::invalid_args(format!("tag {t:?} has characters a logcat tag filter cannot hold")));
+        return Err(ToolError::invalid_args(format!(
+            "tag {t:?} has characters a logcat tag filter cannot hold"
+        )));
     }
     let since = match &a.since {
         None => None,
         Some(s) => Some(logcat::LogTime::parse(s).ok_or_else(|| {
-            ToolError::invalid_args(format!("since {s:?}: use MM-DD HH:MM:SS.mmm, as logcat prints it"))
+            ToolError::invalid_args(format!(
+                "since {s:?}: use MM-DD HH:MM:SS.mmm, as logcat prints it"
+            ))
         })?),
     };
     let dev = ctx.device(a.serial.as_deref()).await?;
     let mut pid = None;
     if let Some(pkg) = &a.package_name {
         guard::package_name(pkg).map_err(refused)?;
-        let out = ctx.sh(&dev, &format!("pidof {}", guard::shell_quote(pkg))).await?;
-        pid = out.stdout_text().split_whitespace().next().and_then(|p| p.parse::<u32>().ok());
+        let out = ctx
+            .sh(&dev, &format!("pidof {}", guard::shell_quote(pkg)))
+            .await?;
+        pid = out
+            .stdout_text()
+            .split_whitespace()
+            .next()
+            .and_then(|p| p.parse::<u32>().ok());
         if pid.is_none() {
-            return Err(ToolError::not_found(format!("{pkg} is not running, so it has no log lines to filter by pid; launch it or drop packageName")));
+            return Err(ToolError::not_found(format!(
+                "{pkg} is not running, so it has no log lines to filter by pid; launch it or drop packageName"
+            )));
         }
     }
     let host_filtered = a.contains.is_some() || since.is_some();
-    let fetch = if host_filtered { (want * 10).min(50_000) } else { want };
+    let fetch = if host_filtered {
+        (want * 10).min(50_000)
+    } else {
+        want
+    };
     let mut cmd = format!("logcat -d -v threadtime -t {fetch}");
     if let Some(p) = pid {
         cmd.push_str(&format!(" --pid={p}"));
@@ -222,12 +283,32 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
         (None, None) => {}
     }
     let text = ctx.sh_ok(&dev, &cmd).await?;
-    let filter = logcat::Filter { min_level: level, tag: a.tag.clone(), pid, since, contains: a.contains.clone() };
-    let all: Vec<_> = logcat::parse_threadtime(&text).into_iter().filter(|l| filter.matches(l)).collect();
+    let filter = logcat::Filter {
+        min_level: level,
+        tag: a.tag.clone(),
+        pid,
+        since,
+        contains: a.contains.clone(),
+    };
+    let all: Vec<_> = logcat::parse_threadtime(&text)
+        .into_iter()
+        .filter(|l| filter.matches(l))
+        .collect();
     let crashes = logcat::crashes(&all);
     let truncated = all.len() > want;
-    let lines = all.into_iter().rev().take(want).collect::<Vec<_>>().into_iter().rev().collect();
-    Ok(Logcat { lines, crashes, truncated })
+    let lines = all
+        .into_iter()
+        .rev()
+        .take(want)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    Ok(Logcat {
+        lines,
+        crashes,
+        truncated,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -273,7 +354,12 @@ async fn network(ctx: Ctx, a: SerialOnly) -> Result<Network, ToolError> {
     let interfaces = keep("interfaces", ip).map(|t| net::parse_ip_addr(&t));
     let connectivity = keep("connectivity", conn).map(|t| net::parse_connectivity(&t));
     let wifi = keep("wifi", wifi).map(|t| net::parse_wifi(&t));
-    Ok(Network { interfaces, connectivity, wifi, errors })
+    Ok(Network {
+        interfaces,
+        connectivity,
+        wifi,
+        errors,
+    })
 }
 
 pub fn tools() -> Vec<ToolDef> {

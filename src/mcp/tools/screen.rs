@@ -50,14 +50,21 @@ pub struct ShotInfo {
 
 #[derive(Debug, thiserror::Error)]
 enum ImgError {
-    #[error("the device's screencap output is not a PNG ({0}); the screen may be protected (FLAG_SECURE) or locked")]
+    #[error(
+        "the device's screencap output is not a PNG ({0}); the screen may be protected (FLAG_SECURE) or locked"
+    )]
     Decode(String),
     #[error("could not encode the screenshot: {0}")]
     Encode(String),
 }
 
-fn convert(png: Vec<u8>, max: u32, format: Format) -> Result<(Vec<u8>, u32, u32, u32, u32), ImgError> {
-    let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png).map_err(|e| ImgError::Decode(e.to_string()))?;
+fn convert(
+    png: Vec<u8>,
+    max: u32,
+    format: Format,
+) -> Result<(Vec<u8>, u32, u32, u32, u32), ImgError> {
+    let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+        .map_err(|e| ImgError::Decode(e.to_string()))?;
     let (sw, sh) = (img.width(), img.height());
     let longest = sw.max(sh);
     let img = if max > 0 && longest > max {
@@ -72,24 +79,36 @@ fn convert(png: Vec<u8>, max: u32, format: Format) -> Result<(Vec<u8>, u32, u32,
     let mut out = Cursor::new(Vec::new());
     match format {
         Format::Png => img.write_to(&mut out, image::ImageFormat::Png),
-        Format::Jpeg => image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80).encode_image(&img.to_rgb8()),
+        Format::Jpeg => image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80)
+            .encode_image(&img.to_rgb8()),
     }
     .map_err(|e| ImgError::Encode(e.to_string()))?;
     Ok((out.into_inner(), w, h, sw, sh))
 }
 
 /// Capture `dev`'s screen.
-pub async fn capture(ctx: &Ctx, dev: &Device, max: u32, format: Format) -> Result<(Image, ShotInfo), ToolError> {
+pub async fn capture(
+    ctx: &Ctx,
+    dev: &Device,
+    max: u32,
+    format: Format,
+) -> Result<(Image, ShotInfo), ToolError> {
     let png = dev.exec_out("screencap -p", ctx.timeout(), RAW_CAP).await?;
     if png.is_empty() {
-        return Err(ToolError::device("screencap returned nothing: the screen may be protected (FLAG_SECURE), off or locked"));
+        return Err(ToolError::device(
+            "screencap returned nothing: the screen may be protected (FLAG_SECURE), off or locked",
+        ));
     }
     let png = png.to_vec();
     let (data, w, h, sw, sh) = tokio::task::spawn_blocking(move || convert(png, max, format))
         .await
         .map_err(|e| ToolError::internal(format!("image worker failed: {e}")))?
         .map_err(|e| ToolError::device(e.to_string()))?;
-    let mime = if format == Format::Png { "image/png" } else { "image/jpeg" };
+    let mime = if format == Format::Png {
+        "image/png"
+    } else {
+        "image/jpeg"
+    };
     let info = ShotInfo {
         serial: dev.serial().to_string(),
         format: if format == Format::Png { "png" } else { "jpeg" }.into(),
@@ -97,16 +116,37 @@ pub async fn capture(ctx: &Ctx, dev: &Device, max: u32, format: Format) -> Resul
         height: h,
         screen_width: sw,
         screen_height: sh,
-        scale_to_screen: if w == 0 { 1.0 } else { f64::from(sw) / f64::from(w) },
+        scale_to_screen: if w == 0 {
+            1.0
+        } else {
+            f64::from(sw) / f64::from(w)
+        },
         bytes: data.len(),
     };
-    Ok((Image { mime, data, width: w, height: h }, info))
+    Ok((
+        Image {
+            mime,
+            data,
+            width: w,
+            height: h,
+        },
+        info,
+    ))
 }
 
 async fn take(ctx: Ctx, a: ShotArgs) -> Result<WithImages<ShotInfo>, ToolError> {
     let dev = ctx.device(a.serial.as_deref()).await?;
-    let (img, info) = capture(&ctx, &dev, a.max_size.unwrap_or(DEFAULT_MAX), a.format.unwrap_or_default()).await?;
-    Ok(WithImages { value: info, images: vec![img] })
+    let (img, info) = capture(
+        &ctx,
+        &dev,
+        a.max_size.unwrap_or(DEFAULT_MAX),
+        a.format.unwrap_or_default(),
+    )
+    .await?;
+    Ok(WithImages {
+        value: info,
+        images: vec![img],
+    })
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -127,7 +167,9 @@ mod tests {
     use super::*;
 
     fn png(w: u32, h: u32) -> Vec<u8> {
-        let img = image::RgbImage::from_fn(w, h, |x, y| image::Rgb([(x % 256) as u8, (y % 256) as u8, 7]));
+        let img = image::RgbImage::from_fn(w, h, |x, y| {
+            image::Rgb([(x % 256) as u8, (y % 256) as u8, 7])
+        });
         let mut out = Cursor::new(Vec::new());
         img.write_to(&mut out, image::ImageFormat::Png).unwrap();
         out.into_inner()
@@ -143,6 +185,9 @@ mod tests {
         let (same, w, _, _, _) = convert(png(100, 50), 0, Format::Png).unwrap();
         assert_eq!(w, 100);
         assert_eq!(&same[1..4], b"PNG");
-        assert!(matches!(convert(b"not a png".to_vec(), 0, Format::Png), Err(ImgError::Decode(_))));
+        assert!(matches!(
+            convert(b"not a png".to_vec(), 0, Format::Png),
+            Err(ImgError::Decode(_))
+        ));
     }
 }
