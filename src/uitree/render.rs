@@ -1,0 +1,271 @@
+//! The tree as agents receive it: a nested JSON structure, or a compact flat list.
+//!
+//! Raw uiautomator XML spends most of its bytes on `false` flags and layout nesting, which
+//! costs an agent context and attention. The full form keeps the structure but drops empty
+//! attributes; the compact form keeps only what can be read or acted on, with short keys, and
+//! folds a Compose button's child labels into the button (`in`), so the id an agent picks is
+//! the one to tap. Both carry the revision, so node ids can be checked for staleness later.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{Node, NodeId, Role, UiTree};
+
+/// Options of `android_get_ui_tree`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct TreeOptions {
+    /// Only nodes that can be tapped, typed into, toggled or scrolled.
+    pub interactive_only: bool,
+    /// Deepest level shown, counted from the window root.
+    pub max_depth: usize,
+    /// Most nodes shown; the result says when it was cut.
+    pub max_nodes: usize,
+    /// Also nodes the device reports as not visible to the user.
+    pub include_invisible: bool,
+    /// Flat list with short keys: the cheapest form to read.
+    pub compact: bool,
+}
+
+impl Default for TreeOptions {
+    fn default() -> Self {
+        TreeOptions {
+            interactive_only: false,
+            max_depth: 30,
+            max_nodes: 1000,
+            include_invisible: false,
+            compact: false,
+        }
+    }
+}
+
+/// Recursion in the full form is bounded by this whatever the caller asks for.
+const DEPTH_CAP: usize = 200;
+/// Longest folded-in label list in the compact form.
+const ABSORBED_CAP: usize = 160;
+const COMPACT_LEGEND: &str = "c=click l=long-click e=edit s=scroll k=checkable v=checked S=selected F=focused x=disabled p=password";
+
+impl UiTree {
+    pub fn to_json(&self, opts: TreeOptions) -> Value {
+        if opts.compact {
+            return self.to_compact(opts);
+        }
+        let mut st = Walk {
+            tree: self,
+            opts,
+            emitted: 0,
+            truncated: false,
+        };
+        let windows: Vec<Value> = self.roots().iter().flat_map(|&r| st.emit(r)).collect();
+        let mut out = json!({
+            "revision": self.revision(),
+            "framework": self.framework(),
+            "testTagsExposed": self.test_tags_exposed(),
+            "nodeCount": st.emitted,
+            "truncated": st.truncated,
+            "windows": windows,
+        });
+        if let (Some(advice), Some(obj)) = (self.test_tag_advice(), out.as_object_mut()) {
+            obj.insert("testTagAdvice".into(), advice.into());
+        }
+        out
+    }
+
+    fn to_compact(&self, opts: TreeOptions) -> Value {
+        let mut list = Vec::new();
+        let mut truncated = false;
+        for node in self.nodes() {
+            if !opts.include_invisible && !node.is_visible() {
+                continue;
+            }
+            if self.relative_depth(node) > opts.max_depth.min(DEPTH_CAP) {
+                truncated = true;
+                continue;
+            }
+            let acts = node.is_actionable() || node.scrollable;
+            let readable = node.own_label().is_some() || !node.hint.trim().is_empty();
+            let absorbed = !acts && self.interactive_ancestor(node.id) != node.id;
+            if !(acts || (readable && !absorbed && !opts.interactive_only)) {
+                continue;
+            }
+            if list.len() >= opts.max_nodes {
+                truncated = true;
+                break;
+            }
+            list.push(self.compact_node(node));
+        }
+        let mut out = Map::new();
+        out.insert("rev".into(), self.revision().into());
+        out.insert("fw".into(), self.framework().to_string().into());
+        if let Some(advice) = self.test_tag_advice() {
+            out.insert("tags".into(), advice.into());
+        }
+        out.insert("f".into(), COMPACT_LEGEND.into());
+        if truncated {
+            out.insert("truncated".into(), true.into());
+        }
+        out.insert("n".into(), Value::Array(list));
+        Value::Object(out)
+    }
+
+    fn compact_node(&self, node: &Node) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), node.id.to_string().into());
+        let role = node.role();
+        if !matches!(role, Role::Text | Role::Container) {
+            m.insert("r".into(), role.as_str().into());
+        }
+        put(&mut m, "t", node.text.trim());
+        put(&mut m, "d", node.content_desc.trim());
+        put(&mut m, "h", node.hint.trim());
+        put(
+            &mut m,
+            "g",
+            node.view_id_name().or(node.test_tag()).unwrap_or_default(),
+        );
+        if node.is_actionable() {
+            put(&mut m, "in", &self.absorbed_labels(node));
+        }
+        if let Some(b) = node.bounds {
+            m.insert("b".into(), json!([b.left, b.top, b.right, b.bottom]));
+        }
+        put(&mut m, "f", &compact_flags(node));
+        Value::Object(m)
+    }
+
+    /// Labels of descendants that a tap on `node` stands for (their nearest tappable ancestor
+    /// is `node`), as TalkBack would read the merged element.
+    pub fn absorbed_labels(&self, node: &Node) -> String {
+        let own = node.own_label().unwrap_or_default();
+        let mut seen: Vec<&str> = Vec::new();
+        for d in self.descendants(node.id) {
+            if d.is_actionable() || self.interactive_ancestor(d.id) != node.id {
+                continue;
+            }
+            for l in [d.content_desc.trim(), d.text.trim()] {
+                if !l.is_empty() && l != own && !seen.contains(&l) {
+                    seen.push(l);
+                }
+            }
+        }
+        let mut s = seen.join(" | ");
+        if s.len() > ABSORBED_CAP {
+            let cut = (0..=ABSORBED_CAP)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            s.truncate(cut);
+            s.push('…');
+        }
+        s
+    }
+
+    fn relative_depth(&self, node: &Node) -> usize {
+        node.depth as usize
+    }
+}
+
+fn put(m: &mut Map<String, Value>, key: &str, v: &str) {
+    if !v.is_empty() {
+        m.insert(key.into(), v.into());
+    }
+}
+
+fn compact_flags(n: &Node) -> String {
+    [
+        (n.clickable, 'c'),
+        (n.long_clickable, 'l'),
+        (n.is_editable(), 'e'),
+        (n.scrollable, 's'),
+        (n.checkable, 'k'),
+        (n.checked, 'v'),
+        (n.selected, 'S'),
+        (n.focused, 'F'),
+        (!n.enabled, 'x'),
+        (n.password, 'p'),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, c)| *c)
+    .collect()
+}
+
+fn full_flags(n: &Node) -> Vec<&'static str> {
+    [
+        (n.clickable, "clickable"),
+        (n.long_clickable, "longClickable"),
+        (n.is_editable(), "editable"),
+        (n.scrollable, "scrollable"),
+        (n.checkable, "checkable"),
+        (n.checked, "checked"),
+        (n.selected, "selected"),
+        (n.focused, "focused"),
+        (!n.enabled, "disabled"),
+        (n.password, "password"),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, f)| f)
+    .collect()
+}
+
+struct Walk<'a> {
+    tree: &'a UiTree,
+    opts: TreeOptions,
+    emitted: usize,
+    truncated: bool,
+}
+
+impl Walk<'_> {
+    /// The JSON for `id`'s subtree: one object, or its children lifted into the parent when
+    /// the node itself is filtered out (layout under `interactiveOnly`, zero-size wrappers).
+    fn emit(&mut self, id: NodeId) -> Vec<Value> {
+        let Some(node) = self.tree.node(id) else {
+            return Vec::new();
+        };
+        if !self.opts.include_invisible && !node.visible_to_user {
+            return Vec::new();
+        }
+        if node.depth as usize > self.opts.max_depth.min(DEPTH_CAP) {
+            self.truncated = true;
+            return Vec::new();
+        }
+        let shown = (self.opts.include_invisible || node.is_visible())
+            && (!self.opts.interactive_only || node.is_actionable() || node.scrollable);
+        if !shown {
+            return node.children.iter().flat_map(|&c| self.emit(c)).collect();
+        }
+        if self.emitted >= self.opts.max_nodes {
+            self.truncated = true;
+            return Vec::new();
+        }
+        self.emitted += 1;
+        let mut m = Map::new();
+        m.insert("id".into(), node.id.to_string().into());
+        m.insert("class".into(), node.class.clone().into());
+        m.insert("role".into(), node.role().as_str().into());
+        put(&mut m, "testTag", node.test_tag().unwrap_or_default());
+        if node.test_tag().is_none() {
+            put(&mut m, "viewId", &node.resource_id);
+        }
+        put(&mut m, "text", &node.text);
+        put(&mut m, "desc", &node.content_desc);
+        put(&mut m, "hint", &node.hint);
+        if node.is_actionable() && node.own_label().is_none() {
+            put(&mut m, "label", &self.tree.absorbed_labels(node));
+        }
+        if let Some(b) = node.bounds {
+            m.insert("bounds".into(), json!([b.left, b.top, b.right, b.bottom]));
+        }
+        let flags = full_flags(node);
+        if !flags.is_empty() {
+            m.insert("flags".into(), json!(flags));
+        }
+        let children: Vec<Value> = node.children.iter().flat_map(|&c| self.emit(c)).collect();
+        if !children.is_empty() {
+            m.insert("children".into(), Value::Array(children));
+        }
+        vec![Value::Object(m)]
+    }
+}
