@@ -24,6 +24,8 @@ mod suggest;
 
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod select_tests;
 
 use std::fmt;
 

@@ -269,3 +269,34 @@ impl Walk<'_> {
         vec![Value::Object(m)]
     }
 }
+
+#[cfg(test)]
+mod explore {
+    use crate::uitree::fixtures::all_fixtures;
+    use crate::uitree::{TreeOptions, audit, parse};
+    #[test]
+    fn explore_dump() {
+        for (name, xml) in all_fixtures() {
+            let t = parse(&xml).unwrap();
+            let c = serde_json::to_string(&t.to_json(TreeOptions {
+                compact: true,
+                ..Default::default()
+            }))
+            .unwrap();
+            let f = serde_json::to_string(&t.to_json(TreeOptions::default())).unwrap();
+            println!(
+                "== {name} raw={} compact={} ({:.1}%) full={}",
+                xml.len(),
+                c.len(),
+                100.0 * c.len() as f64 / xml.len() as f64,
+                f.len()
+            );
+            if name.contains("reader") || name.contains("anr") || name.contains("wdio") {
+                println!("{c}");
+            }
+            for fi in audit(&t, 420) {
+                println!("  {:?} {} | {}", fi.kind, fi.message, fi.fix);
+            }
+        }
+    }
+}

@@ -164,9 +164,11 @@ pub(crate) fn narrowing_fields(tree: &UiTree, ids: &[NodeId]) -> Vec<String> {
             "ancestor",
             Box::new(|n| {
                 let anc = tree.node(tree.interactive_ancestor(n.id));
-                anc.and_then(|a| a.own_label())
-                    .unwrap_or_default()
-                    .to_string()
+                anc.map(|a| match a.own_label() {
+                    Some(l) => l.to_string(),
+                    None => tree.absorbed_labels(a),
+                })
+                .unwrap_or_default()
             }),
         ),
     ];
