@@ -32,7 +32,7 @@ use std::fmt;
 pub use audit::{Finding, FindingKind, audit};
 pub use framework::Framework;
 pub use parse::parse;
-pub use render::TreeOptions;
+pub use render::{TreeOptions, WindowFilter, WindowName};
 pub use role::Role;
 pub use select::{MatchTier, SelectError, Selector, StateFilter};
 pub use suggest::Candidate;
@@ -172,7 +172,12 @@ impl Node {
 
     /// Can a tap or long press on this node do something.
     pub fn is_actionable(&self) -> bool {
-        self.clickable || self.long_clickable || self.checkable || self.is_editable()
+        self.clickable
+            || self.long_clickable
+            || self.checkable
+            || self.is_editable()
+            // A SeekBar/Slider is only `focusable`, yet it is adjusted by touch.
+            || (self.focusable && self.role() == Role::Slider)
     }
 
     /// Shown on screen with an area: what `find` is allowed to return.
