@@ -216,3 +216,173 @@ fn unlabelled_image(n: &Node) -> Finding {
         fix,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::uitree::fixtures::{all_fixtures, fixture};
+    use crate::uitree::parse;
+
+    fn of_kind(f: &[Finding], kind: FindingKind) -> Vec<&Finding> {
+        f.iter().filter(|x| x.kind == kind).collect()
+    }
+
+    fn bounds_of(tree: &UiTree, f: &Finding) -> String {
+        tree.node(f.nodes[0])
+            .and_then(|n| n.bounds)
+            .map(|b| b.to_string())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn compose_unlabelled_switches_get_a_compose_fix() {
+        // Music settings: the "Dynamic Color" and "Show Visualizer" toggles are clickable,
+        // checkable Views with no label of their own and no labelled child.
+        let tree = parse(&fixture("compose-music-settings.xml")).expect("parses");
+        let found = audit(&tree, 340);
+        let unlabelled = of_kind(&found, FindingKind::UnlabelledInteractive);
+        let at: Vec<String> = unlabelled.iter().map(|f| bounds_of(&tree, f)).collect();
+        assert_eq!(at, ["[901,608][1012,710]", "[901,1862][1012,1964]"]);
+        for f in unlabelled {
+            assert_eq!(f.framework, Framework::Compose);
+            assert!(
+                f.fix.contains("Modifier.semantics { contentDescription = "),
+                "{}",
+                f.fix
+            );
+            assert!(!f.fix.contains("android:"));
+        }
+    }
+
+    #[test]
+    fn views_findings_get_view_fixes() {
+        let tree = parse(&fixture("views-aena-welcome-recyclerview.xml")).expect("parses");
+        let found = audit(&tree, 420);
+        // The ViewPager's three clickable page dots carry no label.
+        let unlabelled = of_kind(&found, FindingKind::UnlabelledInteractive);
+        assert_eq!(unlabelled.len(), 3);
+        assert!(
+            unlabelled.iter().all(|f| f.framework == Framework::Views
+                && f.fix.contains("android:contentDescription="))
+        );
+        // They are 56px wide: 21dp at 420dpi.
+        let small = of_kind(&found, FindingKind::SmallTouchTarget);
+        let dot = small
+            .iter()
+            .find(|f| f.nodes == unlabelled[0].nodes)
+            .expect("dot is also too small");
+        assert!(dot.message.contains("21x54dp"), "{}", dot.message);
+        assert!(dot.fix.contains("android:minWidth=\"48dp\""));
+        // The onboarding animation is an ImageView without a description.
+        let images = of_kind(&found, FindingKind::UnlabelledImage);
+        assert_eq!(images.len(), 1);
+        assert_eq!(bounds_of(&tree, images[0]), "[0,180][1080,898]");
+        assert!(images[0].fix.contains("importantForAccessibility"));
+    }
+
+    #[test]
+    fn touch_targets_depend_on_density() {
+        // The player's icon buttons are 102px: exactly 48dp at 340dpi, 39dp at 420dpi.
+        let tree = parse(&fixture("compose-music-player.xml")).expect("parses");
+        assert!(of_kind(&audit(&tree, 340), FindingKind::SmallTouchTarget).is_empty());
+        let small = audit(&tree, 420);
+        let small = of_kind(&small, FindingKind::SmallTouchTarget);
+        assert!(small.len() >= 10);
+        assert!(small.iter().all(|f| {
+            f.framework == Framework::Compose
+                && f.fix
+                    .contains("Modifier.sizeIn(minWidth = 48.dp, minHeight = 48.dp)")
+        }));
+        // Unknown density: no guess.
+        assert!(of_kind(&audit(&tree, 0), FindingKind::SmallTouchTarget).is_empty());
+    }
+
+    #[test]
+    fn decorative_icons_in_labelled_rows_and_webviews_are_not_flagged() {
+        let tree = parse(&fixture("views-settings-homepage.xml")).expect("parses");
+        assert!(of_kind(&audit(&tree, 420), FindingKind::UnlabelledImage).is_empty());
+        let tree = parse(&fixture("views-gms-webview-dialog.xml")).expect("parses");
+        assert_eq!(audit(&tree, 420), Vec::new());
+    }
+
+    #[test]
+    fn duplicate_labels_per_framework() {
+        // No capture has two controls with one label, so two real ones are made to collide:
+        // the player's "Block Track" icon is relabelled "Like Track".
+        let xml = fixture("compose-music-player.xml").replacen(
+            "content-desc=\"Block Track\"",
+            "content-desc=\"Like Track\"",
+            1,
+        );
+        let tree = parse(&xml).expect("parses");
+        let found = audit(&tree, 340);
+        let dup = of_kind(&found, FindingKind::DuplicateLabel);
+        assert_eq!(dup.len(), 1);
+        assert_eq!(dup[0].nodes.len(), 2);
+        assert_eq!(dup[0].framework, Framework::Compose);
+        assert!(
+            dup[0]
+                .fix
+                .contains("Modifier.semantics { contentDescription")
+        );
+
+        let xml = fixture("views-system-anr-dialog.xml").replacen(
+            "text=\"Wait\"",
+            "text=\"Close app\"",
+            1,
+        );
+        let found = audit(&parse(&xml).expect("parses"), 420);
+        let dup = of_kind(&found, FindingKind::DuplicateLabel);
+        assert_eq!(dup.len(), 1);
+        assert_eq!(dup[0].framework, Framework::Views);
+        assert!(dup[0].fix.contains("android:contentDescription"));
+    }
+
+    #[test]
+    fn hybrid_screen_gets_each_nodes_own_fix() {
+        // Real Compose capture with a label-less Views ImageButton grafted into its decor.
+        let xml = fixture("compose-music-settings.xml");
+        let button = r#"<node index="1" text="" resource-id="com.deepeye.musicpro.debug:id/cast" class="android.widget.ImageButton" package="com.deepeye.musicpro.debug" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[900,100][1040,240]" />"#;
+        let at = xml.rfind("</node></hierarchy>").expect("root close");
+        let tree = parse(&format!("{}{}{}", &xml[..at], button, &xml[at..])).expect("parses");
+        assert_eq!(tree.framework(), Framework::Mixed);
+        let found = audit(&tree, 340);
+        let unlabelled = of_kind(&found, FindingKind::UnlabelledInteractive);
+        assert_eq!(unlabelled.len(), 3);
+        let views: Vec<_> = unlabelled
+            .iter()
+            .filter(|f| f.framework == Framework::Views)
+            .collect();
+        assert_eq!(views.len(), 1);
+        assert!(views[0].fix.contains("android:contentDescription"));
+        assert_eq!(
+            unlabelled
+                .iter()
+                .filter(|f| f.fix.contains("Modifier.semantics"))
+                .count(),
+            2
+        );
+    }
+
+    #[test]
+    fn every_fixture_audits_and_serializes() {
+        for (name, xml) in all_fixtures() {
+            let tree = parse(&xml).expect("parses");
+            for f in audit(&tree, 420) {
+                let v = serde_json::to_value(&f).expect("json");
+                assert!(
+                    v["nodes"][0].as_str().is_some_and(|s| s.starts_with('n')),
+                    "{name}"
+                );
+                assert!(v["kind"].is_string() && !f.fix.is_empty() && !f.message.is_empty());
+                let compose_fix = f.fix.contains("Modifier.");
+                assert_eq!(
+                    compose_fix,
+                    f.framework != Framework::Views,
+                    "{name}: {}",
+                    f.fix
+                );
+            }
+        }
+    }
+}
