@@ -1,0 +1,554 @@
+//! The tree as agents receive it: a nested JSON structure, or a compact flat list.
+//!
+//! Raw uiautomator XML spends most of its bytes on `false` flags and layout nesting, which
+//! costs an agent context and attention. The full form keeps the structure but drops empty
+//! attributes; the compact form keeps only what can be read or acted on, with short keys, and
+//! folds a Compose button's child labels into the button (`in`), so the id an agent picks is
+//! the one to tap. Both carry the revision, so node ids can be checked for staleness later.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{Node, NodeId, Role, UiTree};
+
+/// Options of `android_get_ui_tree`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct TreeOptions {
+    /// Only nodes that can be tapped, typed into, toggled or scrolled.
+    pub interactive_only: bool,
+    /// Deepest level shown, counted from the window root.
+    pub max_depth: usize,
+    /// Most nodes shown; the result says when it was cut.
+    pub max_nodes: usize,
+    /// Also nodes the device reports as not visible to the user.
+    pub include_invisible: bool,
+    /// Flat list with short keys: the cheapest form to read.
+    pub compact: bool,
+    /// Which window of a multi-window dump: `"active"`, `"all"` (default) or its number.
+    pub window: Option<WindowFilter>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum WindowFilter {
+    Index(u32),
+    Named(WindowName),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowName {
+    /// The window holding input focus, else the first one.
+    Active,
+    All,
+}
+
+impl Default for TreeOptions {
+    fn default() -> Self {
+        TreeOptions {
+            interactive_only: false,
+            max_depth: 30,
+            max_nodes: 1000,
+            include_invisible: false,
+            compact: false,
+            window: None,
+        }
+    }
+}
+
+/// Recursion in the full form is bounded by this whatever the caller asks for.
+const DEPTH_CAP: usize = 200;
+/// Longest folded-in label list in the compact form.
+const ABSORBED_CAP: usize = 160;
+const COMPACT_LEGEND: &str = "c=click l=long-click e=edit s=scroll k=checkable v=checked S=selected F=focused x=disabled p=password";
+
+impl UiTree {
+    /// The window roots a filter selects (empty for a window number the dump does not have).
+    pub fn window_roots(&self, filter: Option<WindowFilter>) -> Vec<NodeId> {
+        match filter {
+            None | Some(WindowFilter::Named(WindowName::All)) => self.roots().to_vec(),
+            Some(WindowFilter::Index(i)) => {
+                self.roots().get(i as usize).copied().into_iter().collect()
+            }
+            Some(WindowFilter::Named(WindowName::Active)) => {
+                let focused = self.nodes().iter().find(|n| n.focused).map(|n| n.window);
+                let w = focused.unwrap_or(0) as usize;
+                self.roots().get(w).copied().into_iter().collect()
+            }
+        }
+    }
+
+    pub fn to_json(&self, opts: TreeOptions) -> Value {
+        if opts.compact {
+            return self.to_compact(opts);
+        }
+        let mut st = Walk {
+            tree: self,
+            opts,
+            emitted: 0,
+            truncated: false,
+        };
+        let windows: Vec<Value> = self
+            .window_roots(opts.window)
+            .into_iter()
+            .flat_map(|r| st.emit(r))
+            .collect();
+        let mut out = json!({
+            "revision": self.revision(),
+            "framework": self.framework(),
+            "testTagsExposed": self.test_tags_exposed(),
+            "nodeCount": st.emitted,
+            "truncated": st.truncated,
+            "windows": windows,
+        });
+        if let (Some(advice), Some(obj)) = (self.test_tag_advice(), out.as_object_mut()) {
+            obj.insert("testTagAdvice".into(), advice.into());
+        }
+        out
+    }
+
+    fn to_compact(&self, opts: TreeOptions) -> Value {
+        let mut list = Vec::new();
+        let mut truncated = false;
+        let windows: Vec<u32> = self
+            .window_roots(opts.window)
+            .into_iter()
+            .filter_map(|r| self.node(r).map(|n| n.window))
+            .collect();
+        for node in self.nodes() {
+            if !windows.contains(&node.window) {
+                continue;
+            }
+            if !opts.include_invisible && !node.is_visible() {
+                continue;
+            }
+            if node.depth as usize > opts.max_depth.min(DEPTH_CAP) {
+                truncated = true;
+                continue;
+            }
+            let acts = node.is_actionable() || node.scrollable;
+            let readable = node.own_label().is_some() || !node.hint.trim().is_empty();
+            let absorbed = !acts && self.interactive_ancestor(node.id) != node.id;
+            if !(acts || (readable && !absorbed && !opts.interactive_only)) {
+                continue;
+            }
+            if list.len() >= opts.max_nodes {
+                truncated = true;
+                break;
+            }
+            list.push(self.compact_node(node));
+        }
+        let mut out = Map::new();
+        out.insert("rev".into(), self.revision().into());
+        out.insert("fw".into(), self.framework().to_string().into());
+        if let Some(advice) = self.test_tag_advice() {
+            out.insert("tags".into(), advice.into());
+        }
+        out.insert("f".into(), COMPACT_LEGEND.into());
+        if truncated {
+            out.insert("truncated".into(), true.into());
+        }
+        out.insert("n".into(), Value::Array(list));
+        Value::Object(out)
+    }
+
+    fn compact_node(&self, node: &Node) -> Value {
+        let mut m = Map::new();
+        m.insert("id".into(), node.id.to_string().into());
+        let role = node.role();
+        if !matches!(role, Role::Text | Role::Container) {
+            m.insert("r".into(), role.as_str().into());
+        }
+        put(&mut m, "t", node.text.trim());
+        put(&mut m, "d", node.content_desc.trim());
+        put(&mut m, "h", node.hint.trim());
+        put(
+            &mut m,
+            "g",
+            node.view_id_name().or(node.test_tag()).unwrap_or_default(),
+        );
+        if node.is_actionable() {
+            put(&mut m, "in", &self.absorbed_labels(node));
+        }
+        if let Some(b) = node.bounds {
+            m.insert("b".into(), json!([b.left, b.top, b.right, b.bottom]));
+        }
+        put(&mut m, "f", &compact_flags(node));
+        Value::Object(m)
+    }
+
+    /// Labels of descendants that a tap on `node` stands for (their nearest tappable ancestor
+    /// is `node`), as TalkBack would read the merged element.
+    pub fn absorbed_labels(&self, node: &Node) -> String {
+        let own = node.own_label().unwrap_or_default();
+        let mut seen: Vec<&str> = Vec::new();
+        for d in self.descendants(node.id) {
+            if d.is_actionable() || self.interactive_ancestor(d.id) != node.id {
+                continue;
+            }
+            for l in [d.content_desc.trim(), d.text.trim()] {
+                if !l.is_empty() && l != own && !seen.contains(&l) {
+                    seen.push(l);
+                }
+            }
+        }
+        let mut s = seen.join(" | ");
+        if s.len() > ABSORBED_CAP {
+            let cut = (0..=ABSORBED_CAP)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            s.truncate(cut);
+            s.push('…');
+        }
+        s
+    }
+}
+
+fn put(m: &mut Map<String, Value>, key: &str, v: &str) {
+    if !v.is_empty() {
+        m.insert(key.into(), v.into());
+    }
+}
+
+fn compact_flags(n: &Node) -> String {
+    [
+        (n.clickable, 'c'),
+        (n.long_clickable, 'l'),
+        (n.is_editable(), 'e'),
+        (n.scrollable, 's'),
+        (n.checkable, 'k'),
+        (n.checked, 'v'),
+        (n.selected, 'S'),
+        (n.focused, 'F'),
+        (!n.enabled, 'x'),
+        (n.password, 'p'),
+    ]
+    .iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, c)| *c)
+    .collect()
+}
+
+fn full_flags(n: &Node) -> Vec<&'static str> {
+    [
+        (n.clickable, "clickable"),
+        (n.long_clickable, "longClickable"),
+        (n.is_editable(), "editable"),
+        (n.scrollable, "scrollable"),
+        (n.checkable, "checkable"),
+        (n.checked, "checked"),
+        (n.selected, "selected"),
+        (n.focused, "focused"),
+        (!n.enabled, "disabled"),
+        (n.password, "password"),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, f)| f)
+    .collect()
+}
+
+struct Walk<'a> {
+    tree: &'a UiTree,
+    opts: TreeOptions,
+    emitted: usize,
+    truncated: bool,
+}
+
+impl Walk<'_> {
+    /// The JSON for `id`'s subtree: one object, or its children lifted into the parent when
+    /// the node itself is filtered out (layout under `interactiveOnly`, zero-size wrappers).
+    fn emit(&mut self, id: NodeId) -> Vec<Value> {
+        let Some(node) = self.tree.node(id) else {
+            return Vec::new();
+        };
+        if !self.opts.include_invisible && !node.visible_to_user {
+            return Vec::new();
+        }
+        if node.depth as usize > self.opts.max_depth.min(DEPTH_CAP) {
+            self.truncated = true;
+            return Vec::new();
+        }
+        let shown = (self.opts.include_invisible || node.is_visible())
+            && (!self.opts.interactive_only || node.is_actionable() || node.scrollable);
+        if !shown {
+            return node.children.iter().flat_map(|&c| self.emit(c)).collect();
+        }
+        if self.emitted >= self.opts.max_nodes {
+            self.truncated = true;
+            return Vec::new();
+        }
+        self.emitted += 1;
+        let mut m = Map::new();
+        m.insert("id".into(), node.id.to_string().into());
+        m.insert("class".into(), node.class.clone().into());
+        m.insert("role".into(), node.role().as_str().into());
+        put(&mut m, "testTag", node.test_tag().unwrap_or_default());
+        if node.test_tag().is_none() {
+            put(&mut m, "viewId", &node.resource_id);
+        }
+        put(&mut m, "text", &node.text);
+        put(&mut m, "desc", &node.content_desc);
+        put(&mut m, "hint", &node.hint);
+        if node.is_actionable() && node.own_label().is_none() {
+            put(&mut m, "label", &self.tree.absorbed_labels(node));
+        }
+        if let Some(b) = node.bounds {
+            m.insert("bounds".into(), json!([b.left, b.top, b.right, b.bottom]));
+        }
+        let flags = full_flags(node);
+        if !flags.is_empty() {
+            m.insert("flags".into(), json!(flags));
+        }
+        let children: Vec<Value> = node.children.iter().flat_map(|&c| self.emit(c)).collect();
+        if !children.is_empty() {
+            m.insert("children".into(), Value::Array(children));
+        }
+        vec![Value::Object(m)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::{TreeOptions, WindowFilter, WindowName};
+    use crate::uitree::fixtures::{all_fixtures, fixture};
+    use crate::uitree::{Selector, UiTree, parse};
+
+    fn compact(t: &UiTree) -> Value {
+        t.to_json(TreeOptions {
+            compact: true,
+            ..TreeOptions::default()
+        })
+    }
+
+    fn entries(v: &Value) -> Vec<Value> {
+        v["n"].as_array().cloned().unwrap_or_default()
+    }
+
+    /// Every node object in a full-form tree, depth first.
+    fn flatten(v: &Value, out: &mut Vec<Value>) {
+        for n in v.as_array().into_iter().flatten() {
+            out.push(n.clone());
+            flatten(&n["children"], out);
+        }
+    }
+
+    #[test]
+    fn compact_is_at_most_a_quarter_of_the_xml_on_every_fixture() {
+        for (name, xml) in all_fixtures() {
+            let t = parse(&xml).expect("parses");
+            let bytes = serde_json::to_string(&compact(&t)).expect("json").len();
+            assert!(
+                bytes * 4 <= xml.len(),
+                "{name}: compact {bytes} bytes vs raw {}",
+                xml.len()
+            );
+        }
+    }
+
+    #[test]
+    fn compact_keeps_everything_needed_to_act() {
+        for (name, xml) in all_fixtures() {
+            let t = parse(&xml).expect("parses");
+            let c = compact(&t);
+            let list = entries(&c);
+            for e in &list {
+                let obj = e.as_object().expect("object");
+                assert!(obj.values().all(|v| v != ""), "{name}: empty value in {e}");
+                assert!(obj.contains_key("b"), "{name}: bounds in {e}");
+                // The id is live: it resolves back to itself at this revision.
+                let s: Selector =
+                    serde_json::from_value(json!({"nodeId": e["id"], "revision": c["rev"]}))
+                        .expect("selector");
+                let found = t.find(&s).expect("fresh id");
+                assert_eq!(found.len(), 1, "{name}: {e}");
+            }
+            // Every visible clickable node is listed with its `c` flag.
+            let clickable = t
+                .nodes()
+                .iter()
+                .filter(|n| n.clickable && n.is_visible())
+                .count();
+            let listed = list
+                .iter()
+                .filter(|e| e["f"].as_str().is_some_and(|f| f.contains('c')))
+                .count();
+            assert_eq!(listed, clickable, "{name}");
+        }
+    }
+
+    #[test]
+    fn compact_folds_compose_labels_into_the_button() {
+        let t = parse(&fixture("compose-reader-library.xml")).expect("parses");
+        let list = entries(&compact(&t));
+        let add = list
+            .iter()
+            .find(|e| e["in"] == "Add")
+            .expect("Add button carries its child label");
+        assert_eq!(add["r"], "button");
+        assert_eq!(add["f"], "cx", "clickable but disabled");
+        assert_eq!(add["b"], json!([42, 474, 409, 600]));
+        // The child text itself is not listed separately: the button stands for it.
+        assert!(!list.iter().any(|e| e["t"] == "Add"));
+        let field = list.iter().find(|e| e["r"] == "input").expect("text field");
+        assert_eq!(field["in"], "Novel URL");
+        assert!(field["f"].as_str().is_some_and(|f| f.contains('e')));
+
+        let t = parse(&fixture("views-system-anr-dialog.xml")).expect("parses");
+        let c = compact(&t);
+        assert_eq!(c["fw"], "Traditional Android Views");
+        assert!(c.get("tags").is_none());
+        let wait = entries(&c)
+            .into_iter()
+            .find(|e| e["t"] == "Wait")
+            .expect("Wait");
+        assert_eq!(wait["g"], "aerr_wait");
+        assert_eq!(wait["f"], "c");
+    }
+
+    #[test]
+    fn interactive_only_compact_drops_plain_text() {
+        let t = parse(&fixture("compose-finance-scroll.xml")).expect("parses");
+        let all = entries(&compact(&t)).len();
+        let acting = entries(&t.to_json(TreeOptions {
+            compact: true,
+            interactive_only: true,
+            ..TreeOptions::default()
+        }));
+        assert!(acting.len() < all);
+        assert!(acting.iter().all(|e| e["f"].is_string()), "{acting:?}");
+    }
+
+    #[test]
+    fn full_tree_structure_and_options() {
+        let t = parse(&fixture("compose-music-player.xml")).expect("parses");
+        let v = t.to_json(TreeOptions::default());
+        assert_eq!(v["framework"], "Jetpack Compose");
+        assert_eq!(v["revision"], t.revision());
+        assert_eq!(v["testTagsExposed"], false);
+        assert!(
+            v["testTagAdvice"]
+                .as_str()
+                .is_some_and(|a| a.contains("testTagsAsResourceId"))
+        );
+        let root = &v["windows"][0];
+        assert_eq!(root["class"], "android.widget.FrameLayout");
+        let mut all = Vec::new();
+        flatten(&v["windows"], &mut all);
+        assert_eq!(all.len(), t.len(), "every node of this capture is visible");
+        assert_eq!(v["nodeCount"], t.len());
+        let play = all
+            .iter()
+            .find(|n| n["label"] == "Play/Pause")
+            .expect("unlabelled clickable gets its child's label");
+        assert_eq!(play["flags"], json!(["clickable"]));
+        assert_eq!(play["role"], "button");
+
+        let mut only = Vec::new();
+        let io = t.to_json(TreeOptions {
+            interactive_only: true,
+            ..TreeOptions::default()
+        });
+        flatten(&io["windows"], &mut only);
+        assert!(!only.is_empty());
+        assert!(only.iter().all(|n| n["role"] == "slider"
+            || n["flags"].as_array().is_some_and(|f| {
+                f.iter()
+                    .any(|x| x == "clickable" || x == "scrollable" || x == "editable")
+            })));
+        assert!(
+            only.iter().any(|n| n["role"] == "slider"),
+            "the seek bar is interactive"
+        );
+        assert!(!only.iter().any(|n| n["role"] == "text"));
+
+        let capped = t.to_json(TreeOptions {
+            max_nodes: 5,
+            ..TreeOptions::default()
+        });
+        assert_eq!(capped["nodeCount"], 5);
+        assert_eq!(capped["truncated"], true);
+
+        let shallow = t.to_json(TreeOptions {
+            max_depth: 2,
+            ..TreeOptions::default()
+        });
+        let mut s = Vec::new();
+        flatten(&shallow["windows"], &mut s);
+        assert_eq!(s.len(), 3, "depths 0, 1 and 2 of a single chain");
+        assert_eq!(shallow["truncated"], true);
+    }
+
+    #[test]
+    fn invisible_nodes_only_on_request() {
+        // The aena capture has a navigation bar background with bounds [0,0][0,0].
+        let t = parse(&fixture("views-aena-welcome-recyclerview.xml")).expect("parses");
+        let has_nav = |v: &Value| {
+            let mut all = Vec::new();
+            flatten(&v["windows"], &mut all);
+            all.iter()
+                .any(|n| n["viewId"] == "android:id/navigationBarBackground")
+        };
+        assert!(!has_nav(&t.to_json(TreeOptions::default())));
+        assert!(has_nav(&t.to_json(TreeOptions {
+            include_invisible: true,
+            ..TreeOptions::default()
+        })));
+    }
+
+    #[test]
+    fn options_deserialize_with_defaults() {
+        let o: TreeOptions =
+            serde_json::from_value(json!({"interactiveOnly": true})).expect("options");
+        assert!(o.interactive_only && !o.compact);
+        assert_eq!((o.max_depth, o.max_nodes), (30, 1000));
+        assert!(serde_json::from_value::<TreeOptions>(json!({"windows": 1})).is_err());
+        let o: TreeOptions = serde_json::from_value(json!({"window": "active"})).expect("active");
+        assert_eq!(o.window, Some(WindowFilter::Named(WindowName::Active)));
+        let o: TreeOptions = serde_json::from_value(json!({"window": 1})).expect("number");
+        assert_eq!(o.window, Some(WindowFilter::Index(1)));
+        assert!(serde_json::from_value::<TreeOptions>(json!({"window": "front"})).is_err());
+    }
+
+    #[test]
+    fn window_filter_on_a_two_window_dump() {
+        // Two real single-window captures back to back, as a multi-window capture lists them.
+        let xml = format!(
+            "{}\n{}",
+            fixture("views-system-anr-dialog.xml"),
+            fixture("views-settings-homepage.xml")
+        );
+        let t = parse(&xml).expect("parses");
+        let pick = |w: Value| {
+            let o: TreeOptions = serde_json::from_value(json!({"window": w})).expect("opts");
+            t.to_json(o)
+        };
+        assert_eq!(
+            pick(json!("all"))["windows"].as_array().map(Vec::len),
+            Some(2)
+        );
+        let second = pick(json!(1));
+        assert_eq!(second["windows"][0]["id"], t.roots()[1].to_string());
+        // The settings capture holds the focused node, so it is the active window.
+        assert_eq!(
+            pick(json!("active"))["windows"][0]["id"],
+            t.roots()[1].to_string()
+        );
+        assert_eq!(pick(json!(7))["windows"], json!([]));
+        let compact: TreeOptions =
+            serde_json::from_value(json!({"window": 0, "compact": true})).expect("opts");
+        let anr_only = t.to_json(compact);
+        assert!(
+            entries(&anr_only)
+                .iter()
+                .all(|e| e["id"].as_str().is_some_and(|id| {
+                    crate::uitree::NodeId::parse(id).is_some_and(|n| n < t.roots()[1])
+                }))
+        );
+    }
+}
