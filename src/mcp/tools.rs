@@ -6,6 +6,7 @@ pub mod devices;
 pub mod host;
 pub mod inspect;
 pub mod screen;
+pub mod ui;
 pub mod settings;
 
 use super::registry::{Registry, ToolDef};
@@ -15,6 +16,7 @@ pub fn catalogue() -> Registry {
     tools.extend(devices::tools());
     tools.extend(inspect::tools());
     tools.extend(screen::tools());
+    tools.extend(ui::tools());
     tools.extend(apps::tools());
     tools.extend(host::tools());
     tools.extend(settings::tools());

@@ -11,7 +11,7 @@ use super::select::{Selector, norm};
 use super::{NodeId, UiTree};
 
 /// A node as shown in error messages and tool results.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Candidate {
     pub node_id: String,

@@ -1,0 +1,452 @@
+//! Reading the screen's semantics: the UI tree, finding elements, waiting for them, asserting
+//! on them, and the accessibility audit. Elements resolve by testTag → content description →
+//! text (a plain `element` string) or by longarm's selector fields (`selector`).
+use std::time::{Duration, Instant};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::device::Device;
+use crate::device::parse::wm;
+use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::result::{ErrorKind, ToolError};
+use crate::mcp::server::Ctx;
+use crate::uitree::{self, Candidate, NodeId, SelectError, Selector, TreeOptions, UiTree};
+
+/// Dump and parse the current screen.
+pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    let out = ctx.sh(dev, "uiautomator dump /dev/tty").await?;
+    let text = out.stdout_text();
+    if !out.success() && !text.contains("<hierarchy") {
+        let err = out.stderr_text();
+        return Err(ToolError::device(format!(
+            "uiautomator dump failed on {} (exit {}): {}",
+            dev.serial(),
+            out.exit_code,
+            err.trim().lines().next().unwrap_or(text.trim())
+        )));
+    }
+    let redacted_xml = text; // the person-side view is the same dump; redaction applies to results
+    uitree::parse(&redacted_xml).map_err(|e| ToolError::device(format!("the UI dump could not be read: {e}")))
+}
+
+/// How a tool names the element it works on: a plain string or a selector.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ElementRef {
+    /// testTag, content description or text (tried in that order; exact, then case-insensitive, then substring).
+    pub element: Option<String>,
+    /// Selector fields: nodeId+revision, testTag, text, textContains, contentDescription, viewId, className, role, packageName, index, state, ancestor, descendant.
+    pub selector: Option<Selector>,
+}
+
+fn select_error(e: SelectError) -> ToolError {
+    let details = match &e {
+        SelectError::NotFound { closest } => serde_json::json!({ "closest": closest }),
+        SelectError::Ambiguous { candidates, narrow_by, count } => {
+            serde_json::json!({ "count": count, "candidates": candidates, "narrowBy": narrow_by })
+        }
+        _ => Value::Null,
+    };
+    let kind = if matches!(e, SelectError::NotFound { .. }) { ErrorKind::NotFound } else { ErrorKind::InvalidArguments };
+    let err = ToolError::new(kind, e.to_string());
+    if details.is_null() { err } else { err.with_details(details) }
+}
+
+impl ElementRef {
+    pub fn describe(&self) -> String {
+        match (&self.element, &self.selector) {
+            (Some(e), _) => format!("{e:?}"),
+            (None, Some(s)) => serde_json::to_string(&SelectorShow(s)).unwrap_or_default(),
+            _ => "(nothing)".into(),
+        }
+    }
+
+    /// Every match (for find / wait / asserts).
+    pub fn find_all(&self, tree: &UiTree) -> Result<Vec<NodeId>, ToolError> {
+        match (&self.element, &self.selector) {
+            (Some(q), None) => Ok(tree.resolve_query(q)),
+            (None, Some(sel)) => tree.find(sel).map_err(select_error),
+            (Some(_), Some(_)) => Err(ToolError::invalid_args("give either element or selector, not both")),
+            (None, None) => Err(ToolError::invalid_args("name the element: element (text, description or testTag) or selector")),
+        }
+    }
+
+    /// Exactly one match, or an error saying what comes closest / how to narrow it.
+    pub fn resolve(&self, tree: &UiTree) -> Result<NodeId, ToolError> {
+        match (&self.element, &self.selector) {
+            (None, Some(sel)) => tree.resolve(sel).map_err(select_error),
+            (Some(q), None) => {
+                let ids = tree.resolve_query(q);
+                match ids.as_slice() {
+                    [one] => Ok(*one),
+                    [] => Err(select_error(SelectError::NotFound {
+                        closest: tree.closest(&Selector::query(q), 5).into_iter().map(|id| Candidate::of(tree, id)).collect(),
+                    })),
+                    many => Err(select_error(SelectError::Ambiguous {
+                        count: many.len(),
+                        candidates: many.iter().take(8).map(|&id| Candidate::of(tree, id)).collect(),
+                        narrow_by: vec!["selector.index".into(), "selector.role".into(), "selector.ancestor".into(), "a nodeId from android_find_ui_element".into()],
+                    })),
+                }
+            }
+            _ => self.find_all(tree).map(|_| NodeId(0)),
+        }
+    }
+}
+
+struct SelectorShow<'a>(&'a Selector);
+impl Serialize for SelectorShow<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:?}", self.0))
+    }
+}
+
+/// A node as tools report it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NodeOut {
+    pub node_id: String,
+    pub role: String,
+    pub class: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub content_description: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_tag: Option<String>,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub resource_id: String,
+    /// [left, top, right, bottom] in screen pixels.
+    pub bounds: Option<[i32; 4]>,
+    pub center: Option<[i32; 2]>,
+    pub clickable: bool,
+    pub enabled: bool,
+    pub focused: bool,
+    pub checked: bool,
+    pub selected: bool,
+    pub scrollable: bool,
+    pub editable: bool,
+}
+
+pub fn node_out(tree: &UiTree, id: NodeId) -> Option<NodeOut> {
+    let n = tree.node(id)?;
+    Some(NodeOut {
+        node_id: id.to_string(),
+        role: n.role().as_str().to_string(),
+        class: n.class.clone(),
+        text: if n.password { "«password»".into() } else { n.text.clone() },
+        content_description: n.content_desc.clone(),
+        test_tag: n.test_tag().map(str::to_string),
+        resource_id: n.resource_id.clone(),
+        bounds: n.bounds.map(|b| [b.left, b.top, b.right, b.bottom]),
+        center: n.bounds.map(|b| {
+            let (x, y) = b.center();
+            [x, y]
+        }),
+        clickable: n.clickable,
+        enabled: n.enabled,
+        focused: n.focused,
+        checked: n.checked,
+        selected: n.selected,
+        scrollable: n.scrollable,
+        editable: n.is_editable(),
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TreeArgs {
+    pub serial: Option<String>,
+    #[serde(flatten)]
+    pub options: TreeOptions,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TreeOut {
+    pub serial: String,
+    /// Traditional Android Views, Jetpack Compose, or Mixed Views and Jetpack Compose.
+    pub framework: String,
+    /// Node ids are valid for this revision only.
+    pub revision: String,
+    pub test_tags_exposed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub advice: Option<String>,
+    pub tree: Value,
+}
+
+pub fn tree_out(serial: &str, tree: &UiTree, options: TreeOptions) -> TreeOut {
+    TreeOut {
+        serial: serial.to_string(),
+        framework: tree.framework().to_string(),
+        revision: tree.revision().to_string(),
+        test_tags_exposed: tree.test_tags_exposed(),
+        advice: tree.test_tag_advice(),
+        tree: tree.to_json(options),
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FindArgs {
+    pub serial: Option<String>,
+    #[serde(flatten)]
+    pub target: ElementRef,
+    /// Most matches returned (default 20).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Found {
+    pub count: usize,
+    pub revision: String,
+    pub matches: Vec<NodeOut>,
+    /// When nothing matched: what on screen comes closest.
+    pub closest: Vec<Candidate>,
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Condition {
+    #[default]
+    Exists,
+    Gone,
+    Enabled,
+    Text,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct WaitArgs {
+    pub serial: Option<String>,
+    #[serde(flatten)]
+    pub target: ElementRef,
+    /// exists (default), gone, enabled, or text (needs expectedText).
+    pub condition: Option<Condition>,
+    pub expected_text: Option<String>,
+    /// Give up after this long (default 5000, max 60000).
+    pub timeout_ms: Option<u64>,
+    /// The condition must hold this long without interruption (default 0).
+    pub stable_for_ms: Option<u64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Waited {
+    pub met: bool,
+    pub condition: String,
+    pub elapsed_ms: u64,
+    pub polls: u32,
+    pub element: Option<NodeOut>,
+}
+
+fn holds(tree: &UiTree, target: &ElementRef, cond: Condition, expected: Option<&str>) -> Result<(bool, Option<NodeOut>), ToolError> {
+    let ids = target.find_all(tree)?;
+    let first = ids.first().and_then(|&id| node_out(tree, id));
+    let ok = match cond {
+        Condition::Exists => !ids.is_empty(),
+        Condition::Gone => ids.is_empty(),
+        Condition::Enabled => first.as_ref().is_some_and(|n| n.enabled),
+        Condition::Text => {
+            let want = expected.unwrap_or("");
+            ids.iter().filter_map(|&id| tree.node(id)).any(|n| n.text.trim() == want.trim())
+        }
+    };
+    Ok((ok, first))
+}
+
+async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
+    let cond = a.condition.unwrap_or_default();
+    if cond == Condition::Text && a.expected_text.is_none() {
+        return Err(ToolError::invalid_args("condition text needs expectedText"));
+    }
+    let timeout = Duration::from_millis(a.timeout_ms.unwrap_or(5000).min(60_000));
+    let stable = Duration::from_millis(a.stable_for_ms.unwrap_or(0));
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let start = Instant::now();
+    let mut since: Option<Instant> = None;
+    let mut polls = 0;
+    loop {
+        let tree = dump(&ctx, &dev).await?;
+        polls += 1;
+        let (ok, element) = holds(&tree, &a.target, cond, a.expected_text.as_deref())?;
+        let now = Instant::now();
+        if ok {
+            let t0 = *since.get_or_insert(now);
+            if now.duration_since(t0) >= stable {
+                return Ok(Waited { met: true, condition: format!("{cond:?}").to_lowercase(), elapsed_ms: start.elapsed().as_millis() as u64, polls, element });
+            }
+        } else {
+            since = None;
+        }
+        if now.duration_since(start) >= timeout {
+            return Err(ToolError::new(
+                ErrorKind::Timeout,
+                format!("{} did not become {:?} within {} ms ({polls} polls)", a.target.describe(), cond, timeout.as_millis()),
+            )
+            .with_details(serde_json::json!({ "met": false, "polls": polls, "element": element })));
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+            _ = ctx.cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AssertArgs {
+    pub serial: Option<String>,
+    #[serde(flatten)]
+    pub target: ElementRef,
+    /// For android_assert_text: the text expected (exact, after trimming).
+    pub expected_text: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AssertOut {
+    pub passed: bool,
+    pub assertion: String,
+    /// What was found instead when it failed (or the element when it passed).
+    pub found: Value,
+}
+
+#[derive(Clone, Copy)]
+enum AssertKind {
+    Visible,
+    Enabled,
+    Text,
+}
+
+async fn assert(ctx: Ctx, a: AssertArgs, kind: AssertKind) -> Result<AssertOut, ToolError> {
+    if matches!(kind, AssertKind::Text) && a.expected_text.is_none() {
+        return Err(ToolError::invalid_args("android_assert_text needs expectedText"));
+    }
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let tree = dump(&ctx, &dev).await?;
+    let ids = a.target.find_all(&tree)?;
+    let nodes: Vec<NodeOut> = ids.iter().filter_map(|&id| node_out(&tree, id)).collect();
+    let what = a.target.describe();
+    let closest = || {
+        let sel = a.target.selector.clone().unwrap_or_else(|| Selector::query(a.target.element.as_deref().unwrap_or("")));
+        serde_json::json!({ "closest": tree.closest(&sel, 5).into_iter().map(|id| Candidate::of(&tree, id)).collect::<Vec<_>>() })
+    };
+    let (passed, assertion, found) = match kind {
+        AssertKind::Visible => (!nodes.is_empty(), format!("{what} is visible"), if nodes.is_empty() { closest() } else { serde_json::json!(nodes) }),
+        AssertKind::Enabled => {
+            let ok = nodes.first().is_some_and(|n| n.enabled);
+            (ok, format!("{what} is enabled"), if nodes.is_empty() { closest() } else { serde_json::json!(nodes) })
+        }
+        AssertKind::Text => {
+            let want = a.expected_text.clone().unwrap_or_default();
+            let ok = nodes.iter().any(|n| n.text.trim() == want.trim());
+            let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
+            (ok, format!("{what} has text {want:?}"), if nodes.is_empty() { closest() } else { serde_json::json!({ "texts": texts }) })
+        }
+    };
+    Ok(AssertOut { passed, assertion, found })
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditOut {
+    pub serial: String,
+    pub framework: String,
+    pub density: u32,
+    pub findings: Value,
+    pub count: usize,
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        Meta {
+            name: "android_get_ui_tree",
+            title: "UI tree",
+            level: Level::ReadOnly,
+            description: "The screen's semantics tree (framework detected): class, testTag, text, description, bounds, \
+                          flags. interactiveOnly, compact (cheapest), maxDepth, maxNodes, includeInvisible, window.",
+        }
+        .def(|ctx: Ctx, a: TreeArgs| async move {
+            let dev = ctx.device(a.serial.as_deref()).await?;
+            let tree = dump(&ctx, &dev).await?;
+            Ok(tree_out(dev.serial(), &tree, a.options))
+        }),
+        Meta {
+            name: "android_find_ui_element",
+            title: "Find UI element",
+            level: Level::ReadOnly,
+            description: "Find elements by element (testTag → description → text) or selector; matches with bounds and node ids.",
+        }
+        .def(|ctx: Ctx, a: FindArgs| async move {
+            let dev = ctx.device(a.serial.as_deref()).await?;
+            let tree = dump(&ctx, &dev).await?;
+            let ids = a.target.find_all(&tree)?;
+            let closest = if ids.is_empty() {
+                let sel = a.target.selector.clone().unwrap_or_else(|| Selector::query(a.target.element.as_deref().unwrap_or("")));
+                tree.closest(&sel, 5).into_iter().map(|id| Candidate::of(&tree, id)).collect()
+            } else {
+                Vec::new()
+            };
+            let limit = a.limit.unwrap_or(20).clamp(1, 500);
+            Ok(Found {
+                count: ids.len(),
+                revision: tree.revision().to_string(),
+                matches: ids.iter().take(limit).filter_map(|&id| node_out(&tree, id)).collect(),
+                closest,
+            })
+        }),
+        Meta {
+            name: "android_wait_for_element",
+            title: "Wait for element",
+            level: Level::ReadOnly,
+            description: "Wait until an element exists, is gone, is enabled or has a text; timeoutMs (default 5000), stableForMs.",
+        }
+        .def(wait),
+        Meta {
+            name: "android_accessibility_audit",
+            title: "Accessibility audit",
+            level: Level::ReadOnly,
+            description: "Unlabelled interactive elements, touch targets under 48dp, duplicate labels, unlabelled images; \
+                          each with a code fix for its framework (Compose or Views).",
+        }
+        .def(|ctx: Ctx, a: super::common::SerialOnly| async move {
+            let dev = ctx.device(a.serial.as_deref()).await?;
+            let (tree, density) = tokio::join!(dump(&ctx, &dev), ctx.sh_ok(&dev, "wm density"));
+            let tree = tree?;
+            let density = density.ok().and_then(|t| wm::parse_density(&t).effective).unwrap_or(160);
+            let findings = uitree::audit(&tree, density);
+            Ok(AuditOut {
+                serial: dev.serial().to_string(),
+                framework: tree.framework().to_string(),
+                density,
+                count: findings.len(),
+                findings: serde_json::to_value(&findings).unwrap_or(Value::Null),
+            })
+        }),
+        Meta {
+            name: "android_assert_visible",
+            title: "Assert visible",
+            level: Level::ReadOnly,
+            description: "Pass/fail: the element is on screen; on failure, what comes closest.",
+        }
+        .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Visible)),
+        Meta {
+            name: "android_assert_enabled",
+            title: "Assert enabled",
+            level: Level::ReadOnly,
+            description: "Pass/fail: the element is on screen and enabled; what was found instead.",
+        }
+        .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Enabled)),
+        Meta {
+            name: "android_assert_text",
+            title: "Assert text",
+            level: Level::ReadOnly,
+            description: "Pass/fail: the element shows expectedText; the texts found instead.",
+        }
+        .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Text)),
+    ]
+}
