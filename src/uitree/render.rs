@@ -131,7 +131,8 @@ impl UiTree {
             let acts = node.is_actionable() || node.scrollable;
             let readable = node.own_label().is_some() || !node.hint.trim().is_empty();
             let absorbed = !acts && self.interactive_ancestor(node.id) != node.id;
-            if !(acts || (readable && !absorbed && !opts.interactive_only)) {
+            let shown = acts || (readable && !absorbed && !opts.interactive_only);
+            if !shown {
                 continue;
             }
             if list.len() >= opts.max_nodes {
