@@ -25,6 +25,8 @@ mod suggest;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
+mod render_tests;
+#[cfg(test)]
 mod select_tests;
 
 use std::fmt;

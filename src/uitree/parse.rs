@@ -29,10 +29,14 @@ pub fn parse(xml: &str) -> Result<UiTree, UiTreeError> {
         } else {
             pos.col
         };
+        // roxmltree's message embeds the position in the wrapped text; say ours instead.
+        let message = e
+            .to_string()
+            .replace(&pos.to_string(), &format!("{}:{column}", pos.row));
         UiTreeError::Malformed {
             line: pos.row,
             column,
-            message: e.to_string(),
+            message,
         }
     })?;
 
@@ -277,25 +281,40 @@ mod tests {
 
     #[test]
     fn malformed_xml_reports_position_in_callers_text() {
-        let err = parse("junk\n<hierarchy>\n  <node index=\"0\" text=\"a></hierarchy>")
-            .expect_err("unterminated attribute");
-        match err {
-            UiTreeError::Malformed { line, column, .. } => {
-                assert!(line >= 3, "line {line}");
-                assert!(column >= 1);
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-        let err = parse("<hierarchy><node></hierarchy>").expect_err("mismatched tag");
+        let at = |xml: &str| match parse(xml) {
+            Err(UiTreeError::Malformed {
+                line,
+                column,
+                message,
+            }) => (line, column, message),
+            other => panic!("expected a position, got {other:?}"),
+        };
+        // Junk line first; the attribute quote is never closed, so `<` at 3:27 is the error.
+        let (line, column, _) = at("junk\n<hierarchy>\n  <node index=\"0\" text=\"a></hierarchy>");
+        assert_eq!((line, column), (3, 27));
+        // Line 1 carries the hidden wrapper; the column is still the caller's.
+        let (line, column, message) = at("<hierarchy><node></hierarchy>");
+        assert_eq!((line, column), (1, 18));
+        assert!(message.contains("1:18"), "{message}");
+        let (line, column, _) =
+            at("<?xml version='1.0' ?><hierarchy>\n<node index=\"0\">\n  </nodes>\n</hierarchy>");
+        assert_eq!((line, column), (3, 3));
+        // Columns count characters, not bytes.
+        let (line, column, _) =
+            at("x\u{e9}\u{e9} <hierarchy><node text=\"\u{e9}\u{e9}\" <</hierarchy>");
+        assert_eq!((line, column), (1, 32));
+        let err = parse("<hierarchy><node a=\"1\" a=\"2\"/></hierarchy>").expect_err("dup attr");
         assert!(
-            matches!(err, UiTreeError::Malformed { line: 1, .. }),
-            "{err:?}"
+            err.to_string()
+                .contains("line 1, column 24: attribute 'a' at 1:24"),
+            "{err}"
         );
-        assert!(err.to_string().contains("line 1"));
 
         let err = parse("ERROR: null root node returned by UiTestAutomationBridge.")
             .expect_err("not xml");
-        assert!(matches!(err, UiTreeError::NotXml { .. }));
+        assert!(
+            matches!(err, UiTreeError::NotXml { ref snippet } if snippet.starts_with("ERROR: null root"))
+        );
     }
 
     #[test]

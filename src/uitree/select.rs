@@ -132,13 +132,13 @@ impl UiTree {
     /// Every visible node the selector matches, in document order (one node when `index` is
     /// given). An empty list is not an error; a stale revision is.
     pub fn find(&self, sel: &Selector) -> Result<Vec<NodeId>, SelectError> {
-        if let Some(given) = &sel.revision {
-            if given.trim() != self.revision() {
-                return Err(SelectError::StaleRevision {
-                    given: given.clone(),
-                    current: self.revision().to_string(),
-                });
-            }
+        if let Some(given) = &sel.revision
+            && given.trim() != self.revision()
+        {
+            return Err(SelectError::StaleRevision {
+                given: given.clone(),
+                current: self.revision().to_string(),
+            });
         }
         if !sel.has_criteria() {
             return Err(SelectError::Empty);
@@ -274,70 +274,52 @@ impl UiTree {
     fn matches(&self, node: &Node, sel: &Selector) -> bool {
         let eq =
             |want: &Option<String>, have: &str| want.as_ref().is_none_or(|w| norm(w) == norm(have));
-        if let Some(tag) = &sel.test_tag {
-            if node.test_tag() != Some(tag.trim()) {
-                return false;
-            }
-        }
-        if !eq(&sel.text, &node.text) || !eq(&sel.content_description, &node.content_desc) {
-            return false;
-        }
-        if let Some(part) = &sel.text_contains {
-            if !norm(&node.text)
-                .to_lowercase()
-                .contains(&norm(part).to_lowercase())
-            {
-                return false;
-            }
-        }
-        if let Some(v) = &sel.view_id {
-            let v = v.trim();
-            if node.resource_id != v && node.view_id_name() != Some(v) {
-                return false;
-            }
-        }
-        if let Some(c) = &sel.class_name {
-            let c = c.trim();
-            if node.class != c && node.short_class() != c {
-                return false;
-            }
-        }
-        if !eq(&sel.package_name, &node.package) {
-            return false;
-        }
-        if let Some(role) = sel.role {
+        let role_ok = |role: Role| {
             // "the Sign in button" on Compose: the text is on a child of the clickable node.
             let via_parent = sel.names_a_label()
                 && !node.is_actionable()
                 && self
                     .node(self.interactive_ancestor(node.id))
                     .is_some_and(|a| a.id != node.id && a.role() == role);
-            if node.role() != role && !via_parent {
-                return false;
-            }
-        }
-        if let Some(st) = &sel.state {
+            node.role() == role || via_parent
+        };
+        let state_ok = |st: &StateFilter| {
             let ok = |want: Option<bool>, have: bool| want.is_none_or(|w| w == have);
-            if !(ok(st.clickable, node.clickable)
+            ok(st.clickable, node.clickable)
                 && ok(st.enabled, node.enabled)
                 && ok(st.checked, node.checked)
                 && ok(st.selected, node.selected)
                 && ok(st.focused, node.focused)
-                && ok(st.scrollable, node.scrollable))
-            {
-                return false;
-            }
-        }
-        if let Some(a) = &sel.ancestor {
-            if !self.ancestors(node.id).any(|anc| self.matches(anc, a)) {
-                return false;
-            }
-        }
-        if let Some(d) = &sel.descendant {
-            if !self.descendants(node.id).any(|desc| self.matches(desc, d)) {
-                return false;
-            }
-        }
-        true
+                && ok(st.scrollable, node.scrollable)
+        };
+        sel.test_tag
+            .as_ref()
+            .is_none_or(|t| node.test_tag() == Some(t.trim()))
+            && eq(&sel.text, &node.text)
+            && eq(&sel.content_description, &node.content_desc)
+            && sel.text_contains.as_ref().is_none_or(|part| {
+                norm(&node.text)
+                    .to_lowercase()
+                    .contains(&norm(part).to_lowercase())
+            })
+            && sel.view_id.as_ref().is_none_or(|v| {
+                let v = v.trim();
+                node.resource_id == v || node.view_id_name() == Some(v)
+            })
+            && sel.class_name.as_ref().is_none_or(|c| {
+                let c = c.trim();
+                node.class == c || node.short_class() == c
+            })
+            && eq(&sel.package_name, &node.package)
+            && sel.role.is_none_or(role_ok)
+            && sel.state.as_ref().is_none_or(state_ok)
+            && sel
+                .ancestor
+                .as_ref()
+                .is_none_or(|a| self.ancestors(node.id).any(|anc| self.matches(anc, a)))
+            && sel
+                .descendant
+                .as_ref()
+                .is_none_or(|d| self.descendants(node.id).any(|x| self.matches(x, d)))
     }
 }

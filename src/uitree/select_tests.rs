@@ -17,11 +17,11 @@ fn find(t: &UiTree, v: serde_json::Value) -> Vec<NodeId> {
     t.find(&sel(v)).expect("find")
 }
 
-fn node<'a>(t: &'a UiTree, id: NodeId) -> &'a Node {
+fn node(t: &UiTree, id: NodeId) -> &Node {
     t.node(id).expect("node exists")
 }
 
-fn one<'a>(t: &'a UiTree, v: serde_json::Value) -> &'a Node {
+fn one(t: &UiTree, v: serde_json::Value) -> &Node {
     let ids = find(t, v.clone());
     assert_eq!(ids.len(), 1, "{v}: {ids:?}");
     node(t, ids[0])
