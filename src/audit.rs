@@ -1,1 +1,231 @@
-//! TODO: audit
+//! The audit trail: every tool call, kept in memory for the UI and on disk as JSON lines so
+//! "what did the agent do to my device" survives a restart.
+//!
+//! One [`Audit`] value (cheap to clone) is shared by the MCP server, batch runner and TUI.
+//! [`Audit::append`] never waits on the disk: it assigns the sequence number, keeps the
+//! record in a bounded in-memory window, tells subscribers, and hands it to a background
+//! writer thread ([`writer`]), which syncs regularly and compacts the file when it passes
+//! twice the cap. The file is `audit.jsonl` (mode 0600) in a 0700 directory; a crash costs
+//! at most the records not yet written and a torn last line ([`file`]). Destructive calls are
+//! also logged with `tracing::warn!`, so they reach the log file too.
+//!
+//! Call [`Audit::flush`] before the process exits: records still queued when it ends are lost.
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, mpsc};
+
+use tokio::sync::broadcast;
+
+mod file;
+mod record;
+mod writer;
+
+pub use file::LoadReport;
+pub use record::{
+    AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, Verdict,
+    now_rfc3339, scrub_binary,
+};
+use writer::{FlushReply, Msg, Writer};
+
+const SUBSCRIBER_BACKLOG: usize = 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("audit file {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the audit writer failed: {0}")]
+    Writer(String),
+    #[error("the audit writer has stopped")]
+    WriterGone,
+    #[error("could not start the audit writer: {0}")]
+    Spawn(std::io::Error),
+}
+
+#[derive(Clone)]
+pub struct Audit {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    report: LoadReport,
+    path: PathBuf,
+}
+
+struct State {
+    next_seq: u64,
+    cap: usize,
+    recent: VecDeque<Arc<AuditRecord>>,
+    tx: mpsc::Sender<Msg>,
+    events: broadcast::Sender<Arc<AuditRecord>>,
+}
+
+impl Audit {
+    /// Opens (or creates) `dir/audit.jsonl`, reads back what is there, keeps the most recent
+    /// `cap` records in memory, and starts the writer thread.
+    pub fn open(dir: &Path, cap: usize) -> Result<Audit, AuditError> {
+        let cap = cap.max(1);
+        file::prepare_dir(dir)?;
+        let path = dir.join(file::FILE_NAME);
+        let loaded = file::load(&path, cap)?;
+        if loaded.report.skipped_corrupt > 0 || loaded.report.torn_tail {
+            tracing::warn!(
+                path = %path.display(),
+                corrupt = loaded.report.skipped_corrupt,
+                torn = loaded.report.torn_tail,
+                "audit file had damaged lines; they were skipped"
+            );
+        }
+        let handle = file::open_append(&path)?;
+        let (tx, rx) = mpsc::channel();
+        let w = Writer {
+            path: path.clone(),
+            cap,
+            lines: loaded.lines,
+            file: handle,
+        };
+        std::thread::Builder::new()
+            .name("audit-writer".into())
+            .spawn(move || w.run(rx))
+            .map_err(AuditError::Spawn)?;
+        let (events, _) = broadcast::channel(SUBSCRIBER_BACKLOG);
+        let state = State {
+            next_seq: loaded.next_seq,
+            cap,
+            recent: loaded.recent,
+            tx,
+            events,
+        };
+        Ok(Audit {
+            inner: Arc::new(Inner {
+                state: Mutex::new(state),
+                report: loaded.report,
+                path,
+            }),
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic while holding this lock cannot leave the state half-updated in a way that
+        // matters more than losing the audit trail, so a poisoned lock is used as is.
+        self.inner.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records a call and returns its sequence number. Never blocks on I/O: binary content
+    /// is replaced by a digest here, serialising and writing happen on the writer thread.
+    pub fn append(&self, mut record: AuditRecord) -> u64 {
+        if let Some(r) = record.result.as_mut() {
+            scrub_binary(r);
+        }
+        scrub_binary(&mut record.arguments);
+        if record.level == Level::Destructive {
+            tracing::warn!(
+                tool = %record.tool,
+                device = record.device.as_deref().unwrap_or("-"),
+                outcome = ?record.outcome,
+                decision = ?record.decision,
+                client = %record.client,
+                arguments = %record.arguments,
+                "destructive tool call"
+            );
+        }
+        let mut st = self.state();
+        let seq = st.next_seq;
+        st.next_seq += 1;
+        record.seq = seq;
+        let rec = Arc::new(record);
+        st.recent.push_back(rec.clone());
+        while st.recent.len() > st.cap {
+            st.recent.pop_front();
+        }
+        if st.tx.send(Msg::Record(rec.clone())).is_err() {
+            tracing::error!(seq, "audit writer has stopped; record kept in memory only");
+        }
+        // No subscribers is normal (headless); lagging ones see `Lagged` and resync.
+        let _ = st.events.send(rec);
+        seq
+    }
+
+    /// The last `n` records, oldest first.
+    pub fn recent(&self, n: usize) -> Vec<Arc<AuditRecord>> {
+        let st = self.state();
+        let skip = st.recent.len().saturating_sub(n);
+        st.recent.iter().skip(skip).cloned().collect()
+    }
+
+    /// Every record held in memory (at most `cap`), oldest first.
+    pub fn snapshot(&self) -> Vec<Arc<AuditRecord>> {
+        self.state().recent.iter().cloned().collect()
+    }
+
+    /// Records whose tool name, arguments, result or error contain `query`
+    /// (case-insensitive), oldest first. An empty query matches everything.
+    pub fn search(&self, query: &str) -> Vec<Arc<AuditRecord>> {
+        let q = query.to_lowercase();
+        let recs = self.snapshot();
+        recs.into_iter()
+            .filter(|r| {
+                q.is_empty()
+                    || r.tool.to_lowercase().contains(&q)
+                    || r.arguments.to_string().to_lowercase().contains(&q)
+                    || r.result
+                        .as_ref()
+                        .is_some_and(|v| v.to_string().to_lowercase().contains(&q))
+                    || r.error
+                        .as_ref()
+                        .is_some_and(|e| e.to_lowercase().contains(&q))
+            })
+            .collect()
+    }
+
+    /// New records as they are appended. A subscriber more than 1024 records behind gets
+    /// `RecvError::Lagged` and should re-read [`Audit::snapshot`].
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<AuditRecord>> {
+        self.state().events.subscribe()
+    }
+
+    /// Waits until everything appended so far is written and synced.
+    pub async fn flush(&self) -> Result<(), AuditError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.request_flush(FlushReply::Async(tx))?;
+        rx.await
+            .map_err(|_| AuditError::WriterGone)?
+            .map_err(AuditError::Writer)
+    }
+
+    /// [`Audit::flush`] for code outside the async runtime (shutdown paths, tests).
+    pub fn flush_blocking(&self) -> Result<(), AuditError> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        self.request_flush(FlushReply::Blocking(tx))?;
+        rx.recv()
+            .map_err(|_| AuditError::WriterGone)?
+            .map_err(AuditError::Writer)
+    }
+
+    fn request_flush(&self, reply: FlushReply) -> Result<(), AuditError> {
+        self.state()
+            .tx
+            .send(Msg::Flush(reply))
+            .map_err(|_| AuditError::WriterGone)
+    }
+
+    /// What reading the file back at open found (damaged lines skipped, torn tail).
+    pub fn load_report(&self) -> LoadReport {
+        self.inner.report
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.inner.path
+    }
+
+    pub fn cap(&self) -> usize {
+        self.state().cap
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,226 @@
-//! TODO: redact
+//! Redaction of sensitive values before they reach an agent (or, for `everywhere` rules,
+//! anyone).
+//!
+//! Rules are regular expressions with a name and a scope, as JetWhale's network inspector
+//! has them: `agent_only` keeps the value visible to the person at the terminal and hides it
+//! from the AI agent; `everywhere` hides it from both (the UI, the audit trail). A match is
+//! replaced by `«redacted:NAME»`; when the pattern has a capture group named `secret`, only
+//! that group is replaced, so `password=hunter2` becomes `password=«redacted:password»` and
+//! the reader still sees what was hidden. UI tree nodes marked `"password": true` have their
+//! `text` hidden from agents too: the semantics tree carries the same strings the pixels do.
+//!
+//! The default rules are deliberately narrow (bearer tokens, `password=` values, credentials
+//! in URLs, cloud keys, private keys, JWTs) and are tested to change nothing in the real
+//! device captures under `shared/fixtures/`.
+use std::borrow::Cow;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+mod defaults;
+
+pub use defaults::default_rules;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Hidden from agents, shown to the person.
+    #[default]
+    AgentOnly,
+    /// Hidden from agents and from the person's views and the audit trail.
+    Everywhere,
+}
+
+/// Who is about to see a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    Agent,
+    Person,
+}
+
+/// A rule as configured (settings file) or built in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedactionRule {
+    pub name: String,
+    pub pattern: String,
+    #[serde(default)]
+    pub scope: Scope,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RedactError {
+    #[error("redaction rule `{name}` has an invalid pattern: {source}")]
+    BadPattern {
+        name: String,
+        #[source]
+        source: regex::Error,
+    },
+    #[error("redaction rule names must be non-empty letters, digits, `-` and `_`, got `{0}`")]
+    BadName(String),
+}
+
+struct Compiled {
+    name: String,
+    marker: String,
+    re: Regex,
+    scope: Scope,
+}
+
+/// Applies redaction rules to text and JSON. Cheap to share behind an `Arc`.
+pub struct Redactor {
+    rules: Vec<Compiled>,
+}
+
+const MARKER_PREFIX: &str = "«redacted:";
+
+impl Redactor {
+    pub fn new(rules: &[RedactionRule]) -> Result<Self, RedactError> {
+        let mut compiled = Vec::with_capacity(rules.len());
+        for r in rules {
+            let name_ok = !r.name.is_empty()
+                && r.name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if !name_ok {
+                return Err(RedactError::BadName(r.name.clone()));
+            }
+            let re = Regex::new(&r.pattern).map_err(|source| RedactError::BadPattern {
+                name: r.name.clone(),
+                source,
+            })?;
+            compiled.push(Compiled {
+                name: r.name.clone(),
+                marker: format!("{MARKER_PREFIX}{}»", r.name),
+                re,
+                scope: r.scope,
+            });
+        }
+        Ok(Self { rules: compiled })
+    }
+
+    /// The built-in rules ([`default_rules`]).
+    pub fn with_defaults() -> Self {
+        Self::new(&default_rules()).unwrap_or_else(|e| {
+            // The defaults are constants covered by tests; this is unreachable in practice.
+            tracing::error!("built-in redaction rules failed to compile: {e}");
+            Self::empty()
+        })
+    }
+
+    pub fn empty() -> Self {
+        Self { rules: Vec::new() }
+    }
+
+    /// The defaults followed by `extra` (for example, rules from the settings file).
+    pub fn with_defaults_and(extra: &[RedactionRule]) -> Result<Self, RedactError> {
+        let mut all = default_rules();
+        all.extend_from_slice(extra);
+        Self::new(&all)
+    }
+
+    pub fn rule_names(&self) -> Vec<&str> {
+        self.rules.iter().map(|r| r.name.as_str()).collect()
+    }
+
+    fn applies(rule: &Compiled, audience: Audience) -> bool {
+        audience == Audience::Agent || rule.scope == Scope::Everywhere
+    }
+
+    /// Redacts `s` for `audience`; borrows when nothing matched.
+    pub fn redact_str<'a>(&self, s: &'a str, audience: Audience) -> Cow<'a, str> {
+        let mut cur: Cow<'a, str> = Cow::Borrowed(s);
+        for rule in self.rules.iter().filter(|r| Self::applies(r, audience)) {
+            if let Some(next) = replace(rule, &cur) {
+                cur = Cow::Owned(next);
+            }
+        }
+        cur
+    }
+
+    /// Redacts every string value in `v` (object keys are left alone) and, for agents, the
+    /// `text` of UI nodes marked `"password": true`. Returns how many values changed.
+    pub fn redact_json(&self, v: &mut Value, audience: Audience) -> usize {
+        let mut n = redact_password_nodes(v, audience);
+        self.walk(v, audience, &mut n);
+        n
+    }
+
+    fn walk(&self, v: &mut Value, audience: Audience, n: &mut usize) {
+        match v {
+            Value::String(s) => {
+                if let Cow::Owned(new) = self.redact_str(s, audience) {
+                    *s = new;
+                    *n += 1;
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(|i| self.walk(i, audience, n)),
+            Value::Object(map) => map.values_mut().for_each(|i| self.walk(i, audience, n)),
+            _ => {}
+        }
+    }
+}
+
+/// Replaces every match of one rule; `None` when nothing matched.
+fn replace(rule: &Compiled, s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    let mut replaced = false;
+    for caps in rule.re.captures_iter(s) {
+        let Some(span) = caps.name("secret").or_else(|| caps.get(0)) else {
+            continue;
+        };
+        if span.as_str().is_empty()
+            || span.as_str().starts_with(MARKER_PREFIX)
+            || span.start() < last
+        {
+            continue;
+        }
+        out.push_str(&s[last..span.start()]);
+        out.push_str(&rule.marker);
+        last = span.end();
+        replaced = true;
+    }
+    if !replaced {
+        return None;
+    }
+    out.push_str(&s[last..]);
+    Some(out)
+}
+
+/// For agents, replaces the `text` of every object marked `"password": true` (or `"true"`,
+/// as uiautomator writes it) with `«redacted:password»`. People see the node unchanged.
+/// Returns how many nodes changed.
+pub fn redact_password_nodes(v: &mut Value, audience: Audience) -> usize {
+    if audience == Audience::Person {
+        return 0;
+    }
+    let mut n = 0;
+    match v {
+        Value::Object(map) => {
+            let is_password = matches!(map.get("password"), Some(Value::Bool(true)))
+                || map.get("password").and_then(Value::as_str) == Some("true");
+            if is_password
+                && let Some(Value::String(text)) = map.get_mut("text")
+                && !text.is_empty()
+                && !text.starts_with(MARKER_PREFIX)
+            {
+                *text = format!("{MARKER_PREFIX}password»");
+                n += 1;
+            }
+            for child in map.values_mut() {
+                n += redact_password_nodes(child, audience);
+            }
+        }
+        Value::Array(items) => {
+            for child in items {
+                n += redact_password_nodes(child, audience);
+            }
+        }
+        _ => {}
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests;

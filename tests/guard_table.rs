@@ -125,11 +125,123 @@ const ORDINARY: &[&str] = &[
     "am force-stop com.example.app",
 ];
 
+/// More spellings: here-strings and -documents, hex and reversed payloads, functions, loops,
+/// `adb shell` inside the command, storage aliases.
+const MORE_CATASTROPHIC: &[&str] = &[
+    "rm -rf /system/",
+    "rm -rf \"/\"",
+    "rm -rf / &",
+    "rm -rf / 2>/dev/null",
+    "rm -rf /.",
+    "rm -rf $HOME",
+    "rm -rf ${HOME}",
+    "rm -rf ${X:-/}",
+    "r=rm; $r -rf /",
+    "$'\\x72\\x6d' -rf /",
+    "echo 'cm0gLXJmIC8=' | base64 --decode | sh",
+    "base64 -d <<< cm0gLXJmIC8= | sh",
+    "sh <<< 'rm -rf /'",
+    "printf '\\x72\\x6d -rf /' | sh",
+    "su -c \"rm -rf /\"",
+    "su 0 sh -c \"rm -rf /data\"",
+    "su root rm -rf /",
+    "rm -rf /storage/self/primary",
+    "rm -rf /data/media/0",
+    "rm -rf /mnt/sdcard",
+    "rm -rf /sdcard/.",
+    "find / -exec rm -rf {} \\;",
+    "am broadcast -a android.intent.action.MASTER_CLEAR -n android/com.android.server.MasterClearReceiver",
+    "cmd activity broadcast --user 0 -a android.intent.action.FACTORY_RESET",
+    "dd if=/dev/zero of=/dev/block/platform/soc/by-name/userdata",
+    "echo x | dd of=/dev/block/sdc",
+    "busybox dd if=/dev/zero of=/dev/block/mmcblk0",
+    "/system/bin/make_ext4fs /dev/block/x",
+    "mke2fs.static /dev/x",
+    "svc power reboot recovery; echo wipe",
+    "eval \"$(echo cm0gLXJmIC8= | base64 -d)\"",
+    "sh -c \"$(printf 'rm -rf /')\"",
+    "xargs -I{} rm -rf {} <<< /",
+    "rm -rf /*/",
+    "rm -rf /data/*",
+    "rm -rf -- /sdcard",
+    "rm -rf /storage/emulated/0/*",
+    "rm -rf /sdcard/* /sdcard/.*",
+    "env rm -rf /",
+    "command rm -rf /",
+    "exec rm -rf /",
+    "nohup rm -rf / &",
+    "if true; then rm -rf /; fi",
+    "for d in /system /data; do rm -rf $d; done",
+    "while true; do rm -rf /; done",
+    "f(){ rm -rf /; }; f",
+    "rm -rf /sdcard/../../",
+    "A=r; B=m; $A$B -rf /",
+    "adb -s emulator-5554 shell 'rm -rf /'",
+    "adb shell \"su -c 'rm -rf /data'\"",
+    "rm -rf ~/",
+    "cd /; rm -rf system",
+    "cd /sdcard && cd .. && rm -rf sdcard",
+    "rm -rf ../../..",
+    "cat <<EOF | sh\nrm -rf /\nEOF",
+    "echo 726d202d7266202f | xxd -r -p | sh",
+    "echo '/ fr- mr' | rev | sh",
+    "sh -c 'rm -rf \"$0\"' /",
+    "rm -rf /product",
+    "rm -rf /data/user/0",
+];
+
+/// More everyday commands, including ones that mention the dangerous words harmlessly.
+const MORE_ORDINARY: &[&str] = &[
+    "rm -rf /sdcard/Android/data/com.example/cache",
+    "rm -r /data/local/tmp/x",
+    "pm clear com.example",
+    "am broadcast -a com.example.ACTION",
+    "echo \"rm -rf /\"",
+    "grep -r \"rm -rf /\" /sdcard/scripts",
+    "logcat -d | grep -i wipe",
+    "screencap -p /sdcard/s.png",
+    "cat /proc/cpuinfo",
+    "ls -la /",
+    "find /sdcard -name \"*.log\"",
+    "dumpsys package com.example | grep -i permission",
+    "wm size",
+    "input keyevent 3",
+    "am start -a android.intent.action.VIEW -d 'https://x.com/?a=1&b=2'",
+    "sh -c 'cd /sdcard/Download && rm -rf tmp'",
+    "run-as com.example rm -rf cache",
+    "cd /data/local/tmp; rm -rf *",
+    "df -h /data",
+    "mount | grep data",
+    "rm -rf /sdcard/DCIM/.thumbnails",
+    "reboot",
+    "reboot bootloader",
+    "fastboot devices",
+    "dd if=/dev/block/by-name/boot of=/sdcard/boot.img",
+    "cat /dev/block/by-name/boot > /sdcard/boot.img",
+    "tee /sdcard/log.txt",
+    "cp /sdcard/a /sdcard/b",
+    "ls /dev/block/",
+    "echo $((1+2))",
+    "for f in /sdcard/Download/*.tmp; do echo $f; done",
+    "ps -A | grep com.example",
+    "kill -9 1234",
+    "am force-stop com.example && am start -n com.example/.Main",
+    "pm grant com.example android.permission.CAMERA",
+    "setprop debug.x 1",
+    "logcat -c",
+    "ls /sdcard/*",
+    "settings put global stay_on_while_plugged_in 3",
+    "echo hi 2>&1 >/dev/null",
+    "cmd wifi status",
+    "svc wifi enable",
+];
+
 #[test]
 fn catastrophic_commands_are_refused_however_disguised() {
     assert!(CATASTROPHIC.len() >= 40);
     let missed: Vec<&str> = CATASTROPHIC
         .iter()
+        .chain(MORE_CATASTROPHIC)
         .copied()
         .filter(|c| guard::catastrophic(c).is_none())
         .collect();
@@ -141,6 +253,7 @@ fn ordinary_commands_are_not_refused() {
     assert!(ORDINARY.len() >= 10);
     let refused: Vec<(&str, String)> = ORDINARY
         .iter()
+        .chain(MORE_ORDINARY)
         .filter_map(|c| guard::catastrophic(c).map(|r| (*c, r.to_string())))
         .collect();
     assert!(refused.is_empty(), "wrongly refused: {refused:#?}");

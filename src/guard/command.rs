@@ -199,12 +199,18 @@ impl Eval {
         for w in &writes {
             rules::written_path(w, env.cwd.as_deref())?;
         }
-        if let Some(inner) = cmd.subshell {
+        let mut words = &cmd.words[..];
+        if let Some(inner) = &cmd.subshell {
             let mut sub = env.clone();
-            return self.script(&inner, &mut sub, stdin);
+            let out = self.script(inner, &mut sub, stdin.clone())?;
+            if words.len() <= 1 {
+                return Ok(out);
+            }
+            // `name() { body; }`: the body is checked as if it ran, since a later call may.
+            words = &words[1..];
         }
         let mut argv = Vec::new();
-        for w in &cmd.words {
+        for w in words {
             // `NAME=value` before the command name: an assignment, expanded without splitting.
             if argv.is_empty()
                 && let Some((name, value)) = assignment(w)

@@ -37,6 +37,12 @@ pub(super) fn strip_prefixes(mut argv: Vec<String>, env: &mut Env) -> Vec<String
         if skip == 0 {
             return argv;
         }
+        // `run-as PKG cmd` runs in the app's data directory.
+        if basename(first) == "run-as"
+            && let Some(pkg) = argv.get(skip - 1).filter(|p| !p.contains(UNKNOWN))
+        {
+            env.cwd = Some(format!("/data/data/{pkg}"));
+        }
         argv.drain(..skip.min(argv.len()));
     }
 }
@@ -99,7 +105,7 @@ pub(super) fn check(name: &str, argv: &[String], env: &Env, ev: &mut Eval) -> Re
             }
         }
         "cp" | "mv" | "install" | "ln" => {
-            if let Some(dest) = args.iter().filter(|a| !a.starts_with('-')).last() {
+            if let Some(dest) = args.iter().rev().find(|a| !a.starts_with('-')) {
                 written_path(dest, cwd)?;
             }
         }
@@ -206,7 +212,7 @@ fn rm(args: &[String], cwd: Option<&str>) -> Result<(), Refusal> {
             opts_done = true;
         } else if let Some(long) = a.strip_prefix("--") {
             // GNU accepts any unambiguous prefix (`--rec`).
-            if long.len() >= 1 && "recursive".starts_with(long) {
+            if !long.is_empty() && "recursive".starts_with(long) {
                 recursive = true;
             }
             if long.len() >= 3 && "no-preserve-root".starts_with(long) {

@@ -1,0 +1,203 @@
+//! The audit file on disk: reading it back after a crash, opening it with private
+//! permissions, and compacting it.
+//!
+//! The file is append-only JSON lines. A process killed mid-write leaves at most one torn
+//! last line; reading back drops it (or keeps it, when the only thing missing was the
+//! newline) and truncates the file to the last good line so the next append starts clean. A
+//! corrupt line in the middle (disk trouble, a hand edit) is skipped and counted, never fatal.
+use std::collections::VecDeque;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{AuditError, AuditRecord};
+
+pub(super) const FILE_NAME: &str = "audit.jsonl";
+
+/// What reading the existing file found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadReport {
+    /// Records read back (before keeping only the most recent `cap`).
+    pub loaded: usize,
+    /// Complete lines that did not parse.
+    pub skipped_corrupt: usize,
+    /// A last line without its newline was found (and dropped unless it parsed).
+    pub torn_tail: bool,
+}
+
+pub(super) struct Loaded {
+    pub recent: VecDeque<Arc<AuditRecord>>,
+    pub next_seq: u64,
+    /// Lines in the file after repair, for the compaction trigger.
+    pub lines: usize,
+    pub report: LoadReport,
+}
+
+fn io(path: &Path, source: std::io::Error) -> AuditError {
+    AuditError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+pub(super) fn prepare_dir(dir: &Path) -> Result<(), AuditError> {
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| io(dir, e))
+}
+
+/// Opens (creating) the file for appending, private to this user.
+pub(super) fn open_append(path: &Path) -> Result<File, AuditError> {
+    let f = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .mode(0o600)
+        .open(path)
+        .map_err(|e| io(path, e))?;
+    f.set_permissions(std::fs::Permissions::from_mode(0o600))
+        .map_err(|e| io(path, e))?;
+    Ok(f)
+}
+
+pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
+    let mut out = Loaded {
+        recent: VecDeque::new(),
+        next_seq: 1,
+        lines: 0,
+        report: LoadReport::default(),
+    };
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(io(path, e)),
+    };
+    let mut reader = BufReader::new(file);
+    let mut line = Vec::new();
+    let mut good_len: u64 = 0;
+    let mut max_seq = 0;
+    let mut repair: Option<Repair> = None;
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        let complete = line.last() == Some(&b'\n');
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        if text.iter().all(u8::is_ascii_whitespace) {
+            good_len += n as u64;
+            continue;
+        }
+        let parsed = serde_json::from_slice::<AuditRecord>(text).ok();
+        if !complete {
+            out.report.torn_tail = true;
+            repair = Some(if parsed.is_some() {
+                Repair::AddNewline
+            } else {
+                Repair::TruncateTo(good_len)
+            });
+        }
+        match parsed {
+            Some(rec) => {
+                max_seq = max_seq.max(rec.seq);
+                out.report.loaded += 1;
+                out.lines += 1;
+                out.recent.push_back(Arc::new(rec));
+                if out.recent.len() > cap {
+                    out.recent.pop_front();
+                }
+            }
+            None if complete => {
+                out.report.skipped_corrupt += 1;
+                out.lines += 1;
+            }
+            None => {}
+        }
+        good_len += n as u64;
+    }
+    out.next_seq = max_seq + 1;
+    match repair {
+        Some(Repair::TruncateTo(len)) => {
+            let f = OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(|e| io(path, e))?;
+            f.set_len(len).map_err(|e| io(path, e))?;
+            f.sync_all().map_err(|e| io(path, e))?;
+        }
+        Some(Repair::AddNewline) => {
+            let mut f = open_append(path)?;
+            f.write_all(b"\n").map_err(|e| io(path, e))?;
+            f.sync_all().map_err(|e| io(path, e))?;
+        }
+        None => {}
+    }
+    Ok(out)
+}
+
+enum Repair {
+    TruncateTo(u64),
+    AddNewline,
+}
+
+/// Rewrites the file keeping its last `keep` lines: to a temporary beside it, synced, then
+/// renamed over, so a crash during compaction leaves either the old file or the new one.
+/// Returns the number of lines kept.
+pub(super) fn compact(path: &Path, keep: usize) -> Result<usize, AuditError> {
+    let mut src = File::open(path).map_err(|e| io(path, e))?;
+    let total = count_lines(&mut src).map_err(|e| io(path, e))?;
+    src.seek(SeekFrom::Start(0)).map_err(|e| io(path, e))?;
+    let skip = total.saturating_sub(keep);
+    let tmp = path.with_extension("jsonl.tmp");
+    let out = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&tmp)
+        .map_err(|e| io(&tmp, e))?;
+    let mut w = BufWriter::new(out);
+    let mut reader = BufReader::new(src);
+    let mut line = Vec::new();
+    let mut index = 0;
+    let mut kept = 0;
+    loop {
+        line.clear();
+        let n = reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        if index >= skip && line.last() == Some(&b'\n') {
+            w.write_all(&line).map_err(|e| io(&tmp, e))?;
+            kept += 1;
+        }
+        index += 1;
+    }
+    let out = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
+    out.sync_all().map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
+    if let Some(dir) = path.parent()
+        && let Ok(d) = File::open(dir)
+    {
+        // Makes the rename itself durable; failure only weakens durability, so it is ignored.
+        let _ = d.sync_all();
+    }
+    Ok(kept)
+}
+
+fn count_lines(f: &mut File) -> std::io::Result<usize> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut n = 0;
+    loop {
+        let got = f.read(&mut buf)?;
+        if got == 0 {
+            return Ok(n);
+        }
+        n += buf[..got].iter().filter(|b| **b == b'\n').count();
+    }
+}

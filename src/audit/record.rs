@@ -1,0 +1,251 @@
+//! One audit entry, as it is written (one JSON line) and shown in the history pane.
+//!
+//! Large binary content is replaced before a record is stored ([`scrub_binary`]): a
+//! screenshot in every history line would make the file useless to read and slow to load,
+//! while its size and SHA-256 still say what was returned.
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+/// Strings longer than this that are valid base64 are stored as a digest.
+pub const MAX_INLINE_BASE64: usize = 4096;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditRecord {
+    /// Assigned by [`super::Audit::append`]; strictly increasing and contiguous.
+    #[serde(default)]
+    pub seq: u64,
+    /// RFC 3339, UTC, milliseconds.
+    pub time: String,
+    /// `name/version` from `initialize`, or `unknown`: never guessed.
+    pub client: String,
+    pub transport: Transport,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    pub tool: String,
+    pub level: Level,
+    #[serde(default)]
+    pub arguments: Value,
+    pub outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub duration_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<Decision>,
+    /// The batch run this call belonged to, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_run: Option<String>,
+}
+
+impl AuditRecord {
+    /// A record stamped now, client `unknown`, outcome `ok`; fill in the rest as it happens.
+    pub fn new(
+        tool: impl Into<String>,
+        level: Level,
+        transport: Transport,
+        arguments: Value,
+    ) -> Self {
+        Self {
+            seq: 0,
+            time: now_rfc3339(),
+            client: "unknown".into(),
+            transport,
+            device: None,
+            tool: tool.into(),
+            level,
+            arguments,
+            outcome: Outcome::Ok,
+            result: None,
+            error: None,
+            duration_ms: 0,
+            decision: None,
+            batch_run: None,
+        }
+    }
+}
+
+pub fn now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Http,
+    Sse,
+    Stdio,
+    Batch,
+    Tui,
+}
+
+/// The tool's safety level, as declared in the registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Level {
+    ReadOnly,
+    SafeAction,
+    Destructive,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    Ok,
+    Error,
+    /// The person (or the default) said no to a destructive call.
+    Denied,
+    /// Refused before anyone was asked: tool disabled, catastrophic command, bad path.
+    Refused,
+    Cancelled,
+    Timeout,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    pub verdict: Verdict,
+    pub by: DecidedBy,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Approved,
+    Denied,
+}
+
+/// Who or what decided a destructive call. Every way but `Key` is a denial by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum DecidedBy {
+    /// A person pressed a key in the confirmation modal.
+    #[serde(rename = "key")]
+    Key,
+    #[serde(rename = "timeout")]
+    Timeout,
+    /// Headless, or no UI was attached to answer.
+    #[serde(rename = "no-responder")]
+    NoResponder,
+    /// The confirmation was dropped (client went away, server stopping).
+    #[serde(rename = "dropped")]
+    Dropped,
+    #[serde(rename = "allow-list")]
+    AllowList,
+    #[serde(rename = "n/a")]
+    NotApplicable,
+}
+
+/// Replaces MCP image/audio content and long base64 strings with
+/// `{ "omitted": <mime or "base64">, "bytes": N, "sha256": hex }`.
+pub fn scrub_binary(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            let is_media = matches!(
+                map.get("type").and_then(Value::as_str),
+                Some("image" | "audio")
+            );
+            if is_media && let Some(Value::String(data)) = map.get("data") {
+                let mime = map
+                    .get("mimeType")
+                    .and_then(Value::as_str)
+                    .unwrap_or("application/octet-stream");
+                *v = omitted(mime, data);
+                return;
+            }
+            for (_, child) in map.iter_mut() {
+                scrub_binary(child);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(scrub_binary),
+        Value::String(s) if s.len() > MAX_INLINE_BASE64 && looks_base64(s) => {
+            let replaced = omitted("base64", s);
+            *v = replaced;
+        }
+        _ => {}
+    }
+}
+
+fn looks_base64(s: &str) -> bool {
+    s.bytes().all(|b| {
+        b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_' | b'\n' | b'\r')
+    })
+}
+
+fn omitted(mime: &str, data: &str) -> Value {
+    let compact: String = data.chars().filter(|c| !c.is_whitespace()).collect();
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(&compact)
+        .or_else(|_| base64::engine::general_purpose::URL_SAFE.decode(&compact));
+    let bytes = decoded.unwrap_or_else(|_| data.as_bytes().to_vec());
+    json!({
+        "omitted": mime,
+        "bytes": bytes.len(),
+        "sha256": hex(&Sha256::digest(&bytes)),
+    })
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serialises_with_the_documented_names() {
+        let mut r = AuditRecord::new(
+            "android_tap",
+            Level::SafeAction,
+            Transport::Stdio,
+            json!({"x": 1}),
+        );
+        r.duration_ms = 12;
+        r.batch_run = Some("run-1".into());
+        r.decision = Some(Decision {
+            verdict: Verdict::Denied,
+            by: DecidedBy::NoResponder,
+        });
+        let v = serde_json::to_value(&r).expect("serialises");
+        assert_eq!(v["durationMs"], 12);
+        assert_eq!(v["batchRun"], "run-1");
+        assert_eq!(v["level"], "safe_action");
+        assert_eq!(v["transport"], "stdio");
+        assert_eq!(
+            v["decision"],
+            json!({"verdict": "denied", "by": "no-responder"})
+        );
+        assert_eq!(v["outcome"], "ok");
+        // Millisecond RFC 3339 in UTC, e.g. 2024-05-01T12:00:00.123Z.
+        assert_eq!(r.time.len(), 24, "{}", r.time);
+        assert!(r.time.ends_with('Z'));
+        let back: AuditRecord = serde_json::from_value(v).expect("reads back");
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn images_and_long_base64_are_replaced_by_a_digest() {
+        let png = base64::engine::general_purpose::STANDARD.encode(vec![7u8; 6000]);
+        let mut v = json!({
+            "content": [
+                {"type": "image", "data": png, "mimeType": "image/png"},
+                {"type": "text", "text": "short"}
+            ],
+            "structuredContent": {"zip": base64::engine::general_purpose::STANDARD.encode(vec![1u8; 5000])},
+        });
+        scrub_binary(&mut v);
+        assert_eq!(v["content"][0]["omitted"], "image/png");
+        assert_eq!(v["content"][0]["bytes"], 6000);
+        assert_eq!(v["content"][0]["sha256"].as_str().map(str::len), Some(64));
+        assert_eq!(v["content"][1]["text"], "short");
+        assert_eq!(v["structuredContent"]["zip"]["omitted"], "base64");
+        assert_eq!(v["structuredContent"]["zip"]["bytes"], 5000);
+        // Long ordinary text (a logcat dump) is not base64 and stays.
+        let mut text = json!("E AndroidRuntime: FATAL EXCEPTION: main ".repeat(200));
+        let before = text.clone();
+        scrub_binary(&mut text);
+        assert_eq!(text, before);
+    }
+}

@@ -1,0 +1,176 @@
+//! Audit store behaviour: read-back repair, compaction, permissions, search, subscribe.
+use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
+
+use serde_json::json;
+
+use super::*;
+
+fn rec(tool: &str, n: u64) -> AuditRecord {
+    let mut r = AuditRecord::new(tool, Level::ReadOnly, Transport::Http, json!({ "n": n }));
+    r.result = Some(json!({ "text": format!("result {n}") }));
+    r
+}
+
+fn lines(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .expect("read")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn appends_survive_reopen_and_seq_continues() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open(dir.path(), 100).expect("open");
+    for n in 0..5 {
+        assert_eq!(audit.append(rec("android_tap", n)), n + 1);
+    }
+    audit.flush_blocking().expect("flush");
+    drop(audit);
+    let audit = Audit::open(dir.path(), 100).expect("reopen");
+    assert_eq!(audit.snapshot().len(), 5);
+    assert_eq!(audit.append(rec("android_tap", 5)), 6);
+    assert_eq!(
+        audit.recent(2).iter().map(|r| r.seq).collect::<Vec<_>>(),
+        vec![5, 6]
+    );
+}
+
+#[test]
+fn file_and_dir_are_private() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sub = dir.path().join("state");
+    let audit = Audit::open(&sub, 10).expect("open");
+    audit.append(rec("t", 0));
+    audit.flush_blocking().expect("flush");
+    let mode = |p: &Path| std::fs::metadata(p).expect("stat").permissions().mode() & 0o777;
+    assert_eq!(mode(&sub), 0o700);
+    assert_eq!(mode(audit.path()), 0o600);
+}
+
+#[test]
+fn torn_tail_and_corrupt_middle_cost_only_those_lines() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open(dir.path(), 100).expect("open");
+    for n in 0..4 {
+        audit.append(rec("t", n));
+    }
+    audit.flush_blocking().expect("flush");
+    let path = audit.path().to_path_buf();
+    drop(audit);
+    // Damage: a garbage line in the middle, and half a record at the end.
+    let mut all = lines(&path);
+    all.insert(2, "{not json".into());
+    let torn = &all[3][..all[3].len() / 2].to_string();
+    let mut text = all.join("\n") + "\n";
+    text.push_str(torn);
+    std::fs::write(&path, text).expect("write");
+
+    let audit = Audit::open(dir.path(), 100).expect("reopen");
+    let r = audit.load_report();
+    assert_eq!((r.loaded, r.skipped_corrupt, r.torn_tail), (4, 1, true));
+    assert_eq!(
+        audit.snapshot().iter().map(|r| r.seq).collect::<Vec<_>>(),
+        vec![1, 2, 3, 4]
+    );
+    // The torn half-line was cut off, so the next record starts on a line of its own.
+    assert_eq!(audit.append(rec("t", 9)), 5);
+    audit.flush_blocking().expect("flush");
+    drop(audit);
+    let audit = Audit::open(dir.path(), 100).expect("reopen again");
+    let r = audit.load_report();
+    assert_eq!((r.loaded, r.torn_tail), (5, false));
+}
+
+#[test]
+fn a_tail_missing_only_its_newline_is_kept() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let line = serde_json::to_string(&AuditRecord {
+        seq: 7,
+        ..rec("t", 0)
+    })
+    .expect("json");
+    std::fs::write(dir.path().join("audit.jsonl"), &line).expect("write");
+    let audit = Audit::open(dir.path(), 10).expect("open");
+    assert_eq!(audit.snapshot().len(), 1);
+    assert_eq!(audit.append(rec("t", 1)), 8);
+    audit.flush_blocking().expect("flush");
+    assert_eq!(lines(audit.path()).len(), 2);
+}
+
+#[test]
+fn compaction_keeps_the_most_recent_cap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open(dir.path(), 10).expect("open");
+    for n in 0..25 {
+        audit.append(rec("t", n));
+    }
+    audit.flush_blocking().expect("flush");
+    let on_disk = lines(audit.path());
+    assert!(on_disk.len() <= 20, "{} lines", on_disk.len());
+    assert_eq!(audit.snapshot().len(), 10);
+    drop(audit);
+    let audit = Audit::open(dir.path(), 10).expect("reopen");
+    let seqs: Vec<u64> = audit.snapshot().iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (16..=25).collect::<Vec<_>>());
+    assert!(!dir.path().join("audit.jsonl.tmp").exists());
+}
+
+#[test]
+fn an_oversized_file_is_compacted_at_open() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut f = std::fs::File::create(dir.path().join("audit.jsonl")).expect("create");
+    for n in 1..=50 {
+        let line = serde_json::to_string(&AuditRecord {
+            seq: n,
+            ..rec("t", n)
+        })
+        .expect("json");
+        writeln!(f, "{line}").expect("write");
+    }
+    drop(f);
+    let audit = Audit::open(dir.path(), 10).expect("open");
+    audit.flush_blocking().expect("flush");
+    assert_eq!(lines(audit.path()).len(), 10);
+    assert_eq!(audit.append(rec("t", 0)), 51);
+}
+
+#[test]
+fn search_matches_tool_arguments_and_result() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open(dir.path(), 100).expect("open");
+    audit.append(rec("android_tap", 1));
+    let mut r = rec("android_run_adb_command", 2);
+    r.arguments = json!({ "command": "dumpsys battery", "reason": "check" });
+    r.outcome = Outcome::Error;
+    r.error = Some("device offline".into());
+    audit.append(r);
+    assert_eq!(audit.search("TAP").len(), 1);
+    assert_eq!(audit.search("dumpsys").len(), 1);
+    assert_eq!(audit.search("result 1").len(), 1);
+    assert_eq!(audit.search("offline").len(), 1);
+    assert_eq!(audit.search("").len(), 2);
+    assert!(audit.search("nothing like this").is_empty());
+}
+
+#[tokio::test]
+async fn subscribers_see_new_records_and_images_are_scrubbed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open(dir.path(), 100).expect("open");
+    let mut rx = audit.subscribe();
+    let mut r = rec("android_take_screenshot", 0);
+    let data = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, vec![0u8; 8192]);
+    r.result =
+        Some(json!({ "content": [{ "type": "image", "data": data, "mimeType": "image/png" }] }));
+    audit.append(r);
+    let got = rx.recv().await.expect("record");
+    assert_eq!(got.seq, 1);
+    let image = &got.result.as_ref().expect("result")["content"][0];
+    assert_eq!(image["omitted"], "image/png");
+    assert_eq!(image["bytes"], 8192);
+    audit.flush().await.expect("flush");
+    let text = std::fs::read_to_string(audit.path()).expect("read");
+    assert!(text.len() < 1024, "image bytes reached the file");
+}

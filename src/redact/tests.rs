@@ -1,0 +1,204 @@
+//! Redaction on the real captures in `shared/fixtures/`: the defaults change nothing there,
+//! and secrets spliced into real lines are hidden without disturbing the rest of the line.
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use super::*;
+
+/// `shared/fixtures` beside the repository (CI), or the shared copy on this machine.
+fn fixtures_dir() -> PathBuf {
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
+    if beside.is_dir() {
+        beside
+    } else {
+        PathBuf::from("/work/shared/fixtures")
+    }
+}
+
+fn fixture(rel: &str) -> String {
+    let p = fixtures_dir().join(rel);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+fn all_fixture_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("fixtures dir").flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            all_fixture_files(&p, out);
+        } else if p.file_name().is_some_and(|n| n != "SOURCES.md") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn defaults_leave_every_real_capture_unchanged() {
+    let r = Redactor::with_defaults();
+    assert_eq!(r.rule_names().len(), default_rules().len());
+    let mut files = Vec::new();
+    all_fixture_files(&fixtures_dir(), &mut files);
+    assert!(files.len() >= 20, "fixtures not found: {}", files.len());
+    for f in files {
+        let text = String::from_utf8_lossy(&std::fs::read(&f).expect("read")).into_owned();
+        let out = r.redact_str(&text, Audience::Agent);
+        assert!(
+            matches!(out, Cow::Borrowed(_)),
+            "defaults changed {}",
+            f.display()
+        );
+    }
+}
+
+#[test]
+fn secrets_spliced_into_a_real_logcat_line_are_hidden() {
+    let log = fixture("misc/logcat-threadtime-crash-wsa.txt");
+    let line = log
+        .lines()
+        .find(|l| l.contains("FATAL EXCEPTION"))
+        .expect("crash line");
+    let r = Redactor::with_defaults();
+    let cases = [
+        (
+            " Authorization: Bearer ya29.A0ARrdaM-abc_DEF123",
+            "Bearer «redacted:bearer»",
+        ),
+        (
+            " POST /login password=hunter2&user=bob",
+            "password=«redacted:password»&user=bob",
+        ),
+        (
+            " GET https://api.example.com/v1?id=3&access_token=abcDEF123",
+            "&access_token=«redacted:query-secret»",
+        ),
+        (
+            " url=https://bob:s3cr3t@example.com/x",
+            "https://bob:«redacted:url-credentials»@example.com/x",
+        ),
+        (
+            " key AKIAIOSFODNN7EXAMPLE used",
+            "key «redacted:aws-access-key-id» used",
+        ),
+        (
+            " aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key=«redacted:aws-secret-key»",
+        ),
+    ];
+    for (secret, want) in cases {
+        let input = format!("{line}{secret}");
+        let out = r.redact_str(&input, Audience::Agent);
+        assert!(out.starts_with(line), "the real part changed: {out}");
+        assert!(out.ends_with(want), "{secret:?} became {out:?}");
+        // The person at the terminal sees the original.
+        assert_eq!(r.redact_str(&input, Audience::Person), input);
+    }
+}
+
+#[test]
+fn everywhere_rules_hide_values_from_the_person_too() {
+    let rules = vec![
+        RedactionRule {
+            name: "imei".into(),
+            pattern: r"\b\d{15}\b".into(),
+            scope: Scope::Everywhere,
+        },
+        RedactionRule {
+            name: "email".into(),
+            pattern: r"[\w.*]+@gmail\.com".into(),
+            scope: Scope::AgentOnly,
+        },
+    ];
+    let r = Redactor::new(&rules).expect("rules");
+    let s = "imei 490154203237518 for abha**2@gmail.com";
+    assert_eq!(
+        r.redact_str(s, Audience::Person),
+        "imei «redacted:imei» for abha**2@gmail.com"
+    );
+    assert_eq!(
+        r.redact_str(s, Audience::Agent),
+        "imei «redacted:imei» for «redacted:email»"
+    );
+}
+
+#[test]
+fn bad_rules_are_typed_errors() {
+    let bad = RedactionRule {
+        name: "x".into(),
+        pattern: "(".into(),
+        scope: Scope::AgentOnly,
+    };
+    assert!(matches!(
+        Redactor::new(&[bad]),
+        Err(RedactError::BadPattern { .. })
+    ));
+    let unnamed = RedactionRule {
+        name: "a b".into(),
+        pattern: "x".into(),
+        scope: Scope::AgentOnly,
+    };
+    assert!(matches!(
+        Redactor::new(&[unnamed]),
+        Err(RedactError::BadName(_))
+    ));
+    let parsed: RedactionRule =
+        serde_json::from_value(json!({"name": "n", "pattern": "p"})).expect("rule");
+    assert_eq!(parsed.scope, Scope::AgentOnly);
+}
+
+/// The nodes of a uiautomator dump as JSON objects (`text`, `resource-id`, `password`).
+fn ui_nodes(xml: &str) -> Value {
+    let doc = roxmltree::Document::parse(xml).expect("xml");
+    let nodes: Vec<Value> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("node"))
+        .map(|n| {
+            json!({
+                "text": n.attribute("text").unwrap_or(""),
+                "resourceId": n.attribute("resource-id").unwrap_or(""),
+                "contentDesc": n.attribute("content-desc").unwrap_or(""),
+                "password": n.attribute("password") == Some("true"),
+            })
+        })
+        .collect();
+    json!({ "nodes": nodes })
+}
+
+#[test]
+fn password_nodes_from_a_real_login_screen_are_hidden_from_agents() {
+    let tree = ui_nodes(&fixture("uiautomator/rn-wdio-login-edittext.xml"));
+    let r = Redactor::with_defaults();
+
+    let mut agent = tree.clone();
+    assert_eq!(r.redact_json(&mut agent, Audience::Agent), 1);
+    let nodes = agent["nodes"].as_array().expect("nodes");
+    let pw: Vec<&Value> = nodes.iter().filter(|n| n["password"] == true).collect();
+    assert_eq!(pw.len(), 1);
+    assert_eq!(pw[0]["text"], "«redacted:password»");
+    assert_eq!(pw[0]["contentDesc"], "input-password");
+    // The e-mail field next to it is untouched.
+    assert!(
+        nodes
+            .iter()
+            .any(|n| n["contentDesc"] == "input-email" && n["text"] == "Email")
+    );
+
+    let mut person = tree.clone();
+    assert_eq!(r.redact_json(&mut person, Audience::Person), 0);
+    assert_eq!(person, tree);
+}
+
+#[test]
+fn redact_json_walks_nested_values_but_not_keys() {
+    let r = Redactor::with_defaults();
+    let mut v = json!({
+        "password=x": "ok",
+        "headers": [{"Authorization": "Bearer abcdefghijk123"}],
+        "n": 3,
+    });
+    assert_eq!(r.redact_json(&mut v, Audience::Agent), 1);
+    assert_eq!(v["headers"][0]["Authorization"], "Bearer «redacted:bearer»");
+    assert_eq!(v["password=x"], "ok");
+    // Already-redacted text is not redacted again.
+    let mut again = v.clone();
+    assert_eq!(r.redact_json(&mut again, Audience::Agent), 0);
+}
