@@ -79,7 +79,7 @@ pub fn adb_endpoints(cli: &[String], cfg: &Config) -> anyhow::Result<Vec<AdbEndp
     Ok(AdbEndpoint::from_args_and_env(&given)?)
 }
 
-pub fn build_core(opts: Options) -> Arc<Core> {
+pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
     let mut projects = Vec::new();
     for dir in &opts.projects {
         match crate::project::load(dir) {
@@ -94,7 +94,11 @@ pub fn build_core(opts: Options) -> Arc<Core> {
     {
         projects.push(p);
     }
-    Arc::new(Core::new(CoreParts {
+    let audit = crate::audit::Audit::open(&opts.paths.audit_dir(), opts.config.history.size)
+        .context("opening the audit trail")?;
+    let redactor = crate::redact::Redactor::with_defaults_and(&opts.config.redaction.rules)
+        .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
+    Ok(Arc::new(Core::new(CoreParts {
         registry: tools::catalogue(),
         config: opts.config,
         paths: opts.paths,
@@ -109,7 +113,9 @@ pub fn build_core(opts: Options) -> Arc<Core> {
             },
         ),
         projects: Projects::new(projects),
-    }))
+        audit,
+        redactor,
+    })))
 }
 
 pub fn load_config(paths: &Paths) -> anyhow::Result<Config> {

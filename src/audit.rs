@@ -22,8 +22,8 @@ mod writer;
 
 pub use file::LoadReport;
 pub use record::{
-    AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, Verdict,
-    now_rfc3339, scrub_binary,
+    AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, now_rfc3339,
+    scrub_binary,
 };
 use writer::{FlushReply, Msg, Writer};
 

@@ -173,7 +173,7 @@ fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
             adb,
             projects: args.project.clone(),
             autostart_adb: !args.demo,
-        });
+        })?;
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).
         println!("{}", server.endpoints_text().trim_end());
@@ -185,6 +185,9 @@ fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
         }
         wait_for_signal().await;
         server.stop().await;
+        if let Err(e) = core.audit.flush().await {
+            eprintln!("spock-tui: the audit trail could not be flushed: {e}");
+        }
         if let Some(d) = demo {
             d.stop().await;
         }

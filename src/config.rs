@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::mcp::access::AccessSettings;
+use crate::redact::RedactionRule;
 
 pub mod paths;
 pub mod token;
@@ -52,19 +53,6 @@ pub struct HistoryConfig {
 pub struct DeviceConfig {
     pub adb: Vec<String>,
     pub command_timeout_ms: u64,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RedactionRule {
-    pub name: String,
-    pub pattern: String,
-    #[serde(default = "agent_only")]
-    pub scope: String,
-}
-
-fn agent_only() -> String {
-    "agent_only".into()
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -154,14 +142,8 @@ impl Config {
         if self.server.max_body_bytes < 1024 {
             return Err("server.max_body_bytes must be at least 1024".into());
         }
-        for rule in &self.redaction.rules {
-            if rule.scope != "agent_only" && rule.scope != "everywhere" {
-                return Err(format!(
-                    "redaction rule {:?}: scope must be \"agent_only\" or \"everywhere\"",
-                    rule.name
-                ));
-            }
-        }
+        crate::redact::Redactor::new(&self.redaction.rules)
+            .map_err(|e| format!("redaction.rules: {e}"))?;
         Ok(())
     }
 }

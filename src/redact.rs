@@ -41,6 +41,7 @@ pub enum Audience {
 
 /// A rule as configured (settings file) or built in.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RedactionRule {
     pub name: String,
     pub pattern: String,

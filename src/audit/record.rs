@@ -72,70 +72,9 @@ pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Transport {
-    Http,
-    Sse,
-    Stdio,
-    Batch,
-    Tui,
-}
-
-/// The tool's safety level, as declared in the registry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Level {
-    ReadOnly,
-    SafeAction,
-    Destructive,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Outcome {
-    Ok,
-    Error,
-    /// The person (or the default) said no to a destructive call.
-    Denied,
-    /// Refused before anyone was asked: tool disabled, catastrophic command, bad path.
-    Refused,
-    Cancelled,
-    Timeout,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Decision {
-    pub verdict: Verdict,
-    pub by: DecidedBy,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Approved,
-    Denied,
-}
-
-/// Who or what decided a destructive call. Every way but `Key` is a denial by default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum DecidedBy {
-    /// A person pressed a key in the confirmation modal.
-    #[serde(rename = "key")]
-    Key,
-    #[serde(rename = "timeout")]
-    Timeout,
-    /// Headless, or no UI was attached to answer.
-    #[serde(rename = "no-responder")]
-    NoResponder,
-    /// The confirmation was dropped (client went away, server stopping).
-    #[serde(rename = "dropped")]
-    Dropped,
-    #[serde(rename = "allow-list")]
-    AllowList,
-    #[serde(rename = "n/a")]
-    NotApplicable,
-}
+// One vocabulary for calls across the program: the audit trail stores the core's own types.
+pub use crate::mcp::events::{DecidedBy, Decision, Outcome, Transport};
+pub use crate::mcp::registry::Level;
 
 /// Replaces MCP image/audio content and long base64 strings with
 /// `{ "omitted": <mime or "base64">, "bytes": N, "sha256": hex }`.
@@ -204,10 +143,7 @@ mod tests {
         );
         r.duration_ms = 12;
         r.batch_run = Some("run-1".into());
-        r.decision = Some(Decision {
-            verdict: Verdict::Denied,
-            by: DecidedBy::NoResponder,
-        });
+        r.decision = Some(Decision::deny(DecidedBy::NoResponder));
         let v = serde_json::to_value(&r).expect("serialises");
         assert_eq!(v["durationMs"], 12);
         assert_eq!(v["batchRun"], "run-1");
@@ -215,7 +151,7 @@ mod tests {
         assert_eq!(v["transport"], "stdio");
         assert_eq!(
             v["decision"],
-            json!({"verdict": "denied", "by": "no-responder"})
+            json!({"approved": false, "by": "no_responder"})
         );
         assert_eq!(v["outcome"], "ok");
         // Millisecond RFC 3339 in UTC, e.g. 2024-05-01T12:00:00.123Z.

@@ -14,9 +14,11 @@ use super::events::{ClientId, ServerEvent, Transport};
 use super::logbuf::LogBuffer;
 use super::registry::Registry;
 use super::uilink::UiLink;
+use crate::audit::Audit;
 use crate::config::{Config, Paths};
 use crate::device::Devices;
 use crate::project::Projects;
+use crate::redact::Redactor;
 
 /// A client that identified itself, as the transport saw it.
 #[derive(Debug, Clone, Serialize)]
@@ -54,6 +56,10 @@ pub struct Core {
     /// The device tools use when no `serial` is given (`android_select_device`).
     pub selected_device: RwLock<Option<String>>,
     pub projects: Projects,
+    /// Every call, kept across restarts.
+    pub audit: Audit,
+    /// What agents must not see (and, for `everywhere` rules, nobody).
+    pub redactor: Redactor,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -75,6 +81,8 @@ pub struct CoreParts {
     pub allow_all: bool,
     pub devices: Devices,
     pub projects: Projects,
+    pub audit: Audit,
+    pub redactor: Redactor,
 }
 
 impl Core {
@@ -99,6 +107,8 @@ impl Core {
             devices: parts.devices,
             selected_device: RwLock::new(None),
             projects: parts.projects,
+            audit: parts.audit,
+            redactor: parts.redactor,
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::registry::Level;
 
 /// Which front door a call came through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
     Http,
@@ -123,6 +123,8 @@ pub enum ServerEvent {
         #[serde(with = "duration_ms")]
         duration: Duration,
         decision: Option<Decision>,
+        /// The device the call resolved to (when it addressed one).
+        device: Option<String>,
         result: Value,
     },
     ServerStateChanged {

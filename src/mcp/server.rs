@@ -21,6 +21,8 @@ use super::core::Core;
 use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
+use crate::audit::AuditRecord;
+use crate::redact::{Audience, redact_password_nodes};
 
 /// Who is calling and how, for one call.
 #[derive(Debug, Clone)]
@@ -37,6 +39,10 @@ pub struct Ctx {
     pub tool: &'static str,
     pub origin: Origin,
     pub cancel: CancellationToken,
+    /// The device the call resolved to, for the activity view and the audit trail.
+    pub resolved_device: Arc<std::sync::Mutex<Option<String>>>,
+    /// Set for batch steps: the run they belong to.
+    pub batch_run: Option<String>,
 }
 
 /// A finished call, as the pipeline reports it.
@@ -89,17 +95,31 @@ pub async fn call(
     args: Value,
     cancel: CancellationToken,
 ) -> Option<CallOutcome> {
+    call_in_run(core, origin, name, args, cancel, None).await
+}
+
+/// [`call`], linked to a batch run in the audit trail.
+pub async fn call_in_run(
+    core: &Arc<Core>,
+    origin: Origin,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+    batch_run: Option<String>,
+) -> Option<CallOutcome> {
     let tool = core.registry.get(name)?.clone();
     let call_id = core.next_call_id();
     let args = match args {
         Value::Null => Value::Object(Map::new()),
         other => other,
     };
-    let device = args
+    let requested = args
         .get("serial")
         .and_then(Value::as_str)
         .map(str::to_string);
     core.count_call(origin.transport, &origin.client);
+    let mut shown_args = args.clone();
+    core.redactor.redact_json(&mut shown_args, Audience::Person);
     core.emit(ServerEvent::CallStarted {
         call_id,
         at: Utc::now(),
@@ -107,11 +127,12 @@ pub async fn call(
         level: tool.level,
         transport: origin.transport,
         client: origin.client.clone(),
-        device: device.clone(),
-        arguments: args.clone(),
+        device: requested.clone(),
+        arguments: shown_args.clone(),
     });
     let started = Instant::now();
     let mut decision = None;
+    let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
     let result = async {
         core.access.check(&tool)?;
         tool.validate(&args)?;
@@ -123,8 +144,8 @@ pub async fn call(
                 level: tool.level,
                 client: origin.client.clone(),
                 transport: origin.transport,
-                device: device.clone(),
-                arguments: args.clone(),
+                device: requested.clone(),
+                arguments: shown_args.clone(),
                 reason: args.get("reason").and_then(Value::as_str).map(str::to_string),
             };
             let d = tokio::select! {
@@ -136,7 +157,15 @@ pub async fn call(
                 return Err(denial(&tool, d));
             }
         }
-        let ctx = Ctx { core: core.clone(), call_id, tool: tool.name, origin: origin.clone(), cancel: cancel.clone() };
+        let ctx = Ctx {
+            core: core.clone(),
+            call_id,
+            tool: tool.name,
+            origin: origin.clone(),
+            cancel: cancel.clone(),
+            resolved_device: resolved.clone(),
+            batch_run: batch_run.clone(),
+        };
         tokio::select! {
             r = tool.run(ctx, args.clone()) => r,
             _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
@@ -144,16 +173,38 @@ pub async fn call(
     }
     .await;
     let outcome = outcome_of(&result);
+    let duration = started.elapsed();
+    let device = resolved.lock().ok().and_then(|d| d.clone());
+    // The person's view: only `everywhere` rules apply.
+    let mut shown = match &result {
+        Ok(out) => out.json.clone(),
+        Err(e) => e.to_json(),
+    };
+    core.redactor.redact_json(&mut shown, Audience::Person);
+    let mut record = AuditRecord::new(tool.name, tool.level, origin.transport, shown_args);
+    record.client = origin
+        .client
+        .as_ref()
+        .map(|c| format!("{}/{}", c.name, c.version))
+        .unwrap_or_else(|| "unknown".into());
+    record.device = device.clone();
+    record.outcome = outcome;
+    record.duration_ms = duration.as_millis() as u64;
+    record.decision = decision;
+    record.batch_run = batch_run;
+    match &result {
+        Ok(_) => record.result = Some(shown.clone()),
+        Err(e) => record.error = Some(e.message.clone()),
+    }
+    core.audit.append(record);
     core.emit(ServerEvent::CallFinished {
         call_id,
         tool: tool.name.to_string(),
         outcome,
-        duration: started.elapsed(),
+        duration,
         decision,
-        result: match &result {
-            Ok(out) => out.json.clone(),
-            Err(e) => e.to_json(),
-        },
+        device,
+        result: shown,
     });
     Some(CallOutcome {
         call_id,
@@ -304,9 +355,23 @@ impl ServerHandler for McpServer {
                 None,
             ));
         };
+        // The agent's view: every rule applies, and password fields are hidden.
         let result = match done.result {
-            Ok(out) => out.into_call_result(),
-            Err(e) => e.into_call_result(),
+            Ok(mut out) => {
+                self.core
+                    .redactor
+                    .redact_json(&mut out.json, Audience::Agent);
+                redact_password_nodes(&mut out.json, Audience::Agent);
+                out.into_call_result()
+            }
+            Err(mut e) => {
+                e.message = self
+                    .core
+                    .redactor
+                    .redact_str(&e.message, Audience::Agent)
+                    .into_owned();
+                e.into_call_result()
+            }
         };
         Ok(result.into())
     }

@@ -6,8 +6,8 @@ pub mod devices;
 pub mod host;
 pub mod inspect;
 pub mod screen;
-pub mod ui;
 pub mod settings;
+pub mod ui;
 
 use super::registry::{Registry, ToolDef};
 

@@ -60,6 +60,14 @@ impl Ctx {
     /// The device this call addresses: `serial` if given, else the selected one, else the only
     /// one attached. With several attached and none selected, refuses and names them.
     pub async fn device(&self, serial: Option<&str>) -> Result<Device, ToolError> {
+        let dev = self.resolve_device(serial).await?;
+        if let Ok(mut slot) = self.resolved_device.lock() {
+            *slot = Some(dev.serial().to_string());
+        }
+        Ok(dev)
+    }
+
+    async fn resolve_device(&self, serial: Option<&str>) -> Result<Device, ToolError> {
         let devices = self.core.devices.list().await.map_err(ToolError::from)?;
         let known: Vec<String> = devices.iter().map(|d| d.serial.clone()).collect();
         let pick = |serial: &str| -> Result<Device, ToolError> {

@@ -28,7 +28,8 @@ pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
         )));
     }
     let redacted_xml = text; // the person-side view is the same dump; redaction applies to results
-    uitree::parse(&redacted_xml).map_err(|e| ToolError::device(format!("the UI dump could not be read: {e}")))
+    uitree::parse(&redacted_xml)
+        .map_err(|e| ToolError::device(format!("the UI dump could not be read: {e}")))
 }
 
 /// How a tool names the element it works on: a plain string or a selector.
@@ -44,14 +45,26 @@ pub struct ElementRef {
 fn select_error(e: SelectError) -> ToolError {
     let details = match &e {
         SelectError::NotFound { closest } => serde_json::json!({ "closest": closest }),
-        SelectError::Ambiguous { candidates, narrow_by, count } => {
+        SelectError::Ambiguous {
+            candidates,
+            narrow_by,
+            count,
+        } => {
             serde_json::json!({ "count": count, "candidates": candidates, "narrowBy": narrow_by })
         }
         _ => Value::Null,
     };
-    let kind = if matches!(e, SelectError::NotFound { .. }) { ErrorKind::NotFound } else { ErrorKind::InvalidArguments };
+    let kind = if matches!(e, SelectError::NotFound { .. }) {
+        ErrorKind::NotFound
+    } else {
+        ErrorKind::InvalidArguments
+    };
     let err = ToolError::new(kind, e.to_string());
-    if details.is_null() { err } else { err.with_details(details) }
+    if details.is_null() {
+        err
+    } else {
+        err.with_details(details)
+    }
 }
 
 impl ElementRef {
@@ -68,8 +81,12 @@ impl ElementRef {
         match (&self.element, &self.selector) {
             (Some(q), None) => Ok(tree.resolve_query(q)),
             (None, Some(sel)) => tree.find(sel).map_err(select_error),
-            (Some(_), Some(_)) => Err(ToolError::invalid_args("give either element or selector, not both")),
-            (None, None) => Err(ToolError::invalid_args("name the element: element (text, description or testTag) or selector")),
+            (Some(_), Some(_)) => Err(ToolError::invalid_args(
+                "give either element or selector, not both",
+            )),
+            (None, None) => Err(ToolError::invalid_args(
+                "name the element: element (text, description or testTag) or selector",
+            )),
         }
     }
 
@@ -82,12 +99,25 @@ impl ElementRef {
                 match ids.as_slice() {
                     [one] => Ok(*one),
                     [] => Err(select_error(SelectError::NotFound {
-                        closest: tree.closest(&Selector::query(q), 5).into_iter().map(|id| Candidate::of(tree, id)).collect(),
+                        closest: tree
+                            .closest(&Selector::query(q), 5)
+                            .into_iter()
+                            .map(|id| Candidate::of(tree, id))
+                            .collect(),
                     })),
                     many => Err(select_error(SelectError::Ambiguous {
                         count: many.len(),
-                        candidates: many.iter().take(8).map(|&id| Candidate::of(tree, id)).collect(),
-                        narrow_by: vec!["selector.index".into(), "selector.role".into(), "selector.ancestor".into(), "a nodeId from android_find_ui_element".into()],
+                        candidates: many
+                            .iter()
+                            .take(8)
+                            .map(|&id| Candidate::of(tree, id))
+                            .collect(),
+                        narrow_by: vec![
+                            "selector.index".into(),
+                            "selector.role".into(),
+                            "selector.ancestor".into(),
+                            "a nodeId from android_find_ui_element".into(),
+                        ],
                     })),
                 }
             }
@@ -136,7 +166,11 @@ pub fn node_out(tree: &UiTree, id: NodeId) -> Option<NodeOut> {
         node_id: id.to_string(),
         role: n.role().as_str().to_string(),
         class: n.class.clone(),
-        text: if n.password { "«password»".into() } else { n.text.clone() },
+        text: if n.password {
+            "«password»".into()
+        } else {
+            n.text.clone()
+        },
         content_description: n.content_desc.clone(),
         test_tag: n.test_tag().map(str::to_string),
         resource_id: n.resource_id.clone(),
@@ -243,7 +277,12 @@ pub struct Waited {
     pub element: Option<NodeOut>,
 }
 
-fn holds(tree: &UiTree, target: &ElementRef, cond: Condition, expected: Option<&str>) -> Result<(bool, Option<NodeOut>), ToolError> {
+fn holds(
+    tree: &UiTree,
+    target: &ElementRef,
+    cond: Condition,
+    expected: Option<&str>,
+) -> Result<(bool, Option<NodeOut>), ToolError> {
     let ids = target.find_all(tree)?;
     let first = ids.first().and_then(|&id| node_out(tree, id));
     let ok = match cond {
@@ -252,7 +291,9 @@ fn holds(tree: &UiTree, target: &ElementRef, cond: Condition, expected: Option<&
         Condition::Enabled => first.as_ref().is_some_and(|n| n.enabled),
         Condition::Text => {
             let want = expected.unwrap_or("");
-            ids.iter().filter_map(|&id| tree.node(id)).any(|n| n.text.trim() == want.trim())
+            ids.iter()
+                .filter_map(|&id| tree.node(id))
+                .any(|n| n.text.trim() == want.trim())
         }
     };
     Ok((ok, first))
@@ -277,7 +318,13 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
         if ok {
             let t0 = *since.get_or_insert(now);
             if now.duration_since(t0) >= stable {
-                return Ok(Waited { met: true, condition: format!("{cond:?}").to_lowercase(), elapsed_ms: start.elapsed().as_millis() as u64, polls, element });
+                return Ok(Waited {
+                    met: true,
+                    condition: format!("{cond:?}").to_lowercase(),
+                    elapsed_ms: start.elapsed().as_millis() as u64,
+                    polls,
+                    element,
+                });
             }
         } else {
             since = None;
@@ -285,9 +332,16 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
         if now.duration_since(start) >= timeout {
             return Err(ToolError::new(
                 ErrorKind::Timeout,
-                format!("{} did not become {:?} within {} ms ({polls} polls)", a.target.describe(), cond, timeout.as_millis()),
+                format!(
+                    "{} did not become {:?} within {} ms ({polls} polls)",
+                    a.target.describe(),
+                    cond,
+                    timeout.as_millis()
+                ),
             )
-            .with_details(serde_json::json!({ "met": false, "polls": polls, "element": element })));
+            .with_details(
+                serde_json::json!({ "met": false, "polls": polls, "element": element }),
+            ));
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(250)) => {}
@@ -324,7 +378,9 @@ enum AssertKind {
 
 async fn assert(ctx: Ctx, a: AssertArgs, kind: AssertKind) -> Result<AssertOut, ToolError> {
     if matches!(kind, AssertKind::Text) && a.expected_text.is_none() {
-        return Err(ToolError::invalid_args("android_assert_text needs expectedText"));
+        return Err(ToolError::invalid_args(
+            "android_assert_text needs expectedText",
+        ));
     }
     let dev = ctx.device(a.serial.as_deref()).await?;
     let tree = dump(&ctx, &dev).await?;
@@ -332,23 +388,55 @@ async fn assert(ctx: Ctx, a: AssertArgs, kind: AssertKind) -> Result<AssertOut, 
     let nodes: Vec<NodeOut> = ids.iter().filter_map(|&id| node_out(&tree, id)).collect();
     let what = a.target.describe();
     let closest = || {
-        let sel = a.target.selector.clone().unwrap_or_else(|| Selector::query(a.target.element.as_deref().unwrap_or("")));
+        let sel = a
+            .target
+            .selector
+            .clone()
+            .unwrap_or_else(|| Selector::query(a.target.element.as_deref().unwrap_or("")));
         serde_json::json!({ "closest": tree.closest(&sel, 5).into_iter().map(|id| Candidate::of(&tree, id)).collect::<Vec<_>>() })
     };
     let (passed, assertion, found) = match kind {
-        AssertKind::Visible => (!nodes.is_empty(), format!("{what} is visible"), if nodes.is_empty() { closest() } else { serde_json::json!(nodes) }),
+        AssertKind::Visible => (
+            !nodes.is_empty(),
+            format!("{what} is visible"),
+            if nodes.is_empty() {
+                closest()
+            } else {
+                serde_json::json!(nodes)
+            },
+        ),
         AssertKind::Enabled => {
             let ok = nodes.first().is_some_and(|n| n.enabled);
-            (ok, format!("{what} is enabled"), if nodes.is_empty() { closest() } else { serde_json::json!(nodes) })
+            (
+                ok,
+                format!("{what} is enabled"),
+                if nodes.is_empty() {
+                    closest()
+                } else {
+                    serde_json::json!(nodes)
+                },
+            )
         }
         AssertKind::Text => {
             let want = a.expected_text.clone().unwrap_or_default();
             let ok = nodes.iter().any(|n| n.text.trim() == want.trim());
             let texts: Vec<&str> = nodes.iter().map(|n| n.text.as_str()).collect();
-            (ok, format!("{what} has text {want:?}"), if nodes.is_empty() { closest() } else { serde_json::json!({ "texts": texts }) })
+            (
+                ok,
+                format!("{what} has text {want:?}"),
+                if nodes.is_empty() {
+                    closest()
+                } else {
+                    serde_json::json!({ "texts": texts })
+                },
+            )
         }
     };
-    Ok(AssertOut { passed, assertion, found })
+    Ok(AssertOut {
+        passed,
+        assertion,
+        found,
+    })
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
