@@ -115,6 +115,7 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         projects: Projects::new(projects),
         audit,
         redactor,
+        demo: !opts.autostart_adb,
     })))
 }
 

@@ -60,6 +60,8 @@ pub struct Core {
     pub audit: Audit,
     /// What agents must not see (and, for `everywhere` rules, nobody).
     pub redactor: Redactor,
+    /// Running against the built-in virtual device.
+    pub demo: bool,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -83,6 +85,7 @@ pub struct CoreParts {
     pub projects: Projects,
     pub audit: Audit,
     pub redactor: Redactor,
+    pub demo: bool,
 }
 
 impl Core {
@@ -109,6 +112,7 @@ impl Core {
             projects: parts.projects,
             audit: parts.audit,
             redactor: parts.redactor,
+            demo: parts.demo,
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),

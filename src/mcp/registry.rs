@@ -181,6 +181,21 @@ impl Meta {
 }
 
 impl ToolDef {
+    /// A check on the parsed arguments that runs before anyone is asked to approve the call
+    /// (the catastrophic-command list, "no settings given").
+    pub fn precheck<A: DeserializeOwned + 'static>(
+        mut self,
+        check: fn(&A) -> Result<(), ToolError>,
+    ) -> Self {
+        let prev = self.validator.clone();
+        self.validator = Arc::new(move |v: &Value| {
+            prev(v)?;
+            let a: A = serde_json::from_value(v.clone()).map_err(ToolError::invalid_args)?;
+            check(&a)
+        });
+        self
+    }
+
     pub fn in_group(mut self, group: HostGroup) -> Self {
         self.group = Some(group);
         self

@@ -7,6 +7,8 @@ pub mod host;
 pub mod inspect;
 pub mod screen;
 pub mod settings;
+pub mod shell;
+pub mod triage;
 pub mod ui;
 
 use super::registry::{Registry, ToolDef};
@@ -17,8 +19,10 @@ pub fn catalogue() -> Registry {
     tools.extend(inspect::tools());
     tools.extend(screen::tools());
     tools.extend(ui::tools());
+    tools.extend(triage::tools());
     tools.extend(apps::tools());
     tools.extend(host::tools());
     tools.extend(settings::tools());
+    tools.extend(shell::tools());
     Registry::new(tools)
 }

@@ -140,7 +140,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Change only the settings given (port, historySize, confirmTimeoutSecs, maxSessions, \
                           commandTimeoutMs); all validated before anything is written. Reports what applied and what waits for a restart.",
         }
-        .def(|ctx: Ctx, a: SettingsArgs| async move {
+        .def(update_settings)
+        .precheck(|a: &SettingsArgs| {
             if a.port.is_none()
                 && a.history_size.is_none()
                 && a.confirm_timeout_secs.is_none()
@@ -149,7 +150,11 @@ pub fn tools() -> Vec<ToolDef> {
             {
                 return Err(ToolError::invalid_args("no settings given: pass at least one key"));
             }
-            update_settings(ctx, a).await
+            range("port", a.port.map(u64::from), 1, 65535)?;
+            range("historySize", a.history_size, 1, 1_000_000)?;
+            range("confirmTimeoutSecs", a.confirm_timeout_secs, 1, 3600)?;
+            range("maxSessions", a.max_sessions, 1, 1024)?;
+            range("commandTimeoutMs", a.command_timeout_ms, 100, 600_000)
         })
         .in_group(HostGroup::Settings),
     ]

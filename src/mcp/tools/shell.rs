@@ -1,0 +1,195 @@
+//! The escape hatch and the adb server itself: `android_run_adb_command` (destructive, a
+//! stated reason, bounded time and output, a refusal list checked before anyone is asked) and
+//! `spock_restart_adb_server` (disconnects every device).
+use std::time::Duration;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::guard;
+use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
+use crate::mcp::result::ToolError;
+use crate::mcp::server::Ctx;
+
+const OUTPUT_CAP: usize = 256 * 1024;
+const MAX_TIMEOUT_MS: u64 = 120_000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RunArgs {
+    pub serial: Option<String>,
+    /// The shell command line, as after `adb shell`.
+    pub command: String,
+    /// Why no typed tool can do this; shown to the person who approves it.
+    pub reason: String,
+    /// Default 10000, max 120000.
+    pub timeout_ms: Option<u64>,
+}
+
+fn check_run(a: &RunArgs) -> Result<(), ToolError> {
+    if a.reason.trim().len() < 5 {
+        return Err(ToolError::invalid_args(
+            "reason is required: say why no typed tool can do this",
+        ));
+    }
+    if a.command.trim().is_empty() {
+        return Err(ToolError::invalid_args("command is empty"));
+    }
+    if a.timeout_ms.is_some_and(|t| t == 0 || t > MAX_TIMEOUT_MS) {
+        return Err(ToolError::invalid_args(format!(
+            "timeoutMs must be between 1 and {MAX_TIMEOUT_MS}"
+        )));
+    }
+    if let Some(r) = guard::catastrophic(&a.command) {
+        return Err(ToolError::refused(format!(
+            "{r}. This command is never run, whatever is approved; it was not shown for confirmation."
+        ))
+        .with_details(serde_json::json!({ "rule": r.rule })));
+    }
+    Ok(())
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RunOut {
+    pub serial: String,
+    pub exit_code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    /// Set when the output was cut at the cap.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+fn cap(s: String, note: &mut Option<String>, which: &str) -> String {
+    if s.len() <= OUTPUT_CAP {
+        return s;
+    }
+    let mut end = OUTPUT_CAP;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    *note = Some(format!(
+        "{which} was cut at {OUTPUT_CAP} bytes of {}",
+        s.len()
+    ));
+    s[..end].to_string()
+}
+
+async fn run(ctx: Ctx, a: RunArgs) -> Result<RunOut, ToolError> {
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    tracing::warn!(serial = dev.serial(), command = %a.command, reason = %a.reason, "running an approved adb command");
+    let out = ctx
+        .sh_timeout(
+            &dev,
+            &a.command,
+            Duration::from_millis(a.timeout_ms.unwrap_or(10_000)),
+        )
+        .await?;
+    let mut note = None;
+    let stdout = cap(out.stdout_text(), &mut note, "stdout");
+    let stderr = cap(out.stderr_text(), &mut note, "stderr");
+    Ok(RunOut {
+        serial: dev.serial().to_string(),
+        exit_code: out.exit_code,
+        stdout,
+        stderr,
+        note,
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArgs {}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Restarted {
+    pub servers: Vec<String>,
+    pub devices_after: usize,
+}
+
+async fn restart(ctx: Ctx) -> Result<Restarted, ToolError> {
+    if ctx.core.demo {
+        return Err(ToolError::refused(
+            "the built-in demo adb server cannot be restarted (it is part of this process)",
+        ));
+    }
+    let adb = which_adb()
+        .ok_or_else(|| ToolError::refused("no `adb` binary on PATH to start the server again"))?;
+    let mut servers = Vec::new();
+    for ep in ctx.core.devices.servers() {
+        if !ep.is_local() {
+            continue;
+        }
+        let port = ep.port.to_string();
+        let run = |args: Vec<String>| {
+            let adb = adb.clone();
+            async move {
+                let child = tokio::process::Command::new(&adb)
+                    .args(&args)
+                    .env("ADB_EMU", "0")
+                    .kill_on_drop(true)
+                    .output();
+                tokio::time::timeout(Duration::from_secs(20), child).await
+            }
+        };
+        let _ = run(vec!["-P".into(), port.clone(), "kill-server".into()]).await;
+        match run(vec!["-P".into(), port.clone(), "start-server".into()]).await {
+            Ok(Ok(o)) if o.status.success() => servers.push(ep.to_string()),
+            Ok(Ok(o)) => {
+                return Err(ToolError::device(format!(
+                    "adb start-server on {ep} failed: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )));
+            }
+            Ok(Err(e)) => return Err(ToolError::device(format!("could not run adb: {e}"))),
+            Err(_) => {
+                return Err(ToolError::device(format!(
+                    "adb start-server on {ep} timed out"
+                )));
+            }
+        }
+    }
+    if servers.is_empty() {
+        return Err(ToolError::refused(
+            "no local adb server is configured; remote servers are restarted on their own machines",
+        ));
+    }
+    let devices_after = ctx.core.devices.list().await.map(|l| l.len()).unwrap_or(0);
+    Ok(Restarted {
+        servers,
+        devices_after,
+    })
+}
+
+fn which_adb() -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("adb"))
+            .find(|c| c.is_file())
+    })
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        Meta {
+            name: "android_run_adb_command",
+            title: "Run a shell command (escape hatch)",
+            level: Level::Destructive,
+            description: "Run an arbitrary `adb shell` command. Prefer a typed tool; `reason` must say why none fits \
+                          (the person sees it). Bounded time and output. Catastrophic commands are refused \
+                          outright: a guard rail, not a sandbox.",
+        }
+        .def(run)
+        .precheck(check_run),
+        Meta {
+            name: "spock_restart_adb_server",
+            title: "Restart the adb server",
+            level: Level::Destructive,
+            description: "Restart the local adb server(s). Disconnects every device; they reconnect on their own.",
+        }
+        .def(|ctx: Ctx, _: NoArgs| restart(ctx))
+        .in_group(HostGroup::AdbServer),
+    ]
+}
