@@ -4,7 +4,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
-#[command(name = "spock-tui", version, about = "Safe, auditable Android access for AI agents over MCP, approved from the terminal")]
+#[command(
+    name = "spock-tui",
+    version,
+    about = "Safe, auditable Android access for AI agents over MCP, approved from the terminal"
+)]
 pub struct Cli {
     /// Run against the built-in virtual device (no phone or adb needed).
     #[arg(long, global = true)]

@@ -14,9 +14,11 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use self::packet::{A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_VERSION, A_WRTE, MAX_PAYLOAD, Packet, PacketError};
+use self::packet::{
+    A_CLSE, A_CNXN, A_OKAY, A_OPEN, A_VERSION, A_WRTE, MAX_PAYLOAD, Packet, PacketError,
+};
 use super::faults::DropBudget;
-use super::services::{self, FEATURES, Service, ServedDevice};
+use super::services::{self, FEATURES, ServedDevice, Service};
 
 pub mod packet;
 
@@ -67,7 +69,11 @@ struct OpenStream {
     service: JoinHandle<()>,
 }
 
-async fn connection(stream: TcpStream, device: ServedDevice, stop: CancellationToken) -> Result<(), PacketError> {
+async fn connection(
+    stream: TcpStream,
+    device: ServedDevice,
+    stop: CancellationToken,
+) -> Result<(), PacketError> {
     let _ = stream.set_nodelay(true);
     let (mut rd, wr) = stream.into_split();
     let dead = stop.child_token();
@@ -214,8 +220,21 @@ async fn open(
         }
     });
     let (events, events_rx) = mpsc::unbounded_channel();
-    let pump = tokio::spawn(pump(local, remote, ours, events_rx, out.clone(), max_payload, closed.clone()));
-    Some(OpenStream { remote, events, pump, service })
+    let pump = tokio::spawn(pump(
+        local,
+        remote,
+        ours,
+        events_rx,
+        out.clone(),
+        max_payload,
+        closed.clone(),
+    ));
+    Some(OpenStream {
+        remote,
+        events,
+        pump,
+        service,
+    })
 }
 
 /// Move bytes between a service pipe and WRTE messages, one WRTE in flight at a time.
@@ -238,7 +257,11 @@ async fn pump(
             if to_service.write_all(&data).await.is_err() {
                 // The service is gone; keep acknowledging so the host is not stuck.
             }
-            send(&inbound_out, Packet::new(A_OKAY, local, remote, Bytes::new())).await;
+            send(
+                &inbound_out,
+                Packet::new(A_OKAY, local, remote, Bytes::new()),
+            )
+            .await;
         }
     });
     let mut buf = vec![0u8; max_payload as usize];

@@ -59,7 +59,13 @@ pub struct SimOptions {
 impl SimOptions {
     /// Just an adb-server front door on a free loopback port: what `--demo` needs.
     pub fn adb_server_only(devices: Vec<Arc<dyn Target>>) -> SimOptions {
-        SimOptions { devices, adb_server: Some(LOOPBACK_ANY_PORT), adbd: Vec::new(), control: None, faults: Vec::new() }
+        SimOptions {
+            devices,
+            adb_server: Some(LOOPBACK_ANY_PORT),
+            adbd: Vec::new(),
+            control: None,
+            faults: Vec::new(),
+        }
     }
 }
 
@@ -92,11 +98,17 @@ impl SimHandle {
 
     /// The failure switches of one device, to flip from in-process tests.
     pub fn faults(&self, serial: &str) -> Option<Arc<Faults>> {
-        self.devices.iter().find(|d| d.identity.serial == serial).map(|d| d.faults.clone())
+        self.devices
+            .iter()
+            .find(|d| d.identity.serial == serial)
+            .map(|d| d.faults.clone())
     }
 
     pub fn serials(&self) -> Vec<String> {
-        self.devices.iter().map(|d| d.identity.serial.clone()).collect()
+        self.devices
+            .iter()
+            .map(|d| d.identity.serial.clone())
+            .collect()
     }
 
     /// Stop every front door and wait for the listeners to close.
@@ -115,7 +127,9 @@ impl Drop for SimHandle {
 }
 
 async fn bind(addr: SocketAddr, what: &str) -> anyhow::Result<(TcpListener, SocketAddr)> {
-    let listener = TcpListener::bind(addr).await.with_context(|| format!("binding the {what} listener to {addr}"))?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding the {what} listener to {addr}"))?;
     let local = listener.local_addr()?;
     Ok((listener, local))
 }
@@ -125,8 +139,14 @@ pub async fn start(opts: SimOptions) -> anyhow::Result<SimHandle> {
     anyhow::ensure!(!opts.devices.is_empty(), "no devices to serve");
     let devices: Vec<ServedDevice> = opts.devices.into_iter().map(ServedDevice::new).collect();
     for (i, d) in devices.iter().enumerate() {
-        if devices[..i].iter().any(|o| o.identity.serial == d.identity.serial) {
-            anyhow::bail!("two devices share the serial {:?}; give each its own", d.identity.serial);
+        if devices[..i]
+            .iter()
+            .any(|o| o.identity.serial == d.identity.serial)
+        {
+            anyhow::bail!(
+                "two devices share the serial {:?}; give each its own",
+                d.identity.serial
+            );
         }
     }
     anyhow::ensure!(
@@ -136,8 +156,10 @@ pub async fn start(opts: SimOptions) -> anyhow::Result<SimHandle> {
         devices.len()
     );
     for (serial, command) in &opts.faults {
-        let matching: Vec<&ServedDevice> =
-            devices.iter().filter(|d| serial.as_ref().is_none_or(|s| *s == d.identity.serial)).collect();
+        let matching: Vec<&ServedDevice> = devices
+            .iter()
+            .filter(|d| serial.as_ref().is_none_or(|s| *s == d.identity.serial))
+            .collect();
         anyhow::ensure!(!matching.is_empty(), "fault for unknown device {serial:?}");
         matching.iter().for_each(|d| {
             d.faults.apply(command);
@@ -150,17 +172,32 @@ pub async fn start(opts: SimOptions) -> anyhow::Result<SimHandle> {
     let mut adbd = Vec::new();
     if let Some(last) = opts.adbd.last().copied() {
         for (i, device) in devices.iter().enumerate() {
-            let addr = opts.adbd.get(i).copied().unwrap_or(SocketAddr::new(last.ip(), 0));
+            let addr = opts
+                .adbd
+                .get(i)
+                .copied()
+                .unwrap_or(SocketAddr::new(last.ip(), 0));
             let (listener, local) = bind(addr, "adbd").await?;
-            adbd.push(AdbdAddr { serial: device.identity.serial.clone(), addr: local });
-            tasks.push(tokio::spawn(super::adbd::serve(listener, device.clone(), stop.child_token())));
+            adbd.push(AdbdAddr {
+                serial: device.identity.serial.clone(),
+                addr: local,
+            });
+            tasks.push(tokio::spawn(super::adbd::serve(
+                listener,
+                device.clone(),
+                stop.child_token(),
+            )));
         }
     }
     let adb_server = match opts.adb_server {
         Some(addr) => {
             let (listener, local) = bind(addr, "adb-server").await?;
             // `host:kill` cancels only this child, as it stops only this front door.
-            tasks.push(tokio::spawn(super::server::serve(listener, devices.clone(), stop.child_token())));
+            tasks.push(tokio::spawn(super::server::serve(
+                listener,
+                devices.clone(),
+                stop.child_token(),
+            )));
             Some(local)
         }
         None => None,
@@ -168,13 +205,29 @@ pub async fn start(opts: SimOptions) -> anyhow::Result<SimHandle> {
     let control = match opts.control {
         Some(addr) => {
             let (listener, local) = bind(addr, "control").await?;
-            let table = Arc::new(devices.iter().map(|d| (d.identity.serial.clone(), d.faults.clone())).collect());
-            tasks.push(tokio::spawn(control::serve(listener, table, stop.child_token())));
+            let table = Arc::new(
+                devices
+                    .iter()
+                    .map(|d| (d.identity.serial.clone(), d.faults.clone()))
+                    .collect(),
+            );
+            tasks.push(tokio::spawn(control::serve(
+                listener,
+                table,
+                stop.child_token(),
+            )));
             Some(local)
         }
         None => None,
     };
-    Ok(SimHandle { adb_server, adbd, control, devices, stop, tasks })
+    Ok(SimHandle {
+        adb_server,
+        adbd,
+        control,
+        devices,
+        stop,
+        tasks,
+    })
 }
 
 /// Build the devices to serve from the arguments.
@@ -184,9 +237,19 @@ pub async fn start(opts: SimOptions) -> anyhow::Result<SimHandle> {
 /// side merged this becomes `SimDevice::from_scenario_file(path)` for each of `--scenario` and
 /// `--device`, and `SimDevice::demo()` when none is given.
 fn load_devices(args: &SimArgs) -> anyhow::Result<Vec<Arc<dyn Target>>> {
-    let scenarios = args.scenario.iter().chain(args.devices.iter()).count().max(1);
+    let scenarios = args
+        .scenario
+        .iter()
+        .chain(args.devices.iter())
+        .count()
+        .max(1);
     Ok((1..=scenarios)
-        .map(|n| Arc::new(placeholder::PlaceholderTarget::new(&format!("sim-{n}"), "Placeholder")) as Arc<dyn Target>)
+        .map(|n| {
+            Arc::new(placeholder::PlaceholderTarget::new(
+                &format!("sim-{n}"),
+                "Placeholder",
+            )) as Arc<dyn Target>
+        })
         .collect())
 }
 
@@ -199,8 +262,16 @@ fn options_from_args(args: &SimArgs, devices: Vec<Arc<dyn Target>>) -> anyhow::R
     let neither = args.adbd.is_empty() && args.adb_server.is_none();
     Ok(SimOptions {
         devices,
-        adb_server: if neither { Some(LOOPBACK_ANY_PORT) } else { args.adb_server },
-        adbd: if neither { vec![LOOPBACK_ANY_PORT] } else { args.adbd.clone() },
+        adb_server: if neither {
+            Some(LOOPBACK_ANY_PORT)
+        } else {
+            args.adb_server
+        },
+        adbd: if neither {
+            vec![LOOPBACK_ANY_PORT]
+        } else {
+            args.adbd.clone()
+        },
         control: Some(args.control.unwrap_or(LOOPBACK_ANY_PORT)),
         faults,
     })
@@ -211,10 +282,13 @@ pub fn run(args: SimArgs) -> anyhow::Result<()> {
     let _ = tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .try_init();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     runtime.block_on(async {
         let devices = load_devices(&args)?;
         let handle = start(options_from_args(&args, devices)?).await?;

@@ -53,9 +53,15 @@ pub enum FaultCommand {
     #[serde(alias = "refuse_open")]
     Refuse,
     #[serde(alias = "drop_after")]
-    Drop { bytes: u64 },
-    Delay { ms: u64 },
-    Hang { command: String },
+    Drop {
+        bytes: u64,
+    },
+    Delay {
+        ms: u64,
+    },
+    Hang {
+        command: String,
+    },
     Offline,
     #[serde(alias = "come_back")]
     Online,
@@ -67,7 +73,9 @@ pub enum FaultCommand {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum FaultParseError {
-    #[error("unknown fault kind `{0}` (expected refuse, drop=N, delay=MS, hang=CMD, offline, online, clear)")]
+    #[error(
+        "unknown fault kind `{0}` (expected refuse, drop=N, delay=MS, hang=CMD, offline, online, clear)"
+    )]
     UnknownKind(String),
     #[error("fault `{0}` needs a value, e.g. `{0}=300`")]
     MissingValue(String),
@@ -91,13 +99,20 @@ impl FaultCommand {
         let need = |kind: &str| value.ok_or_else(|| FaultParseError::MissingValue(kind.to_owned()));
         let number = |kind: &str| -> Result<u64, FaultParseError> {
             let v = need(kind)?;
-            v.parse().map_err(|_| FaultParseError::BadNumber { kind: kind.to_owned(), value: v.to_owned() })
+            v.parse().map_err(|_| FaultParseError::BadNumber {
+                kind: kind.to_owned(),
+                value: v.to_owned(),
+            })
         };
         let command = match kind {
             "refuse" | "refuse_open" => FaultCommand::Refuse,
-            "drop" | "drop_after" => FaultCommand::Drop { bytes: number(kind)? },
+            "drop" | "drop_after" => FaultCommand::Drop {
+                bytes: number(kind)?,
+            },
             "delay" => FaultCommand::Delay { ms: number(kind)? },
-            "hang" => FaultCommand::Hang { command: need(kind)?.to_owned() },
+            "hang" => FaultCommand::Hang {
+                command: need(kind)?.to_owned(),
+            },
             "offline" => FaultCommand::Offline,
             "online" => FaultCommand::Online,
             "clear" => FaultCommand::Clear,
@@ -117,7 +132,10 @@ pub struct Faults {
 
 impl Default for Faults {
     fn default() -> Self {
-        Faults { state: Mutex::new(FaultState::default()), changed: watch::channel(0).0 }
+        Faults {
+            state: Mutex::new(FaultState::default()),
+            changed: watch::channel(0).0,
+        }
     }
 }
 
@@ -156,7 +174,10 @@ impl Faults {
                 FaultCommand::Online => s.offline = false,
                 FaultCommand::Clear => {
                     let generation = s.drop_generation + 1;
-                    *s = FaultState { drop_generation: generation, ..FaultState::default() };
+                    *s = FaultState {
+                        drop_generation: generation,
+                        ..FaultState::default()
+                    };
                 }
                 FaultCommand::Status => {}
             }
@@ -205,15 +226,35 @@ mod tests {
 
     #[test]
     fn flag_specs_parse_with_and_without_serial() {
-        assert_eq!(FaultCommand::parse_flag("delay=300"), Ok((None, FaultCommand::Delay { ms: 300 })));
+        assert_eq!(
+            FaultCommand::parse_flag("delay=300"),
+            Ok((None, FaultCommand::Delay { ms: 300 }))
+        );
         assert_eq!(
             FaultCommand::parse_flag("emulator-5554:hang=screenrecord"),
-            Ok((Some("emulator-5554".into()), FaultCommand::Hang { command: "screenrecord".into() }))
+            Ok((
+                Some("emulator-5554".into()),
+                FaultCommand::Hang {
+                    command: "screenrecord".into()
+                }
+            ))
         );
-        assert_eq!(FaultCommand::parse_flag("sim-1:offline"), Ok((Some("sim-1".into()), FaultCommand::Offline)));
-        assert!(matches!(FaultCommand::parse_flag("drop=lots"), Err(FaultParseError::BadNumber { .. })));
-        assert!(matches!(FaultCommand::parse_flag("delay"), Err(FaultParseError::MissingValue(_))));
-        assert!(matches!(FaultCommand::parse_flag("explode"), Err(FaultParseError::UnknownKind(_))));
+        assert_eq!(
+            FaultCommand::parse_flag("sim-1:offline"),
+            Ok((Some("sim-1".into()), FaultCommand::Offline))
+        );
+        assert!(matches!(
+            FaultCommand::parse_flag("drop=lots"),
+            Err(FaultParseError::BadNumber { .. })
+        ));
+        assert!(matches!(
+            FaultCommand::parse_flag("delay"),
+            Err(FaultParseError::MissingValue(_))
+        ));
+        assert!(matches!(
+            FaultCommand::parse_flag("explode"),
+            Err(FaultParseError::UnknownKind(_))
+        ));
     }
 
     #[test]
@@ -228,7 +269,9 @@ mod tests {
     #[test]
     fn hang_matches_first_shell_word_even_when_quoted() {
         let f = Faults::default();
-        f.apply(&FaultCommand::Hang { command: "screenrecord".into() });
+        f.apply(&FaultCommand::Hang {
+            command: "screenrecord".into(),
+        });
         let s = f.snapshot();
         assert!(s.hangs("screenrecord --time-limit 3 /sdcard/a.mp4"));
         assert!(s.hangs("'screenrecord' '/sdcard/a.mp4'"));

@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 use self::hostreq::{Selector, fail, framed, okay_with};
 use super::faults::DropBudget;
-use super::services::{self, FEATURES, Service, ServedDevice};
+use super::services::{self, FEATURES, ServedDevice, Service};
 
 pub mod hostreq;
 
@@ -26,7 +26,11 @@ pub mod hostreq;
 pub const SERVER_VERSION: &str = "0029";
 
 /// Serve until `stop` fires or a client sends `host:kill`.
-pub async fn serve(listener: TcpListener, devices: Arc<Vec<ServedDevice>>, stop: CancellationToken) {
+pub async fn serve(
+    listener: TcpListener,
+    devices: Arc<Vec<ServedDevice>>,
+    stop: CancellationToken,
+) {
     loop {
         let accepted = tokio::select! {
             _ = stop.cancelled() => return,
@@ -37,7 +41,12 @@ pub async fn serve(listener: TcpListener, devices: Arc<Vec<ServedDevice>>, stop:
                 let devices = devices.clone();
                 let stop = stop.clone();
                 tokio::spawn(async move {
-                    let conn = Conn { devices, stop: stop.clone(), device: None, budget: DropBudget::default() };
+                    let conn = Conn {
+                        devices,
+                        stop: stop.clone(),
+                        device: None,
+                        budget: DropBudget::default(),
+                    };
                     tokio::select! {
                         _ = stop.cancelled() => {}
                         r = conn.run(stream) => if let Err(e) = r {
@@ -112,8 +121,15 @@ impl Conn {
         }
     }
 
-    /// Answer a `host…:` request. Returns whether the connection takes another request.
-    async fn host_request(&mut self, stream: &mut TcpStream, selector: Option<Selector>, service: &str) -> Result<bool, ConnError> {
+    /// Answer a `host…:` request. Returns whether the connection takes another request: only
+    /// after a transport was selected; adb closes after every other host reply, and the real
+    /// `adb` client waits for that close (`ReadOrderlyShutdown`).
+    async fn host_request(
+        &mut self,
+        stream: &mut TcpStream,
+        selector: Option<Selector>,
+        service: &str,
+    ) -> Result<bool, ConnError> {
         let devices = self.devices.clone();
         // A request naming a device, or one bound by an earlier transport request.
         let chosen = || -> Result<usize, String> {
@@ -173,7 +189,9 @@ impl Conn {
                         })
                     }
                     // get-state still answers for an offline device.
-                    Err(e) if service == "get-state" && e == "device offline" => okay_with("offline"),
+                    Err(e) if service == "get-state" && e == "device offline" => {
+                        okay_with("offline")
+                    }
                     Err(e) => fail(&e),
                 };
                 stream.write_all(&reply).await?;
@@ -187,6 +205,7 @@ impl Conn {
                             reply.extend_from_slice(&(i as u64 + 1).to_le_bytes());
                         }
                         self.reply(stream, &reply).await?;
+                        return Ok(true);
                     }
                     Err(e) => {
                         stream.write_all(&fail(&e)).await?;
@@ -199,7 +218,7 @@ impl Conn {
                 }
             },
         }
-        Ok(true)
+        Ok(false)
     }
 
     /// Push the device list now and whenever a device changes state, until the client leaves.
@@ -228,9 +247,17 @@ impl Conn {
     }
 
     /// Open a device service on the bound device and hand it the socket.
-    async fn device_service(mut self, mut stream: TcpStream, request: &str) -> Result<(), ConnError> {
+    async fn device_service(
+        mut self,
+        mut stream: TcpStream,
+        request: &str,
+    ) -> Result<(), ConnError> {
         let Some(device) = self.device.clone() else {
-            stream.write_all(&fail("no transport selected; send host:transport:<serial> first")).await?;
+            stream
+                .write_all(&fail(
+                    "no transport selected; send host:transport:<serial> first",
+                ))
+                .await?;
             return Ok(());
         };
         let faults = device.faults.snapshot();
@@ -264,7 +291,11 @@ impl Conn {
     }
 
     /// Copy client bytes to the service and service bytes (through the fault switches) back.
-    async fn pump(&mut self, stream: &mut TcpStream, service: &mut tokio::io::DuplexStream) -> Result<(), ConnError> {
+    async fn pump(
+        &mut self,
+        stream: &mut TcpStream,
+        service: &mut tokio::io::DuplexStream,
+    ) -> Result<(), ConnError> {
         let mut from_client = vec![0u8; 64 * 1024];
         let mut from_service = vec![0u8; 64 * 1024];
         let mut client_open = true;

@@ -29,7 +29,11 @@ pub struct ServedDevice {
 impl ServedDevice {
     pub fn new(target: Arc<dyn Target>) -> ServedDevice {
         let identity = target.identity();
-        ServedDevice { target, faults: Arc::new(Faults::default()), identity }
+        ServedDevice {
+            target,
+            faults: Arc::new(Faults::default()),
+            identity,
+        }
     }
 }
 
@@ -66,17 +70,24 @@ impl Service {
                 if options.is_empty() || options.starts_with(',') {
                     let v2 = options.split(',').any(|o| o == "v2");
                     let mode = if v2 { ShellMode::V2 } else { ShellMode::Raw };
-                    return Ok(Service::Shell { mode, command: command.to_owned() });
+                    return Ok(Service::Shell {
+                        mode,
+                        command: command.to_owned(),
+                    });
                 }
             }
         } else if let Some(command) = name.strip_prefix("exec:") {
-            return Ok(Service::Exec { command: command.to_owned() });
+            return Ok(Service::Exec {
+                command: command.to_owned(),
+            });
         } else if name == "sync:" {
             return Ok(Service::Sync);
         } else if name == "framebuffer:" {
             return Ok(Service::Framebuffer);
         } else if let Some(target) = name.strip_prefix("reboot:") {
-            return Ok(Service::Reboot { target: target.to_owned() });
+            return Ok(Service::Reboot {
+                target: target.to_owned(),
+            });
         }
         Err(ServiceError::Unknown(name.to_owned()))
     }
@@ -96,8 +107,14 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let result = match service {
-        Service::Shell { mode: ShellMode::V2, command } => shell_v2(target, command, stream).await,
-        Service::Shell { mode: ShellMode::Raw, command } => raw(target, command, stream, true).await,
+        Service::Shell {
+            mode: ShellMode::V2,
+            command,
+        } => shell_v2(target, command, stream).await,
+        Service::Shell {
+            mode: ShellMode::Raw,
+            command,
+        } => raw(target, command, stream, true).await,
         Service::Exec { command } => raw(target, command, stream, false).await,
         Service::Sync => super::syncproto::serve(target, stream).await,
         Service::Framebuffer => framebuffer(target, stream).await,
@@ -118,9 +135,15 @@ pub async fn hang<S: AsyncRead + Unpin>(mut stream: S) {
     while matches!(stream.read(&mut sink).await, Ok(n) if n > 0) {}
 }
 
-const INTERACTIVE_REFUSED: &str = "spock-tui virtual device: interactive shell is not supported; pass a command\n";
+const INTERACTIVE_REFUSED: &str =
+    "spock-tui virtual device: interactive shell is not supported; pass a command\n";
 
-async fn raw<S>(target: Arc<dyn Target>, command: String, stream: S, merge_stderr: bool) -> std::io::Result<()>
+async fn raw<S>(
+    target: Arc<dyn Target>,
+    command: String,
+    stream: S,
+    merge_stderr: bool,
+) -> std::io::Result<()>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -134,17 +157,28 @@ where
     let input = tokio::spawn(async move {
         let mut buf = vec![0u8; 64 * 1024];
         while let Ok(n @ 1..) = rd.read(&mut buf).await {
-            if stdin_tx.send(Bytes::copy_from_slice(&buf[..n])).await.is_err() {
+            if stdin_tx
+                .send(Bytes::copy_from_slice(&buf[..n]))
+                .await
+                .is_err()
+            {
                 break;
             }
         }
     });
     let (_killed_tx, killed_rx) = oneshot::channel::<()>();
-    let result = pump_command(target, command, stdin_rx, killed_rx, |chunk| match chunk {
-        ShellChunk::Stdout(b) => Some(b),
-        ShellChunk::Stderr(b) if merge_stderr => Some(b),
-        ShellChunk::Stderr(_) => None,
-    }, &mut wr)
+    let result = pump_command(
+        target,
+        command,
+        stdin_rx,
+        killed_rx,
+        |chunk| match chunk {
+            ShellChunk::Stdout(b) => Some(b),
+            ShellChunk::Stderr(b) if merge_stderr => Some(b),
+            ShellChunk::Stderr(_) => None,
+        },
+        &mut wr,
+    )
     .await;
     input.abort();
     result?;
@@ -157,7 +191,11 @@ where
 {
     let (mut rd, mut wr) = tokio::io::split(stream);
     if command.trim().is_empty() {
-        wr.write_all(&shellv2::encode(shellv2::ID_STDERR, INTERACTIVE_REFUSED.as_bytes())).await?;
+        wr.write_all(&shellv2::encode(
+            shellv2::ID_STDERR,
+            INTERACTIVE_REFUSED.as_bytes(),
+        ))
+        .await?;
         wr.write_all(&shellv2::exit_packet(1)).await?;
         return wr.shutdown().await;
     }
@@ -197,12 +235,19 @@ where
             let _ = killed_tx.send(());
         }
     });
-    let result = pump_command(target, command, stdin_rx, killed_rx, |chunk| {
-        Some(match chunk {
-            ShellChunk::Stdout(b) => shellv2::encode(shellv2::ID_STDOUT, &b),
-            ShellChunk::Stderr(b) => shellv2::encode(shellv2::ID_STDERR, &b),
-        })
-    }, &mut wr)
+    let result = pump_command(
+        target,
+        command,
+        stdin_rx,
+        killed_rx,
+        |chunk| {
+            Some(match chunk {
+                ShellChunk::Stdout(b) => shellv2::encode(shellv2::ID_STDOUT, &b),
+                ShellChunk::Stderr(b) => shellv2::encode(shellv2::ID_STDERR, &b),
+            })
+        },
+        &mut wr,
+    )
     .await;
     input.abort();
     if let Some(code) = result? {
@@ -267,10 +312,15 @@ pub fn framebuffer_header(width: u32, height: u32, size: u32) -> Vec<u8> {
     fields.iter().flat_map(|f| f.to_le_bytes()).collect()
 }
 
-async fn framebuffer<S: AsyncWrite + Unpin>(target: Arc<dyn Target>, mut stream: S) -> std::io::Result<()> {
+async fn framebuffer<S: AsyncWrite + Unpin>(
+    target: Arc<dyn Target>,
+    mut stream: S,
+) -> std::io::Result<()> {
     let fb = target.framebuffer();
     let size = u32::try_from(fb.rgba.len()).unwrap_or(u32::MAX);
-    stream.write_all(&framebuffer_header(fb.width, fb.height, size)).await?;
+    stream
+        .write_all(&framebuffer_header(fb.width, fb.height, size))
+        .await?;
     stream.write_all(&fb.rgba).await?;
     stream.shutdown().await
 }

@@ -42,10 +42,16 @@ pub fn parse_mode(s: &str) -> u32 {
     let mut value: u64 = 0;
     for c in digits.chars() {
         let Some(d) = c.to_digit(radix) else { break };
-        value = value.saturating_mul(u64::from(radix)).saturating_add(u64::from(d));
+        value = value
+            .saturating_mul(u64::from(radix))
+            .saturating_add(u64::from(d));
     }
     // strtoul's result is truncated to mode_t (32 bits); a minus sign negates it modulo 2^64.
-    let value = if negative { value.wrapping_neg() } else { value };
+    let value = if negative {
+        value.wrapping_neg()
+    } else {
+        value
+    };
     value as u32
 }
 
@@ -85,8 +91,16 @@ where
         if &id == b"QUIT" {
             return stream.shutdown().await;
         }
-        if ![b"STAT", b"STA2", b"LST2", b"LIST", b"LIS2", b"SEND", b"RECV"].contains(&&id) {
-            send_fail(&mut stream, &format!("unknown command {}", request_id_hex(id))).await?;
+        if ![
+            b"STAT", b"STA2", b"LST2", b"LIST", b"LIS2", b"SEND", b"RECV",
+        ]
+        .contains(&&id)
+        {
+            send_fail(
+                &mut stream,
+                &format!("unknown command {}", request_id_hex(id)),
+            )
+            .await?;
             return Ok(());
         }
         if len > MAX_PATH {
@@ -113,9 +127,17 @@ where
     }
 }
 
-async fn stat_v1<W: AsyncWrite + Unpin>(target: &dyn Target, path: &str, w: &mut W) -> std::io::Result<bool> {
+async fn stat_v1<W: AsyncWrite + Unpin>(
+    target: &dyn Target,
+    path: &str,
+    w: &mut W,
+) -> std::io::Result<bool> {
     // v1 has no error field: a missing file is all zeros.
-    let st = target.stat(path).unwrap_or(FileStat { mode: 0, size: 0, mtime: 0 });
+    let st = target.stat(path).unwrap_or(FileStat {
+        mode: 0,
+        size: 0,
+        mtime: 0,
+    });
     let mut out = BytesMut::with_capacity(16);
     out.put_slice(b"STAT");
     out.put_u32_le(st.mode);
@@ -127,7 +149,9 @@ async fn stat_v1<W: AsyncWrite + Unpin>(target: &dyn Target, path: &str, w: &mut
 
 /// A stable inode number so tools that compare inodes see the same file as the same file.
 fn inode(path: &str) -> u64 {
-    path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    path.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 /// The body shared by STA2/LST2 replies and DNT2 entries (everything after the id).
@@ -153,7 +177,12 @@ fn put_stat_v2(out: &mut BytesMut, path: &str, st: Result<FileStat, FsError>) {
     }
 }
 
-async fn stat_v2<W: AsyncWrite + Unpin>(target: &dyn Target, path: &str, id: [u8; 4], w: &mut W) -> std::io::Result<bool> {
+async fn stat_v2<W: AsyncWrite + Unpin>(
+    target: &dyn Target,
+    path: &str,
+    id: [u8; 4],
+    w: &mut W,
+) -> std::io::Result<bool> {
     let mut out = BytesMut::with_capacity(72);
     out.put_slice(&id);
     put_stat_v2(&mut out, path, target.stat(path));
@@ -168,17 +197,28 @@ fn parent_of(path: &str) -> &str {
     }
 }
 
-async fn list<W: AsyncWrite + Unpin>(target: &dyn Target, path: &str, v2: bool, w: &mut W) -> std::io::Result<bool> {
+async fn list<W: AsyncWrite + Unpin>(
+    target: &dyn Target,
+    path: &str,
+    v2: bool,
+    w: &mut W,
+) -> std::io::Result<bool> {
     let mut out = BytesMut::new();
     // readdir on a phone yields "." and ".." too; adb filters them where it needs to.
     if let (Ok(entries), Ok(own)) = (target.list(path), target.stat(path)) {
         let up = target.stat(parent_of(path)).unwrap_or(own);
-        let all = [(".".to_owned(), own), ("..".to_owned(), up)].into_iter().chain(entries);
+        let all = [(".".to_owned(), own), ("..".to_owned(), up)]
+            .into_iter()
+            .chain(entries);
         for (name, st) in all {
             let name_len = u32::try_from(name.len()).unwrap_or(0);
             if v2 {
                 out.put_slice(b"DNT2");
-                put_stat_v2(&mut out, &format!("{}/{name}", path.trim_end_matches('/')), Ok(st));
+                put_stat_v2(
+                    &mut out,
+                    &format!("{}/{name}", path.trim_end_matches('/')),
+                    Ok(st),
+                );
             } else {
                 out.put_slice(b"DENT");
                 out.put_u32_le(st.mode);
@@ -195,7 +235,11 @@ async fn list<W: AsyncWrite + Unpin>(target: &dyn Target, path: &str, v2: bool, 
     Ok(true)
 }
 
-async fn send<S: AsyncRead + AsyncWrite + Unpin>(target: &Arc<dyn Target>, spec: &str, s: &mut S) -> std::io::Result<bool> {
+async fn send<S: AsyncRead + AsyncWrite + Unpin>(
+    target: &Arc<dyn Target>,
+    spec: &str,
+    s: &mut S,
+) -> std::io::Result<bool> {
     let Some((path, mode)) = spec.rsplit_once(',') else {
         send_fail(s, "missing , in ID_SEND").await?;
         return Ok(false);
@@ -246,7 +290,13 @@ async fn send<S: AsyncRead + AsyncWrite + Unpin>(target: &Arc<dyn Target>, spec:
 
 /// `fixed_push_mkdir`: a phone creates missing parent directories on SEND. The [`Target`] has
 /// no mkdir call, so ask its shell, as adbd's `secure_mkdirs` would do with syscalls.
-async fn write_with_parents(target: &Arc<dyn Target>, path: &str, mode: u32, mtime: u32, data: Bytes) -> Result<(), FsError> {
+async fn write_with_parents(
+    target: &Arc<dyn Target>,
+    path: &str,
+    mode: u32,
+    mtime: u32,
+    data: Bytes,
+) -> Result<(), FsError> {
     match target.write(path, mode, mtime, data.clone()) {
         Err(FsError::NotFound) => {}
         other => return other,
@@ -256,7 +306,8 @@ async fn write_with_parents(target: &Arc<dyn Target>, path: &str, mode: u32, mti
     let (out, mut sink) = mpsc::channel(16);
     let drain = tokio::spawn(async move { while sink.recv().await.is_some() {} });
     let command = format!("mkdir -p {}", shell_words::quote(dir));
-    let made = tokio::time::timeout(MKDIR_TIMEOUT, target.shell(command, ShellIo { stdin, out })).await;
+    let made =
+        tokio::time::timeout(MKDIR_TIMEOUT, target.shell(command, ShellIo { stdin, out })).await;
     drain.abort();
     if !matches!(made, Ok(0)) {
         return Err(FsError::NotFound);
@@ -264,7 +315,11 @@ async fn write_with_parents(target: &Arc<dyn Target>, path: &str, mode: u32, mti
     target.write(path, mode, mtime, data)
 }
 
-async fn recv<W: AsyncWrite + Unpin>(target: &dyn Target, path: &str, w: &mut W) -> std::io::Result<bool> {
+async fn recv<W: AsyncWrite + Unpin>(
+    target: &dyn Target,
+    path: &str,
+    w: &mut W,
+) -> std::io::Result<bool> {
     let data = match target.read(path) {
         Ok(d) => d,
         Err(e @ FsError::IsDirectory) => {

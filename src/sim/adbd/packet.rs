@@ -45,7 +45,8 @@ pub enum PacketError {
 }
 
 pub fn checksum(data: &[u8]) -> u32 {
-    data.iter().fold(0u32, |sum, b| sum.wrapping_add(u32::from(*b)))
+    data.iter()
+        .fold(0u32, |sum, b| sum.wrapping_add(u32::from(*b)))
 }
 
 pub fn command_name(command: u32) -> String {
@@ -54,7 +55,12 @@ pub fn command_name(command: u32) -> String {
 
 impl Packet {
     pub fn new(command: u32, arg0: u32, arg1: u32, data: impl Into<Bytes>) -> Packet {
-        Packet { command, arg0, arg1, data: data.into() }
+        Packet {
+            command,
+            arg0,
+            arg1,
+            data: data.into(),
+        }
     }
 
     pub fn encode(&self) -> Bytes {
@@ -71,23 +77,36 @@ impl Packet {
     }
 
     /// Parse a header, validating what a malicious or confused peer could get wrong.
-    pub fn parse_header(h: &[u8; HEADER_LEN], max_payload: u32) -> Result<(u32, u32, u32, u32), PacketError> {
+    pub fn parse_header(
+        h: &[u8; HEADER_LEN],
+        max_payload: u32,
+    ) -> Result<(u32, u32, u32, u32), PacketError> {
         let word = |i: usize| u32::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3]]);
         let (command, arg0, arg1, len, magic) = (word(0), word(4), word(8), word(12), word(20));
         if magic != command ^ 0xffff_ffff {
             return Err(PacketError::BadMagic { command, magic });
         }
-        if ![A_SYNC, A_CNXN, A_OPEN, A_OKAY, A_CLSE, A_WRTE, A_AUTH, A_STLS].contains(&command) {
+        if ![
+            A_SYNC, A_CNXN, A_OPEN, A_OKAY, A_CLSE, A_WRTE, A_AUTH, A_STLS,
+        ]
+        .contains(&command)
+        {
             return Err(PacketError::UnknownCommand(command));
         }
         if len > max_payload {
-            return Err(PacketError::TooLong { len, max: max_payload });
+            return Err(PacketError::TooLong {
+                len,
+                max: max_payload,
+            });
         }
         Ok((command, arg0, arg1, len))
     }
 
     /// Read one message. A clean EOF before the first header byte is [`PacketError::Eof`].
-    pub async fn read<R: AsyncRead + Unpin>(r: &mut R, max_payload: u32) -> Result<Packet, PacketError> {
+    pub async fn read<R: AsyncRead + Unpin>(
+        r: &mut R,
+        max_payload: u32,
+    ) -> Result<Packet, PacketError> {
         let mut header = [0u8; HEADER_LEN];
         let first = r.read(&mut header).await?;
         if first == 0 {
@@ -99,7 +118,12 @@ impl Packet {
         let (command, arg0, arg1, len) = Packet::parse_header(&header, max_payload)?;
         let mut data = vec![0u8; len as usize];
         r.read_exact(&mut data).await?;
-        Ok(Packet { command, arg0, arg1, data: data.into() })
+        Ok(Packet {
+            command,
+            arg0,
+            arg1,
+            data: data.into(),
+        })
     }
 }
 
@@ -115,7 +139,10 @@ mod tests {
         assert_eq!(&wire[4..8], &7u32.to_le_bytes());
         assert_eq!(&wire[8..12], &9u32.to_le_bytes());
         assert_eq!(&wire[12..16], &2u32.to_le_bytes());
-        assert_eq!(&wire[16..20], &(u32::from(b'a') + u32::from(b'b')).to_le_bytes());
+        assert_eq!(
+            &wire[16..20],
+            &(u32::from(b'a') + u32::from(b'b')).to_le_bytes()
+        );
         assert_eq!(&wire[20..24], &(A_OKAY ^ 0xffff_ffff).to_le_bytes());
         assert_eq!(&wire[24..], b"ab");
         assert_eq!(command_name(A_CNXN), "CNXN");
@@ -123,27 +150,46 @@ mod tests {
 
     #[tokio::test]
     async fn round_trips_and_ignores_wrong_checksums() {
-        let mut wire = Packet::new(A_WRTE, 1, 2, Bytes::from_static(b"hello")).encode().to_vec();
+        let mut wire = Packet::new(A_WRTE, 1, 2, Bytes::from_static(b"hello"))
+            .encode()
+            .to_vec();
         wire[16] ^= 0xff; // hosts never check it, and neither do we
         let p = Packet::read(&mut &wire[..], MAX_PAYLOAD).await.unwrap();
-        assert_eq!((p.command, p.arg0, p.arg1, &p.data[..]), (A_WRTE, 1, 2, &b"hello"[..]));
+        assert_eq!(
+            (p.command, p.arg0, p.arg1, &p.data[..]),
+            (A_WRTE, 1, 2, &b"hello"[..])
+        );
     }
 
     #[tokio::test]
     async fn rejects_malformed_headers() {
-        let mut wire = Packet::new(A_OPEN, 1, 0, Bytes::from_static(b"shell:\0")).encode().to_vec();
+        let mut wire = Packet::new(A_OPEN, 1, 0, Bytes::from_static(b"shell:\0"))
+            .encode()
+            .to_vec();
         wire[20] ^= 1;
-        assert!(matches!(Packet::read(&mut &wire[..], MAX_PAYLOAD).await, Err(PacketError::BadMagic { .. })));
+        assert!(matches!(
+            Packet::read(&mut &wire[..], MAX_PAYLOAD).await,
+            Err(PacketError::BadMagic { .. })
+        ));
 
         let garbage = *b"GET / HTTP/1.1\r\nHost: x\r\n";
         assert!(Packet::read(&mut &garbage[..], MAX_PAYLOAD).await.is_err());
 
         let mut huge = Packet::new(A_WRTE, 1, 2, Bytes::new()).encode().to_vec();
         huge[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(matches!(Packet::read(&mut &huge[..], MAX_PAYLOAD).await, Err(PacketError::TooLong { .. })));
+        assert!(matches!(
+            Packet::read(&mut &huge[..], MAX_PAYLOAD).await,
+            Err(PacketError::TooLong { .. })
+        ));
 
         let truncated = &Packet::new(A_WRTE, 1, 2, Bytes::from_static(b"abcdef")).encode()[..27];
-        assert!(matches!(Packet::read(&mut &truncated[..], MAX_PAYLOAD).await, Err(PacketError::Io(_))));
-        assert!(matches!(Packet::read(&mut &b""[..], MAX_PAYLOAD).await, Err(PacketError::Eof)));
+        assert!(matches!(
+            Packet::read(&mut &truncated[..], MAX_PAYLOAD).await,
+            Err(PacketError::Io(_))
+        ));
+        assert!(matches!(
+            Packet::read(&mut &b""[..], MAX_PAYLOAD).await,
+            Err(PacketError::Eof)
+        ));
     }
 }

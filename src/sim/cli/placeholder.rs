@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::sim::{BoxFuture, DeviceIdentity, FileStat, Framebuffer, FsError, ShellChunk, ShellIo, Target};
+use crate::sim::{
+    BoxFuture, DeviceIdentity, FileStat, Framebuffer, FsError, ShellChunk, ShellIo, Target,
+};
 
 #[derive(Debug, Clone)]
 enum Entry {
@@ -33,13 +35,20 @@ fn parent(path: &str) -> String {
 
 fn normalize(path: &str) -> String {
     let trimmed = path.trim_end_matches('/');
-    if trimmed.is_empty() { "/".to_owned() } else { trimmed.to_owned() }
+    if trimmed.is_empty() {
+        "/".to_owned()
+    } else {
+        trimmed.to_owned()
+    }
 }
 
 impl PlaceholderTarget {
     pub fn new(serial: &str, model: &str) -> PlaceholderTarget {
         let files: BTreeMap<String, Entry> =
-            ["/", "/data", "/data/local", "/data/local/tmp", "/sdcard"].iter().map(|d| (d.to_string(), Entry::Dir)).collect();
+            ["/", "/data", "/data/local", "/data/local/tmp", "/sdcard"]
+                .iter()
+                .map(|d| (d.to_string(), Entry::Dir))
+                .collect();
         PlaceholderTarget {
             identity: DeviceIdentity {
                 serial: serial.to_owned(),
@@ -66,14 +75,26 @@ impl PlaceholderTarget {
     }
 }
 
-async fn run_line(files: std::sync::Arc<Mutex<BTreeMap<String, Entry>>>, model: String, line: String, mut io: ShellIo) -> i32 {
+async fn run_line(
+    files: std::sync::Arc<Mutex<BTreeMap<String, Entry>>>,
+    model: String,
+    line: String,
+    mut io: ShellIo,
+) -> i32 {
     let mut status = 0;
     for segment in line.split(';') {
         let Ok(words) = shell_words::split(segment) else {
-            let _ = io.out.send(ShellChunk::Stderr(Bytes::from("/system/bin/sh: syntax error: unterminated quoted string\n"))).await;
+            let _ = io
+                .out
+                .send(ShellChunk::Stderr(Bytes::from(
+                    "/system/bin/sh: syntax error: unterminated quoted string\n",
+                )))
+                .await;
             return 1;
         };
-        let Some((cmd, args)) = words.split_first() else { continue };
+        let Some((cmd, args)) = words.split_first() else {
+            continue;
+        };
         let out = |s: String| ShellChunk::Stdout(Bytes::from(s));
         status = match cmd.as_str() {
             "echo" => {
@@ -101,16 +122,23 @@ async fn run_line(files: std::sync::Arc<Mutex<BTreeMap<String, Entry>>>, model: 
             "cat" => {
                 let mut code = 0;
                 for path in args {
-                    let found = files.lock().ok().and_then(|f| f.get(&normalize(path)).cloned());
+                    let found = files
+                        .lock()
+                        .ok()
+                        .and_then(|f| f.get(&normalize(path)).cloned());
                     let chunk = match found {
                         Some(Entry::File { data, .. }) => ShellChunk::Stdout(data),
                         Some(Entry::Dir) => {
                             code = 1;
-                            ShellChunk::Stderr(Bytes::from(format!("cat: {path}: Is a directory\n")))
+                            ShellChunk::Stderr(Bytes::from(format!(
+                                "cat: {path}: Is a directory\n"
+                            )))
                         }
                         None => {
                             code = 1;
-                            ShellChunk::Stderr(Bytes::from(format!("cat: {path}: No such file or directory\n")))
+                            ShellChunk::Stderr(Bytes::from(format!(
+                                "cat: {path}: No such file or directory\n"
+                            )))
                         }
                     };
                     let _ = io.out.send(chunk).await;
@@ -145,15 +173,26 @@ impl Target for PlaceholderTarget {
     }
 
     fn shell(&self, command: String, io: ShellIo) -> BoxFuture<i32> {
-        Box::pin(run_line(self.files.clone(), self.identity.model.clone(), command, io))
+        Box::pin(run_line(
+            self.files.clone(),
+            self.identity.model.clone(),
+            command,
+            io,
+        ))
     }
 
     fn stat(&self, path: &str) -> Result<FileStat, FsError> {
         self.with_files(|f| match f.get(&normalize(path)) {
-            Some(Entry::Dir) => Ok(FileStat { mode: 0o040771, size: 4096, mtime: 1_700_000_000 }),
-            Some(Entry::File { mode, mtime, data }) => {
-                Ok(FileStat { mode: 0o100000 | mode, size: data.len() as u64, mtime: *mtime })
-            }
+            Some(Entry::Dir) => Ok(FileStat {
+                mode: 0o040771,
+                size: 4096,
+                mtime: 1_700_000_000,
+            }),
+            Some(Entry::File { mode, mtime, data }) => Ok(FileStat {
+                mode: 0o100000 | mode,
+                size: data.len() as u64,
+                mtime: *mtime,
+            }),
             None => Err(FsError::NotFound),
         })
     }
@@ -165,8 +204,12 @@ impl Target for PlaceholderTarget {
             Some(Entry::File { .. }) => return Err(FsError::NotDirectory),
             None => return Err(FsError::NotFound),
         }
-        let names: Vec<String> =
-            self.with_files(|f| f.keys().filter(|k| *k != "/" && parent(k) == dir).cloned().collect());
+        let names: Vec<String> = self.with_files(|f| {
+            f.keys()
+                .filter(|k| *k != "/" && parent(k) == dir)
+                .cloned()
+                .collect()
+        });
         Ok(names
             .into_iter()
             .filter_map(|full| {
@@ -196,15 +239,28 @@ impl Target for PlaceholderTarget {
             if matches!(f.get(&path), Some(Entry::Dir)) {
                 return Err(FsError::IsDirectory);
             }
-            f.insert(path, Entry::File { mode: mode & 0o7777, mtime, data });
+            f.insert(
+                path,
+                Entry::File {
+                    mode: mode & 0o7777,
+                    mtime,
+                    data,
+                },
+            );
             Ok(())
         })
     }
 
     fn framebuffer(&self) -> Framebuffer {
         let (width, height) = (4u32, 2u32);
-        let rgba = (0..width * height).flat_map(|i| [i as u8 * 30, 0x80, 0xff - i as u8, 0xff]).collect();
-        Framebuffer { width, height, rgba }
+        let rgba = (0..width * height)
+            .flat_map(|i| [i as u8 * 30, 0x80, 0xff - i as u8, 0xff])
+            .collect();
+        Framebuffer {
+            width,
+            height,
+            rgba,
+        }
     }
 
     fn reboot(&self, target: &str) {

@@ -50,7 +50,10 @@ async fn connection(stream: TcpStream, table: FaultTable) -> std::io::Result<()>
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = (&mut lines).take(MAX_LINE as u64 + 1).read_until(b'\n', &mut line).await?;
+        let n = (&mut lines)
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .await?;
         if n == 0 {
             return Ok(());
         }
@@ -73,7 +76,10 @@ pub fn handle_line(line: &[u8], table: &FaultTable) -> Value {
         Ok(v) => v,
         Err(e) => return json!({"ok": false, "error": format!("not a JSON object: {e}")}),
     };
-    let serial = value.get("serial").and_then(Value::as_str).map(str::to_owned);
+    let serial = value
+        .get("serial")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let command: FaultCommand = match serde_json::from_value(value) {
         Ok(c) => c,
         Err(e) => return json!({"ok": false, "error": format!("bad fault request: {e}")}),
@@ -88,10 +94,17 @@ pub fn handle_line(line: &[u8], table: &FaultTable) -> Value {
     }
     let states: serde_json::Map<String, Value> = targets
         .into_iter()
-        .map(|(name, faults)| (name.clone(), serde_json::to_value(faults.apply(&command)).unwrap_or(Value::Null)))
+        .map(|(name, faults)| {
+            (
+                name.clone(),
+                serde_json::to_value(faults.apply(&command)).unwrap_or(Value::Null),
+            )
+        })
         .collect();
     match serial {
-        Some(s) => json!({"ok": true, "serial": s, "state": states.get(&s).cloned().unwrap_or(Value::Null)}),
+        Some(s) => {
+            json!({"ok": true, "serial": s, "state": states.get(&s).cloned().unwrap_or(Value::Null)})
+        }
         None => json!({"ok": true, "states": states}),
     }
 }
@@ -101,7 +114,10 @@ mod tests {
     use super::*;
 
     fn table() -> FaultTable {
-        Arc::new(vec![("sim-1".into(), Arc::new(Faults::default())), ("sim-2".into(), Arc::new(Faults::default()))])
+        Arc::new(vec![
+            ("sim-1".into(), Arc::new(Faults::default())),
+            ("sim-2".into(), Arc::new(Faults::default())),
+        ])
     }
 
     #[test]

@@ -38,12 +38,19 @@ pub fn fail(message: &str) -> Bytes {
 }
 
 pub fn state_name(device: &ServedDevice) -> &'static str {
-    if device.faults.is_offline() { "offline" } else { "device" }
+    if device.faults.is_offline() {
+        "offline"
+    } else {
+        "device"
+    }
 }
 
 /// adb's `append_transport_info` with `sanitize`: anything not alphanumeric becomes `_`.
 fn sanitize(value: &str) -> String {
-    value.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect()
+    value
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
 }
 
 /// The `host:devices` / `host:devices-l` payload, formatted as adb's `append_transport`:
@@ -52,7 +59,11 @@ fn sanitize(value: &str) -> String {
 pub fn device_list(devices: &[ServedDevice], long: bool) -> String {
     let mut out = String::new();
     for (i, d) in devices.iter().enumerate() {
-        let serial = if d.identity.serial.is_empty() { "(no serial number)" } else { &d.identity.serial };
+        let serial = if d.identity.serial.is_empty() {
+            "(no serial number)"
+        } else {
+            &d.identity.serial
+        };
         let state = state_name(d);
         if long {
             out.push_str(&format!("{serial:<22} {state}"));
@@ -64,7 +75,11 @@ pub fn device_list(devices: &[ServedDevice], long: bool) -> String {
                 if !value.is_empty() {
                     out.push(' ');
                     out.push_str(key);
-                    out.push_str(&if clean { sanitize(value) } else { value.clone() });
+                    out.push_str(&if clean {
+                        sanitize(value)
+                    } else {
+                        value.clone()
+                    });
                 }
             }
             out.push_str(&format!(" transport_id:{}", i + 1));
@@ -111,7 +126,10 @@ pub fn select(devices: &[ServedDevice], selector: &Selector) -> Result<usize, St
 
 /// Split a `host-serial:SERIAL:rest` / `host-transport-id:N:rest` / `host:rest` prefix.
 /// Serials may contain ':' (`127.0.0.1:5555`), so known serials are matched first.
-pub fn split_host_prefix<'a>(devices: &[ServedDevice], request: &'a str) -> Option<(Option<Selector>, &'a str)> {
+pub fn split_host_prefix<'a>(
+    devices: &[ServedDevice],
+    request: &'a str,
+) -> Option<(Option<Selector>, &'a str)> {
     if let Some(rest) = request.strip_prefix("host:") {
         return Some((None, rest));
     }
@@ -126,7 +144,10 @@ pub fn split_host_prefix<'a>(devices: &[ServedDevice], request: &'a str) -> Opti
     }
     let rest = request.strip_prefix("host-serial:")?;
     for d in devices {
-        if let Some(tail) = rest.strip_prefix(d.identity.serial.as_str()).and_then(|t| t.strip_prefix(':')) {
+        if let Some(tail) = rest
+            .strip_prefix(d.identity.serial.as_str())
+            .and_then(|t| t.strip_prefix(':'))
+        {
             return Some((Some(Selector::Serial(d.identity.serial.clone())), tail));
         }
     }
@@ -144,7 +165,10 @@ mod tests {
 
     fn devices() -> Vec<ServedDevice> {
         vec![
-            ServedDevice::new(Arc::new(PlaceholderTarget::new("emulator-5554", "Pixel 7 Pro"))),
+            ServedDevice::new(Arc::new(PlaceholderTarget::new(
+                "emulator-5554",
+                "Pixel 7 Pro",
+            ))),
             ServedDevice::new(Arc::new(PlaceholderTarget::new("127.0.0.1:5555", "sdk"))),
         ]
     }
@@ -163,7 +187,10 @@ mod tests {
     #[test]
     fn device_lists_match_adb_append_transport() {
         let d = devices();
-        assert_eq!(device_list(&d, false), "emulator-5554\tdevice\n127.0.0.1:5555\tdevice\n");
+        assert_eq!(
+            device_list(&d, false),
+            "emulator-5554\tdevice\n127.0.0.1:5555\tdevice\n"
+        );
         assert_eq!(
             device_list(&d[..1], true),
             "emulator-5554          device product:sdk_gphone64_x86_64 model:Pixel_7_Pro device:emu64x transport_id:1\n"
@@ -175,14 +202,26 @@ mod tests {
     #[test]
     fn selection_uses_adb_wording() {
         let d = devices();
-        assert_eq!(select(&d, &Selector::Serial("127.0.0.1:5555".into())), Ok(1));
-        assert_eq!(select(&d, &Selector::Serial("nope".into())), Err("device 'nope' not found".into()));
-        assert_eq!(select(&d, &Selector::Any), Err("more than one device/emulator".into()));
+        assert_eq!(
+            select(&d, &Selector::Serial("127.0.0.1:5555".into())),
+            Ok(1)
+        );
+        assert_eq!(
+            select(&d, &Selector::Serial("nope".into())),
+            Err("device 'nope' not found".into())
+        );
+        assert_eq!(
+            select(&d, &Selector::Any),
+            Err("more than one device/emulator".into())
+        );
         assert_eq!(select(&d[..1], &Selector::Any), Ok(0));
         assert_eq!(select(&d, &Selector::TransportId(2)), Ok(1));
         assert!(select(&d, &Selector::TransportId(0)).is_err());
         d[1].faults.apply(&FaultCommand::Offline);
-        assert_eq!(select(&d, &Selector::TransportId(2)), Err("device offline".into()));
+        assert_eq!(
+            select(&d, &Selector::TransportId(2)),
+            Err("device offline".into())
+        );
     }
 
     #[test]
@@ -192,7 +231,10 @@ mod tests {
             split_host_prefix(&d, "host-serial:127.0.0.1:5555:features"),
             Some((Some(Selector::Serial("127.0.0.1:5555".into())), "features"))
         );
-        assert_eq!(split_host_prefix(&d, "host:version"), Some((None, "version")));
+        assert_eq!(
+            split_host_prefix(&d, "host:version"),
+            Some((None, "version"))
+        );
         assert_eq!(
             split_host_prefix(&d, "host-transport-id:2:get-state"),
             Some((Some(Selector::TransportId(2)), "get-state"))

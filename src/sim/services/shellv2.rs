@@ -50,7 +50,9 @@ impl Decoder {
 
     /// The next complete packet, if one has arrived.
     pub fn next_packet(&mut self) -> Result<Option<ShellPacket>, PacketTooLarge> {
-        let Some(header) = self.buf.get(..5) else { return Ok(None) };
+        let Some(header) = self.buf.get(..5) else {
+            return Ok(None);
+        };
         let id = header[0];
         let len = u32::from_le_bytes([header[1], header[2], header[3], header[4]]);
         if len > MAX_PACKET {
@@ -92,7 +94,11 @@ mod tests {
                     got.push(p.id);
                 }
             }
-            assert_eq!(got, vec![ID_STDIN, ID_CLOSE_STDIN, ID_WINDOW_SIZE_CHANGE], "split at {split}");
+            assert_eq!(
+                got,
+                vec![ID_STDIN, ID_CLOSE_STDIN, ID_WINDOW_SIZE_CHANGE],
+                "split at {split}"
+            );
         }
     }
 
