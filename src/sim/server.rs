@@ -121,7 +121,13 @@ impl Conn {
         }
     }
 
+<<<<<<< HEAD
     /// Answer a `host…:` request. Returns whether the connection takes another request.
+=======
+    /// Answer a `host…:` request. Returns whether the connection takes another request: only
+    /// after a transport was selected; adb closes after every other host reply, and the real
+    /// `adb` client waits for that close (`ReadOrderlyShutdown`).
+>>>>>>> simproto
     async fn host_request(
         &mut self,
         stream: &mut TcpStream,
@@ -203,6 +209,7 @@ impl Conn {
                             reply.extend_from_slice(&(i as u64 + 1).to_le_bytes());
                         }
                         self.reply(stream, &reply).await?;
+                        return Ok(true);
                     }
                     Err(e) => {
                         stream.write_all(&fail(&e)).await?;
@@ -215,7 +222,7 @@ impl Conn {
                 }
             },
         }
-        Ok(true)
+        Ok(false)
     }
 
     /// Push the device list now and whenever a device changes state, until the client leaves.
