@@ -230,27 +230,20 @@ pub async fn start(opts: SimOptions) -> anyhow::Result<SimHandle> {
     })
 }
 
-/// Build the devices to serve from the arguments.
-///
-/// REWIRE AT MERGE: this branch does not have `sim::device::SimDevice` yet, so it serves
-/// [`placeholder::PlaceholderTarget`]s (one per scenario named, at least one). With the device
-/// side merged this becomes `SimDevice::from_scenario_file(path)` for each of `--scenario` and
-/// `--device`, and `SimDevice::demo()` when none is given.
+/// Build the devices to serve: one per `--scenario` / `--device` file, else the built-in demo.
 fn load_devices(args: &SimArgs) -> anyhow::Result<Vec<Arc<dyn Target>>> {
-    let scenarios = args
-        .scenario
-        .iter()
-        .chain(args.devices.iter())
-        .count()
-        .max(1);
-    Ok((1..=scenarios)
-        .map(|n| {
-            Arc::new(placeholder::PlaceholderTarget::new(
-                &format!("sim-{n}"),
-                "Placeholder",
-            )) as Arc<dyn Target>
-        })
-        .collect())
+    let files: Vec<&std::path::PathBuf> = args.scenario.iter().chain(args.devices.iter()).collect();
+    if files.is_empty() {
+        return Ok(vec![
+            Arc::new(crate::sim::device::SimDevice::demo()) as Arc<dyn Target>
+        ]);
+    }
+    let mut out: Vec<Arc<dyn Target>> = Vec::new();
+    for f in files {
+        let dev = crate::sim::device::SimDevice::from_scenario_file(f)?;
+        out.push(Arc::new(dev));
+    }
+    Ok(out)
 }
 
 fn options_from_args(args: &SimArgs, devices: Vec<Arc<dyn Target>>) -> anyhow::Result<SimOptions> {

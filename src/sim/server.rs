@@ -121,13 +121,9 @@ impl Conn {
         }
     }
 
-<<<<<<< HEAD
-    /// Answer a `host…:` request. Returns whether the connection takes another request.
-=======
     /// Answer a `host…:` request. Returns whether the connection takes another request: only
     /// after a transport was selected; adb closes after every other host reply, and the real
     /// `adb` client waits for that close (`ReadOrderlyShutdown`).
->>>>>>> simproto
     async fn host_request(
         &mut self,
         stream: &mut TcpStream,

@@ -238,6 +238,11 @@ pub fn dispatch(ctx: &mut Ctx, name: &str, args: &[String]) -> i32 {
         "echo" => system::echo(ctx, args),
         "true" => 0,
         "false" => 1,
+        // `exit N` as the last command of a line: the shell's status is N (mod 256, as sh does).
+        "exit" => args
+            .get(1)
+            .and_then(|a| a.parse::<i64>().ok())
+            .map_or(0, |n| n.rem_euclid(256) as i32),
         "id" => {
             ctx.outln("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:shell:s0");
             0
