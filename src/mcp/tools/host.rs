@@ -71,6 +71,12 @@ pub struct Status {
     /// The control centre's current screen ("none" when headless).
     pub screen: String,
     pub files: FileState,
+    /// Devices as last seen by the device tracker (no device command is run).
+    pub devices: Vec<crate::mcp::tools::common::DeviceRef>,
+    pub selected_device: Option<String>,
+    /// adb servers that are not answering, with why.
+    pub adb_server_errors: Vec<String>,
+    pub demo: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -135,6 +141,10 @@ pub fn status(ctx: &Ctx) -> Status {
             max_sessions: cfg.server.max_sessions,
         },
         screen: core.screen(),
+        devices: core.devices.snapshot().iter().map(Into::into).collect(),
+        selected_device: core.selected_device.read().ok().and_then(|s| s.clone()),
+        adb_server_errors: core.devices.server_errors().into_iter().map(|(s, e)| format!("{s}: {e}")).collect(),
+        demo: core.demo,
         files: FileState {
             config: crate::config::config_file(&core.paths)
                 .display()
