@@ -34,7 +34,10 @@ pub fn application_id(build: &str) -> Option<String> {
             if line.starts_with("//") {
                 return None;
             }
-            let rest = line.strip_prefix(key)?;
+            let at = line.match_indices(key).map(|(i, _)| i).find(|&i| {
+                i == 0 || !line[..i].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            })?;
+            let rest = &line[at + key.len()..];
             let rest = rest
                 .trim_start()
                 .trim_start_matches(['=', '('])

@@ -122,3 +122,80 @@ def free_port() -> int:
 
 def have_adb() -> bool:
     return shutil.which("adb") is not None
+
+
+class RealAdb:
+    """Virtual devices behind adbd, reached through a private real `adb` server (Debian's)."""
+
+    def __init__(self, tmp_path, scenarios=()):
+        self.tmp = tmp_path
+        self.port = free_port()
+        self.env = {**os.environ, "ADB_EMU": "0"}
+        args = [EXE, "sim"]
+        n = max(1, len(scenarios))
+        for _ in range(n):
+            args += ["--adbd", "127.0.0.1:0"]
+        for s in scenarios:
+            args += ["--device", str(s)]
+        self.sim = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(tmp_path / "sim.err", "w"), text=True)
+        line = self.sim.stdout.readline()
+        if not line:
+            raise RuntimeError("spock-tui sim printed nothing: " + (tmp_path / "sim.err").read_text())
+        self.info = json.loads(line)
+        self.control = self.info["control"]
+        self.adb("start-server")
+        self.serials = []
+        for d in self.info["adbd"]:
+            self.adb("connect", d["addr"])
+            self.serials.append(d["addr"])
+        self.wait_online()
+
+    def adb(self, *args, timeout=30, check=True):
+        r = subprocess.run(["adb", "-P", str(self.port), *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        if check and r.returncode != 0:
+            raise RuntimeError(f"adb {' '.join(args)} failed: {r.stdout}{r.stderr}")
+        return r
+
+    def wait_online(self, deadline_s=15):
+        deadline = time.monotonic() + deadline_s
+        while time.monotonic() < deadline:
+            out = self.adb("devices").stdout
+            if all(f"{s}\tdevice" in out for s in self.serials):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("devices did not come online: " + self.adb("devices").stdout)
+
+    def fault(self, serial_sim: str, **cmd):
+        host, port = self.control.rsplit(":", 1)
+        with socket.create_connection((host, int(port)), timeout=5) as s:
+            s.sendall((json.dumps({"serial": serial_sim, **cmd}) + "\n").encode())
+            return s.makefile().readline()
+
+    def sim_serials(self):
+        return [d["serial"] for d in self.info["adbd"]]
+
+    def endpoint(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def close(self):
+        subprocess.run(["adb", "-P", str(self.port), "kill-server"], env=self.env, capture_output=True, timeout=30)
+        if self.sim.poll() is None:
+            self.sim.kill()
+            self.sim.wait()
+
+
+@pytest.fixture
+def real_adb(tmp_path):
+    if not have_adb():
+        if os.environ.get("CI"):
+            pytest.fail("adb is required in CI")
+        pytest.skip("no adb binary")
+    r = RealAdb(tmp_path)
+    yield r
+    r.close()
+
+
+async def call(client, name, args=None):
+    """Call a tool; return (is_error, structured content)."""
+    res = await client.call_tool(name, args or {})
+    return bool(res.is_error), res.structured_content
