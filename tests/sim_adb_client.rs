@@ -115,7 +115,7 @@ fn push_pull_stat_list_round_trip() {
         let mut device = ADBServerDevice::new("sim-1".into(), Some(addr));
         // adb_client's 12-byte DONE; the parent directory does not exist yet (fixed_push_mkdir).
         device
-            .push(&mut data.as_slice(), &"/sdcard/deep/er/file.bin")
+            .push(&mut data.as_slice(), "/sdcard/deep/er/file.bin")
             .unwrap();
         let mut back = Vec::new();
         device.pull(&"/sdcard/deep/er/file.bin", &mut back).unwrap();
@@ -126,11 +126,11 @@ fn push_pull_stat_list_round_trip() {
             data.len()
         );
 
-        let stat = device.stat(&"/sdcard/deep/er/file.bin").unwrap();
+        let stat = device.stat("/sdcard/deep/er/file.bin").unwrap();
         assert_eq!(stat.file_size, 300_000);
         assert_eq!(stat.file_perm & 0o170000, 0o100000);
         let names: Vec<String> = device
-            .list(&"/sdcard/deep/er")
+            .list("/sdcard/deep/er")
             .unwrap()
             .into_iter()
             .map(|item| format!("{item:?}"))

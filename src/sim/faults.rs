@@ -42,7 +42,7 @@ impl FaultState {
             Ok(words) => words.into_iter().next(),
             Err(_) => command_line.split_whitespace().next().map(str::to_owned),
         };
-        first.is_some_and(|word| self.hang.iter().any(|h| *h == word))
+        first.is_some_and(|word| self.hang.contains(&word))
     }
 }
 

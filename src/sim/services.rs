@@ -66,15 +66,15 @@ impl Service {
         let name = name.trim_end_matches('\0');
         if let Some(rest) = name.strip_prefix("shell") {
             // `shell:cmd`, `shell,v2,TERM=xterm,raw:cmd`: options up to the first ':'.
-            if let Some((options, command)) = rest.split_once(':') {
-                if options.is_empty() || options.starts_with(',') {
-                    let v2 = options.split(',').any(|o| o == "v2");
-                    let mode = if v2 { ShellMode::V2 } else { ShellMode::Raw };
-                    return Ok(Service::Shell {
-                        mode,
-                        command: command.to_owned(),
-                    });
-                }
+            if let Some((options, command)) = rest.split_once(':')
+                && (options.is_empty() || options.starts_with(','))
+            {
+                let v2 = options.split(',').any(|o| o == "v2");
+                let mode = if v2 { ShellMode::V2 } else { ShellMode::Raw };
+                return Ok(Service::Shell {
+                    mode,
+                    command: command.to_owned(),
+                });
             }
         } else if let Some(command) = name.strip_prefix("exec:") {
             return Ok(Service::Exec {
