@@ -168,6 +168,37 @@ impl Listen {
     }
 }
 
+/// Notice edits to the config file while running, so a person's change (a tool switched off)
+/// reaches sessions that are already connected. An invalid edit is logged and ignored.
+async fn watch_config(shared: Shared) {
+    let path = config_file(&shared.core.paths);
+    let stamp = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let mut last = stamp(&path);
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    loop {
+        tokio::select! {
+            _ = shared.shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let now = stamp(&path);
+        if now == last {
+            continue;
+        }
+        last = now;
+        let p = path.clone();
+        match tokio::task::spawn_blocking(move || Config::load(&p)).await {
+            Ok(Ok(cfg)) => {
+                if cfg != shared.core.config() {
+                    tracing::info!(file = %path.display(), "configuration changed on disk; applied");
+                    shared.core.adopt_config(cfg);
+                }
+            }
+            Ok(Err(e)) => tracing::error!(error = %e, "ignoring an invalid configuration edit"),
+            Err(e) => tracing::error!(error = %e, "config reload failed"),
+        }
+    }
+}
+
 /// A running server: both transports, stopped together.
 pub struct Server {
     pub shared: Shared,
@@ -226,6 +257,8 @@ impl Server {
             }
         });
         core.devices.start_tracking();
+        let s = shared.clone();
+        tasks.spawn(async move { watch_config(s).await });
         tracing::info!(http = %http_addr, "server started");
         Ok(Server {
             shared,

@@ -35,7 +35,11 @@ pub fn application_id(build: &str) -> Option<String> {
                 return None;
             }
             let at = line.match_indices(key).map(|(i, _)| i).find(|&i| {
-                i == 0 || !line[..i].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                i == 0
+                    || !line[..i]
+                        .chars()
+                        .next_back()
+                        .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
             })?;
             let rest = &line[at + key.len()..];
             let rest = rest

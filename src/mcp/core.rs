@@ -156,6 +156,18 @@ impl Core {
         Ok(cfg)
     }
 
+    /// Take a configuration edited on disk (by a person, while running): access switches,
+    /// timeouts and sizes apply at once; ports wait for a restart.
+    pub fn adopt_config(&self, cfg: Config) {
+        self.confirmer
+            .set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
+        self.access.replace(cfg.access.clone());
+        if let Ok(mut slot) = self.config.write() {
+            *slot = cfg;
+        }
+        self.emit(ServerEvent::ServerStateChanged { running: true });
+    }
+
     /// Persist the access switches (after a change from the control centre).
     pub fn save_access(&self) -> Result<(), String> {
         self.update_config(|_| {}).map(|_| ())

@@ -143,7 +143,12 @@ pub fn status(ctx: &Ctx) -> Status {
         screen: core.screen(),
         devices: core.devices.snapshot().iter().map(Into::into).collect(),
         selected_device: core.selected_device.read().ok().and_then(|s| s.clone()),
-        adb_server_errors: core.devices.server_errors().into_iter().map(|(s, e)| format!("{s}: {e}")).collect(),
+        adb_server_errors: core
+            .devices
+            .server_errors()
+            .into_iter()
+            .map(|(s, e)| format!("{s}: {e}"))
+            .collect(),
         demo: core.demo,
         files: FileState {
             config: crate::config::config_file(&core.paths)

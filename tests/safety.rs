@@ -1,0 +1,446 @@
+//! The safety model, in-process against the virtual device: no destructive tool reports success
+//! without an approval (walking the registry, so a tool added later is covered), catastrophic
+//! commands never reach a confirmation, access switches bite mid-session, `--allow-all` never
+//! writes and never lifts a confirmation.
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+use spock_tui::app::{self, Options};
+use spock_tui::config::{Config, Paths};
+use spock_tui::device::AdbEndpoint;
+use spock_tui::mcp::events::{Outcome, Transport};
+use spock_tui::mcp::logbuf::LogBuffer;
+use spock_tui::mcp::server::{Origin, call};
+use spock_tui::mcp::{Core, Level};
+use spock_tui::sim::cli::{SimHandle, SimOptions, start};
+use spock_tui::sim::device::SimDevice;
+use tokio_util::sync::CancellationToken;
+
+struct Rig {
+    core: Arc<Core>,
+    dev: SimDevice,
+    _sim: SimHandle,
+    _tmp: tempfile::TempDir,
+}
+
+async fn rig(allow_all: bool, config: Config) -> Rig {
+    let dev = SimDevice::demo();
+    let sim = start(SimOptions::adb_server_only(vec![Arc::new(dev.clone())]))
+        .await
+        .expect("sim");
+    let addr = sim.adb_server.expect("adb server");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let core = app::build_core(Options {
+        paths: Paths::under(tmp.path()),
+        config,
+        allow_all,
+        logs: LogBuffer::new(100),
+        adb: vec![AdbEndpoint::new("127.0.0.1", addr.port())],
+        projects: vec![],
+        autostart_adb: false,
+    })
+    .expect("core");
+    Rig {
+        core,
+        dev,
+        _sim: sim,
+        _tmp: tmp,
+    }
+}
+
+fn origin() -> Origin {
+    Origin {
+        transport: Transport::Stdio,
+        client: None,
+    }
+}
+
+/// Plausible arguments from a tool's input schema, aimed at the demo's second app.
+fn args_for(schema: &Map<String, Value>) -> Value {
+    let mut out = Map::new();
+    let props = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let required: Vec<String> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| {
+            r.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    for (name, p) in &props {
+        if !required.contains(name) && name != "historySize" {
+            continue;
+        }
+        let ty = p
+            .get("type")
+            .and_then(|t| {
+                t.as_str().map(str::to_string).or_else(|| {
+                    t.as_array()
+                        .and_then(|a| a.first())
+                        .and_then(|v| v.as_str().map(str::to_string))
+                })
+            })
+            .unwrap_or_default();
+        let v = match (ty.as_str(), name.as_str()) {
+            (_, n) if n.contains("ackage") => json!("com.example.notes"),
+            (_, "permission") => json!("android.permission.POST_NOTIFICATIONS"),
+            (_, "command") => json!("pm uninstall com.example.notes"),
+            (_, "reason") => json!("the typed tools cannot do this in the test"),
+            ("integer" | "number", _) => json!(50),
+            ("boolean", _) => json!(true),
+            ("array", _) => json!([]),
+            ("object", _) => json!({}),
+            _ => json!("spock-test"),
+        };
+        out.insert(name.clone(), v);
+    }
+    Value::Object(out)
+}
+
+/// What destructive tools could change: installed apps with their permission grants, the screen.
+fn state(dev: &SimDevice) -> (Vec<(String, Vec<(String, bool)>)>, String) {
+    let apps = dev.with_state(|s| {
+        s.installed
+            .iter()
+            .map(|(k, a)| {
+                (
+                    k.clone(),
+                    a.permissions.iter().map(|(p, g)| (p.clone(), *g)).collect(),
+                )
+            })
+            .collect()
+    });
+    (apps, dev.screen_id())
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Responder {
+    Deny,
+    Silent,
+    None,
+    Drop,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_destructive_tool_succeeds_without_approval() {
+    let mut cfg = Config::default_config();
+    cfg.safety.confirm_timeout_secs = 1;
+    let r = rig(true, cfg).await; // --allow-all: switches lifted, confirmations are not
+    let destructive: Vec<_> = r
+        .core
+        .registry
+        .all()
+        .iter()
+        .filter(|t| t.level == Level::Destructive)
+        .cloned()
+        .collect();
+    assert!(
+        destructive.len() >= 6,
+        "expected the destructive catalogue, got {}",
+        destructive.len()
+    );
+    let before = state(&r.dev);
+    for tool in &destructive {
+        for responder in [
+            Responder::Deny,
+            Responder::Silent,
+            Responder::None,
+            Responder::Drop,
+        ] {
+            let mut rx = match responder {
+                Responder::None => {
+                    r.core.confirmer.detach();
+                    None
+                }
+                _ => Some(r.core.confirmer.attach()),
+            };
+            let answering = rx.take().map(|mut rx| {
+                tokio::spawn(async move {
+                    let mut held = Vec::new();
+                    while let Some(req) = rx.recv().await {
+                        match responder {
+                            Responder::Deny => req.answer(false),
+                            Responder::Drop => drop(req),
+                            _ => held.push(req), // silent: keep it until the timeout
+                        }
+                    }
+                })
+            });
+            let args = args_for(&tool.input_schema);
+            let done = call(
+                &r.core,
+                origin(),
+                tool.name,
+                args.clone(),
+                CancellationToken::new(),
+            )
+            .await
+            .expect("known tool");
+            assert!(
+                done.result.is_err(),
+                "{} succeeded with responder {responder:?}",
+                tool.name
+            );
+            assert_ne!(done.outcome, Outcome::Ok);
+            if let Some(d) = done.decision {
+                assert!(!d.approved, "{} approved by {responder:?}", tool.name);
+            }
+            // malformed arguments never succeed either
+            let bad = call(
+                &r.core,
+                origin(),
+                tool.name,
+                json!({"definitelyNotAField": [1, 2]}),
+                CancellationToken::new(),
+            )
+            .await
+            .expect("known tool");
+            assert!(
+                bad.result.is_err(),
+                "{} accepted malformed arguments",
+                tool.name
+            );
+            r.core.confirmer.detach();
+            if let Some(t) = answering {
+                t.abort();
+            }
+        }
+    }
+    assert_eq!(
+        state(&r.dev),
+        before,
+        "device state changed without an approval"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approved_destructive_call_runs() {
+    let r = rig(false, Config::default_config()).await;
+    let mut rx = r.core.confirmer.attach();
+    let t = tokio::spawn(async move {
+        let req = rx.recv().await.expect("asked");
+        assert_eq!(req.tool, "android_uninstall_app");
+        assert_eq!(req.arguments["packageName"], "com.example.notes");
+        req.answer(true);
+    });
+    let done = call(
+        &r.core,
+        origin(),
+        "android_uninstall_app",
+        json!({"packageName": "com.example.notes"}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    t.await.unwrap();
+    assert!(done.result.is_ok(), "{:?}", done.result.err());
+    assert!(!r.dev.is_installed("com.example.notes"));
+}
+
+const CATASTROPHIC: &[&str] = &[
+    "rm -rf /",
+    "rm -rf /*",
+    "rm  -rf   /",
+    "rm -r -f /",
+    "rm -fr /",
+    "rm --recursive --force /",
+    "rm -rf --no-preserve-root /",
+    "'rm' \"-rf\" '/'",
+    "rm${IFS}-rf${IFS}/",
+    "X=/; rm -rf $X",
+    "ls; rm -rf /",
+    "true && rm -rf /",
+    "echo | rm -rf /",
+    "sh -c 'rm -rf /'",
+    "su -c 'rm -rf /'",
+    "su 0 rm -rf /",
+    "eval 'rm -rf /'",
+    "echo cm0gLXJmIC8= | base64 -d | sh",
+    "busybox rm -rf /",
+    "toybox rm -rf /",
+    "/system/bin/rm -rf /",
+    "rm -rf /system",
+    "rm -rf /data",
+    "rm -rf /sdcard",
+    "$(echo rm) -rf /",
+    "`echo rm` -rf /",
+    "(rm -rf /)",
+    "am broadcast -a android.intent.action.MASTER_CLEAR",
+    "am broadcast -a android.intent.action.FACTORY_RESET",
+    "recovery --wipe_data",
+    "wipe data",
+    "mkfs.ext4 /dev/block/sda1",
+    "mke2fs /dev/block/mmcblk0p1",
+    "make_ext4fs /dev/block/by-name/userdata",
+    "dd if=/dev/zero of=/dev/block/mmcblk0",
+    "dd if=/dev/zero of=/dev/block/by-name/userdata bs=1M",
+    "echo --wipe_data > /cache/recovery/command",
+    "reboot recovery; wipe data",
+    "sh -c \"sh -c 'rm -rf /'\"",
+    "cd / && rm -rf *",
+];
+
+const ORDINARY: &[&str] = &[
+    "ls /sdcard",
+    "dumpsys meminfo",
+    "cmd package list packages",
+    "rm /sdcard/tmp.txt",
+    "rm -rf /sdcard/Download/x",
+    "logcat -d",
+    "pm list packages",
+    "getprop ro.product.model",
+    "input tap 10 10",
+    "df -h",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn catastrophic_commands_never_reach_a_confirmation() {
+    let r = rig(false, Config::default_config()).await;
+    let mut rx = r.core.confirmer.attach();
+    for cmd in CATASTROPHIC {
+        let done = call(
+            &r.core,
+            origin(),
+            "android_run_adb_command",
+            json!({"command": cmd, "reason": "testing the refusal list"}),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            done.outcome,
+            Outcome::Refused,
+            "{cmd}: {:?}",
+            done.result.as_ref().err()
+        );
+        assert!(done.decision.is_none(), "{cmd} was shown for confirmation");
+        assert!(
+            rx.try_recv().is_err(),
+            "{cmd} reached the confirmation channel"
+        );
+    }
+    assert!(CATASTROPHIC.len() >= 40);
+    let answer = tokio::spawn(async move {
+        let mut n = 0;
+        while let Some(req) = rx.recv().await {
+            req.answer(false);
+            n += 1;
+            if n == ORDINARY.len() {
+                break;
+            }
+        }
+        n
+    });
+    for cmd in ORDINARY {
+        let done = call(
+            &r.core,
+            origin(),
+            "android_run_adb_command",
+            json!({"command": cmd, "reason": "an ordinary command"}),
+            CancellationToken::new(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(
+            done.outcome,
+            Outcome::Denied,
+            "{cmd} should have been asked (and denied)"
+        );
+    }
+    assert_eq!(answer.await.unwrap(), ORDINARY.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
+    let r = rig(false, Config::default_config()).await;
+    let tool = r
+        .core
+        .registry
+        .get("android_get_battery_info")
+        .unwrap()
+        .clone();
+    let ok = call(
+        &r.core,
+        origin(),
+        tool.name,
+        json!({}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(ok.outcome, Outcome::Ok);
+    r.core.access.set_enabled(&tool, false);
+    let refused = call(
+        &r.core,
+        origin(),
+        tool.name,
+        json!({}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(refused.outcome, Outcome::Refused);
+    let msg = refused.result.unwrap_err().message;
+    assert!(
+        msg.contains("android_get_battery_info") && msg.contains("Tool access"),
+        "{msg}"
+    );
+    // Host groups start off.
+    let s = call(
+        &r.core,
+        origin(),
+        "spock_update_settings",
+        json!({"historySize": 10}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(s.outcome, Outcome::Refused);
+
+    // --allow-all: the same stored switches, lifted for this process only.
+    let mut cfg = Config::default_config();
+    cfg.access
+        .disabled
+        .insert("android_get_battery_info".into());
+    let r2 = rig(true, cfg.clone()).await;
+    let ran = call(
+        &r2.core,
+        origin(),
+        "android_get_battery_info",
+        json!({}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(ran.outcome, Outcome::Ok);
+    assert!(
+        r2.core
+            .access
+            .settings()
+            .disabled
+            .contains("android_get_battery_info"),
+        "allow-all rewrote the setting"
+    );
+    assert!(
+        !spock_tui::config::config_file(&r2.core.paths).exists(),
+        "allow-all wrote a config file"
+    );
+    // ...and it never lifts a confirmation: nobody answers, so a destructive call is denied.
+    let d = call(
+        &r2.core,
+        origin(),
+        "android_clear_app_data",
+        json!({"packageName": "com.example.notes"}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(d.outcome, Outcome::Denied);
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}
