@@ -64,6 +64,8 @@ pub enum Command {
         #[command(subcommand)]
         action: TokenAction,
     },
+    /// Check adb, the adb servers, each device, the running instance and file permissions.
+    Doctor,
     /// Print a shell completion script.
     Completions { shell: clap_complete::Shell },
     /// Start virtual Android devices (adb server and/or adbd over TCP).
@@ -103,6 +105,7 @@ pub fn main() -> ExitCode {
         Some(Command::Relay { .. }) => Ok(()),
         Some(Command::Config(args)) => print_config(args),
         Some(Command::Token { action }) => token_cmd(action),
+        Some(Command::Doctor) => doctor(cli.run),
         Some(Command::Completions { shell }) => {
             clap_complete::generate(
                 shell,
@@ -229,6 +232,18 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
             "{}",
             clientconfig::stdio(args.client, &exe, &paths.endpoint_file())
         );
+    }
+    Ok(())
+}
+
+fn doctor(args: RunArgs) -> anyhow::Result<()> {
+    let paths = Paths::discover()?;
+    let config = app::load_config(&paths)?;
+    let servers = app::adb_endpoints(&args.adb, &config)?;
+    let report = runtime()?.block_on(crate::doctor::run(&paths, servers));
+    print!("{}", report.text);
+    if report.problems > 0 {
+        anyhow::bail!("{} problem(s) found", report.problems);
     }
     Ok(())
 }

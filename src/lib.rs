@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clientconfig;
 pub mod config;
 pub mod device;
+pub mod doctor;
 pub mod guard;
 pub mod mcp;
 pub mod project;

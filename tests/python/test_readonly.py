@@ -166,3 +166,15 @@ async def test_tool_errors_not_hangs_and_recovery(served):
     audit = (inst.home / "data" / "audit" / "audit.jsonl").read_text().splitlines()
     outcomes = [json.loads(l)["outcome"] for l in audit]
     assert "timeout" in outcomes and "error" in outcomes and outcomes[-1] == "ok"
+
+
+def test_doctor_reports_adb_devices_and_files(served):
+    inst, adb = served
+    r = inst.run("doctor", "--adb", adb.endpoint())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"device {adb.serials[0]} (Pixel_7)" in r.stdout
+    assert "token:" in r.stdout and "600 in a 700 directory" in r.stdout
+    assert f"instance pid {inst.proc.pid} running" in r.stdout
+    adb.adb("kill-server")
+    r = inst.run("doctor", "--adb", adb.endpoint())
+    assert r.returncode != 0 and "unreachable" in r.stdout
