@@ -98,7 +98,7 @@ pub fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
-        None => run_server(cli.run, false),
+        None => crate::tui::run(cli.run),
         Some(Command::Serve) => run_server(cli.run, true),
         Some(Command::Relay { .. }) => Ok(()),
         Some(Command::Config(args)) => print_config(args),
