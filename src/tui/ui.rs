@@ -118,14 +118,23 @@ pub fn chrome(area: Rect) -> [Rect; 3] {
 
 const BRAND: &str = " spock-tui ";
 
-/// Each tab's column range on row 0.
-fn tab_ranges() -> Vec<(Screen, u16, u16)> {
-    let mut x = BRAND.chars().count() as u16;
+/// The name is dropped on narrow terminals so every tab and the server state still fit in 80.
+fn brand(width: u16) -> &'static str {
+    if width >= 100 { BRAND } else { "" }
+}
+
+fn tab_label(width: u16, i: usize, s: Screen) -> String {
+    if width >= 100 { format!(" {} {} ", i + 1, s.title()) } else { format!("{} {}", i + 1, s.title()) }
+}
+
+/// Each tab's column range on row 0 (one separator column after each tab).
+fn tab_ranges(width: u16) -> Vec<(Screen, u16, u16)> {
+    let mut x = brand(width).chars().count() as u16 + u16::from(width < 100);
     Screen::ALL
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            let w = format!(" {} {} ", i + 1, s.title()).chars().count() as u16;
+            let w = tab_label(width, i, *s).chars().count() as u16;
             let r = (*s, x, x + w);
             x += w + 1;
             r
@@ -133,25 +142,29 @@ fn tab_ranges() -> Vec<(Screen, u16, u16)> {
         .collect()
 }
 
-pub fn tab_at(col: u16, row: u16) -> Option<Screen> {
+pub fn tab_at(width: u16, col: u16, row: u16) -> Option<Screen> {
     (row == 0)
-        .then(|| tab_ranges().into_iter().find(|(_, a, b)| col >= *a && col < *b).map(|t| t.0))
+        .then(|| tab_ranges(width).into_iter().find(|(_, a, b)| col >= *a && col < *b).map(|t| t.0))
         .flatten()
 }
 
 fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
-    let mut spans = vec![Span::styled(BRAND, bold().fg(ACCENT))];
+    let narrow = area.width < 100;
+    let mut spans = vec![Span::styled(brand(area.width), bold().fg(ACCENT))];
+    if narrow {
+        spans.push(Span::raw(" "));
+    }
     for (i, sc) in Screen::ALL.iter().enumerate() {
-        let label = format!(" {} {} ", i + 1, sc.title());
         let style = if *sc == s.screen { selected().add_modifier(Modifier::BOLD) } else { Style::new() };
-        spans.push(Span::styled(label, style));
-        spans.push(Span::raw("│"));
+        spans.push(Span::styled(tab_label(area.width, i, *sc), style));
+        spans.push(Span::raw(if narrow { " " } else { "│" }));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
     let running = s.history.running();
     let mut right = Vec::new();
     if running > 0 {
-        right.push(Span::styled(format!(" executing {running} "), Style::new().fg(Color::Black).bg(ACCENT)));
+        let label = if narrow { format!(" exec {running} ") } else { format!(" executing {running} ") };
+        right.push(Span::styled(label, Style::new().fg(Color::Black).bg(ACCENT)));
         right.push(Span::raw(" "));
     }
     if s.demo {

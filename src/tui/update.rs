@@ -238,7 +238,7 @@ impl State {
                 if !matches!(layer, Layer::Screen(_) | Layer::Details) {
                     return;
                 }
-                if let Some(s) = super::ui::tab_at(m.column, m.row) {
+                if let Some(s) = super::ui::tab_at(self.size.0, m.column, m.row) {
                     self.go(s);
                 } else if let Layer::Screen(s) = layer
                     && let Some(pos) = super::ui::row_at(self, s, m.column, m.row)
