@@ -137,7 +137,7 @@ pub fn ask(tool: &'static str, args: Value, reason: Option<&str>) -> Ask {
     Ask {
         call_id: 41,
         tool,
-        title: "Uninstall app",
+        title: if tool == "android_uninstall_app" { "Uninstall app" } else { "Run an adb command" },
         level: Level::Destructive,
         client: client("claude-code"),
         transport: Transport::Stdio,

@@ -20,8 +20,14 @@ impl State {
         match self.layer() {
             Layer::Confirm => self.act_confirm(action),
             Layer::Help => {
-                if action == Action::Help {
-                    self.help = false;
+                let page = self.page() as u16;
+                match action {
+                    Action::Help => self.help = false,
+                    Action::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
+                    Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
+                    Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(page),
+                    Action::PageDown => self.help_scroll = self.help_scroll.saturating_add(page),
+                    _ => {}
                 }
             }
             Layer::Input => self.act_input(action, fx),
@@ -76,7 +82,10 @@ impl State {
         let n = Screen::ALL.len();
         match action {
             Action::Quit => self.quit = true,
-            Action::Help => self.help = true,
+            Action::Help => {
+                self.help = true;
+                self.help_scroll = 0;
+            }
             Action::NextScreen => self.go(Screen::ALL[(self.screen.index() + 1) % n]),
             Action::PrevScreen => self.go(Screen::ALL[(self.screen.index() + n - 1) % n]),
             Action::Go(s) => self.go(s),

@@ -15,7 +15,8 @@ use crate::tui::state::{State, page_offset};
 /// Column widths for a list `width` wide: (tool, device, client).
 pub fn widths(width: u16) -> (usize, usize, usize) {
     let w = width as usize;
-    let fixed = 8 + 1 + 1 + 1 + 1 + 1 + 1 + 16 + 1 + 8;
+    // time, marker (2 cells: ⚡ is wide), outcome and duration, with their separators.
+    let fixed = 9 + 2 + 1 + 1 + 1 + 1 + 16 + 1 + 8;
     let (device, client) = if w >= 140 { (20, 28) } else if w >= 100 { (14, 18) } else { (10, 12) };
     let tool = w.saturating_sub(fixed + device + client).clamp(8, 40);
     (tool, device, client)
@@ -24,7 +25,7 @@ pub fn widths(width: u16) -> (usize, usize, usize) {
 pub fn header(width: u16) -> Line<'static> {
     let (t, d, c) = widths(width);
     Line::styled(
-        format!("{:<8}   {:<t$} {:<d$} {:<c$} {:<16} {:>8}", "time", "tool", "device", "client", "outcome", "took"),
+        format!("{:<8}    {:<t$} {:<d$} {:<c$} {:<16} {:>8}", "time", "tool", "device", "client", "outcome", "took"),
         bold(),
     )
 }
@@ -54,8 +55,10 @@ pub fn row(s: &State, r: &CallRecord, width: u16, is_selected: bool) -> Line<'st
     let spans = vec![
         Span::raw(format!("{} ", fmt_time(s, &r.at))),
         Span::styled(r.level.marker(), level_style(r.level)),
+        // Pad the marker to two cells whatever its own width.
+        Span::raw(" ".repeat(2 - Span::raw(r.level.marker()).width().min(2))),
         Span::raw(format!(
-            "  {:<t$} {:<d$} {:<c$} ",
+            " {:<t$} {:<d$} {:<c$} ",
             escape::cell(&r.tool, t),
             escape::cell(r.device_label(), d),
             escape::cell(&r.client_label(), c)

@@ -76,23 +76,17 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
             Span::styled(escape::line(reason), Style::new().fg(Color::Yellow)),
         ]));
     }
-    head.push(Line::styled("Arguments", bold()));
-    let head_h = head.len() as u16;
-    f.render_widget(Paragraph::new(head), Rect { height: head_h.min(inner.height), ..inner });
-
+    head.push(Line::styled("Arguments (in full; ↑/↓ scroll)", bold()));
     let args = serde_json::to_string_pretty(&req.arguments).unwrap_or_default();
-    let arg_lines: Vec<Line> = escape::lines(&args).into_iter().map(Line::raw).collect();
-    let args_area = Rect {
-        y: inner.y + head_h,
-        height: inner.height.saturating_sub(head_h + 3),
-        ..inner
-    };
-    f.render_widget(Paragraph::new(arg_lines).wrap(Wrap { trim: false }).scroll((s.confirm_scroll, 0)), args_area);
+    head.extend(escape::lines(&args).into_iter().map(Line::raw));
+    // One wrapped, scrollable paragraph: a long reason or argument is never cut off.
+    let text_area = Rect { height: inner.height.saturating_sub(3), ..inner };
+    f.render_widget(Paragraph::new(head).wrap(Wrap { trim: false }).scroll((s.confirm_scroll, 0)), text_area);
 
     let left = req.deadline.saturating_duration_since(s.now).as_secs();
     let countdown = Line::from(vec![
         Span::styled(format!("Denied automatically in {left} s"), Style::new().fg(Color::Yellow)),
-        Span::styled("  ·  y approve · n/Esc deny · Tab switch · Enter press", dim()),
+        Span::styled("  ·  Tab switch · Enter press", dim()),
     ])
     .centered();
     let cy = inner.y + inner.height.saturating_sub(3);

@@ -33,19 +33,23 @@ fn server_lines(s: &State) -> Vec<Line<'static>> {
     if let ServerStatus::Failed(e) = &s.server {
         first.push(Span::styled(format!(" {}", escape::line(e)), Style::new().fg(Color::Red)));
     }
-    let mut transports = vec![Span::styled("Accepting   ", bold())];
     let e = &s.core.endpoints;
-    if s.server == ServerStatus::Running {
-        let labels: Vec<String> = [
-            e.http.as_deref().map(http_label),
-            e.stdio.as_deref().map(stdio_label),
-        ]
+    let labels: Vec<String> = [e.http.as_deref().map(http_label), e.stdio.as_deref().map(stdio_label)]
         .into_iter()
         .flatten()
         .collect();
-        transports.push(Span::raw(if labels.is_empty() { "nothing yet".into() } else { labels.join("   ") }));
-    } else {
-        transports.push(Span::styled("nothing (the server is not running)", dim()));
+    // One transport a line: a long socket path must not push the other off screen.
+    let mut transports: Vec<Line> = Vec::new();
+    if s.server != ServerStatus::Running {
+        transports.push(Line::from(vec![Span::styled("Accepting   ", bold()), Span::styled("nothing (the server is not running)", dim())]));
+    } else if labels.is_empty() {
+        transports.push(Line::from(vec![Span::styled("Accepting   ", bold()), Span::raw("nothing yet")]));
+    }
+    if s.server == ServerStatus::Running {
+        for (i, l) in labels.into_iter().enumerate() {
+            let head = if i == 0 { "Accepting   " } else { "            " };
+            transports.push(Line::from(vec![Span::styled(head, bold()), Span::raw(escape::line(&l))]));
+        }
     }
     let enabled = s.tools.iter().filter(|t| s.enabled(t.name)).count();
     let mut tools = vec![
@@ -62,7 +66,11 @@ fn server_lines(s: &State) -> Vec<Line<'static>> {
             s.core.confirm_timeout_secs
         )),
     ];
-    vec![Line::from(first), Line::from(transports), Line::from(tools), Line::from(confirm)]
+    let mut lines = vec![Line::from(first)];
+    lines.extend(transports);
+    lines.push(Line::from(tools));
+    lines.push(Line::from(confirm));
+    lines
 }
 
 fn device_lines(s: &State) -> Vec<Line<'static>> {
@@ -114,7 +122,7 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
     let clients = client_lines(s);
     let client_h = if s.core.clients.is_empty() { 2 } else { clients.len().min(6) as u16 };
     let [server, dev, cli, cfg] = Layout::vertical([
-        Constraint::Length(6),
+        Constraint::Length(7),
         Constraint::Length(devices.len().min(6) as u16 + 2),
         Constraint::Length(client_h + 2),
         Constraint::Min(3),
