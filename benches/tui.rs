@@ -21,21 +21,45 @@ fn ten_thousand() -> State {
             1 => ("android_take_screenshot", Level::ReadOnly),
             _ => ("android_uninstall_app", Level::Destructive),
         };
-        s.update(fixture::started(id, id as i64, tool, level, Some("emulator-5554"), json!({"x": id, "note": "some argument text"})));
-        s.update(fixture::finished(id, tool, Outcome::Ok, 12, None, json!({"ok": true, "id": id})));
+        s.update(fixture::started(
+            id,
+            id as i64,
+            tool,
+            level,
+            Some("emulator-5554"),
+            json!({"x": id, "note": "some argument text"}),
+        ));
+        s.update(fixture::finished(
+            id,
+            tool,
+            Outcome::Ok,
+            12,
+            None,
+            json!({"ok": true, "id": id}),
+        ));
     }
     s
 }
 
 fn frames(c: &mut Criterion) {
     let mut s = ten_thousand();
-    for (screen, key) in [("history", '4'), ("activity", '3'), ("tools", '2'), ("status", '1')] {
+    for (screen, key) in [
+        ("history", '4'),
+        ("activity", '3'),
+        ("tools", '2'),
+        ("status", '1'),
+    ] {
         s.update(fixture::key(key));
         for (w, h) in [(200u16, 60u16), (80, 24)] {
             s.size = (w, h);
             let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
             c.bench_function(&format!("frame/{screen}/{w}x{h}/10k-history"), |b| {
-                b.iter(|| terminal.draw(|f| spock_tui::tui::ui::draw(f, black_box(&s))).map(drop).unwrap())
+                b.iter(|| {
+                    terminal
+                        .draw(|f| spock_tui::tui::ui::draw(f, black_box(&s)))
+                        .map(drop)
+                        .unwrap()
+                })
             });
         }
     }

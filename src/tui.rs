@@ -10,6 +10,8 @@
 //! before it is drawn; clipboard and notifications are plain escapes (`osc`).
 pub mod action;
 pub mod app;
+pub mod catalogue;
+pub mod edit;
 pub mod escape;
 pub mod event;
 pub mod history;

@@ -44,14 +44,35 @@ pub struct Shot {
 /// tests do not change every time a tool family lands.
 pub fn registry() -> Registry {
     let mut tools = vec![
-        Meta { name: "android_uninstall_app", title: "Uninstall app", level: Level::Destructive, description: "Uninstalls an app and its data from the device. Asks a person first." }
-            .def(|_c: Ctx, _a: Uninstall| async { Ok::<_, ToolError>(json!({})) }),
-        Meta { name: "android_tap", title: "Tap", level: Level::SafeAction, description: "Taps a point on the screen, in pixels." }
-            .def(|_c: Ctx, _a: Tap| async { Ok::<_, ToolError>(json!({})) }),
-        Meta { name: "android_take_screenshot", title: "Take screenshot", level: Level::ReadOnly, description: "Captures the screen as PNG." }
-            .def(|_c: Ctx, _a: Shot| async { Ok::<_, ToolError>(json!({})) }),
+        Meta {
+            name: "android_uninstall_app",
+            title: "Uninstall app",
+            level: Level::Destructive,
+            description: "Uninstalls an app and its data from the device. Asks a person first.",
+        }
+        .def(|_c: Ctx, _a: Uninstall| async { Ok::<_, ToolError>(json!({})) }),
+        Meta {
+            name: "android_tap",
+            title: "Tap",
+            level: Level::SafeAction,
+            description: "Taps a point on the screen, in pixels.",
+        }
+        .def(|_c: Ctx, _a: Tap| async { Ok::<_, ToolError>(json!({})) }),
+        Meta {
+            name: "android_take_screenshot",
+            title: "Take screenshot",
+            level: Level::ReadOnly,
+            description: "Captures the screen as PNG.",
+        }
+        .def(|_c: Ctx, _a: Shot| async { Ok::<_, ToolError>(json!({})) }),
     ];
-    tools.extend(spock_tui::mcp::tools::catalogue().all().iter().filter(|t| t.name == "spock_update_settings").cloned());
+    tools.extend(
+        spock_tui::mcp::tools::catalogue()
+            .all()
+            .iter()
+            .filter(|t| t.name == "spock_update_settings")
+            .cloned(),
+    );
     Registry::new(tools)
 }
 
@@ -63,7 +84,14 @@ pub fn view() -> CoreView {
             stdio: Some("unix:/run/user/1000/spock-tui/mcp.sock".into()),
         },
         clients: Vec::new(),
-        enabled: ["android_uninstall_app", "android_tap", "android_take_screenshot"].iter().map(|s| s.to_string()).collect(),
+        enabled: [
+            "android_uninstall_app",
+            "android_tap",
+            "android_take_screenshot",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
         access: Default::default(),
         allow_all: false,
         history_size: 10_000,
@@ -79,7 +107,9 @@ pub fn view() -> CoreView {
 }
 
 pub fn t0() -> DateTime<Utc> {
-    Utc.with_ymd_and_hms(2026, 3, 14, 9, 26, 53).single().unwrap()
+    Utc.with_ymd_and_hms(2026, 3, 14, 9, 26, 53)
+        .single()
+        .unwrap()
 }
 
 pub fn state() -> State {
@@ -94,10 +124,20 @@ pub fn state() -> State {
 use chrono::Offset as _;
 
 pub fn client(name: &str) -> Option<ClientId> {
-    Some(ClientId { name: name.into(), version: "1.0.3".into() })
+    Some(ClientId {
+        name: name.into(),
+        version: "1.0.3".into(),
+    })
 }
 
-pub fn started(id: u64, secs: i64, tool: &str, level: Level, device: Option<&str>, args: Value) -> Event {
+pub fn started(
+    id: u64,
+    secs: i64,
+    tool: &str,
+    level: Level,
+    device: Option<&str>,
+    args: Value,
+) -> Event {
     Event::Server(ServerEvent::CallStarted {
         call_id: id,
         at: t0() + chrono::Duration::seconds(secs),
@@ -110,7 +150,14 @@ pub fn started(id: u64, secs: i64, tool: &str, level: Level, device: Option<&str
     })
 }
 
-pub fn finished(id: u64, tool: &str, outcome: Outcome, ms: u64, decision: Option<Decision>, result: Value) -> Event {
+pub fn finished(
+    id: u64,
+    tool: &str,
+    outcome: Outcome,
+    ms: u64,
+    decision: Option<Decision>,
+    result: Value,
+) -> Event {
     Event::Server(ServerEvent::CallFinished {
         call_id: id,
         tool: tool.into(),
@@ -137,7 +184,11 @@ pub fn ask(tool: &'static str, args: Value, reason: Option<&str>) -> Ask {
     Ask {
         call_id: 41,
         tool,
-        title: if tool == "android_uninstall_app" { "Uninstall app" } else { "Run an adb command" },
+        title: if tool == "android_uninstall_app" {
+            "Uninstall app"
+        } else {
+            "Run an adb command"
+        },
         level: Level::Destructive,
         client: client("claude-code"),
         transport: Transport::Stdio,
@@ -177,9 +228,15 @@ pub fn render(s: &mut State, w: u16, h: u16) -> String {
 }
 
 pub fn key(c: char) -> Event {
-    Event::Key(crossterm::event::KeyEvent::new(crossterm::event::KeyCode::Char(c), crossterm::event::KeyModifiers::NONE))
+    Event::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char(c),
+        crossterm::event::KeyModifiers::NONE,
+    ))
 }
 
 pub fn code(k: crossterm::event::KeyCode) -> Event {
-    Event::Key(crossterm::event::KeyEvent::new(k, crossterm::event::KeyModifiers::NONE))
+    Event::Key(crossterm::event::KeyEvent::new(
+        k,
+        crossterm::event::KeyModifiers::NONE,
+    ))
 }

@@ -20,22 +20,97 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
 fn session() -> State {
     let mut s = state();
     let mut v = view();
-    v.clients = vec![seen("claude-code", Transport::Stdio), seen("cursor", Transport::Http)];
+    v.clients = vec![
+        seen("claude-code", Transport::Stdio),
+        seen("cursor", Transport::Http),
+    ];
     s.update(Event::Sync(v));
     let calls = [
-        (1, "android_take_screenshot", Level::ReadOnly, Outcome::Ok, None, json!({"serial": "emulator-5554"})),
-        (2, "android_tap", Level::SafeAction, Outcome::Ok, None, json!({"x": 540, "y": 1200, "serial": "emulator-5554"})),
-        (3, "android_uninstall_app", Level::Destructive, Outcome::Ok, Some(Decision { approved: true, by: DecidedBy::Key }), json!({"package_name": "com.example.todo", "serial": "emulator-5554"})),
-        (4, "android_uninstall_app", Level::Destructive, Outcome::Denied, Some(Decision { approved: false, by: DecidedBy::Timeout }), json!({"package_name": "com.android.chrome", "serial": "R58M123"})),
-        (5, "spock_update_settings", Level::Destructive, Outcome::Refused, None, json!({"historySize": 5})),
-        (6, "android_tap", Level::SafeAction, Outcome::Error, None, json!({"x": 5000, "y": 1, "serial": "R58M123"})),
+        (
+            1,
+            "android_take_screenshot",
+            Level::ReadOnly,
+            Outcome::Ok,
+            None,
+            json!({"serial": "emulator-5554"}),
+        ),
+        (
+            2,
+            "android_tap",
+            Level::SafeAction,
+            Outcome::Ok,
+            None,
+            json!({"x": 540, "y": 1200, "serial": "emulator-5554"}),
+        ),
+        (
+            3,
+            "android_uninstall_app",
+            Level::Destructive,
+            Outcome::Ok,
+            Some(Decision {
+                approved: true,
+                by: DecidedBy::Key,
+            }),
+            json!({"package_name": "com.example.todo", "serial": "emulator-5554"}),
+        ),
+        (
+            4,
+            "android_uninstall_app",
+            Level::Destructive,
+            Outcome::Denied,
+            Some(Decision {
+                approved: false,
+                by: DecidedBy::Timeout,
+            }),
+            json!({"package_name": "com.android.chrome", "serial": "R58M123"}),
+        ),
+        (
+            5,
+            "spock_update_settings",
+            Level::Destructive,
+            Outcome::Refused,
+            None,
+            json!({"historySize": 5}),
+        ),
+        (
+            6,
+            "android_tap",
+            Level::SafeAction,
+            Outcome::Error,
+            None,
+            json!({"x": 5000, "y": 1, "serial": "R58M123"}),
+        ),
     ];
     for (id, tool, level, outcome, decision, args) in calls {
-        let dev = args.get("serial").and_then(|v| v.as_str()).map(str::to_string);
-        s.update(started(id, id as i64 * 3, tool, level, dev.as_deref(), args));
-        s.update(finished(id, tool, outcome, 40 + id * 17, decision, json!({"result": format!("call {id}")})));
+        let dev = args
+            .get("serial")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        s.update(started(
+            id,
+            id as i64 * 3,
+            tool,
+            level,
+            dev.as_deref(),
+            args,
+        ));
+        s.update(finished(
+            id,
+            tool,
+            outcome,
+            40 + id * 17,
+            decision,
+            json!({"result": format!("call {id}")}),
+        ));
     }
-    s.update(started(7, 25, "android_tap", Level::SafeAction, Some("emulator-5554"), json!({"x": 1, "y": 2})));
+    s.update(started(
+        7,
+        25,
+        "android_tap",
+        Level::SafeAction,
+        Some("emulator-5554"),
+        json!({"x": 1, "y": 2}),
+    ));
     s
 }
 
@@ -116,11 +191,23 @@ async fn confirmation_modal() {
     let mut asker = Asker::new(Duration::from_secs(60));
     let mut s = session();
     let args = json!({"command": "shell pm clear com.example.todo", "reason": "reset the app between test runs; no typed tool clears only the cache", "serial": "emulator-5554"});
-    let (req, _h1) = asker.ask(ask("android_run_adb_command", args, Some("reset the app between test runs; no typed tool clears only the cache"))).await;
+    let (req, _h1) = asker
+        .ask(ask(
+            "android_run_adb_command",
+            args,
+            Some("reset the app between test runs; no typed tool clears only the cache"),
+        ))
+        .await;
     // A fixed countdown: the snapshot's clock stands 60 s before the deadline.
     s.now = req.deadline - Duration::from_secs(60);
     s.update(Event::Confirm(req));
-    let (req2, _h2) = asker.ask(ask("android_uninstall_app", json!({"package_name": "com.b"}), None)).await;
+    let (req2, _h2) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "com.b"}),
+            None,
+        ))
+        .await;
     s.update(Event::Confirm(req2));
     snap("confirm_modal", &mut s);
 }

@@ -126,14 +126,26 @@ pub struct Binding {
 }
 
 const fn b(scope: Scope, code: KeyCode, action: Action) -> Binding {
-    Binding { scope, code, mods: KeyModifiers::NONE, action }
+    Binding {
+        scope,
+        code,
+        mods: KeyModifiers::NONE,
+        action,
+    }
 }
 
 const fn ctrl(scope: Scope, c: char, action: Action) -> Binding {
-    Binding { scope, code: KeyCode::Char(c), mods: KeyModifiers::CONTROL, action }
+    Binding {
+        scope,
+        code: KeyCode::Char(c),
+        mods: KeyModifiers::CONTROL,
+        action,
+    }
 }
 
-use KeyCode::{BackTab, Backspace, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up};
+use KeyCode::{
+    BackTab, Backspace, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up,
+};
 const fn ch(c: char) -> KeyCode {
     KeyCode::Char(c)
 }
@@ -243,11 +255,7 @@ pub fn scopes(layer: Layer) -> &'static [Scope] {
 fn same_key(b: &Binding, key: &KeyEvent) -> bool {
     // Shift is part of the character for letters and symbols ('R', '?').
     let mods = key.modifiers - KeyModifiers::SHIFT;
-    let code = match key.code {
-        KeyCode::BackTab => KeyCode::BackTab,
-        c => c,
-    };
-    b.code == code && (b.mods == mods || (matches!(b.code, KeyCode::BackTab) && b.mods.is_empty()))
+    b.code == key.code && b.mods == mods
 }
 
 /// The action a key means in `layer`, if any.
@@ -279,7 +287,11 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
         KeyCode::Backspace => "Bksp".into(),
         other => format!("{other:?}"),
     };
-    if mods.contains(KeyModifiers::CONTROL) { format!("Ctrl-{base}") } else { base }
+    if mods.contains(KeyModifiers::CONTROL) {
+        format!("Ctrl-{base}")
+    } else {
+        base
+    }
 }
 
 /// One help line per (scope, action): all its keys joined, and what it does.
@@ -292,7 +304,9 @@ pub fn help_entries(scope: Scope) -> Vec<(String, &'static str)> {
             None => out.push((bnd.action, vec![label])),
         }
     }
-    out.into_iter().map(|(a, keys)| (keys.join(" "), a.describe())).collect()
+    out.into_iter()
+        .map(|(a, keys)| (keys.join(" "), a.describe()))
+        .collect()
 }
 
 /// The first key bound to `action` in `scope`, for footer hints.

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture, MouseEventKind};
-use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::{broadcast, mpsc};
@@ -38,18 +40,31 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Validate the flags before the terminal is taken over, so errors print plainly.
     Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = TokenStore::open(&paths.token_file())?;
-    let core = wiring::build_core(wiring::Options { paths, config, allow_all: args.allow_all, logs });
+    let core = wiring::build_core(wiring::Options {
+        paths,
+        config,
+        allow_all: args.allow_all,
+        logs,
+    });
     if args.demo {
         // The demo device is wired by the device layer; the flag is carried and shown.
         tracing::info!("control centre started with --demo");
     }
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the async runtime")?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
     rt.block_on(run_loop(core, tokens, args, Box::new(SessionOnly)))
 }
 
 fn restore_terminal() {
     let mut out = std::io::stdout();
-    let _ = crossterm::execute!(out, DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
+    let _ = crossterm::execute!(
+        out,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
     let _ = disable_raw_mode();
 }
 
@@ -88,7 +103,9 @@ fn spawn_input(tx: mpsc::UnboundedSender<Event>, stop: Arc<AtomicBool>) {
             }
             let ev = match crossterm::event::read() {
                 Ok(crossterm::event::Event::Key(k)) => Event::Key(k),
-                Ok(crossterm::event::Event::Mouse(m)) if m.kind != MouseEventKind::Moved => Event::Mouse(m),
+                Ok(crossterm::event::Event::Mouse(m)) if m.kind != MouseEventKind::Moved => {
+                    Event::Mouse(m)
+                }
                 Ok(crossterm::event::Event::Resize(w, h)) => Event::Resize(w, h),
                 Ok(_) => continue,
                 Err(_) => break,
@@ -136,9 +153,11 @@ fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
     let t = tx.clone();
     tokio::spawn(async move {
         use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup), Ok(mut int)) =
-            (signal(SignalKind::terminate()), signal(SignalKind::hangup()), signal(SignalKind::interrupt()))
-        else {
+        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+            signal(SignalKind::interrupt()),
+        ) else {
             return;
         };
         tokio::select! {
@@ -156,7 +175,10 @@ fn spawn_controller(
     tokens: TokenStore,
     args: RunArgs,
     tx: mpsc::UnboundedSender<Event>,
-) -> (mpsc::UnboundedSender<ServerCtl>, tokio::task::JoinHandle<()>) {
+) -> (
+    mpsc::UnboundedSender<ServerCtl>,
+    tokio::task::JoinHandle<()>,
+) {
     let (ctl_tx, mut ctl) = mpsc::unbounded_channel::<ServerCtl>();
     let handle = tokio::spawn(async move {
         let mut server: Option<Server> = None;
@@ -171,10 +193,11 @@ fn spawn_controller(
             if matches!(cmd, ServerCtl::Start | ServerCtl::Restart) && server.is_none() {
                 let _ = tx.send(Event::ServerStatus(ServerStatus::Starting));
                 // The port may have changed in Settings since the last start.
-                let started = match Listen::from_config(&core.config(), args.bind.as_deref(), args.port) {
-                    Ok(listen) => Server::start(core.clone(), tokens.clone(), &listen).await,
-                    Err(e) => Err(e),
-                };
+                let started =
+                    match Listen::from_config(&core.config(), args.bind.as_deref(), args.port) {
+                        Ok(listen) => Server::start(core.clone(), tokens.clone(), &listen).await,
+                        Err(e) => Err(e),
+                    };
                 let status = match started {
                     Ok(s) => {
                         server = Some(s);
@@ -209,10 +232,15 @@ pub async fn run_loop(
     let stop_input = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone(), stop_input.clone());
     spawn_forwarders(&core, &tx);
-    let (ctl, controller) = spawn_controller(core.clone(), tokens.clone(), args.clone(), tx.clone());
+    let (ctl, controller) =
+        spawn_controller(core.clone(), tokens.clone(), args.clone(), tx.clone());
     let _ = ctl.send(ServerCtl::Start);
 
-    let mut state = State::with_source(&core.registry, CoreView::read(&core, tokens.token()), source.as_ref());
+    let mut state = State::with_source(
+        &core.registry,
+        CoreView::read(&core, tokens.token()),
+        source.as_ref(),
+    );
     state.demo = args.demo;
     state.tz = chrono::Local::now().fixed_offset().timezone();
     let size = terminal.size()?;
@@ -300,7 +328,9 @@ fn perform<W: std::io::Write>(
         }
         Effect::Copy { what, text } => {
             let out = terminal.backend_mut();
-            let ok = out.write_all(&osc::clipboard(&text, in_tmux)).and_then(|_| out.flush());
+            let ok = out
+                .write_all(&osc::clipboard(&text, in_tmux))
+                .and_then(|_| out.flush());
             notice(match ok {
                 Ok(()) => format!("copied {what} to the clipboard (OSC 52); it is also on screen"),
                 Err(e) => format!("could not copy: {e}"),
@@ -308,7 +338,9 @@ fn perform<W: std::io::Write>(
         }
         Effect::Alert { title, body } => {
             let out = terminal.backend_mut();
-            let _ = out.write_all(&osc::alert(&title, &body, in_tmux)).and_then(|_| out.flush());
+            let _ = out
+                .write_all(&osc::alert(&title, &body, in_tmux))
+                .and_then(|_| out.flush());
             None
         }
         Effect::Access(change) => {
@@ -334,7 +366,9 @@ fn perform<W: std::io::Write>(
                 SettingField::Port => c.server.port = value as u16,
             });
             match r {
-                Ok(_) if field == SettingField::Port => notice(format!("port {value} saved; it applies when the server restarts (R)")),
+                Ok(_) if field == SettingField::Port => notice(format!(
+                    "port {value} saved; it applies when the server restarts (R)"
+                )),
                 Ok(_) => resync(),
                 Err(e) => notice(format!("not saved: {e}")),
             }
@@ -346,7 +380,16 @@ fn perform<W: std::io::Write>(
             }
             let mut saved = Vec::new();
             for (i, img) in images.iter().enumerate() {
-                let safe: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+                let safe: String = stem
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
                 let path = dir.join(format!("{safe}-{}.{}", i + 1, img.extension()));
                 match crate::config::paths::write_atomic(&path, &img.bytes, 0o600) {
                     Ok(()) => saved.push(path.display().to_string()),

@@ -88,13 +88,20 @@ mod tests {
     fn long_lines_are_cut() {
         let long = "x".repeat(MAX_LINE + 500);
         let out = line(&long);
-        assert!(out.ends_with("… (+500 chars)"), "{}", &out[out.len() - 20..]);
+        assert!(
+            out.ends_with("… (+500 chars)"),
+            "{}",
+            &out[out.len() - 20..]
+        );
         assert_eq!(cell("abcdef", 4), "abc…");
         assert_eq!(cell("ab\x1b", 10), "ab^[");
     }
 
     #[test]
     fn lines_split_and_escape_each() {
-        assert_eq!(lines("a\r\nb\x1b"), vec!["a".to_string(), "b^[".to_string()]);
+        assert_eq!(
+            lines("a\r\nb\x1b"),
+            vec!["a".to_string(), "b^[".to_string()]
+        );
     }
 }

@@ -89,7 +89,9 @@ impl CallRecord {
     }
 
     pub fn outcome_label(&self) -> &'static str {
-        self.finished.as_ref().map_or("running", |f| f.outcome.label())
+        self.finished
+            .as_ref()
+            .map_or("running", |f| f.outcome.label())
     }
 
     pub fn client_label(&self) -> String {
@@ -110,7 +112,10 @@ impl CallRecord {
             DecidedBy::Dropped => "request dropped",
             DecidedBy::AllowAll => "allow-all",
         };
-        Some(format!("{} ({how})", if d.approved { "approved" } else { "denied" }))
+        Some(format!(
+            "{} ({how})",
+            if d.approved { "approved" } else { "denied" }
+        ))
     }
 }
 
@@ -219,7 +224,10 @@ impl History {
     }
 
     pub fn by_call_id(&self, call_id: u64) -> Option<&CallRecord> {
-        self.entries.iter().rev().find(|r| r.live && r.call_id == Some(call_id))
+        self.entries
+            .iter()
+            .rev()
+            .find(|r| r.live && r.call_id == Some(call_id))
     }
 
     pub fn newest_first(&self) -> impl Iterator<Item = &CallRecord> {
@@ -259,7 +267,9 @@ impl History {
     }
 
     pub fn running(&self) -> usize {
-        self.live_newest_first().filter(|r| r.finished.is_none()).count()
+        self.live_newest_first()
+            .filter(|r| r.finished.is_none())
+            .count()
     }
 }
 
@@ -269,7 +279,16 @@ mod tests {
     use serde_json::json;
 
     fn start(h: &mut History, id: u64, tool: &str) -> u64 {
-        h.started(id, Utc::now(), tool, Level::ReadOnly, Transport::Http, None, None, json!({"q": id}))
+        h.started(
+            id,
+            Utc::now(),
+            tool,
+            Level::ReadOnly,
+            Transport::Http,
+            None,
+            None,
+            json!({"q": id}),
+        )
     }
 
     #[test]
@@ -291,7 +310,12 @@ mod tests {
         let mut h = History::new(10);
         start(&mut h, 7, "android_tap");
         assert!(!h.newest_first().next().unwrap().matches_lower("needle"));
-        let f = Finished { outcome: Outcome::Ok, duration: Duration::from_millis(3), decision: None, result: json!({"x": "NEEDLE"}) };
+        let f = Finished {
+            outcome: Outcome::Ok,
+            duration: Duration::from_millis(3),
+            decision: None,
+            result: json!({"x": "NEEDLE"}),
+        };
         assert!(h.finished(7, f.clone()));
         assert!(!h.finished(99, f));
         assert!(h.newest_first().next().unwrap().matches_lower("needle"));
@@ -303,9 +327,24 @@ mod tests {
         struct Two;
         impl HistorySource for Two {
             fn preload(&self, _cap: usize) -> Vec<CallRecord> {
-                (0..2).map(|_| CallRecord::new(Utc::now(), "old", Level::ReadOnly, Transport::Stdio, None, None, json!({}), None)).collect()
+                (0..2)
+                    .map(|_| {
+                        CallRecord::new(
+                            Utc::now(),
+                            "old",
+                            Level::ReadOnly,
+                            Transport::Stdio,
+                            None,
+                            None,
+                            json!({}),
+                            None,
+                        )
+                    })
+                    .collect()
             }
-            fn describe(&self) -> String { "two".into() }
+            fn describe(&self) -> String {
+                "two".into()
+            }
         }
         let mut h = History::from_source(10, &Two);
         start(&mut h, 1, "new");

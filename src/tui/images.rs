@@ -82,7 +82,11 @@ pub fn find(v: &Value) -> Vec<FoundImage> {
     raw.into_iter()
         .map(|(mime, data)| {
             let bytes = b64.decode(data.as_bytes()).unwrap_or_default();
-            FoundImage { mime: mime.to_string(), dimensions: dimensions(&bytes), bytes }
+            FoundImage {
+                mime: mime.to_string(),
+                dimensions: dimensions(&bytes),
+                bytes,
+            }
         })
         .collect()
 }
@@ -95,7 +99,11 @@ pub fn summarised(v: &Value) -> Value {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(data.as_bytes())
                     .unwrap_or_default();
-                let img = FoundImage { mime: mime.into(), dimensions: dimensions(&bytes), bytes };
+                let img = FoundImage {
+                    mime: mime.into(),
+                    dimensions: dimensions(&bytes),
+                    bytes,
+                };
                 let mut o = o.clone();
                 o.insert("data".into(), Value::String(img.summary()));
                 return Value::Object(o);
@@ -115,14 +123,16 @@ mod tests {
     pub fn png(w: u32, h: u32) -> Vec<u8> {
         let img = image::RgbImage::new(w, h);
         let mut out = Vec::new();
-        img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).unwrap();
+        img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+            .unwrap();
         out
     }
 
     #[test]
     fn finds_and_describes_images() {
         let data = base64::engine::general_purpose::STANDARD.encode(png(12, 34));
-        let v = json!({"content": [{"type": "image", "mimeType": "image/png", "data": data}], "n": 1});
+        let v =
+            json!({"content": [{"type": "image", "mimeType": "image/png", "data": data}], "n": 1});
         let found = find(&v);
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].dimensions, Some((12, 34)));

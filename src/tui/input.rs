@@ -11,11 +11,17 @@ pub struct LineInput {
 
 impl LineInput {
     pub fn new(text: &str) -> LineInput {
-        LineInput { text: text.to_string(), cursor: text.chars().count() }
+        LineInput {
+            text: text.to_string(),
+            cursor: text.chars().count(),
+        }
     }
 
     fn byte_at(&self, cursor: usize) -> usize {
-        self.text.char_indices().nth(cursor).map_or(self.text.len(), |(i, _)| i)
+        self.text
+            .char_indices()
+            .nth(cursor)
+            .map_or(self.text.len(), |(i, _)| i)
     }
 
     /// Apply an editing key; true when the text changed.
@@ -27,7 +33,9 @@ impl LineInput {
                 self.cursor = 0;
                 true
             }
-            KeyCode::Char(c) if !key.modifiers.contains(KeyModifiers::CONTROL) && !c.is_control() => {
+            KeyCode::Char(c)
+                if !key.modifiers.contains(KeyModifiers::CONTROL) && !c.is_control() =>
+            {
                 let at = self.byte_at(self.cursor);
                 self.text.insert(at, c);
                 self.cursor += 1;

@@ -5,8 +5,8 @@ use super::action::Action;
 use super::event::ServerStatus;
 use super::images;
 use super::input::LineInput;
-use super::settings::{self, Row};
-use super::state::{Button, Details, FilterKind, InputTarget, Layer, Picker, Screen, SettingField, State};
+
+use super::state::{Button, Details, InputTarget, Layer, Screen, State};
 use super::update::{AccessChange, Effect, ServerCtl};
 use crate::clientconfig::{self, Client};
 
@@ -70,7 +70,11 @@ impl State {
         if let Some(approved) = answer
             && let Some(req) = self.confirms.pop_front()
         {
-            self.notice = Some(format!("{} {}", if approved { "approved" } else { "denied" }, req.tool));
+            self.notice = Some(format!(
+                "{} {}",
+                if approved { "approved" } else { "denied" },
+                req.tool
+            ));
             req.answer(approved);
             // The next request starts from the safe default again.
             self.focus = Button::Deny;
@@ -91,14 +95,22 @@ impl State {
             Action::Go(s) => self.go(s),
             Action::ServerStartStop => match self.server {
                 ServerStatus::Running => fx.push(Effect::Server(ServerCtl::Stop)),
-                ServerStatus::Stopped | ServerStatus::Failed(_) => fx.push(Effect::Server(ServerCtl::Start)),
+                ServerStatus::Stopped | ServerStatus::Failed(_) => {
+                    fx.push(Effect::Server(ServerCtl::Start))
+                }
                 ServerStatus::Starting | ServerStatus::Stopping => {
-                    self.notice = Some(format!("the server is {}; try again in a moment", self.server.label()))
+                    self.notice = Some(format!(
+                        "the server is {}; try again in a moment",
+                        self.server.label()
+                    ))
                 }
             },
             Action::ServerRestart => match self.server {
                 ServerStatus::Starting | ServerStatus::Stopping => {
-                    self.notice = Some(format!("the server is {}; try again in a moment", self.server.label()))
+                    self.notice = Some(format!(
+                        "the server is {}; try again in a moment",
+                        self.server.label()
+                    ))
                 }
                 _ => fx.push(Effect::Server(ServerCtl::Restart)),
             },
@@ -124,19 +136,28 @@ impl State {
         match screen {
             Screen::Status => match action {
                 Action::CopyConfig => match self.config_text() {
-                    Ok(text) => fx.push(Effect::Copy { what: self.config_title(), text }),
+                    Ok(text) => fx.push(Effect::Copy {
+                        what: self.config_title(),
+                        text,
+                    }),
                     Err(e) => self.notice = Some(e),
                 },
                 Action::ToggleConfigKind => self.status.http = !self.status.http,
-                Action::NextClient => self.status.client = (self.status.client + 1) % Client::ALL.len(),
+                Action::NextClient => {
+                    self.status.client = (self.status.client + 1) % Client::ALL.len()
+                }
                 Action::PrevClient => {
-                    self.status.client = (self.status.client + Client::ALL.len() - 1) % Client::ALL.len()
+                    self.status.client =
+                        (self.status.client + Client::ALL.len() - 1) % Client::ALL.len()
                 }
                 _ => return false,
             },
             Screen::Tools => match action {
                 Action::Search => {
-                    self.input = Some((InputTarget::ToolSearch, LineInput::new(&self.tools_view.query)))
+                    self.input = Some((
+                        InputTarget::ToolSearch,
+                        LineInput::new(&self.tools_view.query),
+                    ))
                 }
                 Action::ToggleDestructiveOnly => {
                     self.tools_view.destructive_only = !self.tools_view.destructive_only;
@@ -148,7 +169,9 @@ impl State {
                 }
                 a => {
                     let len = self.visible_tools().len();
-                    let Some(p) = self.moved(a, self.tools_view.cursor, len) else { return false };
+                    let Some(p) = self.moved(a, self.tools_view.cursor, len) else {
+                        return false;
+                    };
                     self.tools_view.cursor = p;
                 }
             },
@@ -161,7 +184,9 @@ impl State {
                 Action::Top => self.activity.selected = None,
                 a => {
                     let len = self.history.live_len();
-                    let Some(p) = self.moved(a, self.activity_cursor(), len) else { return false };
+                    let Some(p) = self.moved(a, self.activity_cursor(), len) else {
+                        return false;
+                    };
                     self.activity.selected = self.activity_seq_at(p);
                 }
             },
@@ -172,7 +197,10 @@ impl State {
                     }
                 }
                 Action::Search => {
-                    self.input = Some((InputTarget::HistorySearch, LineInput::new(&self.history_view.query)))
+                    self.input = Some((
+                        InputTarget::HistorySearch,
+                        LineInput::new(&self.history_view.query),
+                    ))
                 }
                 Action::Filter => self.open_picker(),
                 Action::ClearFilters => {
@@ -183,7 +211,9 @@ impl State {
                 Action::Top => self.history_view.selected = None,
                 a => {
                     let len = self.history_len();
-                    let Some(p) = self.moved(a, self.history_cursor(), len) else { return false };
+                    let Some(p) = self.moved(a, self.history_cursor(), len) else {
+                        return false;
+                    };
                     self.history_view.selected = self.history_seq_at(p);
                 }
             },
@@ -204,119 +234,10 @@ impl State {
         true
     }
 
-    fn activate_setting(&mut self, fx: &mut Vec<Effect>) {
-        match self.settings_row() {
-            Some(Row::EnableAll) => fx.push(Effect::Access(AccessChange::EnableAll)),
-            Some(Row::ReadOnlyOnly) => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
-            Some(Row::Group(group)) => {
-                let on = !settings::group_on(self, group);
-                fx.push(Effect::Access(AccessChange::SetGroup { group, on }))
-            }
-            Some(Row::Field(f)) => {
-                self.input = Some((InputTarget::Setting(f), LineInput::new(&settings::field_value(self, f))))
-            }
-            Some(Row::Tool(i)) => {
-                if let Some(t) = self.tools.get(i) {
-                    let on = !self.enabled(t.name);
-                    fx.push(Effect::Access(AccessChange::SetEnabled { tool: t.name.to_string(), on }))
-                }
-            }
-            Some(Row::Heading(_)) | None => {}
-        }
-    }
-
-    pub(super) fn edit_input(&mut self, key: &crossterm::event::KeyEvent) {
-        let Some((target, input)) = self.input.as_mut() else { return };
-        if !input.handle(key) {
-            return;
-        }
-        // Searches narrow as you type; settings wait for Enter.
-        match *target {
-            InputTarget::ToolSearch => {
-                self.tools_view.query = input.text.clone();
-                self.tools_view.cursor = 0;
-            }
-            InputTarget::HistorySearch => {
-                self.history_view.query = input.text.clone();
-                self.history_view.selected = None;
-                self.refresh_matches();
-            }
-            InputTarget::Setting(_) => {}
-        }
-    }
-
-    fn act_input(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let Some((target, input)) = self.input.take() else { return };
-        match (target, action) {
-            (InputTarget::Setting(f), Action::Submit) => match parse_setting(f, &input.text) {
-                Ok(v) => fx.push(Effect::Setting(f, v)),
-                Err(e) => self.notice = Some(e),
-            },
-            (InputTarget::ToolSearch, Action::Cancel) => self.tools_view.query.clear(),
-            (InputTarget::HistorySearch, Action::Cancel) => {
-                self.history_view.query.clear();
-                self.refresh_matches();
-            }
-            _ => {}
-        }
-    }
-
-    fn open_picker(&mut self) {
-        let mut options = Vec::new();
-        let mut add = |k: FilterKind, v: String| {
-            if !options.contains(&(k, v.clone())) {
-                options.push((k, v));
-            }
-        };
-        let mut recs: Vec<_> = self.history.newest_first().collect();
-        recs.sort_by(|a, b| a.tool.cmp(&b.tool));
-        for r in &recs {
-            add(FilterKind::Tool, r.tool.clone());
-        }
-        for o in ["ok", "error", "denied", "refused", "cancelled", "timeout", "running"] {
-            add(FilterKind::Outcome, o.to_string());
-        }
-        for r in &recs {
-            add(FilterKind::Device, r.device_label().to_string());
-        }
-        for r in &recs {
-            add(FilterKind::Client, r.client_label());
-        }
-        self.picker = Some(Picker { options, cursor: 0 });
-    }
-
-    fn act_picker(&mut self, action: Action) {
-        let Some(p) = self.picker.as_mut() else { return };
-        match action {
-            Action::Up => p.cursor = p.cursor.saturating_sub(1),
-            Action::Down => p.cursor = (p.cursor + 1).min(p.options.len().saturating_sub(1)),
-            Action::Toggle => {
-                if let Some((kind, value)) = p.options.get(p.cursor).cloned() {
-                    let f = &mut self.history_view.filters;
-                    let set = match kind {
-                        FilterKind::Tool => &mut f.tools,
-                        FilterKind::Outcome => &mut f.outcomes,
-                        FilterKind::Device => &mut f.devices,
-                        FilterKind::Client => &mut f.clients,
-                    };
-                    if !set.remove(&value) {
-                        set.insert(value);
-                    }
-                    self.history_view.selected = None;
-                    self.refresh_matches();
-                }
-            }
-            Action::ClearFilters => {
-                self.history_view.filters = Default::default();
-                self.refresh_matches();
-            }
-            Action::Back => self.picker = None,
-            _ => {}
-        }
-    }
-
     fn act_details(&mut self, action: Action, fx: &mut Vec<Effect>) -> bool {
-        let Some(d) = self.details.as_mut() else { return false };
+        let Some(d) = self.details.as_mut() else {
+            return false;
+        };
         let page = usize::from(self.size.1.saturating_sub(7)).max(1) as u16;
         match action {
             Action::Back => self.details = None,
@@ -339,22 +260,34 @@ impl State {
                             "time": r.at.to_rfc3339(),
                         }))
                         .unwrap_or_default();
-                        fx.push(Effect::Copy { what: format!("request of {}", r.tool), text });
+                        fx.push(Effect::Copy {
+                            what: format!("request of {}", r.tool),
+                            text,
+                        });
                     }
                     Action::CopyResponse => match &r.finished {
                         Some(f) => fx.push(Effect::Copy {
                             what: format!("response of {}", r.tool),
                             text: serde_json::to_string_pretty(&f.result).unwrap_or_default(),
                         }),
-                        None => self.notice = Some("the call is still running: no response yet".into()),
+                        None => {
+                            self.notice = Some("the call is still running: no response yet".into())
+                        }
                     },
                     _ => {
-                        let found = r.finished.as_ref().map(|f| images::find(&f.result)).unwrap_or_default();
+                        let found = r
+                            .finished
+                            .as_ref()
+                            .map(|f| images::find(&f.result))
+                            .unwrap_or_default();
                         if found.is_empty() {
                             self.notice = Some("this result holds no image".into());
                         } else {
                             let stem = format!("call-{}-{}", r.call_id.unwrap_or(r.seq), r.tool);
-                            fx.push(Effect::SaveImages { stem, images: found });
+                            fx.push(Effect::SaveImages {
+                                stem,
+                                images: found,
+                            });
                         }
                     }
                 }
@@ -365,13 +298,23 @@ impl State {
     }
 
     pub fn config_title(&self) -> String {
-        let c = Client::ALL.get(self.status.client).copied().unwrap_or(Client::Generic);
-        format!("{} configuration for {}", if self.status.http { "HTTP" } else { "stdio" }, c.label())
+        let c = Client::ALL
+            .get(self.status.client)
+            .copied()
+            .unwrap_or(Client::Generic);
+        format!(
+            "{} configuration for {}",
+            if self.status.http { "HTTP" } else { "stdio" },
+            c.label()
+        )
     }
 
     /// The client configuration Status shows and copies; an error when it cannot exist yet.
     pub fn config_text(&self) -> Result<String, String> {
-        let c = Client::ALL.get(self.status.client).copied().unwrap_or(Client::Generic);
+        let c = Client::ALL
+            .get(self.status.client)
+            .copied()
+            .unwrap_or(Client::Generic);
         if self.status.http {
             let url = self
                 .core
@@ -382,20 +325,11 @@ impl State {
                 .ok_or("the HTTP endpoint is not running: start the server (s) first")?;
             Ok(clientconfig::http(c, url, &self.core.token))
         } else {
-            Ok(clientconfig::stdio(c, &self.core.exe, &self.core.descriptor))
+            Ok(clientconfig::stdio(
+                c,
+                &self.core.exe,
+                &self.core.descriptor,
+            ))
         }
     }
-}
-
-fn parse_setting(f: SettingField, text: &str) -> Result<u64, String> {
-    let v: u64 = text.trim().parse().map_err(|_| format!("{}: {text:?} is not a number", f.label()))?;
-    let (lo, hi) = match f {
-        SettingField::HistorySize => (1, 1_000_000),
-        SettingField::ConfirmTimeout => (1, 3600),
-        SettingField::Port => (0, 65535),
-    };
-    if v < lo || v > hi {
-        return Err(format!("{} must be between {lo} and {hi}", f.label()));
-    }
-    Ok(v)
 }

@@ -37,7 +37,10 @@ pub fn alert(title: &str, body: &str, in_tmux: bool) -> Vec<u8> {
     let (title, body) = (plain(title), plain(body));
     let mut out = b"\x07".to_vec();
     out.extend(with_tmux(format!("\x1b]9;{title}: {body}\x07"), in_tmux));
-    out.extend(with_tmux(format!("\x1b]777;notify;{title};{body}\x07"), in_tmux));
+    out.extend(with_tmux(
+        format!("\x1b]777;notify;{title};{body}\x07"),
+        in_tmux,
+    ));
     out
 }
 
@@ -58,7 +61,10 @@ mod tests {
     #[test]
     fn tmux_passthrough_doubles_escapes() {
         let s = String::from_utf8(clipboard("hi", true)).unwrap();
-        assert!(s.starts_with("\x1b]52;c;aGk=\x07\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"), "{s:?}");
+        assert!(
+            s.starts_with("\x1b]52;c;aGk=\x07\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"),
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -31,16 +31,27 @@ pub fn rows(s: &State) -> Vec<Row> {
     rows.extend(HostGroup::ALL.iter().map(|g| Row::Group(*g)));
     rows.push(Row::Heading("Server and safety".into()));
     rows.extend(
-        [SettingField::HistorySize, SettingField::ConfirmTimeout, SettingField::Port]
-            .into_iter()
-            .map(Row::Field),
+        [
+            SettingField::HistorySize,
+            SettingField::ConfirmTimeout,
+            SettingField::Port,
+        ]
+        .into_iter()
+        .map(Row::Field),
     );
     for level in [Level::Destructive, Level::SafeAction, Level::ReadOnly] {
-        let tools: Vec<usize> = (0..s.tools.len()).filter(|&i| s.tools[i].level == level).collect();
+        let tools: Vec<usize> = (0..s.tools.len())
+            .filter(|&i| s.tools[i].level == level)
+            .collect();
         if tools.is_empty() {
             continue;
         }
-        rows.push(Row::Heading(format!("{} {} ({})", level.marker(), level.label(), tools.len())));
+        rows.push(Row::Heading(format!(
+            "{} {} ({})",
+            level.marker(),
+            level.label(),
+            tools.len()
+        )));
         rows.extend(tools.into_iter().map(Row::Tool));
     }
     rows
@@ -69,7 +80,11 @@ impl State {
         let mut i = self.settings_cursor.min(rows.len().saturating_sub(1));
         let mut left = delta.unsigned_abs();
         while left > 0 {
-            let next = if delta < 0 { i.checked_sub(1) } else { Some(i + 1).filter(|n| *n < rows.len()) };
+            let next = if delta < 0 {
+                i.checked_sub(1)
+            } else {
+                Some(i + 1).filter(|n| *n < rows.len())
+            };
             let Some(n) = next else { break };
             i = n;
             if rows[i].selectable() {

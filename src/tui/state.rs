@@ -3,15 +3,16 @@
 //! that says who has the keyboard.
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use chrono::{DateTime, FixedOffset, Utc};
-use serde_json::Value;
+use chrono::{DateTime, FixedOffset, Offset as _, Utc};
 use tokio::time::Instant;
 
 use super::event::{CoreView, DeviceRow, ServerStatus};
 use super::history::{History, HistorySource, SessionOnly};
 use super::input::LineInput;
 use crate::mcp::confirm::ConfirmRequest;
-use crate::mcp::registry::{HostGroup, Level, Registry, ToolDef};
+use crate::mcp::registry::{Level, Registry};
+
+pub use super::catalogue::{Param, ToolInfo, catalogue};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Screen {
@@ -70,87 +71,6 @@ pub enum Layer {
     Picker,
     Details,
     Screen(Screen),
-}
-
-/// One declared parameter of a tool, for the catalogue pane.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Param {
-    pub name: String,
-    pub kind: String,
-    pub required: bool,
-    pub description: String,
-}
-
-/// A tool's declaration as the screens show it (copied once from the registry).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolInfo {
-    pub name: &'static str,
-    pub title: &'static str,
-    pub level: Level,
-    pub group: Option<HostGroup>,
-    pub description: &'static str,
-    pub params: Vec<Param>,
-    pub schema: Value,
-}
-
-impl ToolInfo {
-    pub fn from_def(t: &ToolDef) -> ToolInfo {
-        let schema = Value::Object((*t.input_schema).clone());
-        let required: BTreeSet<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let params = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|props| {
-                props
-                    .iter()
-                    .map(|(name, p)| Param {
-                        name: name.clone(),
-                        kind: type_of(p),
-                        required: required.contains(name.as_str()),
-                        description: p
-                            .get("description")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        ToolInfo {
-            name: t.name,
-            title: t.title,
-            level: t.level,
-            group: t.group,
-            description: t.description,
-            params,
-            schema,
-        }
-    }
-}
-
-fn type_of(p: &Value) -> String {
-    match p.get("type") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|s| *s != "null")
-            .collect::<Vec<_>>()
-            .join("|"),
-        _ if p.get("enum").is_some() => "enum".into(),
-        _ => "any".into(),
-    }
-}
-
-/// The catalogue in display order: destructive first, then safe actions, then read-only.
-pub fn catalogue(registry: &Registry) -> Vec<ToolInfo> {
-    let mut tools: Vec<ToolInfo> = registry.all().iter().map(ToolInfo::from_def).collect();
-    tools.sort_by_key(|t| std::cmp::Reverse(t.level));
-    tools
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -400,7 +320,8 @@ impl State {
 
     pub fn selected_tool(&self) -> Option<&ToolInfo> {
         let v = self.visible_tools();
-        v.get(self.tools_view.cursor.min(v.len().saturating_sub(1))).copied()
+        v.get(self.tools_view.cursor.min(v.len().saturating_sub(1)))
+            .copied()
     }
 
     /// Seqs shown in History, newest first, and how many there are.
@@ -443,19 +364,22 @@ impl State {
 
     /// Position of the selection in Activity (0 when it follows the newest call).
     pub fn activity_cursor(&self) -> usize {
-        self.activity.selected.and_then(|s| self.activity_pos_of(s)).unwrap_or(0)
+        self.activity
+            .selected
+            .and_then(|s| self.activity_pos_of(s))
+            .unwrap_or(0)
     }
 
     pub fn history_cursor(&self) -> usize {
-        self.history_view.selected.and_then(|s| self.history_pos_of(s)).unwrap_or(0)
+        self.history_view
+            .selected
+            .and_then(|s| self.history_pos_of(s))
+            .unwrap_or(0)
     }
 }
-
-use chrono::Offset as _;
-
 
 /// The first row of a page of `height` rows that shows `cursor`: scrolling by whole pages
 /// keeps the offset a pure function of the cursor, so a mouse click maps back to a row.
 pub fn page_offset(cursor: usize, height: usize) -> usize {
-    if height == 0 { 0 } else { cursor / height * height }
+    cursor.checked_div(height).map_or(0, |page| page * height)
 }

@@ -113,7 +113,12 @@ pub fn draw(f: &mut Frame, s: &State) {
 }
 
 pub fn chrome(area: Rect) -> [Rect; 3] {
-    Layout::vertical([Constraint::Length(1), Constraint::Min(1), Constraint::Length(1)]).areas(area)
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area)
 }
 
 const BRAND: &str = " spock-tui ";
@@ -124,7 +129,11 @@ fn brand(width: u16) -> &'static str {
 }
 
 fn tab_label(width: u16, i: usize, s: Screen) -> String {
-    if width >= 100 { format!(" {} {} ", i + 1, s.title()) } else { format!("{} {}", i + 1, s.title()) }
+    if width >= 100 {
+        format!(" {} {} ", i + 1, s.title())
+    } else {
+        format!("{} {}", i + 1, s.title())
+    }
 }
 
 /// Each tab's column range on row 0 (one separator column after each tab).
@@ -144,7 +153,12 @@ fn tab_ranges(width: u16) -> Vec<(Screen, u16, u16)> {
 
 pub fn tab_at(width: u16, col: u16, row: u16) -> Option<Screen> {
     (row == 0)
-        .then(|| tab_ranges(width).into_iter().find(|(_, a, b)| col >= *a && col < *b).map(|t| t.0))
+        .then(|| {
+            tab_ranges(width)
+                .into_iter()
+                .find(|(_, a, b)| col >= *a && col < *b)
+                .map(|t| t.0)
+        })
         .flatten()
 }
 
@@ -155,7 +169,11 @@ fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
         spans.push(Span::raw(" "));
     }
     for (i, sc) in Screen::ALL.iter().enumerate() {
-        let style = if *sc == s.screen { selected().add_modifier(Modifier::BOLD) } else { Style::new() };
+        let style = if *sc == s.screen {
+            selected().add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        };
         spans.push(Span::styled(tab_label(area.width, i, *sc), style));
         spans.push(Span::raw(if narrow { " " } else { "│" }));
     }
@@ -163,8 +181,15 @@ fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
     let running = s.history.running();
     let mut right = Vec::new();
     if running > 0 {
-        let label = if narrow { format!(" exec {running} ") } else { format!(" executing {running} ") };
-        right.push(Span::styled(label, Style::new().fg(Color::Black).bg(ACCENT)));
+        let label = if narrow {
+            format!(" exec {running} ")
+        } else {
+            format!(" executing {running} ")
+        };
+        right.push(Span::styled(
+            label,
+            Style::new().fg(Color::Black).bg(ACCENT),
+        ));
         right.push(Span::raw(" "));
     }
     if s.demo {
@@ -175,7 +200,11 @@ fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
     let line = Line::from(right).right_aligned();
     let w = line.width() as u16;
     if area.width > w {
-        let r = Rect { x: area.x + area.width - w, width: w, ..area };
+        let r = Rect {
+            x: area.x + area.width - w,
+            width: w,
+            ..area
+        };
         f.render_widget(Paragraph::new(line), r);
     }
 }
@@ -193,30 +222,74 @@ pub fn server_span(st: &ServerStatus) -> Span<'static> {
 fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
     let layer = s.layer();
     let hints: &[(Scope, Action)] = match layer {
-        Layer::Confirm => &[(Scope::Confirm, Action::Approve), (Scope::Confirm, Action::Deny)],
+        Layer::Confirm => &[
+            (Scope::Confirm, Action::Approve),
+            (Scope::Confirm, Action::Deny),
+        ],
         Layer::Help => &[(Scope::Help, Action::Help)],
-        Layer::Input => &[(Scope::Input, Action::Submit), (Scope::Input, Action::Cancel)],
-        Layer::Picker => &[(Scope::Picker, Action::Toggle), (Scope::Picker, Action::ClearFilters), (Scope::Picker, Action::Back)],
-        Layer::Details => &[(Scope::Details, Action::Back), (Scope::Details, Action::CopyRequest), (Scope::Details, Action::CopyResponse), (Scope::Details, Action::SaveImage)],
-        Layer::Screen(Screen::Status) => &[(Scope::Global, Action::ServerStartStop), (Scope::Screen(Screen::Status), Action::CopyConfig), (Scope::Screen(Screen::Status), Action::ToggleConfigKind)],
-        Layer::Screen(Screen::Tools) => &[(Scope::Screen(Screen::Tools), Action::Search), (Scope::Screen(Screen::Tools), Action::ToggleDestructiveOnly)],
+        Layer::Input => &[
+            (Scope::Input, Action::Submit),
+            (Scope::Input, Action::Cancel),
+        ],
+        Layer::Picker => &[
+            (Scope::Picker, Action::Toggle),
+            (Scope::Picker, Action::ClearFilters),
+            (Scope::Picker, Action::Back),
+        ],
+        Layer::Details => &[
+            (Scope::Details, Action::Back),
+            (Scope::Details, Action::CopyRequest),
+            (Scope::Details, Action::CopyResponse),
+            (Scope::Details, Action::SaveImage),
+        ],
+        Layer::Screen(Screen::Status) => &[
+            (Scope::Global, Action::ServerStartStop),
+            (Scope::Screen(Screen::Status), Action::CopyConfig),
+            (Scope::Screen(Screen::Status), Action::ToggleConfigKind),
+        ],
+        Layer::Screen(Screen::Tools) => &[
+            (Scope::Screen(Screen::Tools), Action::Search),
+            (Scope::Screen(Screen::Tools), Action::ToggleDestructiveOnly),
+        ],
         Layer::Screen(Screen::Activity) => &[(Scope::Screen(Screen::Activity), Action::Open)],
-        Layer::Screen(Screen::History) => &[(Scope::Screen(Screen::History), Action::Open), (Scope::Screen(Screen::History), Action::Search), (Scope::Screen(Screen::History), Action::Filter)],
-        Layer::Screen(Screen::Settings) => &[(Scope::Screen(Screen::Settings), Action::Toggle), (Scope::Screen(Screen::Settings), Action::EnableAll), (Scope::Screen(Screen::Settings), Action::ReadOnlyOnly)],
+        Layer::Screen(Screen::History) => &[
+            (Scope::Screen(Screen::History), Action::Open),
+            (Scope::Screen(Screen::History), Action::Search),
+            (Scope::Screen(Screen::History), Action::Filter),
+        ],
+        Layer::Screen(Screen::Settings) => &[
+            (Scope::Screen(Screen::Settings), Action::Toggle),
+            (Scope::Screen(Screen::Settings), Action::EnableAll),
+            (Scope::Screen(Screen::Settings), Action::ReadOnlyOnly),
+        ],
         Layer::Screen(Screen::Batch) => &[],
     };
     let mut spans = Vec::new();
-    for (scope, a) in hints.iter().copied().chain([(Scope::Global, Action::Help), (Scope::Global, Action::Quit)]) {
-        if matches!(layer, Layer::Confirm | Layer::Help | Layer::Input | Layer::Picker) && scope == Scope::Global {
+    for (scope, a) in hints
+        .iter()
+        .copied()
+        .chain([(Scope::Global, Action::Help), (Scope::Global, Action::Quit)])
+    {
+        if matches!(
+            layer,
+            Layer::Confirm | Layer::Help | Layer::Input | Layer::Picker
+        ) && scope == Scope::Global
+        {
             continue;
         }
         if let Some(k) = action::first_key(scope, a) {
-            spans.push(Span::styled(format!(" {k} "), Style::new().fg(Color::Black).bg(Color::Gray)));
+            spans.push(Span::styled(
+                format!(" {k} "),
+                Style::new().fg(Color::Black).bg(Color::Gray),
+            ));
             spans.push(Span::raw(format!(" {} ", short(a))));
         }
     }
     if let Some(n) = &s.notice {
-        spans.push(Span::styled(format!(" {}", super::escape::line(n)), Style::new().fg(ACCENT)));
+        spans.push(Span::styled(
+            format!(" {}", super::escape::line(n)),
+            Style::new().fg(ACCENT),
+        ));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
@@ -255,15 +328,24 @@ pub fn row_at(s: &State, screen: Screen, col: u16, row: u16) -> Option<usize> {
         Screen::Tools => (tools::list_rows(body), 0),
         Screen::Activity => {
             let a = activity::list_rows(body);
-            (a, super::state::page_offset(s.activity_cursor(), a.height as usize))
+            (
+                a,
+                super::state::page_offset(s.activity_cursor(), a.height as usize),
+            )
         }
         Screen::History => {
             let a = history::list_rows(body);
-            (a, super::state::page_offset(s.history_cursor(), a.height as usize))
+            (
+                a,
+                super::state::page_offset(s.history_cursor(), a.height as usize),
+            )
         }
         Screen::Settings => {
             let a = settings::list_rows(body);
-            (a, super::state::page_offset(s.settings_cursor, a.height as usize))
+            (
+                a,
+                super::state::page_offset(s.settings_cursor, a.height as usize),
+            )
         }
         Screen::Status | Screen::Batch => return None,
     };
@@ -281,5 +363,10 @@ pub fn row_at(s: &State, screen: Screen, col: u16, row: u16) -> Option<usize> {
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
-    Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h }
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
 }

@@ -32,12 +32,21 @@ pub enum AccessChange {
 pub enum Effect {
     Server(ServerCtl),
     /// OSC 52 to the clipboard; `what` names it in the footer.
-    Copy { what: String, text: String },
+    Copy {
+        what: String,
+        text: String,
+    },
     /// Bell and desktop notification: a confirmation is waiting.
-    Alert { title: String, body: String },
+    Alert {
+        title: String,
+        body: String,
+    },
     Access(AccessChange),
     Setting(SettingField, u64),
-    SaveImages { stem: String, images: Vec<FoundImage> },
+    SaveImages {
+        stem: String,
+        images: Vec<FoundImage>,
+    },
     /// Answer a navigation request after `Core::screen` has been updated.
     NavReply(NavRequest, Result<(), String>),
 }
@@ -52,7 +61,9 @@ impl State {
             Event::Server(ev) => self.on_server(ev),
             Event::Lagged(n) => {
                 self.lost_events += n;
-                self.notice = Some(format!("{n} server events were missed (the display fell behind)"));
+                self.notice = Some(format!(
+                    "{n} server events were missed (the display fell behind)"
+                ));
             }
             Event::Sync(view) => self.sync(view),
             Event::Confirm(req) => {
@@ -62,7 +73,11 @@ impl State {
                 }
                 fx.push(Effect::Alert {
                     title: "spock-tui: approval needed".into(),
-                    body: format!("{} from {}", req.tool, crate::mcp::events::ClientId::label(&req.client)),
+                    body: format!(
+                        "{} from {}",
+                        req.tool,
+                        crate::mcp::events::ClientId::label(&req.client)
+                    ),
                 });
                 self.confirms.push_back(req);
             }
@@ -97,18 +112,44 @@ impl State {
 
     fn on_server(&mut self, ev: ServerEvent) {
         match ev {
-            ServerEvent::CallStarted { call_id, at, tool, level, transport, client, device, arguments } => {
+            ServerEvent::CallStarted {
+                call_id,
+                at,
+                tool,
+                level,
+                transport,
+                client,
+                device,
+                arguments,
+            } => {
                 let st = self.stats.entry(tool.clone()).or_default();
                 st.calls += 1;
                 st.running += 1;
-                self.history.started(call_id, at, &tool, level, transport, client, device, arguments);
+                self.history.started(
+                    call_id, at, &tool, level, transport, client, device, arguments,
+                );
                 self.refresh_matches_if_narrowed();
             }
-            ServerEvent::CallFinished { call_id, tool, outcome, duration, decision, result } => {
+            ServerEvent::CallFinished {
+                call_id,
+                tool,
+                outcome,
+                duration,
+                decision,
+                result,
+            } => {
                 if let Some(st) = self.stats.get_mut(&tool) {
                     st.running = st.running.saturating_sub(1);
                 }
-                self.history.finished(call_id, Finished { outcome, duration, decision, result });
+                self.history.finished(
+                    call_id,
+                    Finished {
+                        outcome,
+                        duration,
+                        decision,
+                        result,
+                    },
+                );
                 self.refresh_matches_if_narrowed();
             }
             // Clients, endpoints and devices are re-read by the loop after server events.
@@ -157,7 +198,9 @@ impl State {
             (Screen::Tools, Some(name)) => self.select_tool(name),
             (Screen::Activity | Screen::History, Some(id)) => self.select_call(screen, id),
             (Screen::Status, Some(serial)) => match &self.devices {
-                None => Err(format!("cannot select device {serial:?}: there is no device layer yet")),
+                None => Err(format!(
+                    "cannot select device {serial:?}: there is no device layer yet"
+                )),
                 Some(d) if d.iter().any(|d| d.serial == serial) => Ok(()),
                 Some(_) => Err(format!("no device {serial:?} is connected")),
             },
@@ -175,12 +218,19 @@ impl State {
         }
         self.tools_view.query.clear();
         self.tools_view.destructive_only = false;
-        self.tools_view.cursor = self.visible_tools().iter().position(|t| t.name == name).unwrap_or(0);
+        self.tools_view.cursor = self
+            .visible_tools()
+            .iter()
+            .position(|t| t.name == name)
+            .unwrap_or(0);
         Ok(())
     }
 
     fn select_call(&mut self, screen: Screen, id: &str) -> Result<(), String> {
-        let call_id: u64 = id.trim().parse().map_err(|_| format!("{id:?} is not a call id"))?;
+        let call_id: u64 = id
+            .trim()
+            .parse()
+            .map_err(|_| format!("{id:?} is not a call id"))?;
         let seq = self
             .history
             .by_call_id(call_id)
@@ -256,7 +306,10 @@ impl State {
             Screen::Activity => self.activity.selected = self.activity_seq_at(pos),
             Screen::History => self.history_view.selected = self.history_seq_at(pos),
             Screen::Settings => {
-                if super::settings::rows(self).get(pos).is_some_and(|r| r.selectable()) {
+                if super::settings::rows(self)
+                    .get(pos)
+                    .is_some_and(|r| r.selectable())
+                {
                     self.settings_cursor = pos;
                     self.act(Action::Toggle, fx);
                 }

@@ -6,7 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{block, bold, dim, fmt_duration, fmt_time, level_style, outcome_style, running_for, selected};
+use super::{
+    block, bold, dim, fmt_duration, fmt_time, level_style, outcome_style, running_for, selected,
+};
 use crate::mcp::events::DecidedBy;
 use crate::tui::escape;
 use crate::tui::history::CallRecord;
@@ -17,7 +19,13 @@ pub fn widths(width: u16) -> (usize, usize, usize) {
     let w = width as usize;
     // time, marker (2 cells: ⚡ is wide), outcome and duration, with their separators.
     let fixed = 9 + 2 + 1 + 1 + 1 + 1 + 16 + 1 + 8;
-    let (device, client) = if w >= 140 { (20, 28) } else if w >= 100 { (14, 18) } else { (10, 12) };
+    let (device, client) = if w >= 140 {
+        (20, 28)
+    } else if w >= 100 {
+        (14, 18)
+    } else {
+        (10, 12)
+    };
     let tool = w.saturating_sub(fixed + device + client).clamp(8, 40);
     (tool, device, client)
 }
@@ -25,7 +33,10 @@ pub fn widths(width: u16) -> (usize, usize, usize) {
 pub fn header(width: u16) -> Line<'static> {
     let (t, d, c) = widths(width);
     Line::styled(
-        format!("{:<8}    {:<t$} {:<d$} {:<c$} {:<16} {:>8}", "time", "tool", "device", "client", "outcome", "took"),
+        format!(
+            "{:<8}    {:<t$} {:<d$} {:<c$} {:<16} {:>8}",
+            "time", "tool", "device", "client", "outcome", "took"
+        ),
         bold(),
     )
 }
@@ -63,16 +74,28 @@ pub fn row(s: &State, r: &CallRecord, width: u16, is_selected: bool) -> Line<'st
             escape::cell(r.device_label(), d),
             escape::cell(&r.client_label(), c)
         )),
-        Span::styled(format!("{:<16}", escape::cell(&outcome, 16)), outcome_style(r.finished.as_ref().map(|f| f.outcome))),
+        Span::styled(
+            format!("{:<16}", escape::cell(&outcome, 16)),
+            outcome_style(r.finished.as_ref().map(|f| f.outcome)),
+        ),
         Span::raw(format!(" {took:>8}")),
     ];
     let line = Line::from(spans);
-    if is_selected { line.style(selected()) } else { line }
+    if is_selected {
+        line.style(selected())
+    } else {
+        line
+    }
 }
 
 /// The list's rows inside the border, below the header.
 pub fn list_rows(body: Rect) -> Rect {
-    Rect { x: body.x + 1, y: body.y + 2, width: body.width.saturating_sub(2), height: body.height.saturating_sub(3) }
+    Rect {
+        x: body.x + 1,
+        y: body.y + 2,
+        width: body.width.saturating_sub(2),
+        height: body.height.saturating_sub(3),
+    }
 }
 
 pub fn draw(f: &mut Frame, body: Rect, s: &State) {
@@ -85,10 +108,20 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     };
     f.render_widget(block(title), body);
     let inner = list_rows(body);
-    f.render_widget(Paragraph::new(header(inner.width)), Rect { y: body.y + 1, height: 1, ..inner });
+    f.render_widget(
+        Paragraph::new(header(inner.width)),
+        Rect {
+            y: body.y + 1,
+            height: 1,
+            ..inner
+        },
+    );
     if total == 0 {
         f.render_widget(
-            Paragraph::new(Line::styled("No calls yet. Each tool call appears here as it happens.", dim())),
+            Paragraph::new(Line::styled(
+                "No calls yet. Each tool call appears here as it happens.",
+                dim(),
+            )),
             inner,
         );
         return;

@@ -13,7 +13,10 @@ use crate::tui::images;
 use crate::tui::state::{Details, State};
 
 fn field(name: &str, value: String) -> Line<'static> {
-    Line::from(vec![Span::styled(format!("{name:<11}"), bold()), Span::raw(value)])
+    Line::from(vec![
+        Span::styled(format!("{name:<11}"), bold()),
+        Span::raw(value),
+    ])
 }
 
 fn json_lines(v: &serde_json::Value) -> Vec<Line<'static>> {
@@ -23,7 +26,11 @@ fn json_lines(v: &serde_json::Value) -> Vec<Line<'static>> {
 
 pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
     let Some(r) = s.history.get(d.seq) else {
-        f.render_widget(Paragraph::new("This call has left the history (Esc to go back).").block(block("Request")), body);
+        f.render_widget(
+            Paragraph::new("This call has left the history (Esc to go back).")
+                .block(block("Request")),
+            body,
+        );
         return;
     };
     let mut lines = vec![
@@ -32,7 +39,12 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
             Span::styled(escape::line(&r.tool), bold()),
             Span::styled(format!("  {}", r.level.label()), level_style(r.level)),
         ]),
-        field("time", r.at.with_timezone(&s.tz).format("%Y-%m-%d %H:%M:%S%.3f").to_string()),
+        field(
+            "time",
+            r.at.with_timezone(&s.tz)
+                .format("%Y-%m-%d %H:%M:%S%.3f")
+                .to_string(),
+        ),
         field("client", escape::line(&r.client_label())),
         field("transport", r.transport.label().to_string()),
         field("device", escape::line(r.device_label())),
@@ -50,12 +62,22 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
         }
         None => lines.push(Line::from(vec![
             Span::styled(format!("{:<11}", "outcome"), bold()),
-            Span::styled(format!("running {}", running_for(s, &r.at)), outcome_style(None)),
+            Span::styled(
+                format!("running {}", running_for(s, &r.at)),
+                outcome_style(None),
+            ),
         ])),
     }
     if let Some(dec) = r.decision_label() {
-        let color = if dec.starts_with("approved") { Color::Green } else { Color::Magenta };
-        lines.push(Line::from(vec![Span::styled(format!("{:<11}", "decision"), bold()), Span::styled(dec, Style::new().fg(color))]));
+        let color = if dec.starts_with("approved") {
+            Color::Green
+        } else {
+            Color::Magenta
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<11}", "decision"), bold()),
+            Span::styled(dec, Style::new().fg(color)),
+        ]));
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("Arguments", bold()));
@@ -65,13 +87,29 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
         let found = images::find(&fin.result);
         if !found.is_empty() {
             let list: Vec<String> = found.iter().map(|i| i.summary()).collect();
-            lines.push(Line::styled(format!("Images ({}) — w saves them: {}", found.len(), list.join(" ")), Style::new().fg(Color::Cyan)));
+            lines.push(Line::styled(
+                format!(
+                    "Images ({}) — w saves them: {}",
+                    found.len(),
+                    list.join(" ")
+                ),
+                Style::new().fg(Color::Cyan),
+            ));
         }
         lines.push(Line::styled("Result", bold()));
         lines.extend(json_lines(&images::summarised(&fin.result)));
     } else {
         lines.push(Line::styled("Result: not yet (the call is running)", dim()));
     }
-    let title = format!("Request {} — Esc back · ↑/↓ scroll · c copy request · C copy response", r.call_id.unwrap_or(r.seq));
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((d.scroll, 0)).block(block(title)), body);
+    let title = format!(
+        "Request {} — Esc back · ↑/↓ scroll · c copy request · C copy response",
+        r.call_id.unwrap_or(r.seq)
+    );
+    f.render_widget(
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .scroll((d.scroll, 0))
+            .block(block(title)),
+        body,
+    );
 }

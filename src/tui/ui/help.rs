@@ -13,12 +13,19 @@ use crate::tui::state::{Screen, State};
 
 /// Every scope, the current one first.
 pub fn scopes(s: &State) -> Vec<Scope> {
-    let here = if s.details.is_some() { Scope::Details } else { Scope::Screen(s.screen) };
+    let here = if s.details.is_some() {
+        Scope::Details
+    } else {
+        Scope::Screen(s.screen)
+    };
     let mut v = vec![here, Scope::Global];
-    let rest = Screen::ALL
-        .iter()
-        .map(|sc| Scope::Screen(*sc))
-        .chain([Scope::Details, Scope::Picker, Scope::Input, Scope::Confirm, Scope::Help]);
+    let rest = Screen::ALL.iter().map(|sc| Scope::Screen(*sc)).chain([
+        Scope::Details,
+        Scope::Picker,
+        Scope::Input,
+        Scope::Confirm,
+        Scope::Help,
+    ]);
     for sc in rest {
         if !v.contains(&sc) {
             v.push(sc);
@@ -36,7 +43,10 @@ pub fn lines(s: &State) -> Vec<Line<'static>> {
         }
         out.push(Line::styled(scope.title(), bold().fg(ACCENT)));
         for (keys, what) in entries {
-            out.push(Line::from(vec![Span::styled(format!("  {keys:<12}"), bold()), Span::raw(what)]));
+            out.push(Line::from(vec![
+                Span::styled(format!("  {keys:<12}"), bold()),
+                Span::raw(what),
+            ]));
         }
     }
     out
@@ -45,22 +55,53 @@ pub fn lines(s: &State) -> Vec<Line<'static>> {
 pub fn draw(f: &mut Frame, area: Rect, s: &State) {
     let all = lines(s);
     let wide = area.width >= 140;
-    let b = centered(area, if wide { 120 } else { 76 }, area.height.saturating_sub(2));
+    let b = centered(
+        area,
+        if wide { 120 } else { 76 },
+        area.height.saturating_sub(2),
+    );
     f.render_widget(Clear, b);
     let block = Block::bordered()
         .border_style(Style::new().fg(ACCENT))
-        .title(Span::styled(" Keys (generated from the keymap) — ? or Esc closes, ↑/↓ scroll ", bold()));
+        .title(Span::styled(
+            " Keys (generated from the keymap) — ? or Esc closes, ↑/↓ scroll ",
+            bold(),
+        ));
     let inner = block.inner(b);
     f.render_widget(block, b);
     let h = inner.height as usize;
     if wide && all.len() > h {
-        let half = Rect { width: inner.width / 2, ..inner };
-        let left: Vec<Line> = all.iter().skip(s.help_scroll as usize).take(h).cloned().collect();
-        let right: Vec<Line> = all.iter().skip(s.help_scroll as usize + h).take(h).cloned().collect();
+        let half = Rect {
+            width: inner.width / 2,
+            ..inner
+        };
+        let left: Vec<Line> = all
+            .iter()
+            .skip(s.help_scroll as usize)
+            .take(h)
+            .cloned()
+            .collect();
+        let right: Vec<Line> = all
+            .iter()
+            .skip(s.help_scroll as usize + h)
+            .take(h)
+            .cloned()
+            .collect();
         f.render_widget(Paragraph::new(left), half);
-        f.render_widget(Paragraph::new(right), Rect { x: inner.x + half.width, ..half });
+        f.render_widget(
+            Paragraph::new(right),
+            Rect {
+                x: inner.x + half.width,
+                ..half
+            },
+        );
     } else {
-        let mut shown: Vec<Line> = all.iter().skip(s.help_scroll as usize).take(h).cloned().collect();
+        let mut shown: Vec<Line> = all
+            .iter()
+            .skip(s.help_scroll as usize)
+            .take(h)
+            .cloned()
+            .collect();
         if all.len() > h + s.help_scroll as usize && !shown.is_empty() {
             shown.pop();
             shown.push(Line::styled("  … ↓ for more", dim()));

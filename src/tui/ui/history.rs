@@ -12,7 +12,12 @@ use crate::tui::state::{InputTarget, State, page_offset};
 
 /// The list's rows: below the search and filter lines, inside the border, below the header.
 pub fn list_rows(body: Rect) -> Rect {
-    Rect { x: body.x + 1, y: body.y + 4, width: body.width.saturating_sub(2), height: body.height.saturating_sub(5) }
+    Rect {
+        x: body.x + 1,
+        y: body.y + 4,
+        width: body.width.saturating_sub(2),
+        height: body.height.saturating_sub(5),
+    }
 }
 
 fn chips(s: &State) -> Line<'static> {
@@ -21,12 +26,20 @@ fn chips(s: &State) -> Line<'static> {
         return Line::styled("filters: all   (f choose · x clear)", dim());
     }
     let mut spans = vec![Span::raw("filters: ")];
-    for (label, set) in [("tool", &f.tools), ("outcome", &f.outcomes), ("device", &f.devices), ("client", &f.clients)] {
+    for (label, set) in [
+        ("tool", &f.tools),
+        ("outcome", &f.outcomes),
+        ("device", &f.devices),
+        ("client", &f.clients),
+    ] {
         if set.is_empty() {
             continue;
         }
         let vals: Vec<String> = set.iter().map(|v| escape::cell(v, 30)).collect();
-        spans.push(Span::styled(format!("[{label}: {}] ", vals.join(", ")), Style::new().fg(ACCENT)));
+        spans.push(Span::styled(
+            format!("[{label}: {}] ", vals.join(", ")),
+            Style::new().fg(ACCENT),
+        ));
     }
     Line::from(spans)
 }
@@ -38,13 +51,28 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
             Span::raw(escape::line(&i.text)),
             Span::styled("▏", Style::new().fg(ACCENT)),
         ]),
-        _ if s.history_view.query.is_empty() => Line::styled("/ search tool, arguments and result", dim()),
-        _ => Line::from(vec![Span::styled("/", Style::new().fg(ACCENT)), Span::raw(escape::line(&s.history_view.query))]),
+        _ if s.history_view.query.is_empty() => {
+            Line::styled("/ search tool, arguments and result", dim())
+        }
+        _ => Line::from(vec![
+            Span::styled("/", Style::new().fg(ACCENT)),
+            Span::raw(escape::line(&s.history_view.query)),
+        ]),
     };
     let top = Rect { height: 1, ..body };
     f.render_widget(Paragraph::new(search), top);
-    f.render_widget(Paragraph::new(chips(s)), Rect { y: body.y + 1, ..top });
-    let frame = Rect { y: body.y + 2, height: body.height.saturating_sub(2), ..body };
+    f.render_widget(
+        Paragraph::new(chips(s)),
+        Rect {
+            y: body.y + 1,
+            ..top
+        },
+    );
+    let frame = Rect {
+        y: body.y + 2,
+        height: body.height.saturating_sub(2),
+        ..body
+    };
     let shown = s.history_len();
     let title = format!(
         "History — {shown} of {} (keeps {}) · {}",
@@ -54,9 +82,20 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     );
     f.render_widget(block(title), frame);
     let inner = list_rows(body);
-    f.render_widget(Paragraph::new(activity::header(inner.width)), Rect { y: frame.y + 1, height: 1, ..inner });
+    f.render_widget(
+        Paragraph::new(activity::header(inner.width)),
+        Rect {
+            y: frame.y + 1,
+            height: 1,
+            ..inner
+        },
+    );
     if shown == 0 {
-        let msg = if s.history.is_empty() { "No calls recorded yet." } else { "Nothing matches the search and filters." };
+        let msg = if s.history.is_empty() {
+            "No calls recorded yet."
+        } else {
+            "Nothing matches the search and filters."
+        };
         f.render_widget(Paragraph::new(Line::styled(msg, dim())), inner);
         return;
     }

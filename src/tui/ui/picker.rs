@@ -44,11 +44,18 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
                 kind.label(),
                 escape::cell(v, 44)
             );
-            if i == p.cursor { Line::styled(text, selected()) } else { Line::raw(text) }
+            if i == p.cursor {
+                Line::styled(text, selected())
+            } else {
+                Line::raw(text)
+            }
         })
         .collect();
     if lines.is_empty() {
-        f.render_widget(Paragraph::new(Line::styled("Nothing recorded yet.", bold())), inner);
+        f.render_widget(
+            Paragraph::new(Line::styled("Nothing recorded yet.", bold())),
+            inner,
+        );
     } else {
         f.render_widget(Paragraph::new(lines), inner);
     }

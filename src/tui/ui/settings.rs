@@ -21,7 +21,12 @@ fn split(body: Rect) -> [Rect; 2] {
 
 pub fn list_rows(body: Rect) -> Rect {
     let [left, _] = split(body);
-    Rect { x: left.x + 1, y: left.y + 1, width: left.width.saturating_sub(2), height: left.height.saturating_sub(2) }
+    Rect {
+        x: left.x + 1,
+        y: left.y + 1,
+        width: left.width.saturating_sub(2),
+        height: left.height.saturating_sub(2),
+    }
 }
 
 fn check(on: bool) -> &'static str {
@@ -33,20 +38,35 @@ fn line(s: &State, row: &Row) -> Line<'static> {
         Row::Heading(h) => Line::styled(h.clone(), bold().fg(ACCENT)),
         Row::EnableAll => Line::raw("  ▸ Enable all (every tool, every host group)"),
         Row::ReadOnlyOnly => Line::raw("  ▸ Read-only only (everything else off)"),
-        Row::Group(g) => Line::raw(format!("  {} {} — {}", check(group_on(s, *g)), g.key(), g.label())),
+        Row::Group(g) => Line::raw(format!(
+            "  {} {} — {}",
+            check(group_on(s, *g)),
+            g.key(),
+            g.label()
+        )),
         Row::Field(fld) => {
             let value = match &s.input {
-                Some((InputTarget::Setting(f), i)) if f == fld => format!("{}▏", escape::line(&i.text)),
+                Some((InputTarget::Setting(f), i)) if f == fld => {
+                    format!("{}▏", escape::line(&i.text))
+                }
                 _ => field_value(s, *fld),
             };
-            Line::from(vec![Span::raw(format!("  {:<34}", fld.label())), Span::styled(value, bold())])
+            Line::from(vec![
+                Span::raw(format!("  {:<34}", fld.label())),
+                Span::styled(value, bold()),
+            ])
         }
         Row::Tool(i) => match s.tools.get(*i) {
             Some(t) => Line::from(vec![
                 Span::raw(format!("  {} ", check(s.enabled(t.name)))),
                 Span::styled(t.level.marker(), level_style(t.level)),
                 Span::raw(format!(" {}", t.name)),
-                Span::styled(t.group.map(|g| format!("  (group {})", g.key())).unwrap_or_default(), dim()),
+                Span::styled(
+                    t.group
+                        .map(|g| format!("  (group {})", g.key()))
+                        .unwrap_or_default(),
+                    dim(),
+                ),
             ]),
             None => Line::raw(""),
         },
@@ -69,9 +89,15 @@ fn explain(s: &State, row: Option<&Row>) -> Vec<Line<'static>> {
         dim(),
     ));
     lines.push(Line::raw(""));
-    lines.push(Line::styled(format!("Saved to {}", s.core.config_file.display()), dim()));
+    lines.push(Line::styled(
+        format!("Saved to {}", s.core.config_file.display()),
+        dim(),
+    ));
     if s.core.allow_all {
-        lines.push(Line::styled("--allow-all is lifting every switch for this run (nothing written by it).", Style::new().fg(Color::Yellow)));
+        lines.push(Line::styled(
+            "--allow-all is lifting every switch for this run (nothing written by it).",
+            Style::new().fg(Color::Yellow),
+        ));
     }
     lines
 }
@@ -80,7 +106,10 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     let [left, right] = split(body);
     let all = rows(s);
     let inner = list_rows(body);
-    f.render_widget(block("Settings — Space/Enter toggle or edit · a enable all · r read-only only"), left);
+    f.render_widget(
+        block("Settings — Space/Enter toggle or edit · a enable all · r read-only only"),
+        left,
+    );
     let off = page_offset(s.settings_cursor, inner.height as usize);
     let lines: Vec<Line> = all
         .iter()
@@ -89,11 +118,20 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         .take(inner.height as usize)
         .map(|(i, r)| {
             let l = line(s, r);
-            if i == s.settings_cursor { l.style(selected()) } else { l }
+            if i == s.settings_cursor {
+                l.style(selected())
+            } else {
+                l
+            }
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
     if right.width > 0 {
-        f.render_widget(Paragraph::new(explain(s, all.get(s.settings_cursor))).wrap(Wrap { trim: true }).block(block("About")), right);
+        f.render_widget(
+            Paragraph::new(explain(s, all.get(s.settings_cursor)))
+                .wrap(Wrap { trim: true })
+                .block(block("About")),
+            right,
+        );
     }
 }

@@ -31,24 +31,43 @@ pub fn stdio_label(endpoint: &str) -> String {
 fn server_lines(s: &State) -> Vec<Line<'static>> {
     let mut first = vec![Span::styled("Server      ", bold()), server_span(&s.server)];
     if let ServerStatus::Failed(e) = &s.server {
-        first.push(Span::styled(format!(" {}", escape::line(e)), Style::new().fg(Color::Red)));
+        first.push(Span::styled(
+            format!(" {}", escape::line(e)),
+            Style::new().fg(Color::Red),
+        ));
     }
     let e = &s.core.endpoints;
-    let labels: Vec<String> = [e.http.as_deref().map(http_label), e.stdio.as_deref().map(stdio_label)]
-        .into_iter()
-        .flatten()
-        .collect();
+    let labels: Vec<String> = [
+        e.http.as_deref().map(http_label),
+        e.stdio.as_deref().map(stdio_label),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     // One transport a line: a long socket path must not push the other off screen.
     let mut transports: Vec<Line> = Vec::new();
     if s.server != ServerStatus::Running {
-        transports.push(Line::from(vec![Span::styled("Accepting   ", bold()), Span::styled("nothing (the server is not running)", dim())]));
+        transports.push(Line::from(vec![
+            Span::styled("Accepting   ", bold()),
+            Span::styled("nothing (the server is not running)", dim()),
+        ]));
     } else if labels.is_empty() {
-        transports.push(Line::from(vec![Span::styled("Accepting   ", bold()), Span::raw("nothing yet")]));
+        transports.push(Line::from(vec![
+            Span::styled("Accepting   ", bold()),
+            Span::raw("nothing yet"),
+        ]));
     }
     if s.server == ServerStatus::Running {
         for (i, l) in labels.into_iter().enumerate() {
-            let head = if i == 0 { "Accepting   " } else { "            " };
-            transports.push(Line::from(vec![Span::styled(head, bold()), Span::raw(escape::line(&l))]));
+            let head = if i == 0 {
+                "Accepting   "
+            } else {
+                "            "
+            };
+            transports.push(Line::from(vec![
+                Span::styled(head, bold()),
+                Span::raw(escape::line(&l)),
+            ]));
         }
     }
     let enabled = s.tools.iter().filter(|t| s.enabled(t.name)).count();
@@ -57,7 +76,10 @@ fn server_lines(s: &State) -> Vec<Line<'static>> {
         Span::raw(format!("{enabled} enabled / {} total", s.tools.len())),
     ];
     if s.core.allow_all {
-        tools.push(Span::styled("   (--allow-all: switches lifted for this run)", Style::new().fg(Color::Yellow)));
+        tools.push(Span::styled(
+            "   (--allow-all: switches lifted for this run)",
+            Style::new().fg(Color::Yellow),
+        ));
     }
     let confirm = vec![
         Span::styled("Confirm     ", bold()),
@@ -120,7 +142,11 @@ fn client_lines(s: &State) -> Vec<Line<'static>> {
 pub fn draw(f: &mut Frame, area: Rect, s: &State) {
     let devices = device_lines(s);
     let clients = client_lines(s);
-    let client_h = if s.core.clients.is_empty() { 2 } else { clients.len().min(6) as u16 };
+    let client_h = if s.core.clients.is_empty() {
+        2
+    } else {
+        clients.len().min(6) as u16
+    };
     let [server, dev, cli, cfg] = Layout::vertical([
         Constraint::Length(7),
         Constraint::Length(devices.len().min(6) as u16 + 2),
@@ -128,10 +154,15 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
         Constraint::Min(3),
     ])
     .areas(area);
-    f.render_widget(Paragraph::new(server_lines(s)).block(block("Server")), server);
+    f.render_widget(
+        Paragraph::new(server_lines(s)).block(block("Server")),
+        server,
+    );
     f.render_widget(Paragraph::new(devices).block(block("Devices")), dev);
     f.render_widget(
-        Paragraph::new(clients).wrap(Wrap { trim: true }).block(block("Clients (as they identified themselves)")),
+        Paragraph::new(clients)
+            .wrap(Wrap { trim: true })
+            .block(block("Clients (as they identified themselves)")),
         cli,
     );
     let title = format!("{} — t stdio/HTTP · ←/→ client · y copy", s.config_title());

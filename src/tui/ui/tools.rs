@@ -7,7 +7,7 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{block, bold, dim, level_style, selected, ACCENT};
+use super::{ACCENT, block, bold, dim, level_style, selected};
 use crate::mcp::registry::Level;
 use crate::tui::escape;
 use crate::tui::state::{InputTarget, State, ToolInfo, page_offset};
@@ -25,20 +25,35 @@ fn display_rows<'a>(tools: &[&'a ToolInfo]) -> Vec<Row<'a>> {
             continue;
         }
         rows.push(Row::Heading(level, n));
-        rows.extend(tools.iter().enumerate().filter(|(_, t)| t.level == level).map(|(i, t)| Row::Tool(i, *t)));
+        rows.extend(
+            tools
+                .iter()
+                .enumerate()
+                .filter(|(_, t)| t.level == level)
+                .map(|(i, t)| Row::Tool(i, t)),
+        );
     }
     rows
 }
 
 fn split(body: Rect) -> [Rect; 2] {
-    let left = if body.width >= 120 { 52 } else { body.width * 9 / 20 };
+    let left = if body.width >= 120 {
+        52
+    } else {
+        body.width * 9 / 20
+    };
     Layout::horizontal([Constraint::Length(left), Constraint::Min(10)]).areas(body)
 }
 
 /// The list's rows inside its border, below the search line.
 pub fn list_rows(body: Rect) -> Rect {
     let [left, _] = split(body);
-    Rect { x: left.x + 1, y: left.y + 2, width: left.width.saturating_sub(2), height: left.height.saturating_sub(3) }
+    Rect {
+        x: left.x + 1,
+        y: left.y + 2,
+        width: left.width.saturating_sub(2),
+        height: left.height.saturating_sub(3),
+    }
 }
 
 fn offset(s: &State, rows: &[Row], height: usize) -> usize {
@@ -68,19 +83,36 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         "Tools {}/{}{}",
         visible.len(),
         s.tools.len(),
-        if s.tools_view.destructive_only { " · destructive only" } else { "" }
+        if s.tools_view.destructive_only {
+            " · destructive only"
+        } else {
+            ""
+        }
     );
     f.render_widget(block(title), left);
     let editing = matches!(&s.input, Some((InputTarget::ToolSearch, _)));
     let search = match (&s.input, s.tools_view.query.is_empty()) {
-        (Some((InputTarget::ToolSearch, i)), _) => {
-            Line::from(vec![Span::styled("/", Style::new().fg(ACCENT)), Span::raw(escape::line(&i.text)), Span::styled("▏", Style::new().fg(ACCENT))])
-        }
+        (Some((InputTarget::ToolSearch, i)), _) => Line::from(vec![
+            Span::styled("/", Style::new().fg(ACCENT)),
+            Span::raw(escape::line(&i.text)),
+            Span::styled("▏", Style::new().fg(ACCENT)),
+        ]),
         (_, true) => Line::styled("/ search name and description", dim()),
-        (_, false) => Line::from(vec![Span::styled("/", Style::new().fg(ACCENT)), Span::raw(escape::line(&s.tools_view.query))]),
+        (_, false) => Line::from(vec![
+            Span::styled("/", Style::new().fg(ACCENT)),
+            Span::raw(escape::line(&s.tools_view.query)),
+        ]),
     };
     let _ = editing;
-    f.render_widget(Paragraph::new(search), Rect { height: 1, y: left.y + 1, x: left.x + 1, width: inner.width });
+    f.render_widget(
+        Paragraph::new(search),
+        Rect {
+            height: 1,
+            y: left.y + 1,
+            x: left.x + 1,
+            width: inner.width,
+        },
+    );
     let height = inner.height as usize;
     let off = offset(s, &rows, height);
     let w = inner.width as usize;
@@ -89,7 +121,10 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         .skip(off)
         .take(height)
         .map(|r| match r {
-            Row::Heading(l, n) => Line::styled(format!("{} {} ({n})", l.marker(), l.label()), level_style(*l)),
+            Row::Heading(l, n) => Line::styled(
+                format!("{} {} ({n})", l.marker(), l.label()),
+                level_style(*l),
+            ),
             Row::Tool(i, t) => {
                 let st = s.stat(t.name);
                 let mut badge = String::new();
@@ -104,7 +139,11 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
                 }
                 let name_w = w.saturating_sub(badge.chars().count() + 3);
                 let text = format!("  {:<name_w$} {badge}", escape::cell(t.name, name_w));
-                let mut style = if s.enabled(t.name) { Style::new() } else { dim() };
+                let mut style = if s.enabled(t.name) {
+                    Style::new()
+                } else {
+                    dim()
+                };
                 if st.running > 0 {
                     style = style.fg(ACCENT);
                 }
@@ -117,8 +156,16 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
     match s.selected_tool() {
-        Some(t) => f.render_widget(Paragraph::new(detail(s, t)).wrap(Wrap { trim: false }).block(block(t.title)), right),
-        None => f.render_widget(Paragraph::new("No tool matches.").block(block("Tool")), right),
+        Some(t) => f.render_widget(
+            Paragraph::new(detail(s, t))
+                .wrap(Wrap { trim: false })
+                .block(block(t.title)),
+            right,
+        ),
+        None => f.render_widget(
+            Paragraph::new("No tool matches.").block(block("Tool")),
+            right,
+        ),
     }
 }
 
@@ -127,23 +174,42 @@ fn detail(s: &State, t: &ToolInfo) -> Vec<Line<'static>> {
     let enabled = if s.enabled(t.name) {
         Span::styled("enabled", Style::new().fg(Color::Green))
     } else {
-        Span::styled("off (Settings → Tool access)", Style::new().fg(Color::Magenta))
+        Span::styled(
+            "off (Settings → Tool access)",
+            Style::new().fg(Color::Magenta),
+        )
     };
     let mut lines = vec![
         Line::styled(t.name, bold()),
         Line::from(vec![
-            Span::styled(format!("{} {}", t.level.marker(), t.level.label()), level_style(t.level)),
+            Span::styled(
+                format!("{} {}", t.level.marker(), t.level.label()),
+                level_style(t.level),
+            ),
             Span::raw(" · "),
             enabled,
             Span::raw(format!(" · {} calls", st.calls)),
-            Span::styled(if st.running > 0 { format!(" · {} running", st.running) } else { String::new() }, Style::new().fg(ACCENT)),
+            Span::styled(
+                if st.running > 0 {
+                    format!(" · {} running", st.running)
+                } else {
+                    String::new()
+                },
+                Style::new().fg(ACCENT),
+            ),
         ]),
     ];
     if let Some(g) = t.group {
-        lines.push(Line::styled(format!("host group: {} ({})", g.key(), g.label()), dim()));
+        lines.push(Line::styled(
+            format!("host group: {} ({})", g.key(), g.label()),
+            dim(),
+        ));
     }
     if t.level == Level::Destructive {
-        lines.push(Line::styled("Every call waits for a person to approve it here.", Style::new().fg(Color::Red)));
+        lines.push(Line::styled(
+            "Every call waits for a person to approve it here.",
+            Style::new().fg(Color::Red),
+        ));
     }
     lines.push(Line::raw(""));
     lines.extend(escape::lines(t.description).into_iter().map(Line::raw));
@@ -155,16 +221,27 @@ fn detail(s: &State, t: &ToolInfo) -> Vec<Line<'static>> {
         for p in &t.params {
             lines.push(Line::from(vec![
                 Span::styled(format!("  {}", escape::line(&p.name)), bold()),
-                Span::raw(format!(" {} {}", escape::line(&p.kind), if p.required { "required" } else { "optional" })),
+                Span::raw(format!(
+                    " {} {}",
+                    escape::line(&p.kind),
+                    if p.required { "required" } else { "optional" }
+                )),
             ]));
             if !p.description.is_empty() {
-                lines.push(Line::styled(format!("    {}", escape::line(&p.description)), dim()));
+                lines.push(Line::styled(
+                    format!("    {}", escape::line(&p.description)),
+                    dim(),
+                ));
             }
         }
     }
     lines.push(Line::raw(""));
     lines.push(Line::styled("Input schema", bold()));
     let schema = serde_json::to_string_pretty(&t.schema).unwrap_or_default();
-    lines.extend(escape::lines(&schema).into_iter().map(|l| Line::styled(l, dim())));
+    lines.extend(
+        escape::lines(&schema)
+            .into_iter()
+            .map(|l| Line::styled(l, dim())),
+    );
     lines
 }
