@@ -38,7 +38,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // The terminal owns stdout: logs go to the file and the in-memory buffer only.
     let _guard = wiring::init_logging(&paths, &logs, false)?;
     // Validate the flags before the terminal is taken over, so errors print plainly.
-    Listen::from_config(&config, args.bind.as_deref(), args.port)?;
+    let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = TokenStore::open(&paths.token_file())?;
     let core = wiring::build_core(wiring::Options {
         paths,
@@ -54,7 +54,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    rt.block_on(run_loop(core, tokens, args, Box::new(SessionOnly)))
+    rt.block_on(run_loop(core, tokens, listen, args, Box::new(SessionOnly)))
 }
 
 fn restore_terminal() {
@@ -173,6 +173,7 @@ fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
 fn spawn_controller(
     core: Arc<Core>,
     tokens: TokenStore,
+    listen: Listen,
     args: RunArgs,
     tx: mpsc::UnboundedSender<Event>,
 ) -> (
@@ -192,12 +193,14 @@ fn spawn_controller(
             }
             if matches!(cmd, ServerCtl::Start | ServerCtl::Restart) && server.is_none() {
                 let _ = tx.send(Event::ServerStatus(ServerStatus::Starting));
-                // The port may have changed in Settings since the last start.
-                let started =
-                    match Listen::from_config(&core.config(), args.bind.as_deref(), args.port) {
-                        Ok(listen) => Server::start(core.clone(), tokens.clone(), &listen).await,
-                        Err(e) => Err(e),
-                    };
+                // The port may have changed in Settings since the last start (unless --port
+                // fixed it). The address was checked, and warned about, before the terminal
+                // was taken over; nothing here may print.
+                let mut listen = listen.clone();
+                if args.port.is_none() {
+                    listen.http.set_port(core.config().server.port);
+                }
+                let started = Server::start(core.clone(), tokens.clone(), &listen).await;
                 let status = match started {
                     Ok(s) => {
                         server = Some(s);
@@ -222,6 +225,7 @@ fn spawn_controller(
 pub async fn run_loop(
     core: Arc<Core>,
     tokens: TokenStore,
+    listen: Listen,
     args: RunArgs,
     source: Box<dyn HistorySource>,
 ) -> anyhow::Result<()> {
@@ -232,8 +236,13 @@ pub async fn run_loop(
     let stop_input = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone(), stop_input.clone());
     spawn_forwarders(&core, &tx);
-    let (ctl, controller) =
-        spawn_controller(core.clone(), tokens.clone(), args.clone(), tx.clone());
+    let (ctl, controller) = spawn_controller(
+        core.clone(),
+        tokens.clone(),
+        listen,
+        args.clone(),
+        tx.clone(),
+    );
     let _ = ctl.send(ServerCtl::Start);
 
     let mut state = State::with_source(

@@ -83,13 +83,18 @@ impl State {
             }
             Event::Navigate(req) => fx.push(self.navigate(req)),
             Event::ServerStatus(s) => self.server = s,
-            Event::Devices(d) => self.devices = Some(d),
+            Event::Devices(d) => self.set_devices(d),
             Event::Notice(n) => self.notice = Some(n),
             Event::Tick => {}
             Event::Quit => self.quit = true,
         }
         self.drop_abandoned();
         fx
+    }
+
+    /// The device section's feed: call with every device the device layer knows about.
+    pub fn set_devices(&mut self, devices: Vec<super::event::DeviceRow>) {
+        self.devices = Some(devices);
     }
 
     /// A request whose asker stopped waiting (timeout, cancel) leaves the queue.
