@@ -134,6 +134,52 @@ pub async fn start_demo() -> anyhow::Result<(crate::sim::cli::SimHandle, AdbEndp
     Ok((handle, AdbEndpoint::new(addr.ip().to_string(), addr.port())))
 }
 
+/// What both entry points (`serve` and the control centre) set up before the runtime: paths,
+/// configuration, logging, where to listen, the token. Errors here print plainly.
+pub struct Prepared {
+    pub paths: Paths,
+    pub config: Config,
+    pub logs: LogBuffer,
+    pub listen: Listen,
+    pub tokens: crate::config::token::TokenStore,
+    pub guard: tracing_appender::non_blocking::WorkerGuard,
+}
+
+pub fn prepare(args: &crate::cli::RunArgs, log_to_stderr: bool) -> anyhow::Result<Prepared> {
+    let paths = Paths::discover()?;
+    let config = load_config(&paths)?;
+    let logs = LogBuffer::new(5000);
+    let guard = init_logging(&paths, &logs, log_to_stderr)?;
+    let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
+    let tokens = crate::config::token::TokenStore::open(&paths.token_file())?;
+    Ok(Prepared { paths, config, logs, listen, tokens, guard })
+}
+
+/// The core, with the demo device started first when asked for (inside the runtime).
+pub async fn assemble(
+    paths: Paths,
+    config: Config,
+    logs: LogBuffer,
+    args: &crate::cli::RunArgs,
+) -> anyhow::Result<(Arc<Core>, Option<crate::sim::cli::SimHandle>)> {
+    let (demo, adb) = if args.demo {
+        let (handle, ep) = start_demo().await?;
+        (Some(handle), vec![ep])
+    } else {
+        (None, adb_endpoints(&args.adb, &config)?)
+    };
+    let core = build_core(Options {
+        paths,
+        config,
+        allow_all: args.allow_all,
+        logs,
+        adb,
+        projects: args.project.clone(),
+        autostart_adb: !args.demo,
+    })?;
+    Ok((core, demo))
+}
+
 /// Where to listen, resolved from config and flags.
 #[derive(Debug, Clone)]
 pub struct Listen {

@@ -5,11 +5,10 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use crate::app::{self, Listen, Server};
+use crate::app::{self, Server};
 use crate::clientconfig::{self, Client};
 use crate::config::Paths;
-use crate::config::token::{self, TokenStore};
-use crate::mcp::logbuf::LogBuffer;
+use crate::config::token;
 use crate::transport::socket::Descriptor;
 
 #[derive(Parser, Debug)]
@@ -100,8 +99,8 @@ pub fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
-        None => run_server(cli.run, false),
-        Some(Command::Serve) => run_server(cli.run, true),
+        None => crate::tui::run(cli.run),
+        Some(Command::Serve) => run_server(cli.run),
         Some(Command::Relay { .. }) => Ok(()),
         Some(Command::Config(args)) => print_config(args),
         Some(Command::Token { action }) => token_cmd(action),
@@ -154,37 +153,15 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-fn run_server(args: RunArgs, headless: bool) -> anyhow::Result<()> {
-    let paths = Paths::discover()?;
-    let config = app::load_config(&paths)?;
-    let logs = LogBuffer::new(5000);
-    let _guard = app::init_logging(&paths, &logs, headless)?;
-    let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
-    let tokens = TokenStore::open(&paths.token_file())?;
+fn run_server(args: RunArgs) -> anyhow::Result<()> {
+    let app::Prepared { paths, config, logs, listen, tokens, guard: _guard } = app::prepare(&args, true)?;
     runtime()?.block_on(async move {
-        let (demo, adb) = if args.demo {
-            let (handle, ep) = app::start_demo().await?;
-            (Some(handle), vec![ep])
-        } else {
-            (None, app::adb_endpoints(&args.adb, &config)?)
-        };
-        let core = app::build_core(app::Options {
-            paths,
-            config,
-            allow_all: args.allow_all,
-            logs,
-            adb,
-            projects: args.project.clone(),
-            autostart_adb: !args.demo,
-        })?;
+        let (core, demo) = app::assemble(paths, config, logs, &args).await?;
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).
         println!("{}", server.endpoints_text().trim_end());
         if args.demo {
             println!("demo  virtual device on the built-in adb server");
-        }
-        if !headless {
-            eprintln!("(the terminal control centre is not built yet; serving headless)");
         }
         wait_for_signal().await;
         server.stop().await;

@@ -1,1 +1,31 @@
-//! (to be written)
+//! The terminal control centre: watches and steers the MCP server from the keyboard (and the
+//! mouse) while both transports run in background tasks.
+//!
+//! The shape follows STYLE.md: one [`event::Event`] enum merged into one loop (`app`), which
+//! drains everything queued and draws once, only when something changed; the state is plain
+//! data (`state`), changed only by `State::update` (`update`, `keys`), which returns the
+//! [`update::Effect`]s the loop performs; drawing (`ui`) is a pure function of `&State`; the
+//! keymap (`action`) is both the key handling and the help overlay; `State::layer()` is the
+//! one function that decides who has the keyboard. Untrusted text is escaped (`escape`)
+//! before it is drawn; clipboard and notifications are plain escapes (`osc`).
+pub mod action;
+pub mod app;
+pub mod catalogue;
+pub mod edit;
+pub mod escape;
+pub mod event;
+pub mod history;
+pub mod images;
+pub mod input;
+pub mod keys;
+pub mod osc;
+pub mod settings;
+pub mod state;
+pub mod ui;
+pub mod update;
+
+pub use app::run;
+pub use event::{DeviceRow, Event};
+pub use history::{CallRecord, HistorySource, SessionOnly};
+pub use state::{Layer, Screen, State};
+pub use update::Effect;

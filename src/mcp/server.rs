@@ -197,6 +197,20 @@ pub async fn call_in_run(
         Err(e) => record.error = Some(e.message.clone()),
     }
     core.audit.append(record);
+    // The control centre shows images as size and dimensions and can save them: it gets the
+    // image content beside the JSON (the audit trail keeps only their size and hash).
+    if let (Ok(out), Value::Object(map)) = (&result, &mut shown)
+        && !out.images.is_empty()
+    {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let images = out
+            .images
+            .iter()
+            .map(|i| serde_json::json!({ "type": "image", "mimeType": i.mime, "data": b64.encode(&i.data) }))
+            .collect();
+        map.insert("_images".into(), Value::Array(images));
+    }
     core.emit(ServerEvent::CallFinished {
         call_id,
         tool: tool.name.to_string(),

@@ -1,0 +1,449 @@
+//! The loop and its plumbing: the terminal (raw mode, alternate screen, mouse; restored on
+//! every exit path and from the panic hook), the tasks that turn terminal input, server
+//! events, confirmation and navigation requests and signals into [`Event`]s, the server
+//! controller that starts and stops both transports, and the effects `update()` asks for.
+use std::io::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use anyhow::Context as _;
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, MouseEventKind};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use tokio::sync::{broadcast, mpsc};
+
+use super::event::{CoreView, Event, ServerStatus};
+use super::history::HistorySource;
+use super::osc;
+use super::state::State;
+use super::ui;
+use super::update::{AccessChange, Effect, ServerCtl};
+use crate::app::{self as wiring, Listen, Server};
+use crate::cli::RunArgs;
+use crate::config::token::TokenStore;
+use crate::mcp::Core;
+use crate::tui::state::SettingField;
+
+/// `spock-tui` without a subcommand: the control centre, serving both transports.
+pub fn run(args: RunArgs) -> anyhow::Result<()> {
+    // Flags and files are checked before the terminal is taken over, so errors print plainly;
+    // the terminal owns stdout, so logs go to the file and the in-memory buffer only.
+    let wiring::Prepared { paths, config, logs, listen, tokens, guard: _guard } = wiring::prepare(&args, false)?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    rt.block_on(async move {
+        let (core, demo) = wiring::assemble(paths, config, logs, &args).await?;
+        let source = Box::new(super::history::AuditSource(core.audit.clone()));
+        let result = run_loop(core.clone(), tokens, listen, args, source).await;
+        if let Err(e) = core.audit.flush().await {
+            tracing::error!(error = %e, "the audit trail could not be flushed");
+        }
+        if let Some(d) = demo {
+            d.stop().await;
+        }
+        result
+    })
+}
+
+fn restore_terminal() {
+    let mut out = std::io::stdout();
+    let _ = crossterm::execute!(
+        out,
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+}
+
+/// Raw mode, alternate screen and mouse on; off again on drop and in the panic hook.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> anyhow::Result<TerminalGuard> {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal();
+            previous(info);
+        }));
+        enable_raw_mode().context("the terminal cannot enter raw mode (is this a terminal?)")?;
+        let guard = TerminalGuard;
+        crossterm::execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+        Ok(guard)
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+/// Terminal input on its own thread: crossterm's reader blocks, and must not block the runtime.
+fn spawn_input(tx: mpsc::UnboundedSender<Event>, stop: Arc<AtomicBool>) {
+    std::thread::spawn(move || {
+        while !stop.load(Ordering::Relaxed) {
+            // Polling lets the thread notice `stop`; it produces no event and no redraw.
+            match crossterm::event::poll(Duration::from_millis(250)) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(_) => break,
+            }
+            let ev = match crossterm::event::read() {
+                Ok(crossterm::event::Event::Key(k)) => Event::Key(k),
+                Ok(crossterm::event::Event::Mouse(m)) if m.kind != MouseEventKind::Moved => {
+                    Event::Mouse(m)
+                }
+                Ok(crossterm::event::Event::Resize(w, h)) => Event::Resize(w, h),
+                Ok(_) => continue,
+                Err(_) => break,
+            };
+            if tx.send(ev).is_err() {
+                break;
+            }
+        }
+    });
+}
+
+fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
+    let mut events = core.subscribe();
+    let t = tx.clone();
+    tokio::spawn(async move {
+        loop {
+            let ev = match events.recv().await {
+                Ok(ev) => Event::Server(ev),
+                Err(broadcast::error::RecvError::Lagged(n)) => Event::Lagged(n),
+                Err(broadcast::error::RecvError::Closed) => break,
+            };
+            if t.send(ev).is_err() {
+                break;
+            }
+        }
+    });
+    let mut confirms = core.confirmer.attach();
+    let t = tx.clone();
+    tokio::spawn(async move {
+        while let Some(req) = confirms.recv().await {
+            if t.send(Event::Confirm(req)).is_err() {
+                break;
+            }
+        }
+    });
+    // Devices: the tracker's events (and selection changes) refresh the list from its snapshot.
+    let mut dev_events = core.devices.subscribe();
+    let mut core_events = core.subscribe();
+    let (t, c) = (tx.clone(), core.clone());
+    tokio::spawn(async move {
+        let rows = |c: &Core| -> Vec<super::event::DeviceRow> {
+            let selected = c.selected_device.read().ok().and_then(|s| s.clone());
+            c.devices
+                .snapshot()
+                .into_iter()
+                .map(|d| super::event::DeviceRow {
+                    selected: selected.as_deref() == Some(d.serial.as_str()),
+                    serial: d.serial,
+                    state: d.state.to_string(),
+                    model: d.model,
+                })
+                .collect()
+        };
+        // The first listing fills the table before any tracker event arrives.
+        let _ = c.devices.list().await;
+        if t.send(Event::Devices(rows(&c))).is_err() {
+            return;
+        }
+        loop {
+            tokio::select! {
+                r = dev_events.recv() => if matches!(r, Err(broadcast::error::RecvError::Closed)) { break },
+                r = core_events.recv() => match r {
+                    Ok(crate::mcp::ServerEvent::DevicesChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                    Ok(_) => continue,
+                    Err(broadcast::error::RecvError::Closed) => break,
+                },
+            }
+            if t.send(Event::Devices(rows(&c))).is_err() {
+                break;
+            }
+        }
+    });
+    let mut navs = core.ui.attach();
+    let t = tx.clone();
+    tokio::spawn(async move {
+        while let Some(req) = navs.recv().await {
+            if t.send(Event::Navigate(req)).is_err() {
+                break;
+            }
+        }
+    });
+    let t = tx.clone();
+    tokio::spawn(async move {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::hangup()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = hup.recv() => {}
+            _ = int.recv() => {}
+        }
+        let _ = t.send(Event::Quit);
+    });
+}
+
+/// Owns the running server; started, stopped and restarted on command, reporting each step.
+fn spawn_controller(
+    core: Arc<Core>,
+    tokens: TokenStore,
+    listen: Listen,
+    args: RunArgs,
+    tx: mpsc::UnboundedSender<Event>,
+) -> (
+    mpsc::UnboundedSender<ServerCtl>,
+    tokio::task::JoinHandle<()>,
+) {
+    let (ctl_tx, mut ctl) = mpsc::unbounded_channel::<ServerCtl>();
+    let handle = tokio::spawn(async move {
+        let mut server: Option<Server> = None;
+        while let Some(cmd) = ctl.recv().await {
+            if matches!(cmd, ServerCtl::Stop | ServerCtl::Restart)
+                && let Some(s) = server.take()
+            {
+                let _ = tx.send(Event::ServerStatus(ServerStatus::Stopping));
+                s.stop().await;
+                let _ = tx.send(Event::ServerStatus(ServerStatus::Stopped));
+            }
+            if matches!(cmd, ServerCtl::Start | ServerCtl::Restart) && server.is_none() {
+                let _ = tx.send(Event::ServerStatus(ServerStatus::Starting));
+                // The port may have changed in Settings since the last start (unless --port
+                // fixed it). The address was checked, and warned about, before the terminal
+                // was taken over; nothing here may print.
+                let mut listen = listen.clone();
+                if args.port.is_none() {
+                    listen.http.set_port(core.config().server.port);
+                }
+                let started = Server::start(core.clone(), tokens.clone(), &listen).await;
+                let status = match started {
+                    Ok(s) => {
+                        server = Some(s);
+                        ServerStatus::Running
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %format!("{e:#}"), "server did not start");
+                        ServerStatus::Failed(format!("{e:#}"))
+                    }
+                };
+                let _ = tx.send(Event::ServerStatus(status));
+            }
+        }
+        if let Some(s) = server.take() {
+            s.stop().await;
+        }
+    });
+    (ctl_tx, handle)
+}
+
+/// The control centre's loop. `source` preloads History (the audit store, once it lands).
+pub async fn run_loop(
+    core: Arc<Core>,
+    tokens: TokenStore,
+    listen: Listen,
+    args: RunArgs,
+    source: Box<dyn HistorySource>,
+) -> anyhow::Result<()> {
+    let guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    terminal.clear()?;
+    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+    let stop_input = Arc::new(AtomicBool::new(false));
+    spawn_input(tx.clone(), stop_input.clone());
+    spawn_forwarders(&core, &tx);
+    let (ctl, controller) = spawn_controller(
+        core.clone(),
+        tokens.clone(),
+        listen,
+        args.clone(),
+        tx.clone(),
+    );
+    let _ = ctl.send(ServerCtl::Start);
+
+    let mut state = State::with_source(
+        &core.registry,
+        CoreView::read(&core, tokens.token()),
+        source.as_ref(),
+    );
+    state.demo = args.demo;
+    state.tz = chrono::Local::now().fixed_offset().timezone();
+    let size = terminal.size()?;
+    state.size = (size.width, size.height);
+    let in_tmux = osc::in_tmux();
+    let mut written_screen = String::new();
+
+    // Draw once per drained batch of events: nothing arrives, nothing is drawn.
+    while !state.quit {
+        state.now = tokio::time::Instant::now();
+        state.wall = chrono::Utc::now();
+        terminal.draw(|f| ui::draw(f, &state))?;
+        // No fixed frame rate: wait for an event, or a 1 s tick only while something counts.
+        let first = if state.needs_tick() {
+            match tokio::time::timeout(Duration::from_secs(1), rx.recv()).await {
+                Ok(Some(ev)) => ev,
+                Ok(None) => break,
+                Err(_) => Event::Tick,
+            }
+        } else {
+            match rx.recv().await {
+                Some(ev) => ev,
+                None => break,
+            }
+        };
+        let mut batch = vec![first];
+        while let Ok(ev) = rx.try_recv() {
+            batch.push(ev);
+        }
+        let mut resync = false;
+        let mut effects = Vec::new();
+        state.now = tokio::time::Instant::now();
+        state.wall = chrono::Utc::now();
+        for ev in batch {
+            resync |= matches!(ev, Event::Server(_) | Event::ServerStatus(_));
+            effects.extend(state.update(ev));
+        }
+        if resync {
+            effects.extend(state.update(Event::Sync(CoreView::read(&core, tokens.token()))));
+        }
+        // Keep `spock_get_status` truthful before any navigation request is answered.
+        if written_screen != state.screen.name() {
+            written_screen = state.screen.name().to_string();
+            if let Ok(mut slot) = core.screen.write() {
+                *slot = written_screen.clone();
+            }
+        }
+        for fx in effects {
+            if let Some(ev) = perform(fx, &core, &tokens, &ctl, &mut terminal, in_tmux) {
+                state.update(ev);
+            }
+        }
+    }
+
+    stop_input.store(true, Ordering::Relaxed);
+    core.confirmer.detach();
+    core.ui.detach();
+    if let Ok(mut slot) = core.screen.write() {
+        *slot = "none".into();
+    }
+    // Pending confirmations are dropped: their askers get the default denial.
+    state.confirms.clear();
+    drop(ctl);
+    let _ = tokio::time::timeout(Duration::from_secs(6), controller).await;
+    drop(terminal);
+    drop(guard);
+    Ok(())
+}
+
+/// Carry out one effect; its result (if the person should see one) comes back as an event.
+fn perform<W: std::io::Write>(
+    fx: Effect,
+    core: &Arc<Core>,
+    tokens: &TokenStore,
+    ctl: &mpsc::UnboundedSender<ServerCtl>,
+    terminal: &mut Terminal<CrosstermBackend<W>>,
+    in_tmux: bool,
+) -> Option<Event> {
+    let notice = |s: String| Some(Event::Notice(s));
+    let resync = || Some(Event::Sync(CoreView::read(core, tokens.token())));
+    match fx {
+        Effect::Server(c) => {
+            let _ = ctl.send(c);
+            None
+        }
+        Effect::Copy { what, text } => {
+            let out = terminal.backend_mut();
+            let ok = out
+                .write_all(&osc::clipboard(&text, in_tmux))
+                .and_then(|_| out.flush());
+            notice(match ok {
+                Ok(()) => format!("copied {what} to the clipboard (OSC 52); it is also on screen"),
+                Err(e) => format!("could not copy: {e}"),
+            })
+        }
+        Effect::Alert { title, body } => {
+            let out = terminal.backend_mut();
+            let _ = out
+                .write_all(&osc::alert(&title, &body, in_tmux))
+                .and_then(|_| out.flush());
+            None
+        }
+        Effect::Access(change) => {
+            match &change {
+                AccessChange::SetEnabled { tool, on } => {
+                    if let Some(t) = core.registry.get(tool) {
+                        core.access.set_enabled(t, *on);
+                    }
+                }
+                AccessChange::SetGroup { group, on } => core.access.set_group(*group, *on),
+                AccessChange::EnableAll => core.access.enable_all(),
+                AccessChange::ReadOnlyOnly => core.access.read_only_only(&core.registry),
+            }
+            match core.save_access() {
+                Ok(()) => resync(),
+                Err(e) => notice(format!("access changed but not saved: {e}")),
+            }
+        }
+        Effect::Setting(field, value) => {
+            let r = core.update_config(|c| match field {
+                SettingField::HistorySize => c.history.size = value as usize,
+                SettingField::ConfirmTimeout => c.safety.confirm_timeout_secs = value,
+                SettingField::Port => c.server.port = value as u16,
+            });
+            match r {
+                Ok(_) if field == SettingField::Port => notice(format!(
+                    "port {value} saved; it applies when the server restarts (R)"
+                )),
+                Ok(_) => resync(),
+                Err(e) => notice(format!("not saved: {e}")),
+            }
+        }
+        Effect::SaveImages { stem, images } => {
+            let dir = core.paths.data.join("images");
+            if let Err(e) = crate::config::paths::private_dir(&dir) {
+                return notice(format!("cannot create {}: {e}", dir.display()));
+            }
+            let mut saved = Vec::new();
+            for (i, img) in images.iter().enumerate() {
+                let safe: String = stem
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                let path = dir.join(format!("{safe}-{}.{}", i + 1, img.extension()));
+                match crate::config::paths::write_atomic(&path, &img.bytes, 0o600) {
+                    Ok(()) => saved.push(path.display().to_string()),
+                    Err(e) => return notice(format!("cannot write {}: {e}", path.display())),
+                }
+            }
+            notice(format!("saved {}", saved.join(", ")))
+        }
+        Effect::NavReply(req, result) => {
+            match result {
+                Ok(()) => req.applied(),
+                Err(reason) => req.refused(reason),
+            }
+            None
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Editing from the keyboard: text inputs (searches narrow as you type, settings apply on
+//! Enter after validation), History's filter picker, and the Settings rows' toggles.
+use super::action::Action;
+use super::input::LineInput;
+use super::settings::{self, Row};
+use super::state::{FilterKind, InputTarget, Picker, SettingField, State};
+use super::update::{AccessChange, Effect};
+
+impl State {
+    pub(super) fn activate_setting(&mut self, fx: &mut Vec<Effect>) {
+        match self.settings_row() {
+            Some(Row::EnableAll) => fx.push(Effect::Access(AccessChange::EnableAll)),
+            Some(Row::ReadOnlyOnly) => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
+            Some(Row::Group(group)) => {
+                let on = !settings::group_on(self, group);
+                fx.push(Effect::Access(AccessChange::SetGroup { group, on }))
+            }
+            Some(Row::Field(f)) => {
+                self.input = Some((
+                    InputTarget::Setting(f),
+                    LineInput::new(&settings::field_value(self, f)),
+                ))
+            }
+            Some(Row::Tool(i)) => {
+                if let Some(t) = self.tools.get(i) {
+                    let on = !self.enabled(t.name);
+                    fx.push(Effect::Access(AccessChange::SetEnabled {
+                        tool: t.name.to_string(),
+                        on,
+                    }))
+                }
+            }
+            Some(Row::Heading(_)) | None => {}
+        }
+    }
+
+    pub(super) fn edit_input(&mut self, key: &crossterm::event::KeyEvent) {
+        let Some((target, input)) = self.input.as_mut() else {
+            return;
+        };
+        if !input.handle(key) {
+            return;
+        }
+        // Searches narrow as you type; settings wait for Enter.
+        match *target {
+            InputTarget::ToolSearch => {
+                self.tools_view.query = input.text.clone();
+                self.tools_view.cursor = 0;
+            }
+            InputTarget::HistorySearch => {
+                self.history_view.query = input.text.clone();
+                self.history_view.selected = None;
+                self.refresh_matches();
+            }
+            InputTarget::Setting(_) => {}
+        }
+    }
+
+    pub(super) fn act_input(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let Some((target, input)) = self.input.take() else {
+            return;
+        };
+        match (target, action) {
+            (InputTarget::Setting(f), Action::Submit) => match parse_setting(f, &input.text) {
+                Ok(v) => fx.push(Effect::Setting(f, v)),
+                Err(e) => self.notice = Some(e),
+            },
+            (InputTarget::ToolSearch, Action::Cancel) => self.tools_view.query.clear(),
+            (InputTarget::HistorySearch, Action::Cancel) => {
+                self.history_view.query.clear();
+                self.refresh_matches();
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn open_picker(&mut self) {
+        let mut options = Vec::new();
+        let mut add = |k: FilterKind, v: String| {
+            if !options.contains(&(k, v.clone())) {
+                options.push((k, v));
+            }
+        };
+        let mut recs: Vec<_> = self.history.newest_first().collect();
+        recs.sort_by(|a, b| a.tool.cmp(&b.tool));
+        for r in &recs {
+            add(FilterKind::Tool, r.tool.clone());
+        }
+        for o in [
+            "ok",
+            "error",
+            "denied",
+            "refused",
+            "cancelled",
+            "timeout",
+            "running",
+        ] {
+            add(FilterKind::Outcome, o.to_string());
+        }
+        for r in &recs {
+            add(FilterKind::Device, r.device_label().to_string());
+        }
+        for r in &recs {
+            add(FilterKind::Client, r.client_label());
+        }
+        self.picker = Some(Picker { options, cursor: 0 });
+    }
+
+    pub(super) fn act_picker(&mut self, action: Action) {
+        let Some(p) = self.picker.as_mut() else {
+            return;
+        };
+        match action {
+            Action::Up => p.cursor = p.cursor.saturating_sub(1),
+            Action::Down => p.cursor = (p.cursor + 1).min(p.options.len().saturating_sub(1)),
+            Action::Toggle => {
+                if let Some((kind, value)) = p.options.get(p.cursor).cloned() {
+                    let f = &mut self.history_view.filters;
+                    let set = match kind {
+                        FilterKind::Tool => &mut f.tools,
+                        FilterKind::Outcome => &mut f.outcomes,
+                        FilterKind::Device => &mut f.devices,
+                        FilterKind::Client => &mut f.clients,
+                    };
+                    if !set.remove(&value) {
+                        set.insert(value);
+                    }
+                    self.history_view.selected = None;
+                    self.refresh_matches();
+                }
+            }
+            Action::ClearFilters => {
+                self.history_view.filters = Default::default();
+                self.refresh_matches();
+            }
+            Action::Back => self.picker = None,
+            _ => {}
+        }
+    }
+}
+
+fn parse_setting(f: SettingField, text: &str) -> Result<u64, String> {
+    let v: u64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{}: {text:?} is not a number", f.label()))?;
+    let (lo, hi) = match f {
+        SettingField::HistorySize => (1, 1_000_000),
+        SettingField::ConfirmTimeout => (1, 3600),
+        SettingField::Port => (0, 65535),
+    };
+    if v < lo || v > hi {
+        return Err(format!("{} must be between {lo} and {hi}", f.label()));
+    }
+    Ok(v)
+}

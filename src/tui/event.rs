@@ -1,0 +1,115 @@
+//! The one event enum the loop waits on: terminal input, server events, confirmation and
+//! navigation requests, server lifecycle reports, device lists and the slow tick. Also the
+//! plain-data snapshots of the core the state is refreshed from, so `update()` never locks.
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+
+use crate::mcp::ServerEvent;
+use crate::mcp::access::AccessSettings;
+use crate::mcp::confirm::ConfirmRequest;
+use crate::mcp::core::{ClientSeen, Core, Endpoints};
+use crate::mcp::uilink::NavRequest;
+
+#[derive(Debug)]
+pub enum Event {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
+    Resize(u16, u16),
+    Server(ServerEvent),
+    /// The event channel overflowed and this many events were lost.
+    Lagged(u64),
+    Sync(CoreView),
+    Confirm(ConfirmRequest),
+    Navigate(NavRequest),
+    ServerStatus(ServerStatus),
+    Devices(Vec<DeviceRow>),
+    /// A line for the footer (an effect's result: copied, saved, an error).
+    Notice(String),
+    Tick,
+    /// Ctrl-C from a signal, SIGTERM, SIGHUP.
+    Quit,
+}
+
+/// Whether the server (both transports) is up, as its controller reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerStatus {
+    Starting,
+    Running,
+    Stopping,
+    Stopped,
+    Failed(String),
+}
+
+impl ServerStatus {
+    pub fn label(&self) -> &str {
+        match self {
+            ServerStatus::Starting => "starting",
+            ServerStatus::Running => "running",
+            ServerStatus::Stopping => "stopping",
+            ServerStatus::Stopped => "stopped",
+            ServerStatus::Failed(_) => "failed",
+        }
+    }
+}
+
+/// A device as the device layer reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceRow {
+    pub serial: String,
+    /// `device`, `offline`, `unauthorized`, …
+    pub state: String,
+    pub model: Option<String>,
+    pub selected: bool,
+}
+
+/// What the state needs from the core, copied out under the core's locks by the loop.
+#[derive(Debug, Clone, Default)]
+pub struct CoreView {
+    pub endpoints: Endpoints,
+    pub clients: Vec<ClientSeen>,
+    /// Tools the access switches currently allow (`--allow-all` included).
+    pub enabled: BTreeSet<String>,
+    pub access: AccessSettings,
+    pub allow_all: bool,
+    pub history_size: usize,
+    pub confirm_timeout_secs: u64,
+    pub port: u16,
+    pub bind: String,
+    pub responder: bool,
+    pub config_file: PathBuf,
+    /// For the stdio client configuration.
+    pub exe: PathBuf,
+    pub descriptor: PathBuf,
+    /// For the HTTP client configuration (shown with a warning; it is a credential).
+    pub token: String,
+}
+
+impl CoreView {
+    pub fn read(core: &Core, token: String) -> CoreView {
+        let cfg = core.config();
+        CoreView {
+            endpoints: core.endpoints(),
+            clients: core.clients(),
+            enabled: core
+                .registry
+                .all()
+                .iter()
+                .filter(|t| core.access.allows(t))
+                .map(|t| t.name.to_string())
+                .collect(),
+            access: core.access.settings(),
+            allow_all: core.access.allow_all(),
+            history_size: cfg.history.size,
+            confirm_timeout_secs: cfg.safety.confirm_timeout_secs,
+            port: cfg.server.port,
+            bind: cfg.server.bind,
+            responder: core.confirmer.has_responder(),
+            config_file: crate::config::config_file(&core.paths),
+            exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("spock-tui")),
+            descriptor: core.paths.endpoint_file(),
+            token,
+        }
+    }
+}

@@ -1,0 +1,399 @@
+//! The calls the control centre knows about, newest last, in one bounded `VecDeque`.
+//!
+//! Activity and History are two views of the same records: Activity shows this session's
+//! (`live`) calls as they happen, History adds whatever a [`HistorySource`] preloads from an
+//! earlier session, searchable and filterable. Records get a local `seq` that is contiguous,
+//! so a record is found by arithmetic, not by a scan, even with a million of them.
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::mcp::events::{ClientId, DecidedBy, Decision, Outcome, Transport};
+use crate::mcp::registry::Level;
+
+/// How a call ended, once it has.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finished {
+    pub outcome: Outcome,
+    pub duration: Duration,
+    pub decision: Option<Decision>,
+    pub result: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallRecord {
+    /// Local, contiguous, unique within one [`History`].
+    pub seq: u64,
+    /// The core's call id, for calls made while this control centre ran.
+    pub call_id: Option<u64>,
+    pub live: bool,
+    pub at: DateTime<Utc>,
+    pub tool: String,
+    pub level: Level,
+    pub transport: Transport,
+    pub client: Option<ClientId>,
+    pub device: Option<String>,
+    pub arguments: Value,
+    pub finished: Option<Finished>,
+    /// Lower-cased tool, arguments and result: what search looks in.
+    haystack: String,
+}
+
+impl CallRecord {
+    /// A record from outside the event stream (an audit store's entry at merge time).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        at: DateTime<Utc>,
+        tool: impl Into<String>,
+        level: Level,
+        transport: Transport,
+        client: Option<ClientId>,
+        device: Option<String>,
+        arguments: Value,
+        finished: Option<Finished>,
+    ) -> CallRecord {
+        let mut r = CallRecord {
+            seq: 0,
+            call_id: None,
+            live: false,
+            at,
+            tool: tool.into(),
+            level,
+            transport,
+            client,
+            device,
+            arguments,
+            finished,
+            haystack: String::new(),
+        };
+        r.reindex();
+        r
+    }
+
+    fn reindex(&mut self) {
+        let mut h = self.tool.to_lowercase();
+        h.push('\n');
+        h.push_str(&self.arguments.to_string().to_lowercase());
+        if let Some(f) = &self.finished {
+            h.push('\n');
+            h.push_str(&f.result.to_string().to_lowercase());
+        }
+        self.haystack = h;
+    }
+
+    /// Case-insensitive match on tool name, arguments and result; `query` already lower-case.
+    pub fn matches_lower(&self, query: &str) -> bool {
+        query.is_empty() || self.haystack.contains(query)
+    }
+
+    pub fn outcome_label(&self) -> &'static str {
+        self.finished
+            .as_ref()
+            .map_or("running", |f| f.outcome.label())
+    }
+
+    pub fn client_label(&self) -> String {
+        ClientId::label(&self.client)
+    }
+
+    pub fn device_label(&self) -> &str {
+        self.device.as_deref().unwrap_or("-")
+    }
+
+    /// "approved (key)", "denied (timeout)" … for destructive calls that were asked about.
+    pub fn decision_label(&self) -> Option<String> {
+        let d = self.finished.as_ref()?.decision?;
+        let how = match d.by {
+            DecidedBy::Key => "by key",
+            DecidedBy::Timeout => "at the timeout",
+            DecidedBy::NoResponder => "no responder",
+            DecidedBy::Dropped => "request dropped",
+            DecidedBy::AllowAll => "allow-all",
+        };
+        Some(format!(
+            "{} ({how})",
+            if d.approved { "approved" } else { "denied" }
+        ))
+    }
+}
+
+/// Where records from before this session come from. The event-fed [`SessionOnly`] has none;
+/// the audit store (`crate::audit::Audit::recent`) plugs in here when it lands.
+pub trait HistorySource: Send {
+    /// Up to `cap` earlier records, oldest first.
+    fn preload(&self, cap: usize) -> Vec<CallRecord>;
+    /// One honest line for the History header.
+    fn describe(&self) -> String;
+}
+
+/// Only what this control centre saw since it started.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SessionOnly;
+
+impl HistorySource for SessionOnly {
+    fn preload(&self, _cap: usize) -> Vec<CallRecord> {
+        Vec::new()
+    }
+    fn describe(&self) -> String {
+        "this session only (the audit store is not connected yet)".into()
+    }
+}
+
+/// The audit trail: what happened before this control centre started, across restarts.
+pub struct AuditSource(pub crate::audit::Audit);
+
+impl HistorySource for AuditSource {
+    fn preload(&self, cap: usize) -> Vec<CallRecord> {
+        self.0
+            .recent(cap)
+            .iter()
+            .map(|r| {
+                let at = DateTime::parse_from_rfc3339(&r.time).map(|t| t.with_timezone(&Utc)).unwrap_or_else(|_| Utc::now());
+                let client = (r.client != "unknown").then(|| {
+                    let (name, version) = r.client.split_once('/').unwrap_or((r.client.as_str(), ""));
+                    ClientId { name: name.to_string(), version: version.to_string() }
+                });
+                let result = match (&r.result, &r.error) {
+                    (Some(v), _) => v.clone(),
+                    (None, Some(e)) => serde_json::json!({ "error": e }),
+                    (None, None) => Value::Null,
+                };
+                CallRecord::new(
+                    at,
+                    r.tool.clone(),
+                    r.level,
+                    r.transport,
+                    client,
+                    r.device.clone(),
+                    r.arguments.clone(),
+                    Some(Finished { outcome: r.outcome, duration: Duration::from_millis(r.duration_ms), decision: r.decision, result }),
+                )
+            })
+            .collect()
+    }
+    fn describe(&self) -> String {
+        format!("audit trail ({})", self.0.path().display())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct History {
+    entries: VecDeque<CallRecord>,
+    cap: usize,
+    next_seq: u64,
+    pub source: String,
+}
+
+impl History {
+    pub fn new(cap: usize) -> History {
+        History {
+            entries: VecDeque::new(),
+            cap: cap.max(1),
+            next_seq: 1,
+            source: SessionOnly.describe(),
+        }
+    }
+
+    pub fn from_source(cap: usize, source: &dyn HistorySource) -> History {
+        let mut h = History::new(cap);
+        h.source = source.describe();
+        for r in source.preload(cap) {
+            h.push(r);
+        }
+        h
+    }
+
+    /// Append (newest), evicting the oldest beyond the capacity. Returns the record's seq.
+    pub fn push(&mut self, mut record: CallRecord) -> u64 {
+        record.seq = self.next_seq;
+        self.next_seq += 1;
+        if record.haystack.is_empty() {
+            record.reindex();
+        }
+        self.entries.push_back(record);
+        while self.entries.len() > self.cap {
+            self.entries.pop_front();
+        }
+        self.next_seq - 1
+    }
+
+    /// A live call began.
+    #[allow(clippy::too_many_arguments)]
+    pub fn started(
+        &mut self,
+        call_id: u64,
+        at: DateTime<Utc>,
+        tool: &str,
+        level: Level,
+        transport: Transport,
+        client: Option<ClientId>,
+        device: Option<String>,
+        arguments: Value,
+    ) -> u64 {
+        let mut r = CallRecord::new(at, tool, level, transport, client, device, arguments, None);
+        r.call_id = Some(call_id);
+        r.live = true;
+        self.push(r)
+    }
+
+    /// A live call ended; false when its start was never seen (evicted or missed).
+    /// The device a call resolved to (known only once it ran).
+    pub fn set_device(&mut self, call_id: u64, device: Option<String>) {
+        if let Some(r) = self.entries.iter_mut().rev().find(|r| r.call_id == Some(call_id)) {
+            r.device = device;
+        }
+    }
+
+    pub fn finished(&mut self, call_id: u64, finished: Finished) -> bool {
+        // Running calls are recent: search from the newest end.
+        let Some(r) = self
+            .entries
+            .iter_mut()
+            .rev()
+            .find(|r| r.live && r.call_id == Some(call_id))
+        else {
+            return false;
+        };
+        r.finished = Some(finished);
+        r.reindex();
+        true
+    }
+
+    pub fn get(&self, seq: u64) -> Option<&CallRecord> {
+        let front = self.entries.front()?.seq;
+        let idx = usize::try_from(seq.checked_sub(front)?).ok()?;
+        self.entries.get(idx)
+    }
+
+    pub fn by_call_id(&self, call_id: u64) -> Option<&CallRecord> {
+        self.entries
+            .iter()
+            .rev()
+            .find(|r| r.live && r.call_id == Some(call_id))
+    }
+
+    pub fn newest_first(&self) -> impl Iterator<Item = &CallRecord> {
+        self.entries.iter().rev()
+    }
+
+    /// This session's calls, newest first (they are contiguous at the newest end).
+    pub fn live_newest_first(&self) -> impl Iterator<Item = &CallRecord> {
+        self.entries.iter().rev().take_while(|r| r.live)
+    }
+
+    pub fn live_len(&self) -> usize {
+        self.live_newest_first().count()
+    }
+
+    pub fn newest_seq(&self) -> Option<u64> {
+        self.entries.back().map(|r| r.seq)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.cap
+    }
+
+    pub fn set_capacity(&mut self, cap: usize) {
+        self.cap = cap.max(1);
+        while self.entries.len() > self.cap {
+            self.entries.pop_front();
+        }
+    }
+
+    pub fn running(&self) -> usize {
+        self.live_newest_first()
+            .filter(|r| r.finished.is_none())
+            .count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn start(h: &mut History, id: u64, tool: &str) -> u64 {
+        h.started(
+            id,
+            Utc::now(),
+            tool,
+            Level::ReadOnly,
+            Transport::Http,
+            None,
+            None,
+            json!({"q": id}),
+        )
+    }
+
+    #[test]
+    fn bounded_and_found_by_seq() {
+        let mut h = History::new(3);
+        for i in 1..=5 {
+            start(&mut h, i, "t");
+        }
+        assert_eq!(h.len(), 3);
+        assert!(h.get(2).is_none());
+        assert_eq!(h.get(4).and_then(|r| r.call_id), Some(4));
+        assert_eq!(h.newest_first().next().map(|r| r.seq), Some(5));
+        h.set_capacity(1);
+        assert_eq!(h.len(), 1);
+    }
+
+    #[test]
+    fn finish_updates_search_text() {
+        let mut h = History::new(10);
+        start(&mut h, 7, "android_tap");
+        assert!(!h.newest_first().next().unwrap().matches_lower("needle"));
+        let f = Finished {
+            outcome: Outcome::Ok,
+            duration: Duration::from_millis(3),
+            decision: None,
+            result: json!({"x": "NEEDLE"}),
+        };
+        assert!(h.finished(7, f.clone()));
+        assert!(!h.finished(99, f));
+        assert!(h.newest_first().next().unwrap().matches_lower("needle"));
+        assert_eq!(h.running(), 0);
+    }
+
+    #[test]
+    fn preloaded_records_are_not_live() {
+        struct Two;
+        impl HistorySource for Two {
+            fn preload(&self, _cap: usize) -> Vec<CallRecord> {
+                (0..2)
+                    .map(|_| {
+                        CallRecord::new(
+                            Utc::now(),
+                            "old",
+                            Level::ReadOnly,
+                            Transport::Stdio,
+                            None,
+                            None,
+                            json!({}),
+                            None,
+                        )
+                    })
+                    .collect()
+            }
+            fn describe(&self) -> String {
+                "two".into()
+            }
+        }
+        let mut h = History::from_source(10, &Two);
+        start(&mut h, 1, "new");
+        assert_eq!(h.len(), 3);
+        assert_eq!(h.live_len(), 1);
+        assert_eq!(h.source, "two");
+    }
+}

@@ -1,0 +1,153 @@
+//! Images inside a call's result: found, described as size and dimensions instead of being
+//! drawn as a wall of base64, and decoded for saving.
+//!
+//! An image is any JSON object shaped like MCP image content: `"type": "image"`, base64
+//! `"data"` and an `image/*` `"mimeType"`. (Today's `CallFinished` carries the structured JSON
+//! only; images a tool returns beside it do not reach this event, so they show up here only
+//! when a result embeds them.)
+use base64::Engine as _;
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundImage {
+    pub mime: String,
+    pub bytes: Vec<u8>,
+    /// Read from the image header; `None` when the bytes do not decode.
+    pub dimensions: Option<(u32, u32)>,
+}
+
+impl FoundImage {
+    pub fn summary(&self) -> String {
+        let dims = self
+            .dimensions
+            .map_or_else(|| "undecodable".to_string(), |(w, h)| format!("{w}×{h}"));
+        format!("<{} {} {dims}>", self.mime, human_size(self.bytes.len()))
+    }
+
+    pub fn extension(&self) -> &'static str {
+        match self.mime.as_str() {
+            "image/png" => "png",
+            "image/jpeg" | "image/jpg" => "jpg",
+            "image/webp" => "webp",
+            "image/gif" => "gif",
+            _ => "bin",
+        }
+    }
+}
+
+pub fn human_size(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{:.1} KB", n as f64 / 1024.0)
+    } else {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+fn as_image(obj: &serde_json::Map<String, Value>) -> Option<(&str, &str)> {
+    let mime = obj.get("mimeType").and_then(Value::as_str)?;
+    let data = obj.get("data").and_then(Value::as_str)?;
+    let typed = obj.get("type").and_then(Value::as_str) == Some("image");
+    (typed && mime.starts_with("image/")).then_some((mime, data))
+}
+
+fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
+    image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?
+        .into_dimensions()
+        .ok()
+}
+
+fn walk<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
+    match v {
+        Value::Object(o) => {
+            if let Some(img) = as_image(o) {
+                out.push(img);
+                return;
+            }
+            o.values().for_each(|x| walk(x, out));
+        }
+        Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+        _ => {}
+    }
+}
+
+/// Every image in `v`, decoded, in document order.
+pub fn find(v: &Value) -> Vec<FoundImage> {
+    let mut raw = Vec::new();
+    walk(v, &mut raw);
+    let b64 = base64::engine::general_purpose::STANDARD;
+    raw.into_iter()
+        .map(|(mime, data)| {
+            let bytes = b64.decode(data.as_bytes()).unwrap_or_default();
+            FoundImage {
+                mime: mime.to_string(),
+                dimensions: dimensions(&bytes),
+                bytes,
+            }
+        })
+        .collect()
+}
+
+/// `v` with each image's base64 replaced by its summary, for display.
+pub fn summarised(v: &Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            if let Some((mime, data)) = as_image(o) {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(data.as_bytes())
+                    .unwrap_or_default();
+                let img = FoundImage {
+                    mime: mime.into(),
+                    dimensions: dimensions(&bytes),
+                    bytes,
+                };
+                let mut o = o.clone();
+                o.insert("data".into(), Value::String(img.summary()));
+                return Value::Object(o);
+            }
+            Value::Object(o.iter().map(|(k, x)| (k.clone(), summarised(x))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(summarised).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    pub fn png(w: u32, h: u32) -> Vec<u8> {
+        let img = image::RgbImage::new(w, h);
+        let mut out = Vec::new();
+        img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn finds_and_describes_images() {
+        let data = base64::engine::general_purpose::STANDARD.encode(png(12, 34));
+        let v =
+            json!({"content": [{"type": "image", "mimeType": "image/png", "data": data}], "n": 1});
+        let found = find(&v);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].dimensions, Some((12, 34)));
+        assert_eq!(found[0].extension(), "png");
+        let s = summarised(&v).to_string();
+        assert!(s.contains("<image/png") && s.contains("12×34>"), "{s}");
+        assert!(!s.contains(&data));
+    }
+
+    #[test]
+    fn garbage_is_not_a_panic() {
+        let v = json!({"type": "image", "mimeType": "image/png", "data": "!!!not base64"});
+        let f = find(&v);
+        assert_eq!(f[0].dimensions, None);
+        assert!(f[0].summary().contains("undecodable"));
+        assert!(find(&json!({"type": "text", "data": "x"})).is_empty());
+    }
+}

@@ -1,0 +1,77 @@
+//! Terminal escapes this program writes on purpose: OSC 52 (clipboard; works over SSH and
+//! inside tmux), the bell, and OSC 9 / OSC 777 desktop notifications for a confirmation the
+//! person is probably not looking at. Each returns bytes; the loop writes them between frames.
+use base64::Engine as _;
+
+/// Inside tmux an escape must be wrapped to reach the outer terminal (`allow-passthrough`);
+/// with `set-clipboard on` tmux also takes the plain OSC 52 itself, so both are sent.
+fn tmux_wrap(seq: &str) -> String {
+    format!("\x1bPtmux;{}\x1b\\", seq.replace('\x1b', "\x1b\x1b"))
+}
+
+fn with_tmux(seq: String, in_tmux: bool) -> Vec<u8> {
+    let mut out = seq.clone();
+    if in_tmux {
+        out.push_str(&tmux_wrap(&seq));
+    }
+    out.into_bytes()
+}
+
+/// Text placed in a notification title/body: no controls, no `;` (the OSC 777 separator).
+fn plain(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() || c == ';' { ' ' } else { c })
+        .take(200)
+        .collect()
+}
+
+/// OSC 52: put `text` on the system clipboard.
+pub fn clipboard(text: &str, in_tmux: bool) -> Vec<u8> {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
+    with_tmux(format!("\x1b]52;c;{b64}\x07"), in_tmux)
+}
+
+/// The bell, then OSC 9 (iTerm2, WezTerm, Windows Terminal, kitty) and OSC 777 (rxvt, foot,
+/// Ghostty, VTE); a terminal that knows neither ignores them.
+pub fn alert(title: &str, body: &str, in_tmux: bool) -> Vec<u8> {
+    let (title, body) = (plain(title), plain(body));
+    let mut out = b"\x07".to_vec();
+    out.extend(with_tmux(format!("\x1b]9;{title}: {body}\x07"), in_tmux));
+    out.extend(with_tmux(
+        format!("\x1b]777;notify;{title};{body}\x07"),
+        in_tmux,
+    ));
+    out
+}
+
+pub fn in_tmux() -> bool {
+    std::env::var_os("TMUX").is_some_and(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clipboard_is_base64_osc52() {
+        let s = String::from_utf8(clipboard("hi", false)).unwrap();
+        assert_eq!(s, "\x1b]52;c;aGk=\x07");
+    }
+
+    #[test]
+    fn tmux_passthrough_doubles_escapes() {
+        let s = String::from_utf8(clipboard("hi", true)).unwrap();
+        assert!(
+            s.starts_with("\x1b]52;c;aGk=\x07\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn alert_rings_and_strips_controls() {
+        let s = String::from_utf8(alert("spock", "tool\x1b;x", false)).unwrap();
+        assert!(s.starts_with('\x07'));
+        assert!(s.contains("\x1b]9;spock: tool  x\x07"), "{s:?}");
+        assert!(s.contains("\x1b]777;notify;spock;tool  x\x07"), "{s:?}");
+    }
+}

@@ -1,0 +1,385 @@
+//! The control centre's state: plain data, owned by the loop, changed only by `update()`
+//! (in `update.rs`) and read by the pure draw functions in `ui`. `layer()` is the one place
+//! that says who has the keyboard.
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use chrono::{DateTime, FixedOffset, Offset as _, Utc};
+use tokio::time::Instant;
+
+use super::event::{CoreView, DeviceRow, ServerStatus};
+use super::history::{History, HistorySource, SessionOnly};
+use super::input::LineInput;
+use crate::mcp::confirm::ConfirmRequest;
+use crate::mcp::registry::{Level, Registry};
+
+pub use super::catalogue::{Param, ToolInfo, catalogue};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Screen {
+    Status,
+    Tools,
+    Activity,
+    History,
+    Settings,
+    Batch,
+}
+
+impl Screen {
+    pub const ALL: [Screen; 6] = [
+        Screen::Status,
+        Screen::Tools,
+        Screen::Activity,
+        Screen::History,
+        Screen::Settings,
+        Screen::Batch,
+    ];
+    /// The name `spock_navigate` uses and `spock_get_status` reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Screen::Status => "status",
+            Screen::Tools => "tools",
+            Screen::Activity => "activity",
+            Screen::History => "history",
+            Screen::Settings => "settings",
+            Screen::Batch => "batch",
+        }
+    }
+    pub fn title(self) -> &'static str {
+        match self {
+            Screen::Status => "Status",
+            Screen::Tools => "Tools",
+            Screen::Activity => "Activity",
+            Screen::History => "History",
+            Screen::Settings => "Settings",
+            Screen::Batch => "Batch",
+        }
+    }
+    pub fn from_name(name: &str) -> Option<Screen> {
+        Screen::ALL.into_iter().find(|s| s.name() == name)
+    }
+    pub fn index(self) -> usize {
+        Screen::ALL.iter().position(|s| *s == self).unwrap_or(0)
+    }
+}
+
+/// Who has the keyboard, most urgent first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    Confirm,
+    Help,
+    Input,
+    Picker,
+    Details,
+    Screen(Screen),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ToolStat {
+    pub calls: u64,
+    pub running: u32,
+}
+
+/// Which confirmation button has focus. Deny is the default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Button {
+    #[default]
+    Deny,
+    Approve,
+}
+
+/// What a text input is editing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputTarget {
+    ToolSearch,
+    HistorySearch,
+    Setting(SettingField),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingField {
+    HistorySize,
+    ConfirmTimeout,
+    Port,
+}
+
+impl SettingField {
+    pub fn label(self) -> &'static str {
+        match self {
+            SettingField::HistorySize => "History size (calls kept)",
+            SettingField::ConfirmTimeout => "Confirmation timeout (seconds)",
+            SettingField::Port => "HTTP port (applies on restart)",
+        }
+    }
+}
+
+/// History's multi-select filters; an empty set means "all".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    pub tools: BTreeSet<String>,
+    pub outcomes: BTreeSet<String>,
+    pub devices: BTreeSet<String>,
+    pub clients: BTreeSet<String>,
+}
+
+impl Filters {
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+            && self.outcomes.is_empty()
+            && self.devices.is_empty()
+            && self.clients.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterKind {
+    Tool,
+    Outcome,
+    Device,
+    Client,
+}
+
+impl FilterKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            FilterKind::Tool => "tool",
+            FilterKind::Outcome => "outcome",
+            FilterKind::Device => "device",
+            FilterKind::Client => "client",
+        }
+    }
+}
+
+/// The filter picker: every value seen, grouped by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Picker {
+    pub options: Vec<(FilterKind, String)>,
+    pub cursor: usize,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct StatusView {
+    /// Index into `clientconfig::Client::ALL`.
+    pub client: usize,
+    pub http: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ToolsView {
+    pub query: String,
+    pub destructive_only: bool,
+    pub cursor: usize,
+}
+
+/// A newest-first list whose selection follows the newest row until the person moves.
+#[derive(Debug, Clone, Default)]
+pub struct CallsView {
+    pub selected: Option<u64>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct HistoryView {
+    pub query: String,
+    pub filters: Filters,
+    pub selected: Option<u64>,
+    /// Seqs matching the search and filters, newest first; `None` when nothing narrows.
+    pub matches: Option<Vec<u64>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Details {
+    pub seq: u64,
+    pub scroll: u16,
+}
+
+pub struct State {
+    pub screen: Screen,
+    pub size: (u16, u16),
+    pub now: Instant,
+    pub wall: DateTime<Utc>,
+    /// Times are shown in the local zone, fixed at start so drawing reads no clock.
+    pub tz: FixedOffset,
+    pub demo: bool,
+    pub server: ServerStatus,
+    pub core: CoreView,
+    /// `None` until a device layer reports; shown as such, not as "no devices".
+    pub devices: Option<Vec<DeviceRow>>,
+    pub tools: Vec<ToolInfo>,
+    pub stats: BTreeMap<String, ToolStat>,
+    pub history: History,
+    pub confirms: VecDeque<ConfirmRequest>,
+    pub focus: Button,
+    pub confirm_scroll: u16,
+    pub help: bool,
+    pub help_scroll: u16,
+    pub input: Option<(InputTarget, LineInput)>,
+    pub picker: Option<Picker>,
+    pub status: StatusView,
+    pub tools_view: ToolsView,
+    pub activity: CallsView,
+    pub history_view: HistoryView,
+    pub settings_cursor: usize,
+    pub details: Option<Details>,
+    pub notice: Option<String>,
+    pub lost_events: u64,
+    pub quit: bool,
+}
+
+impl State {
+    pub fn new(registry: &Registry, core: CoreView) -> State {
+        State::with_source(registry, core, &SessionOnly)
+    }
+
+    pub fn with_source(registry: &Registry, core: CoreView, source: &dyn HistorySource) -> State {
+        let history = History::from_source(core.history_size.max(1), source);
+        let mut stats: BTreeMap<String, ToolStat> = BTreeMap::new();
+        for r in history.newest_first() {
+            stats.entry(r.tool.clone()).or_default().calls += 1;
+        }
+        let mut s = State {
+            screen: Screen::Status,
+            size: (80, 24),
+            now: Instant::now(),
+            wall: Utc::now(),
+            tz: Utc.fix(),
+            demo: false,
+            server: ServerStatus::Stopped,
+            core,
+            devices: None,
+            tools: catalogue(registry),
+            stats,
+            history,
+            confirms: VecDeque::new(),
+            focus: Button::Deny,
+            confirm_scroll: 0,
+            help: false,
+            help_scroll: 0,
+            input: None,
+            picker: None,
+            status: StatusView::default(),
+            tools_view: ToolsView::default(),
+            activity: CallsView::default(),
+            history_view: HistoryView::default(),
+            settings_cursor: 0,
+            details: None,
+            notice: None,
+            lost_events: 0,
+            quit: false,
+        };
+        s.settings_cursor = s.first_selectable_setting();
+        s
+    }
+
+    /// Who has the keyboard: confirmation > help > text input > picker > details > screen.
+    pub fn layer(&self) -> Layer {
+        if !self.confirms.is_empty() {
+            Layer::Confirm
+        } else if self.help {
+            Layer::Help
+        } else if self.input.is_some() {
+            Layer::Input
+        } else if self.picker.is_some() {
+            Layer::Picker
+        } else if self.details.is_some() {
+            Layer::Details
+        } else {
+            Layer::Screen(self.screen)
+        }
+    }
+
+    /// A countdown or a running call is on screen: the loop ticks once a second, else never.
+    pub fn needs_tick(&self) -> bool {
+        !self.confirms.is_empty() || self.history.running() > 0
+    }
+
+    pub fn tool(&self, name: &str) -> Option<&ToolInfo> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn enabled(&self, name: &str) -> bool {
+        self.core.enabled.contains(name)
+    }
+
+    pub fn stat(&self, name: &str) -> ToolStat {
+        self.stats.get(name).copied().unwrap_or_default()
+    }
+
+    /// The Tools list after search and the destructive-only filter, in display order.
+    pub fn visible_tools(&self) -> Vec<&ToolInfo> {
+        let q = self.tools_view.query.to_lowercase();
+        self.tools
+            .iter()
+            .filter(|t| !self.tools_view.destructive_only || t.level == Level::Destructive)
+            .filter(|t| {
+                q.is_empty()
+                    || t.name.to_lowercase().contains(&q)
+                    || t.title.to_lowercase().contains(&q)
+                    || t.description.to_lowercase().contains(&q)
+            })
+            .collect()
+    }
+
+    pub fn selected_tool(&self) -> Option<&ToolInfo> {
+        let v = self.visible_tools();
+        v.get(self.tools_view.cursor.min(v.len().saturating_sub(1)))
+            .copied()
+    }
+
+    /// Seqs shown in History, newest first, and how many there are.
+    pub fn history_len(&self) -> usize {
+        match &self.history_view.matches {
+            Some(m) => m.len(),
+            None => self.history.len(),
+        }
+    }
+
+    pub fn history_seq_at(&self, pos: usize) -> Option<u64> {
+        match &self.history_view.matches {
+            Some(m) => m.get(pos).copied(),
+            None => self.history.newest_seq()?.checked_sub(pos as u64),
+        }
+        .filter(|s| self.history.get(*s).is_some())
+    }
+
+    pub fn history_pos_of(&self, seq: u64) -> Option<usize> {
+        match &self.history_view.matches {
+            Some(m) => m.binary_search_by(|x| seq.cmp(x)).ok(),
+            None => self
+                .history
+                .newest_seq()
+                .and_then(|n| n.checked_sub(seq))
+                .map(|p| p as usize)
+                .filter(|p| *p < self.history.len()),
+        }
+    }
+
+    pub fn activity_seq_at(&self, pos: usize) -> Option<u64> {
+        self.history.live_newest_first().nth(pos).map(|r| r.seq)
+    }
+
+    pub fn activity_pos_of(&self, seq: u64) -> Option<usize> {
+        let newest = self.history.newest_seq()?;
+        let pos = newest.checked_sub(seq)? as usize;
+        (pos < self.history.live_len()).then_some(pos)
+    }
+
+    /// Position of the selection in Activity (0 when it follows the newest call).
+    pub fn activity_cursor(&self) -> usize {
+        self.activity
+            .selected
+            .and_then(|s| self.activity_pos_of(s))
+            .unwrap_or(0)
+    }
+
+    pub fn history_cursor(&self) -> usize {
+        self.history_view
+            .selected
+            .and_then(|s| self.history_pos_of(s))
+            .unwrap_or(0)
+    }
+}
+
+/// The first row of a page of `height` rows that shows `cursor`: scrolling by whole pages
+/// keeps the offset a pure function of the cursor, so a mouse click maps back to a row.
+pub fn page_offset(cursor: usize, height: usize) -> usize {
+    cursor.checked_div(height).map_or(0, |page| page * height)
+}

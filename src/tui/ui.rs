@@ -1,0 +1,372 @@
+//! Drawing: a pure function of `&State` into a ratatui `Frame`. No I/O, no locks, no clock.
+//! The chrome (tab bar, footer) lives here; each screen, the modal and the help overlay have
+//! their own file. Geometry helpers (`tab_at`, `row_at`) are pure too, so a mouse click maps
+//! back to what was drawn without the draw code remembering anything.
+pub mod activity;
+pub mod batch;
+pub mod details;
+pub mod help;
+pub mod history;
+pub mod modal;
+pub mod picker;
+pub mod settings;
+pub mod status;
+pub mod tools;
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Paragraph};
+
+use super::action::{self, Action, Scope};
+use super::event::ServerStatus;
+use super::state::{Layer, Screen, State};
+use crate::mcp::events::Outcome;
+use crate::mcp::registry::Level;
+
+pub const ACCENT: Color = Color::Cyan;
+
+pub fn bold() -> Style {
+    Style::new().add_modifier(Modifier::BOLD)
+}
+
+pub fn dim() -> Style {
+    Style::new().fg(Color::DarkGray)
+}
+
+pub fn selected() -> Style {
+    Style::new().add_modifier(Modifier::REVERSED)
+}
+
+pub fn level_style(l: Level) -> Style {
+    match l {
+        Level::ReadOnly => Style::new().fg(Color::Green),
+        Level::SafeAction => Style::new().fg(Color::Yellow),
+        Level::Destructive => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+    }
+}
+
+pub fn outcome_style(o: Option<Outcome>) -> Style {
+    match o {
+        None => Style::new().fg(ACCENT),
+        Some(Outcome::Ok) => Style::new().fg(Color::Green),
+        Some(Outcome::Denied | Outcome::Refused) => Style::new().fg(Color::Magenta),
+        Some(_) => Style::new().fg(Color::Red),
+    }
+}
+
+pub fn block(title: impl Into<String>) -> Block<'static> {
+    Block::bordered().title(Span::styled(format!(" {} ", title.into()), bold()))
+}
+
+pub fn fmt_time(s: &State, at: &DateTime<Utc>) -> String {
+    at.with_timezone(&s.tz).format("%H:%M:%S").to_string()
+}
+
+pub fn fmt_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms < 60_000 {
+        format!("{:.1} s", d.as_secs_f64())
+    } else {
+        format!("{}m{:02}s", ms / 60_000, (ms / 1000) % 60)
+    }
+}
+
+/// Seconds a running call has been running, from the state's wall clock.
+pub fn running_for(s: &State, at: &DateTime<Utc>) -> String {
+    let secs = (s.wall - *at).num_seconds().max(0);
+    format!("{secs} s…")
+}
+
+/// The frame: tab bar, the screen, footer, then whatever layer sits on top.
+pub fn draw(f: &mut Frame, s: &State) {
+    let [tabs, body, footer] = chrome(f.area());
+    draw_tabs(f, tabs, s);
+    if let Some(d) = &s.details {
+        details::draw(f, body, s, d);
+    } else {
+        match s.screen {
+            Screen::Status => status::draw(f, body, s),
+            Screen::Tools => tools::draw(f, body, s),
+            Screen::Activity => activity::draw(f, body, s),
+            Screen::History => history::draw(f, body, s),
+            Screen::Settings => settings::draw(f, body, s),
+            Screen::Batch => batch::draw(f, body, s),
+        }
+    }
+    draw_footer(f, footer, s);
+    if s.picker.is_some() {
+        picker::draw(f, body, s);
+    }
+    if s.help {
+        help::draw(f, f.area(), s);
+    }
+    if !s.confirms.is_empty() {
+        modal::draw(f, f.area(), s);
+    }
+}
+
+pub fn chrome(area: Rect) -> [Rect; 3] {
+    Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area)
+}
+
+const BRAND: &str = " spock-tui ";
+
+/// The name is dropped on narrow terminals so every tab and the server state still fit in 80.
+fn brand(width: u16) -> &'static str {
+    if width >= 100 { BRAND } else { "" }
+}
+
+fn tab_label(width: u16, i: usize, s: Screen) -> String {
+    if width >= 100 {
+        format!(" {} {} ", i + 1, s.title())
+    } else {
+        format!("{} {}", i + 1, s.title())
+    }
+}
+
+/// Each tab's column range on row 0 (one separator column after each tab).
+fn tab_ranges(width: u16) -> Vec<(Screen, u16, u16)> {
+    let mut x = brand(width).chars().count() as u16 + u16::from(width < 100);
+    Screen::ALL
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let w = tab_label(width, i, *s).chars().count() as u16;
+            let r = (*s, x, x + w);
+            x += w + 1;
+            r
+        })
+        .collect()
+}
+
+pub fn tab_at(width: u16, col: u16, row: u16) -> Option<Screen> {
+    (row == 0)
+        .then(|| {
+            tab_ranges(width)
+                .into_iter()
+                .find(|(_, a, b)| col >= *a && col < *b)
+                .map(|t| t.0)
+        })
+        .flatten()
+}
+
+fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
+    let narrow = area.width < 100;
+    let mut spans = vec![Span::styled(brand(area.width), bold().fg(ACCENT))];
+    if narrow {
+        spans.push(Span::raw(" "));
+    }
+    for (i, sc) in Screen::ALL.iter().enumerate() {
+        let style = if *sc == s.screen {
+            selected().add_modifier(Modifier::BOLD)
+        } else {
+            Style::new()
+        };
+        spans.push(Span::styled(tab_label(area.width, i, *sc), style));
+        spans.push(Span::raw(if narrow { " " } else { "│" }));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    let running = s.history.running();
+    let mut right = Vec::new();
+    if running > 0 {
+        let label = if narrow {
+            format!(" exec {running} ")
+        } else {
+            format!(" executing {running} ")
+        };
+        right.push(Span::styled(
+            label,
+            Style::new().fg(Color::Black).bg(ACCENT),
+        ));
+        right.push(Span::raw(" "));
+    }
+    if s.demo {
+        right.push(Span::styled("demo ", Style::new().fg(Color::Magenta)));
+    }
+    right.push(server_span(&s.server));
+    right.push(Span::raw(" "));
+    let line = Line::from(right).right_aligned();
+    let w = line.width() as u16;
+    if area.width > w {
+        let r = Rect {
+            x: area.x + area.width - w,
+            width: w,
+            ..area
+        };
+        f.render_widget(Paragraph::new(line), r);
+    }
+}
+
+pub fn server_span(st: &ServerStatus) -> Span<'static> {
+    let style = match st {
+        ServerStatus::Running => Style::new().fg(Color::Green).add_modifier(Modifier::BOLD),
+        ServerStatus::Failed(_) => Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+        _ => Style::new().fg(Color::Yellow),
+    };
+    Span::styled(format!("[{}]", st.label()), style)
+}
+
+/// The few most useful keys for the current layer, from the keymap, then any notice.
+fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
+    let layer = s.layer();
+    let hints: &[(Scope, Action)] = match layer {
+        Layer::Confirm => &[
+            (Scope::Confirm, Action::Approve),
+            (Scope::Confirm, Action::Deny),
+        ],
+        Layer::Help => &[(Scope::Help, Action::Help)],
+        Layer::Input => &[
+            (Scope::Input, Action::Submit),
+            (Scope::Input, Action::Cancel),
+        ],
+        Layer::Picker => &[
+            (Scope::Picker, Action::Toggle),
+            (Scope::Picker, Action::ClearFilters),
+            (Scope::Picker, Action::Back),
+        ],
+        Layer::Details => &[
+            (Scope::Details, Action::Back),
+            (Scope::Details, Action::CopyRequest),
+            (Scope::Details, Action::CopyResponse),
+            (Scope::Details, Action::SaveImage),
+        ],
+        Layer::Screen(Screen::Status) => &[
+            (Scope::Global, Action::ServerStartStop),
+            (Scope::Screen(Screen::Status), Action::CopyConfig),
+            (Scope::Screen(Screen::Status), Action::ToggleConfigKind),
+        ],
+        Layer::Screen(Screen::Tools) => &[
+            (Scope::Screen(Screen::Tools), Action::Search),
+            (Scope::Screen(Screen::Tools), Action::ToggleDestructiveOnly),
+        ],
+        Layer::Screen(Screen::Activity) => &[(Scope::Screen(Screen::Activity), Action::Open)],
+        Layer::Screen(Screen::History) => &[
+            (Scope::Screen(Screen::History), Action::Open),
+            (Scope::Screen(Screen::History), Action::Search),
+            (Scope::Screen(Screen::History), Action::Filter),
+        ],
+        Layer::Screen(Screen::Settings) => &[
+            (Scope::Screen(Screen::Settings), Action::Toggle),
+            (Scope::Screen(Screen::Settings), Action::EnableAll),
+            (Scope::Screen(Screen::Settings), Action::ReadOnlyOnly),
+        ],
+        Layer::Screen(Screen::Batch) => &[],
+    };
+    let mut spans = Vec::new();
+    for (scope, a) in hints
+        .iter()
+        .copied()
+        .chain([(Scope::Global, Action::Help), (Scope::Global, Action::Quit)])
+    {
+        if matches!(
+            layer,
+            Layer::Confirm | Layer::Help | Layer::Input | Layer::Picker
+        ) && scope == Scope::Global
+        {
+            continue;
+        }
+        if let Some(k) = action::first_key(scope, a) {
+            spans.push(Span::styled(
+                format!(" {k} "),
+                Style::new().fg(Color::Black).bg(Color::Gray),
+            ));
+            spans.push(Span::raw(format!(" {} ", short(a))));
+        }
+    }
+    if let Some(n) = &s.notice {
+        spans.push(Span::styled(
+            format!(" {}", super::escape::line(n)),
+            Style::new().fg(ACCENT),
+        ));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn short(a: Action) -> &'static str {
+    match a {
+        Action::ServerStartStop => "start/stop",
+        Action::CopyConfig => "copy config",
+        Action::ToggleConfigKind => "stdio/http",
+        Action::ToggleDestructiveOnly => "destructive",
+        Action::Open => "details",
+        Action::Filter => "filter",
+        Action::Search => "search",
+        Action::Toggle => "toggle",
+        Action::EnableAll => "enable all",
+        Action::ReadOnlyOnly => "read-only only",
+        Action::Help => "help",
+        Action::Quit => "quit",
+        Action::Approve => "approve",
+        Action::Deny => "deny",
+        Action::Back => "back",
+        Action::CopyRequest => "copy request",
+        Action::CopyResponse => "copy response",
+        Action::SaveImage => "save image",
+        Action::Submit => "accept",
+        Action::Cancel => "cancel",
+        Action::ClearFilters => "clear",
+        other => other.describe(),
+    }
+}
+
+/// The list position under a click, for screens that draw a list.
+pub fn row_at(s: &State, screen: Screen, col: u16, row: u16) -> Option<usize> {
+    let [_, body, _] = chrome(Rect::new(0, 0, s.size.0, s.size.1));
+    let (area, offset) = match screen {
+        Screen::Tools => (tools::list_rows(body), 0),
+        Screen::Activity => {
+            let a = activity::list_rows(body);
+            (
+                a,
+                super::state::page_offset(s.activity_cursor(), a.height as usize),
+            )
+        }
+        Screen::History => {
+            let a = history::list_rows(body);
+            (
+                a,
+                super::state::page_offset(s.history_cursor(), a.height as usize),
+            )
+        }
+        Screen::Settings => {
+            let a = settings::list_rows(body);
+            (
+                a,
+                super::state::page_offset(s.settings_cursor, a.height as usize),
+            )
+        }
+        Screen::Status | Screen::Batch => return None,
+    };
+    if !area.contains(ratatui::layout::Position { x: col, y: row }) {
+        return None;
+    }
+    let pos = offset + usize::from(row - area.y);
+    if screen == Screen::Tools {
+        return tools::tool_at_display_row(s, area.height as usize, pos);
+    }
+    Some(pos)
+}
+
+/// `area` shrunk to a centred box of at most `w`×`h`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}

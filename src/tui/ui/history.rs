@@ -1,0 +1,112 @@
+//! History: the audit trail, searchable across tool name, arguments and result and narrowed
+//! by multi-select filters; bounded by the history-size setting.
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{ACCENT, activity, block, dim};
+use crate::tui::escape;
+use crate::tui::state::{InputTarget, State, page_offset};
+
+/// The list's rows: below the search and filter lines, inside the border, below the header.
+pub fn list_rows(body: Rect) -> Rect {
+    Rect {
+        x: body.x + 1,
+        y: body.y + 4,
+        width: body.width.saturating_sub(2),
+        height: body.height.saturating_sub(5),
+    }
+}
+
+fn chips(s: &State) -> Line<'static> {
+    let f = &s.history_view.filters;
+    if f.is_empty() {
+        return Line::styled("filters: all   (f choose · x clear)", dim());
+    }
+    let mut spans = vec![Span::raw("filters: ")];
+    for (label, set) in [
+        ("tool", &f.tools),
+        ("outcome", &f.outcomes),
+        ("device", &f.devices),
+        ("client", &f.clients),
+    ] {
+        if set.is_empty() {
+            continue;
+        }
+        let vals: Vec<String> = set.iter().map(|v| escape::cell(v, 30)).collect();
+        spans.push(Span::styled(
+            format!("[{label}: {}] ", vals.join(", ")),
+            Style::new().fg(ACCENT),
+        ));
+    }
+    Line::from(spans)
+}
+
+pub fn draw(f: &mut Frame, body: Rect, s: &State) {
+    let search = match &s.input {
+        Some((InputTarget::HistorySearch, i)) => Line::from(vec![
+            Span::styled("/", Style::new().fg(ACCENT)),
+            Span::raw(escape::line(&i.text)),
+            Span::styled("▏", Style::new().fg(ACCENT)),
+        ]),
+        _ if s.history_view.query.is_empty() => {
+            Line::styled("/ search tool, arguments and result", dim())
+        }
+        _ => Line::from(vec![
+            Span::styled("/", Style::new().fg(ACCENT)),
+            Span::raw(escape::line(&s.history_view.query)),
+        ]),
+    };
+    let top = Rect { height: 1, ..body };
+    f.render_widget(Paragraph::new(search), top);
+    f.render_widget(
+        Paragraph::new(chips(s)),
+        Rect {
+            y: body.y + 1,
+            ..top
+        },
+    );
+    let frame = Rect {
+        y: body.y + 2,
+        height: body.height.saturating_sub(2),
+        ..body
+    };
+    let shown = s.history_len();
+    let title = format!(
+        "History — {shown} of {} (keeps {}) · {}",
+        s.history.len(),
+        s.history.capacity(),
+        escape::line(&s.history.source)
+    );
+    f.render_widget(block(title), frame);
+    let inner = list_rows(body);
+    f.render_widget(
+        Paragraph::new(activity::header(inner.width)),
+        Rect {
+            y: frame.y + 1,
+            height: 1,
+            ..inner
+        },
+    );
+    if shown == 0 {
+        let msg = if s.history.is_empty() {
+            "No calls recorded yet."
+        } else {
+            "Nothing matches the search and filters."
+        };
+        f.render_widget(Paragraph::new(Line::styled(msg, dim())), inner);
+        return;
+    }
+    let cursor = s.history_cursor();
+    let off = page_offset(cursor, inner.height as usize);
+    let lines: Vec<Line> = (off..off + inner.height as usize)
+        .filter_map(|pos| {
+            let seq = s.history_seq_at(pos)?;
+            let r = s.history.get(seq)?;
+            Some(activity::row(s, r, inner.width, pos == cursor))
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,137 @@
+//! Settings: tool access (per tool, by level, Enable all, Read-only only, host groups),
+//! history size, confirmation timeout and port. Changes apply at once and are saved.
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+use super::{ACCENT, block, bold, dim, level_style, selected};
+use crate::tui::escape;
+use crate::tui::settings::{Row, field_value, group_on, rows};
+use crate::tui::state::{InputTarget, State, page_offset};
+
+fn split(body: Rect) -> [Rect; 2] {
+    if body.width >= 120 {
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Min(20)]).areas(body)
+    } else {
+        [body, Rect { width: 0, ..body }]
+    }
+}
+
+pub fn list_rows(body: Rect) -> Rect {
+    let [left, _] = split(body);
+    Rect {
+        x: left.x + 1,
+        y: left.y + 1,
+        width: left.width.saturating_sub(2),
+        height: left.height.saturating_sub(2),
+    }
+}
+
+fn check(on: bool) -> &'static str {
+    if on { "[x]" } else { "[ ]" }
+}
+
+fn line(s: &State, row: &Row) -> Line<'static> {
+    match row {
+        Row::Heading(h) => Line::styled(h.clone(), bold().fg(ACCENT)),
+        Row::EnableAll => Line::raw("  ▸ Enable all (every tool, every host group)"),
+        Row::ReadOnlyOnly => Line::raw("  ▸ Read-only only (everything else off)"),
+        Row::Group(g) => Line::raw(format!(
+            "  {} {} — {}",
+            check(group_on(s, *g)),
+            g.key(),
+            g.label()
+        )),
+        Row::Field(fld) => {
+            let value = match &s.input {
+                Some((InputTarget::Setting(f), i)) if f == fld => {
+                    format!("{}▏", escape::line(&i.text))
+                }
+                _ => field_value(s, *fld),
+            };
+            Line::from(vec![
+                Span::raw(format!("  {:<34}", fld.label())),
+                Span::styled(value, bold()),
+            ])
+        }
+        Row::Tool(i) => match s.tools.get(*i) {
+            Some(t) => Line::from(vec![
+                Span::raw(format!("  {} ", check(s.enabled(t.name)))),
+                Span::styled(t.level.marker(), level_style(t.level)),
+                Span::raw(format!(" {}", t.name)),
+                Span::styled(
+                    t.group
+                        .map(|g| format!("  (group {})", g.key()))
+                        .unwrap_or_default(),
+                    dim(),
+                ),
+            ]),
+            None => Line::raw(""),
+        },
+    }
+}
+
+fn explain(s: &State, row: Option<&Row>) -> Vec<Line<'static>> {
+    let text: String = match row {
+        Some(Row::EnableAll) => "Turns every tool on and allows every host group. Destructive calls still ask you, per call.".into(),
+        Some(Row::ReadOnlyOnly) => "Leaves only read-only tools on: an agent can look but not touch.".into(),
+        Some(Row::Group(g)) => format!("{}: stored as what you allowed, so a group added later starts off.", g.label()),
+        Some(Row::Field(f)) => format!("{} — Enter to edit, Enter again to apply and save.", f.label()),
+        Some(Row::Tool(i)) => s.tools.get(*i).map(|t| t.description.to_string()).unwrap_or_default(),
+        _ => String::new(),
+    };
+    let mut lines = vec![Line::raw(escape::line(&text))];
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        "Access decides what may be attempted; confirmation decides what actually runs. A disabled tool stays listed and refuses when called.",
+        dim(),
+    ));
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("Saved to {}", s.core.config_file.display()),
+        dim(),
+    ));
+    if s.core.allow_all {
+        lines.push(Line::styled(
+            "--allow-all is lifting every switch for this run (nothing written by it).",
+            Style::new().fg(Color::Yellow),
+        ));
+    }
+    lines
+}
+
+pub fn draw(f: &mut Frame, body: Rect, s: &State) {
+    let [left, right] = split(body);
+    let all = rows(s);
+    let inner = list_rows(body);
+    f.render_widget(
+        block("Settings — Space/Enter toggle or edit · a enable all · r read-only only"),
+        left,
+    );
+    let off = page_offset(s.settings_cursor, inner.height as usize);
+    let lines: Vec<Line> = all
+        .iter()
+        .enumerate()
+        .skip(off)
+        .take(inner.height as usize)
+        .map(|(i, r)| {
+            let l = line(s, r);
+            if i == s.settings_cursor {
+                l.style(selected())
+            } else {
+                l
+            }
+        })
+        .collect();
+    f.render_widget(Paragraph::new(lines), inner);
+    if right.width > 0 {
+        f.render_widget(
+            Paragraph::new(explain(s, all.get(s.settings_cursor)))
+                .wrap(Wrap { trim: true })
+                .block(block("About")),
+            right,
+        );
+    }
+}

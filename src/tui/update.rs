@@ -1,0 +1,330 @@
+//! `State::update`: one event in, the state changed, and the effects the loop must carry out
+//! (I/O the state may not do itself) out. No terminal, no locks, no clock: testable as data.
+use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+
+use super::action::{self, Action};
+use super::event::{CoreView, Event};
+use super::history::Finished;
+use super::images::FoundImage;
+use super::state::{Button, Layer, Screen, SettingField, State};
+use crate::mcp::ServerEvent;
+use crate::mcp::registry::HostGroup;
+use crate::mcp::uilink::NavRequest;
+
+/// Start, stop or restart both transports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerCtl {
+    Start,
+    Stop,
+    Restart,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AccessChange {
+    SetEnabled { tool: String, on: bool },
+    SetGroup { group: HostGroup, on: bool },
+    EnableAll,
+    ReadOnlyOnly,
+}
+
+/// What the loop does on the state's behalf.
+#[derive(Debug)]
+pub enum Effect {
+    Server(ServerCtl),
+    /// OSC 52 to the clipboard; `what` names it in the footer.
+    Copy {
+        what: String,
+        text: String,
+    },
+    /// Bell and desktop notification: a confirmation is waiting.
+    Alert {
+        title: String,
+        body: String,
+    },
+    Access(AccessChange),
+    Setting(SettingField, u64),
+    SaveImages {
+        stem: String,
+        images: Vec<FoundImage>,
+    },
+    /// Answer a navigation request after `Core::screen` has been updated.
+    NavReply(NavRequest, Result<(), String>),
+}
+
+impl State {
+    pub fn update(&mut self, event: Event) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        match event {
+            Event::Key(key) => self.on_key(key, &mut fx),
+            Event::Mouse(m) => self.on_mouse(m, &mut fx),
+            Event::Resize(w, h) => self.size = (w, h),
+            Event::Server(ev) => self.on_server(ev),
+            Event::Lagged(n) => {
+                self.lost_events += n;
+                self.notice = Some(format!(
+                    "{n} server events were missed (the display fell behind)"
+                ));
+            }
+            Event::Sync(view) => self.sync(view),
+            Event::Confirm(req) => {
+                if self.confirms.is_empty() {
+                    self.focus = Button::Deny;
+                    self.confirm_scroll = 0;
+                }
+                fx.push(Effect::Alert {
+                    title: "spock-tui: approval needed".into(),
+                    body: format!(
+                        "{} from {}",
+                        req.tool,
+                        crate::mcp::events::ClientId::label(&req.client)
+                    ),
+                });
+                self.confirms.push_back(req);
+            }
+            Event::Navigate(req) => fx.push(self.navigate(req)),
+            Event::ServerStatus(s) => self.server = s,
+            Event::Devices(d) => self.set_devices(d),
+            Event::Notice(n) => self.notice = Some(n),
+            Event::Tick => {}
+            Event::Quit => self.quit = true,
+        }
+        self.drop_abandoned();
+        fx
+    }
+
+    /// The device section's feed: call with every device the device layer knows about.
+    pub fn set_devices(&mut self, devices: Vec<super::event::DeviceRow>) {
+        self.devices = Some(devices);
+    }
+
+    /// A request whose asker stopped waiting (timeout, cancel) leaves the queue.
+    fn drop_abandoned(&mut self) {
+        let front = self.confirms.front().map(|r| r.id);
+        self.confirms.retain(|r| !r.is_abandoned());
+        if self.confirms.front().map(|r| r.id) != front {
+            self.focus = Button::Deny;
+            self.confirm_scroll = 0;
+        }
+    }
+
+    fn sync(&mut self, view: CoreView) {
+        if view.history_size != self.history.capacity() {
+            self.history.set_capacity(view.history_size);
+            self.refresh_matches();
+        }
+        self.core = view;
+    }
+
+    fn on_server(&mut self, ev: ServerEvent) {
+        match ev {
+            ServerEvent::CallStarted {
+                call_id,
+                at,
+                tool,
+                level,
+                transport,
+                client,
+                device,
+                arguments,
+            } => {
+                let st = self.stats.entry(tool.clone()).or_default();
+                st.calls += 1;
+                st.running += 1;
+                self.history.started(
+                    call_id, at, &tool, level, transport, client, device, arguments,
+                );
+                self.refresh_matches_if_narrowed();
+            }
+            ServerEvent::CallFinished {
+                call_id,
+                tool,
+                outcome,
+                duration,
+                decision,
+                device,
+                result,
+                ..
+            } => {
+                if device.is_some() {
+                    self.history.set_device(call_id, device);
+                }
+                if let Some(st) = self.stats.get_mut(&tool) {
+                    st.running = st.running.saturating_sub(1);
+                }
+                self.history.finished(
+                    call_id,
+                    Finished {
+                        outcome,
+                        duration,
+                        decision,
+                        result,
+                    },
+                );
+                self.refresh_matches_if_narrowed();
+            }
+            // Clients, endpoints and devices are re-read by the loop after server events.
+            ServerEvent::ClientIdentified { .. }
+            | ServerEvent::ServerStateChanged { .. }
+            | ServerEvent::DevicesChanged
+            | ServerEvent::Navigate { .. } => {}
+        }
+    }
+
+    fn refresh_matches_if_narrowed(&mut self) {
+        if self.history_view.matches.is_some() {
+            self.refresh_matches();
+        }
+    }
+
+    /// Recompute History's matches after the search, the filters or the records changed.
+    pub fn refresh_matches(&mut self) {
+        let v = &self.history_view;
+        if v.query.is_empty() && v.filters.is_empty() {
+            self.history_view.matches = None;
+            return;
+        }
+        let q = v.query.to_lowercase();
+        let f = &v.filters;
+        let m = self
+            .history
+            .newest_first()
+            .filter(|r| r.matches_lower(&q))
+            .filter(|r| f.tools.is_empty() || f.tools.contains(&r.tool))
+            .filter(|r| f.outcomes.is_empty() || f.outcomes.contains(r.outcome_label()))
+            .filter(|r| f.devices.is_empty() || f.devices.contains(r.device_label()))
+            .filter(|r| f.clients.is_empty() || f.clients.contains(&r.client_label()))
+            .map(|r| r.seq)
+            .collect();
+        self.history_view.matches = Some(m);
+    }
+
+    fn navigate(&mut self, req: NavRequest) -> Effect {
+        let Some(screen) = Screen::from_name(&req.screen.to_ascii_lowercase()) else {
+            let reason = format!("unknown screen {:?}", req.screen);
+            return Effect::NavReply(req, Err(reason));
+        };
+        let result = match (screen, req.select.as_deref()) {
+            (_, None) => Ok(()),
+            (Screen::Tools, Some(name)) => self.select_tool(name),
+            (Screen::Activity | Screen::History, Some(id)) => self.select_call(screen, id),
+            (Screen::Status, Some(serial)) => match &self.devices {
+                None => Err(format!(
+                    "cannot select device {serial:?}: there is no device layer yet"
+                )),
+                Some(d) if d.iter().any(|d| d.serial == serial) => Ok(()),
+                Some(_) => Err(format!("no device {serial:?} is connected")),
+            },
+            (s, Some(_)) => Err(format!("the {} screen has nothing to select", s.name())),
+        };
+        if result.is_ok() {
+            self.go(screen);
+        }
+        Effect::NavReply(req, result)
+    }
+
+    fn select_tool(&mut self, name: &str) -> Result<(), String> {
+        if self.tool(name).is_none() {
+            return Err(format!("no tool named {name:?}"));
+        }
+        self.tools_view.query.clear();
+        self.tools_view.destructive_only = false;
+        self.tools_view.cursor = self
+            .visible_tools()
+            .iter()
+            .position(|t| t.name == name)
+            .unwrap_or(0);
+        Ok(())
+    }
+
+    fn select_call(&mut self, screen: Screen, id: &str) -> Result<(), String> {
+        let call_id: u64 = id
+            .trim()
+            .parse()
+            .map_err(|_| format!("{id:?} is not a call id"))?;
+        let seq = self
+            .history
+            .by_call_id(call_id)
+            .map(|r| r.seq)
+            .ok_or_else(|| format!("call {call_id} is not in this session's activity"))?;
+        if screen == Screen::Activity {
+            self.activity.selected = Some(seq);
+        } else {
+            self.history_view.query.clear();
+            self.history_view.filters = Default::default();
+            self.refresh_matches();
+            self.history_view.selected = Some(seq);
+        }
+        Ok(())
+    }
+
+    pub fn go(&mut self, screen: Screen) {
+        self.screen = screen;
+        self.details = None;
+        self.picker = None;
+        self.input = None;
+        self.help = false;
+    }
+
+    fn on_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
+        if key.kind != crossterm::event::KeyEventKind::Press {
+            return;
+        }
+        let layer = self.layer();
+        if layer == Layer::Input {
+            match action::lookup(layer, &key) {
+                Some(a) => self.act(a, fx),
+                None => self.edit_input(&key),
+            }
+            return;
+        }
+        if let Some(a) = action::lookup(layer, &key) {
+            self.act(a, fx);
+        }
+    }
+
+    fn on_mouse(&mut self, m: MouseEvent, fx: &mut Vec<Effect>) {
+        match m.kind {
+            MouseEventKind::ScrollUp => self.act(Action::Up, fx),
+            MouseEventKind::ScrollDown => self.act(Action::Down, fx),
+            MouseEventKind::Down(MouseButton::Left) => {
+                let layer = self.layer();
+                if layer == Layer::Confirm {
+                    if let Some(b) = super::ui::modal::button_at(self.size, m.column, m.row) {
+                        self.focus = b;
+                        self.act(Action::Press, fx);
+                    }
+                    return;
+                }
+                if !matches!(layer, Layer::Screen(_) | Layer::Details) {
+                    return;
+                }
+                if let Some(s) = super::ui::tab_at(self.size.0, m.column, m.row) {
+                    self.go(s);
+                } else if let Layer::Screen(s) = layer
+                    && let Some(pos) = super::ui::row_at(self, s, m.column, m.row)
+                {
+                    self.click_row(s, pos, fx);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn click_row(&mut self, screen: Screen, pos: usize, fx: &mut Vec<Effect>) {
+        match screen {
+            Screen::Tools => self.tools_view.cursor = pos,
+            Screen::Activity => self.activity.selected = self.activity_seq_at(pos),
+            Screen::History => self.history_view.selected = self.history_seq_at(pos),
+            Screen::Settings => {
+                if super::settings::rows(self)
+                    .get(pos)
+                    .is_some_and(|r| r.selectable())
+                {
+                    self.settings_cursor = pos;
+                    self.act(Action::Toggle, fx);
+                }
+            }
+            Screen::Status | Screen::Batch => {}
+        }
+    }
+}

@@ -1,0 +1,170 @@
+"""The control centre as a person meets it: spock-tui in a detached tmux session, a real MCP
+client over the stdio relay, and keys sent with `tmux send-keys`. Checks the confirmation
+modal (approve, deny, timeout), Activity's decisions, and spock_navigate."""
+import asyncio
+import json
+import os
+import shlex
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+from conftest import EXE, Instance
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
+
+
+class Tui:
+    """spock-tui running in its own tmux server (-L), so no user session is touched."""
+
+    def __init__(self, home, width=120, height=40):
+        self.home = home
+        self.sock = f"spock-test-{uuid.uuid4().hex[:8]}"
+        self.session = "tui"
+        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {shlex.quote(EXE)} --port 0"
+        self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), cmd)
+        # Keep the pane after exit so a crash can be read.
+        self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
+
+    def tmux(self, *args, check=True):
+        return subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=10, check=check)
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", self.session).stdout
+
+    def keys(self, *keys):
+        self.tmux("send-keys", "-t", self.session, *keys)
+
+    async def wait_for(self, *needles, timeout=15.0) -> str:
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if all(n in text for n in needles):
+                return text
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"{needles} not on screen within {timeout}s:\n{text}")
+
+    def pane_dead(self) -> bool:
+        r = self.tmux("display-message", "-p", "-t", self.session, "#{pane_dead}", check=False)
+        return r.stdout.strip() == "1"
+
+    def kill(self):
+        self.tmux("kill-server", check=False)
+
+
+@pytest.fixture
+def tui(tmp_path):
+    home = tmp_path / "home"
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text('[access]\nallowed_groups = ["settings"]\n')
+    t = Tui(home)
+    desc = home / "run" / "endpoint.json"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            d = json.loads(desc.read_text())
+            if d.get("http") and (d.get("unix") or d.get("tcp")):
+                break
+        except (FileNotFoundError, json.JSONDecodeError):
+            pass
+        time.sleep(0.05)
+    else:
+        screen = t.screen()
+        t.kill()
+        raise RuntimeError(f"spock-tui did not come up:\n{screen}")
+    yield t
+    t.kill()
+
+
+def relay(t: Tui):
+    return Instance(t.home, None, t.home / "none").relay_params()
+
+
+def text_of(result) -> str:
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+async def test_confirmation_modal_approve_deny_timeout_and_navigate(tui):
+    from mcp import Client
+
+    await tui.wait_for("[running]", "HTTP (127.0.0.1:", "stdio (")
+    async with Client(relay(tui), mode="legacy") as c:
+        # 1. approved with y: the call runs, and lowers the timeout to 3 s for step 3.
+        call = asyncio.create_task(c.call_tool("spock_update_settings", {"confirmTimeoutSecs": 3}))
+        screen = await tui.wait_for("Approve a destructive call", "spock_update_settings", '"confirmTimeoutSecs": 3')
+        assert "Denied automatically in" in screen
+        assert "Deny (n)" in screen and "Approve (y)" in screen
+        tui.keys("y")
+        r = await asyncio.wait_for(call, 15)
+        assert r.is_error is False, text_of(r)
+        assert "confirmTimeoutSecs" in r.structured_content["applied"]
+
+        # 2. denied with n.
+        call = asyncio.create_task(c.call_tool("spock_update_settings", {"historySize": 500}))
+        await tui.wait_for("Approve a destructive call", '"historySize": 500')
+        tui.keys("n")
+        r = await asyncio.wait_for(call, 15)
+        assert r.is_error is True
+        assert "denied" in text_of(r)
+
+        # 3. left alone: denied at the (new) 3 s timeout, and the modal goes away.
+        started = time.monotonic()
+        call = asyncio.create_task(c.call_tool("spock_update_settings", {"historySize": 600}))
+        await tui.wait_for("Approve a destructive call", '"historySize": 600')
+        r = await asyncio.wait_for(call, 15)
+        waited = time.monotonic() - started
+        assert r.is_error is True
+        assert "timed out" in text_of(r)
+        assert 2.0 <= waited < 10, waited
+        # The abandoned request leaves the screen by itself.
+        deadline = time.monotonic() + 5
+        while "Approve a destructive call" in tui.screen() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert "Approve a destructive call" not in tui.screen()
+
+        # 4. navigate: applied, the screen changes, and status reports it.
+        r = await c.call_tool("spock_navigate", {"destination": "activity"})
+        assert r.is_error is False and r.structured_content["applied"] is True, text_of(r)
+        screen = await tui.wait_for("Activity —", "denied (timeout)")
+        assert "ok (key)" in screen, screen
+        assert "denied (key)" in screen, screen
+        assert "denied (timeout)" in screen, screen
+        st = await c.call_tool("spock_get_status", {})
+        assert st.structured_content["screen"] == "activity"
+
+        # 5. navigate with something to select that does not exist: refused with a reason.
+        r = await c.call_tool("spock_navigate", {"destination": "tools", "select": "no_such_tool"})
+        assert r.structured_content["applied"] is False
+        assert "no_such_tool" in r.structured_content["reason"]
+        r = await c.call_tool("spock_navigate", {"destination": "tools", "select": "spock_get_logs"})
+        assert r.structured_content["applied"] is True
+        await tui.wait_for("Tools 5/5", "Read spock-tui's own log")
+
+        # The person's client is now known by name on Status.
+        tui.keys("1")
+        screen = await tui.wait_for("via stdio")
+        assert "No client has identified itself yet" not in screen
+
+    # q quits: the pane's process exits and the terminal is handed back.
+    tui.keys("q")
+    deadline = time.monotonic() + 10
+    while not tui.pane_dead() and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert tui.pane_dead()
+
+
+async def test_no_client_sentence_and_help_overlay(tui):
+    screen = await tui.wait_for("[running]")
+    assert "No client has identified itself yet." in screen
+    tui.keys("?")
+    screen = await tui.wait_for("Keys (generated from the keymap)")
+    # The current screen's keys come first, then the global ones.
+    assert "copy client configuration" in screen and "quit (stops the server)" in screen
+    tui.keys("Escape")
+    await tui.wait_for("Clients (as they identified themselves)")

@@ -1,0 +1,242 @@
+//! Shared by the control-centre tests (`#[path]`-included): a small, stable tool registry,
+//! a core view, a state with fixed clocks, event builders, and rendering to a `TestBackend`.
+//! (Compiled on its own too, as an empty test crate.)
+#![allow(dead_code)]
+use std::time::Duration;
+
+use chrono::{DateTime, TimeZone, Utc};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use spock_tui::mcp::ServerEvent;
+use spock_tui::mcp::confirm::{Ask, ConfirmRequest, Confirmer};
+use spock_tui::mcp::core::{ClientSeen, Endpoints};
+use spock_tui::mcp::events::{ClientId, Decision, Outcome, Transport};
+use spock_tui::mcp::registry::{Level, Meta, Registry};
+use spock_tui::mcp::result::ToolError;
+use spock_tui::mcp::server::Ctx;
+use spock_tui::tui::event::{CoreView, Event, ServerStatus};
+use spock_tui::tui::state::State;
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Uninstall {
+    /// Package to remove, e.g. com.example.app.
+    pub package_name: String,
+    /// Device serial; default the selected device.
+    pub serial: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Tap {
+    pub x: u32,
+    pub y: u32,
+    pub serial: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Shot {
+    pub serial: Option<String>,
+}
+
+/// Four tools in three levels, declared the way the real catalogue declares them, so these
+/// tests do not change every time a tool family lands.
+pub fn registry() -> Registry {
+    let mut tools = vec![
+        Meta {
+            name: "android_uninstall_app",
+            title: "Uninstall app",
+            level: Level::Destructive,
+            description: "Uninstalls an app and its data from the device. Asks a person first.",
+        }
+        .def(|_c: Ctx, _a: Uninstall| async { Ok::<_, ToolError>(json!({})) }),
+        Meta {
+            name: "android_tap",
+            title: "Tap",
+            level: Level::SafeAction,
+            description: "Taps a point on the screen, in pixels.",
+        }
+        .def(|_c: Ctx, _a: Tap| async { Ok::<_, ToolError>(json!({})) }),
+        Meta {
+            name: "android_take_screenshot",
+            title: "Take screenshot",
+            level: Level::ReadOnly,
+            description: "Captures the screen as PNG.",
+        }
+        .def(|_c: Ctx, _a: Shot| async { Ok::<_, ToolError>(json!({})) }),
+    ];
+    tools.extend(
+        spock_tui::mcp::tools::catalogue()
+            .all()
+            .iter()
+            .filter(|t| t.name == "spock_update_settings")
+            .cloned(),
+    );
+    Registry::new(tools)
+}
+
+pub fn view() -> CoreView {
+    CoreView {
+        endpoints: Endpoints {
+            http: Some("http://127.0.0.1:8765/mcp".into()),
+            sse: Some("http://127.0.0.1:8765/sse".into()),
+            stdio: Some("unix:/run/user/1000/spock-tui/mcp.sock".into()),
+        },
+        clients: Vec::new(),
+        enabled: [
+            "android_uninstall_app",
+            "android_tap",
+            "android_take_screenshot",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect(),
+        access: Default::default(),
+        allow_all: false,
+        history_size: 10_000,
+        confirm_timeout_secs: 60,
+        port: 8765,
+        bind: "127.0.0.1".into(),
+        responder: true,
+        config_file: "/home/dev/.config/spock-tui/config.toml".into(),
+        exe: "/usr/local/bin/spock-tui".into(),
+        descriptor: "/run/user/1000/spock-tui/endpoint.json".into(),
+        token: "tok-for-tests".into(),
+    }
+}
+
+pub fn t0() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 14, 9, 26, 53)
+        .single()
+        .unwrap()
+}
+
+pub fn state() -> State {
+    let mut s = State::new(&registry(), view());
+    s.server = ServerStatus::Running;
+    s.wall = t0() + chrono::Duration::seconds(30);
+    s.tz = Utc.fix();
+    s.size = (80, 24);
+    s
+}
+
+use chrono::Offset as _;
+
+pub fn client(name: &str) -> Option<ClientId> {
+    Some(ClientId {
+        name: name.into(),
+        version: "1.0.3".into(),
+    })
+}
+
+pub fn started(
+    id: u64,
+    secs: i64,
+    tool: &str,
+    level: Level,
+    device: Option<&str>,
+    args: Value,
+) -> Event {
+    Event::Server(ServerEvent::CallStarted {
+        call_id: id,
+        at: t0() + chrono::Duration::seconds(secs),
+        tool: tool.into(),
+        level,
+        transport: Transport::Stdio,
+        client: client("claude-code"),
+        device: device.map(str::to_string),
+        arguments: args,
+    })
+}
+
+pub fn finished(
+    id: u64,
+    tool: &str,
+    outcome: Outcome,
+    ms: u64,
+    decision: Option<Decision>,
+    result: Value,
+) -> Event {
+    Event::Server(ServerEvent::CallFinished {
+        call_id: id,
+        tool: tool.into(),
+        outcome,
+        duration: Duration::from_millis(ms),
+        decision,
+        result,
+    })
+}
+
+pub fn seen(name: &str, transport: Transport) -> ClientSeen {
+    ClientSeen {
+        name: name.into(),
+        version: "2.1.0".into(),
+        transport,
+        protocol: "2025-11-25".into(),
+        first_seen: t0(),
+        last_seen: t0(),
+        calls: 4,
+    }
+}
+
+pub fn ask(tool: &'static str, args: Value, reason: Option<&str>) -> Ask {
+    Ask {
+        call_id: 41,
+        tool,
+        title: if tool == "android_uninstall_app" {
+            "Uninstall app"
+        } else {
+            "Run an adb command"
+        },
+        level: Level::Destructive,
+        client: client("claude-code"),
+        transport: Transport::Stdio,
+        device: Some("emulator-5554".into()),
+        arguments: args,
+        reason: reason.map(str::to_string),
+    }
+}
+
+/// The control centre's side of a `Confirmer`: asks in a task, hands back the request.
+pub struct Asker {
+    pub confirmer: std::sync::Arc<Confirmer>,
+    rx: tokio::sync::mpsc::Receiver<ConfirmRequest>,
+}
+
+impl Asker {
+    pub fn new(timeout: Duration) -> Asker {
+        let confirmer = std::sync::Arc::new(Confirmer::new(timeout));
+        let rx = confirmer.attach();
+        Asker { confirmer, rx }
+    }
+
+    pub async fn ask(&mut self, a: Ask) -> (ConfirmRequest, tokio::task::JoinHandle<Decision>) {
+        let c = self.confirmer.clone();
+        let handle = tokio::spawn(async move { c.ask(a).await });
+        let req = self.rx.recv().await.expect("a request");
+        (req, handle)
+    }
+}
+
+/// Draw the whole frame at `w`×`h` (the state learns the size, as on a resize).
+pub fn render(s: &mut State, w: u16, h: u16) -> String {
+    s.size = (w, h);
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+    terminal.draw(|f| spock_tui::tui::ui::draw(f, s)).unwrap();
+    terminal.backend().to_string()
+}
+
+pub fn key(c: char) -> Event {
+    Event::Key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char(c),
+        crossterm::event::KeyModifiers::NONE,
+    ))
+}
+
+pub fn code(k: crossterm::event::KeyCode) -> Event {
+    Event::Key(crossterm::event::KeyEvent::new(
+        k,
+        crossterm::event::KeyModifiers::NONE,
+    ))
+}

@@ -1,0 +1,629 @@
+//! `State::update` without a terminal: keys → actions → state, modal precedence, the
+//! confirmation keys and queue, navigation answers, and the effects asked of the loop.
+#[path = "tui_fixture.rs"]
+mod fixture;
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+use fixture::*;
+use serde_json::json;
+use spock_tui::mcp::events::{DecidedBy, Decision, Outcome};
+use spock_tui::mcp::registry::Level;
+use spock_tui::mcp::uilink::UiLink;
+use spock_tui::tui::action::{self, Action, Scope};
+use spock_tui::tui::event::{Event, ServerStatus};
+use spock_tui::tui::state::{Button, Layer, Screen, SettingField};
+use spock_tui::tui::update::{AccessChange, Effect, ServerCtl};
+
+#[test]
+fn number_keys_and_tab_switch_screens() {
+    let mut s = state();
+    s.update(key('3'));
+    assert_eq!(s.screen, Screen::Activity);
+    s.update(code(KeyCode::Tab));
+    assert_eq!(s.screen, Screen::History);
+    s.update(code(KeyCode::BackTab));
+    assert_eq!(s.screen, Screen::Activity);
+    s.update(key('6'));
+    assert_eq!(s.screen.name(), "batch");
+    s.update(key('q'));
+    assert!(s.quit);
+}
+
+#[test]
+fn help_is_generated_from_the_keymap() {
+    let confirm = action::help_entries(Scope::Confirm);
+    assert!(
+        confirm.contains(&("n Esc".to_string(), "deny")),
+        "{confirm:?}"
+    );
+    assert!(confirm.contains(&("y".to_string(), "approve")));
+    // Every binding's action shows up in its scope's help, so help cannot drift from the keys.
+    for b in action::BINDINGS {
+        let entries = action::help_entries(b.scope);
+        assert!(
+            entries.iter().any(|(_, what)| *what == b.action.describe()),
+            "{:?} missing",
+            b.action
+        );
+    }
+    let mut s = state();
+    s.update(key('?'));
+    assert_eq!(s.layer(), Layer::Help);
+    s.update(key('3'));
+    assert_eq!(s.screen, Screen::Status, "help has the keyboard");
+    s.update(code(KeyCode::Esc));
+    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+}
+
+#[tokio::test]
+async fn confirmation_takes_the_keyboard_from_everything() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    s.update(key('?'));
+    s.update(key('2'));
+    s.update(key('/'));
+    let (req, _h) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "com.x"}),
+            None,
+        ))
+        .await;
+    let fx = s.update(Event::Confirm(req));
+    assert!(
+        matches!(&fx[..], [Effect::Alert { body, .. }] if body.contains("android_uninstall_app"))
+    );
+    assert_eq!(s.layer(), Layer::Confirm);
+    // Neither quit, nor help, nor typing into the search box reaches anything.
+    s.update(key('q'));
+    s.update(key('?'));
+    s.update(key('x'));
+    assert!(!s.quit);
+    assert_eq!(s.confirms.len(), 1);
+    assert_eq!(s.focus, Button::Deny);
+}
+
+#[tokio::test]
+async fn y_approves_n_and_esc_deny() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    for (k, approved) in [
+        (key('y'), true),
+        (key('n'), false),
+        (code(KeyCode::Esc), false),
+    ] {
+        let mut s = state();
+        let (req, h) = asker
+            .ask(ask("android_uninstall_app", json!({}), None))
+            .await;
+        s.update(Event::Confirm(req));
+        s.update(k);
+        assert!(s.confirms.is_empty());
+        assert_eq!(
+            h.await.unwrap(),
+            Decision {
+                approved,
+                by: DecidedBy::Key
+            }
+        );
+    }
+}
+
+#[tokio::test]
+async fn enter_presses_the_focused_button_which_starts_on_deny() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (req, h) = asker
+        .ask(ask("android_uninstall_app", json!({}), None))
+        .await;
+    s.update(Event::Confirm(req));
+    s.update(code(KeyCode::Enter));
+    assert!(
+        !h.await.unwrap().approved,
+        "Enter on the default focus denies"
+    );
+
+    let (req, h) = asker
+        .ask(ask("android_uninstall_app", json!({}), None))
+        .await;
+    s.update(Event::Confirm(req));
+    s.update(code(KeyCode::Tab));
+    assert_eq!(s.focus, Button::Approve);
+    s.update(code(KeyCode::Enter));
+    assert!(h.await.unwrap().approved);
+    assert_eq!(
+        s.focus,
+        Button::Deny,
+        "the next request starts on Deny again"
+    );
+}
+
+#[tokio::test]
+async fn requests_queue_and_the_count_shows() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let mut handles = Vec::new();
+    for pkg in ["a", "b", "c"] {
+        let (req, h) = asker
+            .ask(ask(
+                "android_uninstall_app",
+                json!({"package_name": pkg}),
+                None,
+            ))
+            .await;
+        s.update(Event::Confirm(req));
+        handles.push(h);
+    }
+    assert_eq!(s.confirms.len(), 3);
+    assert!(render(&mut s, 100, 30).contains("1 of 3 waiting"));
+    s.update(key('y'));
+    assert_eq!(s.confirms.len(), 2);
+    assert!(render(&mut s, 100, 30).contains("\"package_name\": \"b\""));
+    s.update(key('n'));
+    s.update(key('n'));
+    let got: Vec<bool> = futures::future::join_all(handles)
+        .await
+        .into_iter()
+        .map(|d| d.unwrap().approved)
+        .collect();
+    assert_eq!(got, vec![true, false, false]);
+}
+
+#[tokio::test]
+async fn abandoned_requests_leave_the_queue() {
+    let mut asker = Asker::new(Duration::from_millis(50));
+    let mut s = state();
+    let (req, h) = asker
+        .ask(ask("android_uninstall_app", json!({}), None))
+        .await;
+    s.update(Event::Confirm(req));
+    assert!(s.needs_tick());
+    assert_eq!(h.await.unwrap(), Decision::deny(DecidedBy::Timeout));
+    s.update(Event::Tick);
+    assert!(s.confirms.is_empty());
+    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+}
+
+async fn nav(
+    s: &mut spock_tui::tui::State,
+    screen: &str,
+    select: Option<&str>,
+) -> Result<(), String> {
+    let link = std::sync::Arc::new(UiLink::default());
+    let mut rx = link.attach();
+    let l = link.clone();
+    let (screen, select) = (screen.to_string(), select.map(str::to_string));
+    let asker = tokio::spawn(async move { l.navigate(screen, select).await });
+    let req = rx.recv().await.unwrap();
+    for fx in s.update(Event::Navigate(req)) {
+        if let Effect::NavReply(req, r) = fx {
+            match r {
+                Ok(()) => req.applied(),
+                Err(e) => req.refused(e),
+            }
+        }
+    }
+    asker.await.unwrap()
+}
+
+#[tokio::test]
+async fn navigate_is_applied_or_refused_with_a_reason() {
+    let mut s = state();
+    assert_eq!(nav(&mut s, "tools", Some("android_tap")).await, Ok(()));
+    assert_eq!(s.screen, Screen::Tools);
+    assert_eq!(s.selected_tool().map(|t| t.name), Some("android_tap"));
+
+    let e = nav(&mut s, "tools", Some("android_nope"))
+        .await
+        .unwrap_err();
+    assert!(e.contains("android_nope"), "{e}");
+    let e = nav(&mut s, "status", Some("emulator-5554"))
+        .await
+        .unwrap_err();
+    assert!(e.contains("no device layer yet"), "{e}");
+    assert_eq!(s.screen, Screen::Tools, "a refusal leaves the screen alone");
+
+    s.update(started(
+        7,
+        0,
+        "android_tap",
+        Level::SafeAction,
+        None,
+        json!({}),
+    ));
+    assert_eq!(nav(&mut s, "activity", Some("7")).await, Ok(()));
+    assert_eq!(s.activity.selected, s.history.by_call_id(7).map(|r| r.seq));
+    assert!(
+        nav(&mut s, "history", Some("99"))
+            .await
+            .unwrap_err()
+            .contains("99")
+    );
+    assert_eq!(nav(&mut s, "batch", None).await, Ok(()));
+    assert_eq!(s.screen, Screen::Batch);
+    assert!(
+        nav(&mut s, "nowhere", None)
+            .await
+            .unwrap_err()
+            .contains("unknown screen")
+    );
+}
+
+#[test]
+fn calls_flow_into_activity_stats_and_ticking() {
+    let mut s = state();
+    assert!(!s.needs_tick(), "idle: no tick, no redraw");
+    s.update(started(
+        1,
+        0,
+        "android_tap",
+        Level::SafeAction,
+        Some("emulator-5554"),
+        json!({"x": 1}),
+    ));
+    assert_eq!(s.stat("android_tap").running, 1);
+    assert!(s.needs_tick(), "a running call shows elapsed time");
+    s.update(finished(
+        1,
+        "android_tap",
+        Outcome::Ok,
+        12,
+        None,
+        json!({"ok": true}),
+    ));
+    assert_eq!(s.stat("android_tap").calls, 1);
+    assert_eq!(s.stat("android_tap").running, 0);
+    assert!(!s.needs_tick());
+    assert_eq!(s.history.live_len(), 1);
+}
+
+fn busy_state() -> spock_tui::tui::State {
+    let mut s = state();
+    let calls = [
+        (
+            1,
+            "android_tap",
+            Level::SafeAction,
+            "emulator-5554",
+            Outcome::Ok,
+            json!({"x": 10}),
+        ),
+        (
+            2,
+            "android_uninstall_app",
+            Level::Destructive,
+            "emulator-5554",
+            Outcome::Denied,
+            json!({"package_name": "com.needle.app"}),
+        ),
+        (
+            3,
+            "android_take_screenshot",
+            Level::ReadOnly,
+            "R58M123",
+            Outcome::Ok,
+            json!({}),
+        ),
+        (
+            4,
+            "android_tap",
+            Level::SafeAction,
+            "R58M123",
+            Outcome::Error,
+            json!({"x": 99}),
+        ),
+    ];
+    for (id, tool, level, dev, outcome, args) in calls {
+        s.update(started(id, id as i64, tool, level, Some(dev), args));
+        let decision = (level == Level::Destructive).then_some(Decision {
+            approved: false,
+            by: DecidedBy::Key,
+        });
+        s.update(finished(
+            id,
+            tool,
+            outcome,
+            5,
+            decision,
+            json!({"done": id}),
+        ));
+    }
+    s
+}
+
+#[test]
+fn history_search_and_multi_select_filters() {
+    let mut s = busy_state();
+    s.update(key('4'));
+    s.update(key('/'));
+    for c in "NEEDLE".chars() {
+        s.update(key(c));
+    }
+    assert_eq!(
+        s.history_len(),
+        1,
+        "search matches arguments, case-insensitively"
+    );
+    s.update(code(KeyCode::Enter));
+    assert_eq!(s.layer(), Layer::Screen(Screen::History));
+    s.update(key('x'));
+    assert_eq!(s.history_len(), 4);
+
+    // Filter picker: choose two tools (multi-select), then an outcome.
+    s.update(key('f'));
+    assert_eq!(s.layer(), Layer::Picker);
+    let opts = s.picker.as_ref().unwrap().options.clone();
+    let pos = |v: &str| opts.iter().position(|(_, o)| o == v).unwrap();
+    for target in [pos("android_tap"), pos("android_take_screenshot")] {
+        s.picker.as_mut().unwrap().cursor = target;
+        s.update(key(' '));
+    }
+    assert_eq!(s.history_len(), 3);
+    s.picker.as_mut().unwrap().cursor = pos("error");
+    s.update(key(' '));
+    assert_eq!(s.history_len(), 1);
+    assert_eq!(
+        s.history_seq_at(0)
+            .and_then(|q| s.history.get(q))
+            .and_then(|r| r.call_id),
+        Some(4)
+    );
+    s.update(code(KeyCode::Esc));
+    assert!(render(&mut s, 120, 30).contains("[outcome: error]"));
+}
+
+#[test]
+fn history_is_bounded_by_the_setting() {
+    let mut s = busy_state();
+    let mut v = view();
+    v.history_size = 2;
+    s.update(Event::Sync(v));
+    assert_eq!(s.history.len(), 2);
+    assert_eq!(s.history.capacity(), 2);
+}
+
+#[test]
+fn settings_rows_become_access_and_setting_effects() {
+    let mut s = state();
+    s.update(key('5'));
+    assert!(matches!(
+        &s.update(key('a'))[..],
+        [Effect::Access(AccessChange::EnableAll)]
+    ));
+    assert!(matches!(
+        &s.update(key('r'))[..],
+        [Effect::Access(AccessChange::ReadOnlyOnly)]
+    ));
+    // Walk down to the first tool row (destructive first) and toggle it off.
+    let fx = loop {
+        s.update(code(KeyCode::Down));
+        if let Some(spock_tui::tui::settings::Row::Tool(_)) = s.settings_row() {
+            break s.update(key(' '));
+        }
+    };
+    assert!(
+        matches!(&fx[..], [Effect::Access(AccessChange::SetEnabled { tool, on: false })] if tool == "android_uninstall_app"),
+        "{fx:?}"
+    );
+
+    // Edit the history size: Enter opens the input, Enter applies.
+    s.update(code(KeyCode::Home));
+    while s.settings_row()
+        != Some(spock_tui::tui::settings::Row::Field(
+            SettingField::HistorySize,
+        ))
+    {
+        s.update(code(KeyCode::Down));
+    }
+    s.update(code(KeyCode::Enter));
+    assert_eq!(s.layer(), Layer::Input);
+    s.update(Event::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('u'),
+        crossterm::event::KeyModifiers::CONTROL,
+    )));
+    for c in "250".chars() {
+        s.update(key(c));
+    }
+    assert!(matches!(
+        &s.update(code(KeyCode::Enter))[..],
+        [Effect::Setting(SettingField::HistorySize, 250)]
+    ));
+    s.update(code(KeyCode::Enter));
+    s.update(key('x'));
+    assert!(s.update(code(KeyCode::Enter)).is_empty());
+    assert!(s.notice.as_deref().unwrap_or("").contains("not a number"));
+}
+
+#[test]
+fn server_keys_follow_its_state() {
+    let mut s = state();
+    assert!(matches!(
+        &s.update(key('s'))[..],
+        [Effect::Server(ServerCtl::Stop)]
+    ));
+    s.update(Event::ServerStatus(ServerStatus::Stopped));
+    assert!(matches!(
+        &s.update(key('s'))[..],
+        [Effect::Server(ServerCtl::Start)]
+    ));
+    assert!(matches!(
+        &s.update(key('R'))[..],
+        [Effect::Server(ServerCtl::Restart)]
+    ));
+    s.update(Event::ServerStatus(ServerStatus::Starting));
+    assert!(s.update(key('s')).is_empty());
+}
+
+#[test]
+fn copy_config_stdio_has_no_token_http_does() {
+    let mut s = state();
+    let fx = s.update(key('y'));
+    let [Effect::Copy { text, .. }] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    assert!(
+        text.contains("relay") && !text.contains("tok-for-tests"),
+        "{text}"
+    );
+    s.update(key('t'));
+    let fx = s.update(key('y'));
+    let [Effect::Copy { text, what }] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    assert!(
+        text.contains("Bearer tok-for-tests") && what.starts_with("HTTP"),
+        "{text}"
+    );
+    s.update(Event::ServerStatus(ServerStatus::Stopped));
+    assert!(
+        s.update(key('y')).is_empty(),
+        "no HTTP config while nothing listens"
+    );
+}
+
+#[test]
+fn details_copy_request_response_and_save_images() {
+    use base64::Engine as _;
+    let mut s = state();
+    let mut png = Vec::new();
+    image::RgbImage::new(30, 20)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    let data = base64::engine::general_purpose::STANDARD.encode(&png);
+    s.update(started(
+        9,
+        0,
+        "android_take_screenshot",
+        Level::ReadOnly,
+        None,
+        json!({"serial": "emulator-5554"}),
+    ));
+    s.update(finished(
+        9,
+        "android_take_screenshot",
+        Outcome::Ok,
+        80,
+        None,
+        json!({"content": [{"type": "image", "mimeType": "image/png", "data": data}]}),
+    ));
+    s.update(key('3'));
+    s.update(code(KeyCode::Enter));
+    assert_eq!(s.layer(), Layer::Details);
+    let screen = render(&mut s, 120, 40);
+    assert!(
+        screen.contains("<image/png") && screen.contains("30×20>"),
+        "{screen}"
+    );
+    assert!(!screen.contains(&data[..20]));
+    let fx = s.update(key('c'));
+    assert!(matches!(&fx[..], [Effect::Copy { text, .. }] if text.contains("emulator-5554")));
+    let fx = s.update(key('C'));
+    assert!(matches!(&fx[..], [Effect::Copy { text, .. }] if text.contains("image/png")));
+    let fx = s.update(key('w'));
+    let [Effect::SaveImages { images, stem }] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(images[0].dimensions, Some((30, 20)));
+    assert!(stem.contains("android_take_screenshot"));
+    s.update(code(KeyCode::Esc));
+    assert_eq!(s.layer(), Layer::Screen(Screen::Activity));
+}
+
+#[test]
+fn tools_search_and_destructive_filter() {
+    let mut s = state();
+    s.update(key('2'));
+    assert_eq!(
+        s.visible_tools()[0].level,
+        Level::Destructive,
+        "destructive first"
+    );
+    s.update(key('d'));
+    assert!(
+        s.visible_tools()
+            .iter()
+            .all(|t| t.level == Level::Destructive)
+    );
+    s.update(key('d'));
+    s.update(key('/'));
+    for c in "pixels".chars() {
+        s.update(key(c));
+    }
+    assert_eq!(
+        s.visible_tools().iter().map(|t| t.name).collect::<Vec<_>>(),
+        ["android_tap"],
+        "description searched"
+    );
+    s.update(code(KeyCode::Esc));
+    assert_eq!(s.visible_tools().len(), s.tools.len());
+}
+
+#[test]
+fn untrusted_text_is_escaped_before_drawing() {
+    let mut s = state();
+    s.update(started(
+        1,
+        0,
+        "android_tap",
+        Level::SafeAction,
+        Some("evil\x1b[2J\x1b]52;c;eA==\x07"),
+        json!({"t": "\x1b[31mred\u{0}"}),
+    ));
+    s.update(key('3'));
+    let screen = render(&mut s, 120, 30);
+    assert!(!screen.contains('\x1b') && !screen.contains('\x07'));
+    assert!(screen.contains("evil^[[2J"), "{screen}");
+    s.update(code(KeyCode::Enter));
+    let screen = render(&mut s, 120, 30);
+    // serde_json escapes controls in JSON text itself; device strings come through the escaper.
+    assert!(!screen.contains('\x1b'));
+    assert!(screen.contains("evil^[[2J^[]52;c;eA==^G"), "{screen}");
+}
+
+#[test]
+fn mouse_clicks_tabs_and_rows() {
+    use crossterm::event::{KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+    let mut s = busy_state();
+    s.size = (120, 30);
+    let click = |col, row| {
+        Event::Mouse(MouseEvent {
+            kind: MouseEventKind::Down(MouseButton::Left),
+            column: col,
+            row,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    let screen = render(&mut s, 120, 30);
+    let first = screen.lines().next().unwrap();
+    let col = first.find("3 Activity").unwrap() as u16;
+    s.update(click(col + 1, 0));
+    assert_eq!(s.screen, Screen::Activity);
+    // Rows start below the tab bar, the border and the header: row 3 is the newest, 4 the next.
+    s.update(click(10, 4));
+    assert_eq!(s.activity_cursor(), 1);
+    s.update(Event::Mouse(MouseEvent {
+        kind: MouseEventKind::ScrollDown,
+        column: 0,
+        row: 5,
+        modifiers: KeyModifiers::NONE,
+    }));
+    assert_eq!(s.activity_cursor(), 2);
+}
+
+#[test]
+fn the_screen_name_is_what_status_reports() {
+    for sc in Screen::ALL {
+        assert_eq!(Screen::from_name(sc.name()), Some(sc));
+        assert!(spock_tui::mcp::uilink::SCREENS.contains(&sc.name()));
+    }
+    assert!(
+        action::lookup(
+            Layer::Screen(Screen::Status),
+            &crossterm::event::KeyEvent::new(
+                KeyCode::Char('y'),
+                crossterm::event::KeyModifiers::NONE
+            )
+        ) == Some(Action::CopyConfig)
+    );
+}
