@@ -164,6 +164,7 @@ pub fn finished(
         outcome,
         duration: Duration::from_millis(ms),
         decision,
+        device: None,
         result,
     })
 }
