@@ -259,7 +259,7 @@ async def test_multi_touch_is_recognised_by_the_device(demo):
         assert "gesture rotation 90" in msgs
         zoomed = await s.ok("android_get_logcat", {"contains": "product photo zoomed in"})
         assert len(zoomed["lines"]) == 1, "only the pinch out zooms"
-        e = await s.err("android_pinch", {"x": 540, "y": 100, "startSpread": 100, "endSpread": 400})
+        e = await s.err("android_pinch", {"x": 540, "y": 100, "startSpread": 100, "endSpread": 400, "angle": 90})
         assert e["kind"] == "refused", "a finger would leave the screen"
 
 
