@@ -330,3 +330,76 @@ pub fn tools() -> Vec<ToolDef> {
         .def(call),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // The listing format documented in device::parse::appfn, and the virtual device's
+    // grouped form with a `{"name": "type"}` parameter map.
+    const DOCUMENTED: &str = r#"[{"packageName":"com.example.notes","functionId":"com.example.notes.NoteFunctions#createNote",
+        "enabled":true,"schemaCategory":"productivity","schemaName":"createNote","schemaVersion":2,
+        "parameters":[{"name":"title","type":"string","required":true},{"name":"pinned","type":"boolean"},
+                      {"name":"count","type":"int"}]}]"#;
+    const GROUPED: &str = r#"{"com.example.notes":[{"id":"createNote","enabled":true,"parameters":{"title":"string","body":"string"}}]}"#;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn arguments_are_checked_against_the_listed_metadata() {
+        let fns = parse(DOCUMENTED).unwrap();
+        let (f, extra) = &fns[0];
+        assert_eq!(extra.get("schemaVersion"), Some(&json_num(2)));
+        let ok = encode_arguments(
+            f,
+            &args(serde_json::json!({"title": "a'b; $(x)", "pinned": true})),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&ok).unwrap()["title"],
+            "a'b; $(x)"
+        );
+        let err = |v| encode_arguments(f, &args(v)).unwrap_err().message;
+        assert!(err(serde_json::json!({"pinned": true})).contains("needs title"));
+        assert!(
+            err(serde_json::json!({"title": "x", "pinned": "yes"}))
+                .contains("pinned must be boolean")
+        );
+        assert!(err(serde_json::json!({"title": "x", "count": 1.5})).contains("count must be int"));
+        assert!(
+            err(serde_json::json!({"title": "x", "colour": "red"}))
+                .contains("no parameter \"colour\"")
+        );
+    }
+
+    fn json_num(n: u64) -> Value {
+        Value::from(n)
+    }
+
+    #[test]
+    fn parameter_maps_are_read_as_required_parameters() {
+        let fns = parse(GROUPED).unwrap();
+        let (f, _) = &fns[0];
+        assert_eq!(f.package_name, "com.example.notes");
+        let mut names: Vec<(&str, bool)> = f
+            .parameters
+            .iter()
+            .map(|p| (p.name.as_str(), p.required))
+            .collect();
+        names.sort();
+        assert_eq!(names, [("body", true), ("title", true)]);
+        assert!(encode_arguments(f, &args(serde_json::json!({"title": "x"}))).is_err());
+    }
+
+    #[test]
+    fn function_ids() {
+        for good in ["createNote", "com.x.NoteFunctions#createNote", "a_b:c-d$e"] {
+            assert!(check_function_id(good).is_ok(), "{good}");
+        }
+        for bad in ["", "-x", "$(id)", "a b", "a;b", "a`b`", "a\nb", "'a'"] {
+            assert!(check_function_id(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -316,3 +316,54 @@ pub fn tools() -> Vec<ToolDef> {
         .def(pull),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pulled_names_stay_inside_the_pull_directory() {
+        assert_eq!(local_name("/sdcard/Download/report.txt"), "report.txt");
+        assert_eq!(local_name("/sdcard/.hidden"), "hidden");
+        assert_eq!(local_name("/sdcard/a b;$(x).txt"), "a_b___x_.txt");
+        assert_eq!(local_name("/sdcard/"), "pulled");
+        assert_eq!(local_name("/sdcard/.."), "pulled");
+        assert!(!local_name("/sdcard/x/../../y").contains('/'));
+    }
+
+    #[test]
+    fn device_paths_are_normalised_or_refused() {
+        assert_eq!(
+            check_device_path("/sdcard//Download/./x").unwrap(),
+            "/sdcard/Download/x"
+        );
+        for bad in [
+            "/sdcard/../data/x",
+            "/data/data/x",
+            "/sdcard/%2e%2e/data",
+            "x",
+        ] {
+            assert_eq!(
+                check_device_path(bad).unwrap_err().kind,
+                crate::mcp::result::ErrorKind::Refused,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_push_source_over_the_cap_is_refused_before_reading() {
+        let t = tempfile::tempdir().unwrap();
+        let big = t.path().join("big.bin");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_BYTES + 1).unwrap();
+        let err = read_source(&big, &[t.path().to_path_buf()]).unwrap_err();
+        assert!(err.message.contains("capped"), "{}", err.message);
+        std::fs::write(t.path().join("ok.bin"), b"ok").unwrap();
+        let (p, data) = read_source(Path::new("ok.bin"), &[t.path().to_path_buf()]).unwrap();
+        assert_eq!(
+            (p.file_name().unwrap().to_str(), data.as_slice()),
+            (Some("ok.bin"), &b"ok"[..])
+        );
+    }
+}

@@ -257,3 +257,31 @@ pub fn tools() -> Vec<ToolDef> {
         .def(multitouch::rotate),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_off_the_screen_are_refused() {
+        let size = (1080, 2400);
+        for ok in [(0, 0), (1079, 2399), (540, 1200)] {
+            assert!(check_point(ok.0, ok.1, size).is_ok(), "{ok:?}");
+        }
+        for bad in [(-1, 0), (1080, 5), (5, 2400), (i32::MIN, i32::MAX)] {
+            assert!(check_point(bad.0, bad.1, size).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn text_and_keys_reach_the_shell_as_one_inert_word() {
+        assert_eq!(
+            check_text("it's \"a\" $HOME; ls").unwrap(),
+            "'it'\\''s%s\"a\"%s$HOME;%sls'"
+        );
+        assert!(check_text("naïve").is_err());
+        assert_eq!(check_key("back").unwrap(), "KEYCODE_BACK");
+        assert!(check_key("HOME; reboot").is_err());
+        assert_eq!(swipe_cmd((1, 2), (1, 2), 1000), "input swipe 1 2 1 2 1000");
+    }
+}
