@@ -87,10 +87,13 @@ pub fn encode_arguments(f: &AppFunction, args: &Map<String, Value>) -> Result<St
     serde_json::to_string(args).map_err(|e| ToolError::internal(format!("encoding arguments: {e}")))
 }
 
+/// A listed function and the raw JSON object it came from.
+type Entry = (AppFunction, Map<String, Value>);
+
 /// Parses the listing, also reading what the typed parser leaves out: schema fields, and
 /// parameters given as a `{"name": "type"}` map (the virtual device's form; every parameter
 /// it lists is one it requires).
-fn parse(text: &str) -> Result<Vec<(AppFunction, Map<String, Value>)>, ToolError> {
+fn parse(text: &str) -> Result<Vec<Entry>, ToolError> {
     let fns = appfn::parse_list(text)
         .map_err(|e| ToolError::device(format!("could not read the AppFunction list: {e}")))?;
     let raw: Option<Value> = text
@@ -146,10 +149,7 @@ fn collect_objects<'a>(v: &'a Value, out: &mut Vec<&'a Map<String, Value>>) {
     }
 }
 
-async fn list_all(
-    ctx: &Ctx,
-    dev: &Device,
-) -> Result<Vec<(AppFunction, Map<String, Value>)>, ToolError> {
+async fn list_all(ctx: &Ctx, dev: &Device) -> Result<Vec<Entry>, ToolError> {
     let out = ctx.sh(dev, LIST).await?;
     let text = out.stdout_text();
     if !out.success() && !text.contains(['[', '{']) {
