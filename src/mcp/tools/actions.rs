@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::gestures::{GestureKind, swipe_cmd};
+use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
 use super::ui::{ElementRef, NodeOut, dump, node_out, tree_out};
 use crate::device::Device;
@@ -217,11 +217,11 @@ pub async fn press_node(
     {
         out.warning = Some(format!("{target} is disabled; the tap may do nothing"));
     }
-    let cmd = match kind {
-        GestureKind::Tap => format!("input tap {x} {y}"),
-        GestureKind::LongPress(ms) => swipe_cmd((x, y), (x, y), ms),
+    let (cmd, hold) = match kind {
+        GestureKind::Tap => (format!("input tap {x} {y}"), 0),
+        GestureKind::LongPress(ms) => (swipe_cmd((x, y), (x, y), ms), ms),
     };
-    ctx.sh_ok(dev, &cmd).await?;
+    input_held(ctx, dev, &cmd, hold).await?;
     out.element = node_out(tree, id);
     if target != id {
         out.acted_on = node_out(tree, target);

@@ -43,6 +43,23 @@ pub fn swipe_cmd(from: (i32, i32), to: (i32, i32), ms: u64) -> String {
     format!("input swipe {} {} {} {} {ms}", from.0, from.1, to.0, to.1)
 }
 
+/// Runs an `input` command that holds for `hold_ms`, adding that time to the timeout (a
+/// 10-second long press must not be cut off by a shorter command timeout).
+pub async fn input_held(ctx: &Ctx, dev: &Device, cmd: &str, hold_ms: u64) -> Result<(), ToolError> {
+    let budget = ctx.timeout() + std::time::Duration::from_millis(hold_ms);
+    let out = ctx.sh_timeout(dev, cmd, budget).await?;
+    if out.success() {
+        return Ok(());
+    }
+    let err = format!("{}\n{}", out.stderr_text(), out.stdout_text());
+    Err(ToolError::device(format!(
+        "`{cmd}` failed on {} (exit {}): {}",
+        dev.serial(),
+        out.exit_code,
+        err.trim().lines().next().unwrap_or("")
+    )))
+}
+
 /// The one shell word `input text` gets, or why the text cannot be typed.
 pub fn check_text(text: &str) -> Result<String, ToolError> {
     guard::input_text_escape(text).map_err(refused)
@@ -138,15 +155,12 @@ async fn point(
     kind: GestureKind,
 ) -> Result<WithImages<ActionOut>, ToolError> {
     let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[(a.x, a.y)]).await?;
-    let cmd = match kind {
-        GestureKind::Tap => format!("input tap {} {}", a.x, a.y),
-        GestureKind::LongPress(_) => swipe_cmd(
-            (a.x, a.y),
-            (a.x, a.y),
-            a.duration_ms.unwrap_or(1000).clamp(500, 10_000),
-        ),
+    let hold = a.duration_ms.unwrap_or(1000).clamp(500, 10_000);
+    let (cmd, hold) = match kind {
+        GestureKind::Tap => (format!("input tap {} {}", a.x, a.y), 0),
+        GestureKind::LongPress(_) => (swipe_cmd((a.x, a.y), (a.x, a.y), hold), hold),
     };
-    ctx.sh_ok(&dev, &cmd).await?;
+    input_held(&ctx, &dev, &cmd, hold).await?;
     let mut out = ActionOut::new(dev.serial(), kind.label(), kind.label());
     out.point = Some([a.x, a.y]);
     finish(&ctx, &dev, out, a.return_screen).await
@@ -156,7 +170,7 @@ async fn swipe(ctx: Ctx, a: SwipeArgs) -> Result<WithImages<ActionOut>, ToolErro
     let (from, to) = ((a.start_x, a.start_y), (a.end_x, a.end_y));
     let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[from, to]).await?;
     let ms = a.duration_ms.unwrap_or(300).clamp(10, 10_000);
-    ctx.sh_ok(&dev, &swipe_cmd(from, to, ms)).await?;
+    input_held(&ctx, &dev, &swipe_cmd(from, to, ms), ms).await?;
     let mut out = ActionOut::new(dev.serial(), "swipe", "swipe");
     out.point = Some([from.0, from.1]);
     finish(&ctx, &dev, out, a.return_screen).await
