@@ -1,10 +1,16 @@
 //! The tool families, one file each. `catalogue()` is every tool in the order `tools/list`
 //! and the control centre show them.
+pub mod actions;
+pub mod appfn;
 pub mod apps;
 pub mod common;
 pub mod devices;
+pub mod files;
+pub mod gestures;
 pub mod host;
 pub mod inspect;
+pub mod project;
+pub mod record;
 pub mod screen;
 pub mod settings;
 pub mod shell;
@@ -20,7 +26,13 @@ pub fn catalogue() -> Registry {
     tools.extend(screen::tools());
     tools.extend(ui::tools());
     tools.extend(triage::tools());
+    tools.extend(actions::tools());
+    tools.extend(gestures::tools());
     tools.extend(apps::tools());
+    tools.extend(appfn::tools());
+    tools.extend(files::tools());
+    tools.extend(record::tools());
+    tools.extend(project::tools());
     tools.extend(host::tools());
     tools.extend(settings::tools());
     tools.extend(shell::tools());

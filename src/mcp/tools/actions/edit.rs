@@ -1,0 +1,152 @@
+//! Typing into a text field found by semantics: focus it with a tap, clear it when asked, type
+//! through `input text` (escaped by `guard`, so quotes, `$` and `;` arrive as typed), read the
+//! field back to verify, then submit with Enter when asked.
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{ActionOut, ReturnScreen, finish, pause, press_node, visible_rect};
+use crate::device::Device;
+use crate::mcp::registry::WithImages;
+use crate::mcp::result::ToolError;
+use crate::mcp::server::Ctx;
+use crate::mcp::tools::gestures::{GestureKind, check_text};
+use crate::mcp::tools::ui::{ElementRef, dump, node_out};
+use crate::uitree::{NodeId, UiTree};
+
+/// `KEYCODE_MOVE_END` and `KEYCODE_DEL` by number: every `input` build knows numbers.
+const MOVE_END: u32 = 123;
+const DEL: u32 = 67;
+const ENTER: u32 = 66;
+/// More deletions than this in one call means the field is not what the agent thinks it is.
+const MAX_CLEAR: usize = 2000;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TypeArgs {
+    pub serial: Option<String>,
+    #[serde(flatten)]
+    pub target: ElementRef,
+    /// Typed exactly (ASCII; spaces, quotes and shell characters are safe).
+    pub text: String,
+    /// Delete what the field holds first (default false).
+    #[serde(default)]
+    pub clear: bool,
+    /// Press Enter after typing (default false).
+    #[serde(default)]
+    pub submit: bool,
+    pub return_screen: Option<ReturnScreen>,
+}
+
+/// The text field an element names: itself, its interactive ancestor, or the first text field
+/// inside it (a Compose TextField's label is often a sibling-level child).
+pub fn text_field(tree: &UiTree, id: NodeId) -> Result<NodeId, ToolError> {
+    let editable = |i: NodeId| tree.node(i).is_some_and(|n| n.is_editable());
+    if editable(id) {
+        return Ok(id);
+    }
+    let up = tree.interactive_ancestor(id);
+    if editable(up) {
+        return Ok(up);
+    }
+    if let Some(n) = tree
+        .descendants(id)
+        .find(|n| n.is_editable() && n.is_visible())
+    {
+        return Ok(n.id);
+    }
+    let shown = node_out(tree, id)
+        .map(|n| format!("{} {} {:?}", n.node_id, n.role, n.text))
+        .unwrap_or_else(|| id.to_string());
+    Err(ToolError::invalid_args(format!(
+        "{shown} is not a text field and holds none; name the field itself (its testTag, hint or a selector with role \"input\")"
+    )))
+}
+
+/// Delete the field's current content: cursor to the end, then one DEL per character.
+pub async fn clear(ctx: &Ctx, dev: &Device, tree: &UiTree, field: NodeId) -> Result<(), ToolError> {
+    let n = tree.node(field).map_or(0, |n| n.text.chars().count());
+    if n == 0 {
+        return Ok(());
+    }
+    let mut cmd = format!("input keyevent {MOVE_END}");
+    for _ in 0..n.min(MAX_CLEAR) {
+        cmd.push_str(&format!(" {DEL}"));
+    }
+    ctx.sh_ok(dev, &cmd).await.map(drop)
+}
+
+/// The same field in a later dump: same bounds and still editable (its text, and so the
+/// revision, changed, so node ids do not carry over).
+fn same_field(before: &UiTree, field: NodeId, after: &UiTree) -> Option<NodeId> {
+    let old = before.node(field)?;
+    let by_bounds = after
+        .nodes()
+        .iter()
+        .find(|n| n.is_editable() && n.bounds == old.bounds);
+    let by_id = || {
+        after.nodes().iter().find(|n| {
+            n.is_editable() && !old.resource_id.is_empty() && n.resource_id == old.resource_id
+        })
+    };
+    by_bounds.or_else(by_id).map(|n| n.id)
+}
+
+pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, ToolError> {
+    // Refused before the device is touched.
+    let escaped = check_text(&a.text)?;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let tree = dump(&ctx, &dev).await?;
+    let id = a.target.resolve(&tree)?;
+    let field = text_field(&tree, id)?;
+    if visible_rect(&tree, field).is_none() {
+        return Err(ToolError::not_found(format!(
+            "the field {field} is off screen; bring it into view with android_scroll_to_element"
+        )));
+    }
+    let mut out = ActionOut::new(dev.serial(), "input_text_into_element", "tap+text");
+    press_node(&ctx, &dev, &tree, field, GestureKind::Tap, &mut out).await?;
+    // The tap matched the field itself; report the match the agent named.
+    out.element = node_out(&tree, id);
+    out.acted_on = (field != id).then(|| node_out(&tree, field)).flatten();
+    pause(&ctx, 150).await?;
+    let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
+    let password = tree.node(field).is_some_and(|n| n.password);
+    if a.clear {
+        clear(&ctx, &dev, &tree, field).await?;
+    }
+    ctx.sh_ok(&dev, &format!("input text {escaped}")).await?;
+    pause(&ctx, 150).await?;
+    let after = dump(&ctx, &dev).await?;
+    match same_field(&tree, field, &after).and_then(|f| after.node(f)) {
+        Some(n) if password => {
+            let want = if a.clear { 0 } else { before.chars().count() } + a.text.chars().count();
+            out.verified = Some(n.text.chars().count() == want);
+            out.field_text = Some("•".repeat(n.text.chars().count()));
+        }
+        Some(n) => {
+            let want = if a.clear {
+                a.text.clone()
+            } else {
+                format!("{before}{}", a.text)
+            };
+            // An empty field may have shown its hint as text before typing.
+            let ok = n.text == want || n.text.ends_with(&a.text);
+            out.verified = Some(ok);
+            if !ok {
+                out.warning = Some(format!(
+                    "the field holds {:?}, not {want:?}: an input filter, autocorrect or a length limit may have changed it",
+                    n.text
+                ));
+            }
+            out.field_text = Some(n.text.clone());
+        }
+        None => {
+            out.warning =
+                Some("the field could not be found again after typing; the screen changed".into());
+        }
+    }
+    if a.submit {
+        ctx.sh_ok(&dev, &format!("input keyevent {ENTER}")).await?;
+    }
+    finish(&ctx, &dev, out, a.return_screen).await
+}

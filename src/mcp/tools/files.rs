@@ -1,0 +1,369 @@
+//! `android_push_file` / `android_pull_file`, deliberately narrower than adb: device paths only
+//! under /sdcard, /storage and /data/local/tmp (checked as written, then again after the
+//! device resolves symlinks), push sources only from the project or the pull directory (push
+//! and pull compose into an arbitrary local read otherwise), pulls only into the pull
+//! directory, staged beside their final name and renamed when complete, 50 MB either way,
+//! enforced before the bytes are kept.
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use bytes::Bytes;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::config::paths::{private_dir, write_atomic};
+use crate::device::{Device, DeviceError};
+use crate::guard::{self, PathRefusal, shell_quote};
+use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::result::ToolError;
+use crate::mcp::server::Ctx;
+
+pub const MAX_BYTES: u64 = 50 * 1024 * 1024;
+/// Pulled files up to this size that are valid UTF-8 come back inline.
+pub const INLINE_TEXT: usize = 64 * 1024;
+
+fn path_refused(e: PathRefusal) -> ToolError {
+    ToolError::refused(format!("refused: {e}"))
+}
+
+/// A device path as written: normalised and inside the allowed roots.
+pub fn check_device_path(p: &str) -> Result<String, ToolError> {
+    guard::device_path(p).map_err(path_refused)
+}
+
+/// A local file to push: resolved (symlinks too) inside `roots`. Blocking: call off the runtime.
+pub fn check_local_source(p: &Path, roots: &[PathBuf]) -> Result<PathBuf, ToolError> {
+    guard::local_source(p, roots).map_err(path_refused)
+}
+
+/// Where a push may read from: the project directories and the pull directory.
+pub fn local_roots(ctx: &Ctx) -> Vec<PathBuf> {
+    let mut roots = ctx.core.projects.dirs();
+    roots.push(ctx.core.paths.pull_dir());
+    roots
+}
+
+/// A file name safe to create in the pull directory.
+pub fn local_name(remote: &str) -> String {
+    let base = remote.rsplit('/').next().unwrap_or("");
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "._-+".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(120)
+        .collect();
+    let clean = clean.trim_start_matches('.').to_string();
+    if clean.is_empty() {
+        "pulled".into()
+    } else {
+        clean
+    }
+}
+
+/// The device's own answer to where `p` leads (symlinks resolved), guarded again: a link under
+/// /sdcard pointing into /data is refused here.
+async fn resolve_on_device(ctx: &Ctx, dev: &Device, p: &str) -> Result<String, ToolError> {
+    let q = shell_quote(p);
+    let mut out = ctx.sh(dev, &format!("realpath {q}")).await?;
+    if out.exit_code == 127 {
+        out = ctx.sh(dev, &format!("readlink -f {q}")).await?;
+    }
+    let text = out.stdout_text();
+    let resolved = text.trim();
+    if !out.success() || resolved.is_empty() {
+        return Err(ToolError::not_found(format!(
+            "{p} does not exist on {}: {}",
+            dev.serial(),
+            out.stderr_text().trim()
+        )));
+    }
+    guard::device_path(resolved).map_err(|e| {
+        ToolError::refused(format!(
+            "refused: {p} resolves on the device to {resolved}, and {e}"
+        ))
+    })
+}
+
+fn too_large(what: &str, size: u64) -> ToolError {
+    ToolError::refused(format!(
+        "{what} is {size} bytes; transfers are capped at {MAX_BYTES} bytes (50 MB)"
+    ))
+}
+
+fn transfer_timeout(ctx: &Ctx, bytes: u64) -> Duration {
+    // At least the command timeout, plus a second per MB for slow USB links.
+    ctx.timeout() + Duration::from_secs(5 + bytes / (1024 * 1024))
+}
+
+fn sha256_hex(data: &[u8]) -> String {
+    Sha256::digest(data)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PushArgs {
+    pub serial: Option<String>,
+    /// A file in the project (relative paths are looked up there) or the pull directory.
+    pub local_path: String,
+    /// Destination under /sdcard, /storage or /data/local/tmp (a directory keeps the file name).
+    pub device_path: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Pushed {
+    pub serial: String,
+    pub local_path: String,
+    pub device_path: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
+    let wanted = check_device_path(&a.device_path)?;
+    let roots = local_roots(&ctx);
+    let local = PathBuf::from(&a.local_path);
+    let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
+        .await
+        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let into_dir = dev
+        .stat(&wanted, ctx.timeout())
+        .await?
+        .is_some_and(|s| s.is_dir());
+    let (parent, name) = if into_dir {
+        let name = source
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        (wanted.clone(), name)
+    } else {
+        match wanted.rsplit_once('/') {
+            Some((p, n)) if !n.is_empty() => (
+                if p.is_empty() {
+                    "/".into()
+                } else {
+                    p.to_string()
+                },
+                n.to_string(),
+            ),
+            _ => return Err(ToolError::invalid_args("devicePath names no file")),
+        }
+    };
+    let dir = resolve_on_device(&ctx, &dev, &parent).await?;
+    let target = check_device_path(&format!("{dir}/{name}"))?;
+    // An existing file there may itself be a link out of the allowed roots.
+    if dev.stat(&target, ctx.timeout()).await?.is_some() {
+        resolve_on_device(&ctx, &dev, &target).await?;
+    }
+    let len = data.len() as u64;
+    let sha256 = sha256_hex(&data);
+    dev.push(
+        Bytes::from(data),
+        &target,
+        0o644,
+        transfer_timeout(&ctx, len),
+    )
+    .await?;
+    Ok(Pushed {
+        serial: dev.serial().to_string(),
+        local_path: source.display().to_string(),
+        device_path: target,
+        bytes: len,
+        sha256,
+    })
+}
+
+/// Resolves and reads a push source, refusing before reading more than the cap.
+fn read_source(local: &Path, roots: &[PathBuf]) -> Result<(PathBuf, Vec<u8>), ToolError> {
+    use std::io::Read;
+    let source = check_local_source(local, roots)?;
+    let meta = std::fs::metadata(&source)
+        .map_err(|e| ToolError::not_found(format!("{}: {e}", source.display())))?;
+    if !meta.is_file() {
+        return Err(ToolError::invalid_args(format!(
+            "{} is not a regular file",
+            source.display()
+        )));
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(too_large(&source.display().to_string(), meta.len()));
+    }
+    let f = std::fs::File::open(&source)
+        .map_err(|e| ToolError::not_found(format!("{}: {e}", source.display())))?;
+    let mut data = Vec::with_capacity(meta.len() as usize);
+    // A file growing while it is read is still held to the cap.
+    f.take(MAX_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(|e| ToolError::internal(format!("reading {}: {e}", source.display())))?;
+    if data.len() as u64 > MAX_BYTES {
+        return Err(too_large(&source.display().to_string(), data.len() as u64));
+    }
+    Ok((source, data))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PullArgs {
+    pub serial: Option<String>,
+    /// A file under /sdcard, /storage or /data/local/tmp.
+    pub device_path: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Pulled {
+    pub serial: String,
+    pub device_path: String,
+    /// Where it landed, in the pull directory.
+    pub local_path: String,
+    pub bytes: u64,
+    pub sha256: String,
+    /// The content, for text files up to 64 KiB.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// Pull `remote` (already guarded and resolved) into the pull directory as `name`.
+pub async fn pull_into_dir(
+    ctx: &Ctx,
+    dev: &Device,
+    remote: &str,
+    name: &str,
+) -> Result<(PathBuf, Bytes), ToolError> {
+    let size = match dev.stat(remote, ctx.timeout()).await? {
+        None => {
+            return Err(ToolError::not_found(format!(
+                "{remote} does not exist on {}",
+                dev.serial()
+            )));
+        }
+        Some(s) if !s.is_file() => {
+            return Err(ToolError::invalid_args(format!(
+                "{remote} is not a regular file"
+            )));
+        }
+        Some(s) => s.size,
+    };
+    if size > MAX_BYTES {
+        return Err(too_large(remote, size));
+    }
+    let data = dev
+        .pull(remote, MAX_BYTES, transfer_timeout(ctx, size))
+        .await
+        .map_err(|e| match e {
+            DeviceError::TooLarge { .. } => too_large(remote, MAX_BYTES + 1),
+            e => e.into(),
+        })?;
+    let dir = ctx.core.paths.pull_dir();
+    let path = dir.join(name);
+    let (p, bytes) = (path.clone(), data.clone());
+    tokio::task::spawn_blocking(move || {
+        private_dir(&dir)?;
+        write_atomic(&p, &bytes, 0o600)
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("file writer failed: {e}")))?
+    .map_err(|e| ToolError::internal(format!("could not write {}: {e}", path.display())))?;
+    Ok((path, data))
+}
+
+async fn pull(ctx: Ctx, a: PullArgs) -> Result<Pulled, ToolError> {
+    let wanted = check_device_path(&a.device_path)?;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let remote = resolve_on_device(&ctx, &dev, &wanted).await?;
+    let (path, data) = pull_into_dir(&ctx, &dev, &remote, &local_name(&remote)).await?;
+    let text = (data.len() <= INLINE_TEXT)
+        .then(|| std::str::from_utf8(&data).ok().map(str::to_string))
+        .flatten()
+        .filter(|t| !t.contains('\0'));
+    Ok(Pulled {
+        serial: dev.serial().to_string(),
+        device_path: remote,
+        local_path: path.display().to_string(),
+        bytes: data.len() as u64,
+        sha256: sha256_hex(&data),
+        text,
+    })
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        Meta {
+            name: "android_push_file",
+            title: "Push file",
+            level: Level::SafeAction,
+            description: "Copy a file from the project (or the pull directory) to the device under /sdcard, /storage \
+                          or /data/local/tmp. 50 MB cap.",
+        }
+        .def(push),
+        Meta {
+            name: "android_pull_file",
+            title: "Pull file",
+            level: Level::SafeAction,
+            description: "Copy a device file (under /sdcard, /storage or /data/local/tmp) into the pull directory; \
+                          text up to 64 KiB comes back inline. 50 MB cap.",
+        }
+        .def(pull),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pulled_names_stay_inside_the_pull_directory() {
+        assert_eq!(local_name("/sdcard/Download/report.txt"), "report.txt");
+        assert_eq!(local_name("/sdcard/.hidden"), "hidden");
+        assert_eq!(local_name("/sdcard/a b;$(x).txt"), "a_b___x_.txt");
+        assert_eq!(local_name("/sdcard/"), "pulled");
+        assert_eq!(local_name("/sdcard/.."), "pulled");
+        assert!(!local_name("/sdcard/x/../../y").contains('/'));
+    }
+
+    #[test]
+    fn device_paths_are_normalised_or_refused() {
+        assert_eq!(
+            check_device_path("/sdcard//Download/./x").unwrap(),
+            "/sdcard/Download/x"
+        );
+        for bad in [
+            "/sdcard/../data/x",
+            "/data/data/x",
+            "/sdcard/%2e%2e/data",
+            "x",
+        ] {
+            assert_eq!(
+                check_device_path(bad).unwrap_err().kind,
+                crate::mcp::result::ErrorKind::Refused,
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_push_source_over_the_cap_is_refused_before_reading() {
+        let t = tempfile::tempdir().unwrap();
+        let big = t.path().join("big.bin");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_BYTES + 1).unwrap();
+        let err = read_source(&big, &[t.path().to_path_buf()]).unwrap_err();
+        assert!(err.message.contains("capped"), "{}", err.message);
+        std::fs::write(t.path().join("ok.bin"), b"ok").unwrap();
+        let (p, data) = read_source(Path::new("ok.bin"), &[t.path().to_path_buf()]).unwrap();
+        assert_eq!(
+            (p.file_name().unwrap().to_str(), data.as_slice()),
+            (Some("ok.bin"), &b"ok"[..])
+        );
+    }
+}

@@ -1,0 +1,301 @@
+//! Coordinate fallbacks (tap, long press, swipe, key, text) and real multi-touch gestures
+//! (pinch, two-finger swipe, rotate). Their descriptions send agents to the element tools
+//! first: a coordinate read off a screenshot breaks on any other screen. Coordinates outside
+//! the screen (`wm size`) are refused, and text reaches `input text` only through
+//! `guard::input_text_escape`, so the device shell never interprets it.
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::actions::{ActionOut, ReturnScreen, finish};
+use super::inspect::refused;
+use crate::device::Device;
+use crate::device::parse::wm;
+use crate::guard;
+use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
+use crate::mcp::result::ToolError;
+use crate::mcp::server::Ctx;
+
+mod multitouch;
+
+pub use multitouch::{
+    Finger, Path2, TouchScreen, gesture_script, pinch_paths, rotate_paths, two_finger_paths,
+};
+
+/// How a single-finger press is delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GestureKind {
+    Tap,
+    /// Hold for this many ms.
+    LongPress(u64),
+}
+
+impl GestureKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            GestureKind::Tap => "tap",
+            GestureKind::LongPress(_) => "long_press",
+        }
+    }
+}
+
+/// `input swipe`; a swipe that does not move is how `input` long-presses.
+pub fn swipe_cmd(from: (i32, i32), to: (i32, i32), ms: u64) -> String {
+    format!("input swipe {} {} {} {} {ms}", from.0, from.1, to.0, to.1)
+}
+
+/// Runs an `input` command that holds for `hold_ms`, adding that time to the timeout (a
+/// 10-second long press must not be cut off by a shorter command timeout).
+pub async fn input_held(ctx: &Ctx, dev: &Device, cmd: &str, hold_ms: u64) -> Result<(), ToolError> {
+    let budget = ctx.timeout() + std::time::Duration::from_millis(hold_ms);
+    let out = ctx.sh_timeout(dev, cmd, budget).await?;
+    if out.success() {
+        return Ok(());
+    }
+    let err = format!("{}\n{}", out.stderr_text(), out.stdout_text());
+    Err(ToolError::device(format!(
+        "`{cmd}` failed on {} (exit {}): {}",
+        dev.serial(),
+        out.exit_code,
+        err.trim().lines().next().unwrap_or("")
+    )))
+}
+
+/// The one shell word `input text` gets, or why the text cannot be typed.
+pub fn check_text(text: &str) -> Result<String, ToolError> {
+    guard::input_text_escape(text).map_err(refused)
+}
+
+/// `KEYCODE_…` or a number, for `input keyevent`.
+pub fn check_key(key: &str) -> Result<String, ToolError> {
+    guard::keycode(key).map_err(refused)
+}
+
+/// Refuses a point outside a `width`×`height` screen.
+pub fn check_point(x: i32, y: i32, size: (u32, u32)) -> Result<(), ToolError> {
+    let (w, h) = (i64::from(size.0), i64::from(size.1));
+    if (0..w).contains(&i64::from(x)) && (0..h).contains(&i64::from(y)) {
+        return Ok(());
+    }
+    Err(ToolError::refused(format!(
+        "({x}, {y}) is outside the {w}x{h} screen; coordinates run from (0, 0) to ({}, {})",
+        w - 1,
+        h - 1
+    )))
+}
+
+/// The screen size apps see (`wm size`: the override when one is set).
+pub async fn screen_size(ctx: &Ctx, dev: &Device) -> Result<(u32, u32), ToolError> {
+    let text = ctx.sh_ok(dev, "wm size").await?;
+    wm::parse_size(&text)
+        .effective
+        .map(|s| (s.width, s.height))
+        .ok_or_else(|| ToolError::device(format!("`wm size` on {} printed no size", dev.serial())))
+}
+
+async fn checked_device(
+    ctx: &Ctx,
+    serial: Option<&str>,
+    points: &[(i32, i32)],
+) -> Result<(Device, (u32, u32)), ToolError> {
+    let dev = ctx.device(serial).await?;
+    let size = screen_size(ctx, &dev).await?;
+    for &(x, y) in points {
+        check_point(x, y, size)?;
+    }
+    Ok((dev, size))
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PointArgs {
+    pub serial: Option<String>,
+    pub x: i32,
+    pub y: i32,
+    /// Long press hold time in ms (default 1000).
+    pub duration_ms: Option<u64>,
+    pub return_screen: Option<ReturnScreen>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SwipeArgs {
+    pub serial: Option<String>,
+    pub start_x: i32,
+    pub start_y: i32,
+    pub end_x: i32,
+    pub end_y: i32,
+    /// Default 300 ms.
+    pub duration_ms: Option<u64>,
+    pub return_screen: Option<ReturnScreen>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct KeyArgs {
+    pub serial: Option<String>,
+    /// KEYCODE_BACK, BACK, ENTER, 66, …
+    pub key: String,
+    #[serde(default)]
+    pub long_press: bool,
+    pub return_screen: Option<ReturnScreen>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TextArgs {
+    pub serial: Option<String>,
+    /// ASCII text, typed exactly into the focused field.
+    pub text: String,
+    pub return_screen: Option<ReturnScreen>,
+}
+
+async fn point(
+    ctx: Ctx,
+    a: PointArgs,
+    kind: GestureKind,
+) -> Result<WithImages<ActionOut>, ToolError> {
+    let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[(a.x, a.y)]).await?;
+    let hold = a.duration_ms.unwrap_or(1000).clamp(500, 10_000);
+    let (cmd, hold) = match kind {
+        GestureKind::Tap => (format!("input tap {} {}", a.x, a.y), 0),
+        GestureKind::LongPress(_) => (swipe_cmd((a.x, a.y), (a.x, a.y), hold), hold),
+    };
+    input_held(&ctx, &dev, &cmd, hold).await?;
+    let mut out = ActionOut::new(dev.serial(), kind.label(), kind.label());
+    out.point = Some([a.x, a.y]);
+    finish(&ctx, &dev, out, a.return_screen).await
+}
+
+async fn swipe(ctx: Ctx, a: SwipeArgs) -> Result<WithImages<ActionOut>, ToolError> {
+    let (from, to) = ((a.start_x, a.start_y), (a.end_x, a.end_y));
+    let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[from, to]).await?;
+    let ms = a.duration_ms.unwrap_or(300).clamp(10, 10_000);
+    input_held(&ctx, &dev, &swipe_cmd(from, to, ms), ms).await?;
+    let mut out = ActionOut::new(dev.serial(), "swipe", "swipe");
+    out.point = Some([from.0, from.1]);
+    finish(&ctx, &dev, out, a.return_screen).await
+}
+
+async fn key(ctx: Ctx, a: KeyArgs) -> Result<WithImages<ActionOut>, ToolError> {
+    let code = check_key(&a.key)?;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let long = if a.long_press { "--longpress " } else { "" };
+    ctx.sh_ok(&dev, &format!("input keyevent {long}{code}"))
+        .await?;
+    let out = ActionOut::new(dev.serial(), &format!("press_key {code}"), "keys");
+    finish(&ctx, &dev, out, a.return_screen).await
+}
+
+async fn text(ctx: Ctx, a: TextArgs) -> Result<WithImages<ActionOut>, ToolError> {
+    let word = check_text(&a.text)?;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    ctx.sh_ok(&dev, &format!("input text {word}")).await?;
+    let out = ActionOut::new(dev.serial(), "input_text", "text");
+    finish(&ctx, &dev, out, a.return_screen).await
+}
+
+/// What a multi-touch gesture reports.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct GestureOut {
+    pub serial: String,
+    pub gesture: String,
+    /// The touchscreen node written to, from `getevent -pl`.
+    pub device_node: String,
+    /// Each finger's start and end point in screen pixels.
+    pub fingers: Vec<Finger>,
+    pub steps: usize,
+    pub duration_ms: u64,
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        Meta {
+            name: "android_tap",
+            title: "Tap at coordinates",
+            level: Level::SafeAction,
+            description: "Fallback: tap screen pixels. Prefer android_tap_element, which survives other screen sizes; \
+                          use this only when the screen offers no text, description or testTag.",
+        }
+        .def(|ctx: Ctx, a: PointArgs| point(ctx, a, GestureKind::Tap)),
+        Meta {
+            name: "android_long_press",
+            title: "Long-press at coordinates",
+            level: Level::SafeAction,
+            description: "Fallback: long-press screen pixels (durationMs, default 1000). Prefer android_long_press_element.",
+        }
+        .def(|ctx: Ctx, a: PointArgs| point(ctx, a, GestureKind::LongPress(0))),
+        Meta {
+            name: "android_swipe",
+            title: "Swipe",
+            level: Level::SafeAction,
+            description: "Fallback: swipe between screen pixels. Prefer android_scroll / android_scroll_to_element.",
+        }
+        .def(swipe),
+        Meta {
+            name: "android_press_key",
+            title: "Press key",
+            level: Level::SafeAction,
+            description: "Press a key: BACK, HOME, ENTER, TAB, DEL, APP_SWITCH, … (KEYCODE_ name or number); longPress.",
+        }
+        .def(key),
+        Meta {
+            name: "android_input_text",
+            title: "Type text",
+            level: Level::SafeAction,
+            description: "Type ASCII text exactly into the focused field. Prefer android_input_text_into_element, \
+                          which focuses and verifies the field.",
+        }
+        .def(text),
+        Meta {
+            name: "android_pinch",
+            title: "Pinch",
+            level: Level::SafeAction,
+            description: "Two-finger pinch around (x, y) from startSpread to endSpread pixels (in < out), at angle degrees, over duration ms.",
+        }
+        .def(multitouch::pinch),
+        Meta {
+            name: "android_two_finger_swipe",
+            title: "Two-finger swipe",
+            level: Level::SafeAction,
+            description: "Two fingers spread pixels apart moving together from (startX, startY) to (endX, endY) over duration ms.",
+        }
+        .def(multitouch::two_finger_swipe),
+        Meta {
+            name: "android_rotate_gesture",
+            title: "Rotate gesture",
+            level: Level::SafeAction,
+            description: "Two fingers on a circle of radius around (x, y) turning from startAngle to endAngle degrees \
+                          (counter-clockwise positive) over duration ms.",
+        }
+        .def(multitouch::rotate),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_off_the_screen_are_refused() {
+        let size = (1080, 2400);
+        for ok in [(0, 0), (1079, 2399), (540, 1200)] {
+            assert!(check_point(ok.0, ok.1, size).is_ok(), "{ok:?}");
+        }
+        for bad in [(-1, 0), (1080, 5), (5, 2400), (i32::MIN, i32::MAX)] {
+            assert!(check_point(bad.0, bad.1, size).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn text_and_keys_reach_the_shell_as_one_inert_word() {
+        assert_eq!(
+            check_text("it's \"a\" $HOME; ls").unwrap(),
+            "'it'\\''s%s\"a\"%s$HOME;%sls'"
+        );
+        assert!(check_text("naïve").is_err());
+        assert_eq!(check_key("back").unwrap(), "KEYCODE_BACK");
+        assert!(check_key("HOME; reboot").is_err());
+        assert_eq!(swipe_cmd((1, 2), (1, 2), 1000), "input swipe 1 2 1 2 1000");
+    }
+}
