@@ -1,6 +1,7 @@
 //! The tool families, one file each. `catalogue()` is every tool in the order `tools/list`
 //! and the control centre show them.
 pub mod apps;
+pub mod batch;
 pub mod common;
 pub mod devices;
 pub mod host;
@@ -24,5 +25,6 @@ pub fn catalogue() -> Registry {
     tools.extend(host::tools());
     tools.extend(settings::tools());
     tools.extend(shell::tools());
+    tools.extend(batch::tools());
     Registry::new(tools)
 }
