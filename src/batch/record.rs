@@ -48,6 +48,8 @@ pub enum StepOutcome {
     Refused,
     Cancelled,
     Timeout,
+    /// An `android_assert_*` step ran and reported `passed: false`.
+    AssertionFailed,
     Skipped,
 }
 

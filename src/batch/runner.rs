@@ -158,6 +158,10 @@ async fn execute(
                 sr.outcome = d.outcome.into();
                 match d.result {
                     Ok(out) => {
+                        if let Some(why) = failed_assertion(&step.tool, &out.json) {
+                            sr.outcome = StepOutcome::AssertionFailed;
+                            sr.error = Some(why);
+                        }
                         sr.images = save_images(core, &rec.run_id, i, &out).await;
                         sr.result = Some(shown(core, out.json));
                     }
@@ -228,6 +232,19 @@ async fn execute(
     persist(core, &rec).await;
     core.batch
         .update_live(&rec, rec.total_steps.saturating_sub(1));
+}
+
+/// Assert tools succeed as calls and report `passed: false`; in a batch that is the step
+/// failing, so `stopOnError` applies to it.
+fn failed_assertion(tool: &str, json: &Value) -> Option<String> {
+    if !tool.starts_with("android_assert_") || json.get("passed") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let what = json
+        .get("assertion")
+        .and_then(Value::as_str)
+        .unwrap_or(tool);
+    Some(format!("assertion failed: {what}"))
 }
 
 /// What the run history keeps: the person's view (only `everywhere` redaction rules), with
