@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::batch::runner::INLINE_PREFIX;
 use crate::batch::{
-    BatchError, BatchStatus, RunOptions, RunRecord, RunSummary, Source, Step, Task, TaskDraft,
+    BatchError, BatchStatus, RunOptions, RunSummary, Source, Step, Task, TaskDraft,
 };
 use crate::mcp::Core;
 use crate::mcp::registry::{Level, Meta, ToolDef};
@@ -283,7 +283,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "One run: state, and per step the tool, arguments, outcome, result or error, duration, image files.",
         }
         .def(|ctx: Ctx, a: RunIdArgs| async move {
-            blocking(&ctx.core, move |core| core.batch.history_get(&a.run_id)).await.map(|r: RunRecord| r)
+            blocking(&ctx.core, move |core| core.batch.history_get(&a.run_id)).await
         }),
         Meta {
             name: "android_batch_history_export",
