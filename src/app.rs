@@ -98,8 +98,10 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         .context("opening the audit trail")?;
     let redactor = crate::redact::Redactor::with_defaults_and(&opts.config.redaction.rules)
         .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
+    let registry = tools::catalogue();
+    let batch = crate::batch::Batch::new(opts.paths.batch_dir(), registry.clone());
     Ok(Arc::new(Core::new(CoreParts {
-        registry: tools::catalogue(),
+        registry,
         config: opts.config,
         paths: opts.paths,
         logs: opts.logs,
@@ -116,6 +118,7 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         audit,
         redactor,
         demo: !opts.autostart_adb,
+        batch,
     })))
 }
 

@@ -6,6 +6,7 @@
 //! audit store, and `cli` wires everything together.
 pub mod app;
 pub mod audit;
+pub mod batch;
 pub mod cli;
 pub mod clientconfig;
 pub mod config;

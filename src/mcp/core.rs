@@ -62,6 +62,8 @@ pub struct Core {
     pub redactor: Redactor,
     /// Running against the built-in virtual device.
     pub demo: bool,
+    /// Batch tasks, runs and recording.
+    pub batch: crate::batch::Batch,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -86,6 +88,7 @@ pub struct CoreParts {
     pub audit: Audit,
     pub redactor: Redactor,
     pub demo: bool,
+    pub batch: crate::batch::Batch,
 }
 
 impl Core {
@@ -113,6 +116,7 @@ impl Core {
             audit: parts.audit,
             redactor: parts.redactor,
             demo: parts.demo,
+            batch: parts.batch,
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),

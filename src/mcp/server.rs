@@ -196,6 +196,10 @@ pub async fn call_in_run(
         Ok(_) => record.result = Some(shown.clone()),
         Err(e) => record.error = Some(e.message.clone()),
     }
+    if record.batch_run.is_none() {
+        core.batch
+            .record(tool.name, &args, origin.transport, outcome);
+    }
     core.audit.append(record);
     // The control centre shows images as size and dimensions and can save them: it gets the
     // image content beside the JSON (the audit trail keeps only their size and hash).

@@ -3,6 +3,7 @@
 pub mod actions;
 pub mod appfn;
 pub mod apps;
+pub mod batch;
 pub mod common;
 pub mod devices;
 pub mod files;
@@ -36,5 +37,6 @@ pub fn catalogue() -> Registry {
     tools.extend(host::tools());
     tools.extend(settings::tools());
     tools.extend(shell::tools());
+    tools.extend(batch::tools());
     Registry::new(tools)
 }

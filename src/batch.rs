@@ -1,0 +1,326 @@
+//! Batch tasks (longarm's batch, our names): named, editable lists of tool calls, stored as
+//! files, run in the background one run at a time, each step through the same call pipeline
+//! (`mcp::server::call_in_run`) as the tool itself — access, confirmation, audit — and kept in
+//! a run history with each step's result and images, exportable as a ZIP. Also recording: a
+//! person opens a recording and the successful calls made until it closes become a task.
+//!
+//! [`Batch`] lives in `Core`; this is the API the MCP tools and the control centre share.
+//! Methods touching files are blocking (small files); async callers use `spawn_blocking`.
+pub mod export;
+pub mod record;
+pub mod recorder;
+pub mod runner;
+pub mod store;
+pub mod task;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+pub use record::{
+    BatchStatus, RunRecord, RunState, RunSummary, RunnerState, StepOutcome, StepRecord,
+};
+pub use recorder::Recording;
+pub use task::{Source, Step, Task, TaskDraft};
+
+use crate::audit::AuditRecord;
+use crate::mcp::Core;
+use crate::mcp::events::{Outcome, Transport};
+use crate::mcp::registry::Registry;
+use crate::mcp::server::Origin;
+use recorder::Recorder;
+use store::Store;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BatchError {
+    #[error("Batch task not found: {0}")]
+    NotFound(String),
+    #[error("Batch run not found: {0}")]
+    RunNotFound(String),
+    #[error("invalid id {0:?}: use 1 to 64 of A-Z a-z 0-9 _ -")]
+    InvalidId(String),
+    #[error("{}{message}", step.map(|i| format!("step {}: ", i + 1)).unwrap_or_default())]
+    Invalid {
+        /// 0-based; shown 1-based.
+        step: Option<usize>,
+        message: String,
+    },
+    #[error("a batch run is already running ({0}); wait for it or cancel it")]
+    Busy(String),
+    #[error("run {0} is still running; cancel it first")]
+    StillRunning(String),
+    #[error("a recording is already open")]
+    AlreadyRecording,
+    #[error("no recording is open")]
+    NotRecording,
+    #[error("the recording captured no successful calls; nothing was saved")]
+    NothingRecorded,
+    #[error("no async runtime to run the batch on")]
+    NoRuntime,
+    #[error("{0}")]
+    Io(String),
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunOptions {
+    /// `svc power stayon true` for the run, restoring the previous setting after.
+    pub keep_screen_on: bool,
+}
+
+/// The run in progress: its live record (history readers see it before it reaches disk) and
+/// the token that stops it.
+#[derive(Debug)]
+pub(crate) struct Active {
+    pub record: RunRecord,
+    pub cancel: CancellationToken,
+}
+
+pub struct Batch {
+    store: Store,
+    registry: Registry,
+    recorder: Recorder,
+    status: watch::Sender<BatchStatus>,
+    active: Mutex<Option<Active>>,
+}
+
+impl std::fmt::Debug for Batch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batch")
+            .field("status", &self.status())
+            .finish()
+    }
+}
+
+impl Batch {
+    /// `root` is `paths.batch_dir()`; `registry` is the catalogue steps are checked against.
+    pub fn new(root: PathBuf, registry: Registry) -> Batch {
+        Batch {
+            store: Store::new(root),
+            registry,
+            recorder: Recorder::default(),
+            status: watch::channel(BatchStatus::default()).0,
+            active: Mutex::new(None),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    // --- tasks ---
+
+    pub fn list(&self) -> Result<Vec<Task>, BatchError> {
+        self.store.list_tasks()
+    }
+
+    pub fn get(&self, id: &str) -> Result<Task, BatchError> {
+        self.store.get_task(id)
+    }
+
+    /// Create or update. An update keeps the stored `createdAt` and `source`; saving under a
+    /// new id leaves the original untouched. Returns the task as stored.
+    pub fn save(&self, mut task: Task) -> Result<Task, BatchError> {
+        task.validate(&self.registry)?;
+        match self.store.get_task(&task.id) {
+            Ok(old) => {
+                task.created_at = old.created_at;
+                task.source = old.source;
+            }
+            Err(BatchError::NotFound(_)) => {}
+            Err(e) => return Err(e),
+        }
+        task.updated_at = task::now();
+        self.store.put_task(&task)?;
+        Ok(task)
+    }
+
+    pub fn delete(&self, id: &str) -> Result<(), BatchError> {
+        self.store.delete_task(id)
+    }
+
+    /// For the editor: parse and check; on failure the 1-based line, column and message.
+    pub fn validate_json(&self, text: &str) -> Result<Task, (usize, usize, String)> {
+        task::validate_json(text, &self.registry)
+    }
+
+    pub fn validate(&self, task: &Task) -> Result<(), BatchError> {
+        task.validate(&self.registry)
+    }
+
+    // --- runs ---
+
+    /// Start `task` in the background and return its run id at once. One run at a time
+    /// (across devices): a second is refused with the running one's id.
+    pub fn run(
+        &self,
+        core: &Arc<Core>,
+        task: Task,
+        origin: Origin,
+        opts: RunOptions,
+    ) -> Result<String, BatchError> {
+        runner::start(core, task, origin, opts)
+    }
+
+    pub fn status(&self) -> BatchStatus {
+        self.status.borrow().clone()
+    }
+
+    pub fn subscribe_status(&self) -> watch::Receiver<BatchStatus> {
+        self.status.subscribe()
+    }
+
+    /// Stop `run_id` at the next step boundary, cancelling the step in flight. False when that
+    /// run is not running.
+    pub fn cancel(&self, run_id: &str) -> bool {
+        match self.active.lock().ok().as_deref() {
+            Some(Some(a)) if a.record.run_id == run_id => {
+                a.cancel.cancel();
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Newest first; the run in progress included.
+    pub fn history(&self) -> Result<Vec<RunSummary>, BatchError> {
+        let mut runs = self.store.list_runs()?;
+        if let Some(live) = self.live() {
+            runs.retain(|r| r.run_id != live.run_id);
+            runs.insert(0, live.summary());
+        }
+        Ok(runs)
+    }
+
+    pub fn history_get(&self, run_id: &str) -> Result<RunRecord, BatchError> {
+        match self.live() {
+            Some(live) if live.run_id == run_id => Ok(live),
+            _ => self.store.get_run(run_id),
+        }
+    }
+
+    /// The ZIP of a finished run: `run.json` and its images.
+    pub fn export(&self, run_id: &str) -> Result<Vec<u8>, BatchError> {
+        self.refuse_if_running(run_id)?;
+        export::zip_run(&self.store, run_id)
+    }
+
+    pub fn delete_run(&self, run_id: &str) -> Result<(), BatchError> {
+        self.refuse_if_running(run_id)?;
+        self.store.delete_run(run_id)
+    }
+
+    fn refuse_if_running(&self, run_id: &str) -> Result<(), BatchError> {
+        match self.live() {
+            Some(live) if live.run_id == run_id => Err(BatchError::StillRunning(run_id.into())),
+            _ => Ok(()),
+        }
+    }
+
+    fn live(&self) -> Option<RunRecord> {
+        self.active
+            .lock()
+            .ok()
+            .and_then(|a| a.as_ref().map(|a| a.record.clone()))
+    }
+
+    // --- recording ---
+
+    pub fn start_recording(&self, name: &str) -> Result<(), BatchError> {
+        if name.trim().is_empty() {
+            return Err(BatchError::Invalid {
+                step: None,
+                message: "the recording needs a name".into(),
+            });
+        }
+        if self.recorder.start(name) {
+            Ok(())
+        } else {
+            Err(BatchError::AlreadyRecording)
+        }
+    }
+
+    /// Close the recording and save it as a normal task (`source: recorded`).
+    pub fn stop_recording(&self) -> Result<Task, BatchError> {
+        let rec = self.recorder.stop().ok_or(BatchError::NotRecording)?;
+        if rec.steps.is_empty() {
+            return Err(BatchError::NothingRecorded);
+        }
+        let mut t = Task::new(None, rec.name, rec.steps, Source::Recorded);
+        t.description = Some(format!("Recorded from {}", rec.started_at));
+        self.save(t)
+    }
+
+    pub fn is_recording(&self) -> bool {
+        self.recorder.is_recording()
+    }
+
+    /// The recording in progress (name and steps so far).
+    pub fn recording(&self) -> Option<Recording> {
+        self.recorder.current()
+    }
+
+    /// The pipeline's hook: offered every finished call that is not a batch step.
+    pub fn record(&self, tool: &str, args: &Value, transport: Transport, outcome: Outcome) {
+        if transport != Transport::Batch {
+            self.recorder.offer(tool, args, outcome);
+        }
+    }
+
+    /// Save a task made from a selection in the history (`source: history`), in the order
+    /// given. Batch tools are left out; the arguments are those the audit trail kept.
+    pub fn task_from_calls(&self, name: &str, calls: &[AuditRecord]) -> Result<Task, BatchError> {
+        let steps: Vec<Step> = calls
+            .iter()
+            .filter(|c| !task::is_batch_tool(&c.tool))
+            .map(|c| Step::new(c.tool.clone(), c.arguments.clone()))
+            .collect();
+        self.save(Task::new(None, name, steps, Source::History))
+    }
+
+    // --- for the runner ---
+
+    pub(crate) fn claim(&self, active: Active) -> Result<(), BatchError> {
+        let mut slot = self
+            .active
+            .lock()
+            .map_err(|_| BatchError::Io("batch state poisoned".into()))?;
+        if let Some(a) = slot.as_ref() {
+            return Err(BatchError::Busy(a.record.run_id.clone()));
+        }
+        self.status.send_replace(BatchStatus {
+            state: RunnerState::Running,
+            current_task_id: active.record.task_id.clone(),
+            current_run_id: Some(active.record.run_id.clone()),
+            current_step_index: 0,
+            total_steps: active.record.total_steps,
+        });
+        *slot = Some(active);
+        Ok(())
+    }
+
+    pub(crate) fn update_live(&self, record: &RunRecord, step: usize) {
+        if let Ok(mut slot) = self.active.lock()
+            && let Some(a) = slot.as_mut()
+            && a.record.run_id == record.run_id
+        {
+            a.record = record.clone();
+        }
+        self.status.send_modify(|s| {
+            if s.current_run_id.as_deref() == Some(record.run_id.as_str()) {
+                s.current_step_index = step;
+            }
+        });
+    }
+
+    pub(crate) fn release(&self, run_id: &str) {
+        if let Ok(mut slot) = self.active.lock()
+            && slot.as_ref().is_some_and(|a| a.record.run_id == run_id)
+        {
+            *slot = None;
+            self.status.send_replace(BatchStatus::default());
+        }
+    }
+}

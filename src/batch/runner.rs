@@ -1,0 +1,328 @@
+//! Running a task in the background. Each step goes through `call_in_run` with
+//! `Transport::Batch`, the starting client and the run id, so it meets exactly the checks the
+//! tool would meet on its own: a disabled tool refuses, a destructive one asks the person
+//! (per step), and each is audited as its own call linked to the run. Between steps the
+//! runner publishes its position, persists the record and honours cancellation.
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::record::{RunRecord, RunState, StepOutcome, StepRecord};
+use super::task::{Task, new_id, now};
+use super::{Active, BatchError, RunOptions};
+use crate::audit::scrub_binary;
+use crate::device::Device;
+use crate::mcp::Core;
+use crate::mcp::events::{ClientId, Transport};
+use crate::mcp::result::ToolOutput;
+use crate::mcp::server::{Ctx, Origin, call_in_run};
+use crate::redact::Audience;
+
+const STAY_ON_KEY: &str = "stay_on_while_plugged_in";
+
+pub fn start(
+    core: &Arc<Core>,
+    task: Task,
+    origin: Origin,
+    opts: RunOptions,
+) -> Result<String, BatchError> {
+    core.batch.validate(&task)?;
+    let handle = tokio::runtime::Handle::try_current().map_err(|_| BatchError::NoRuntime)?;
+    let run_id = new_id("run");
+    let cancel = CancellationToken::new();
+    let task_id = (!task.id.starts_with(INLINE_PREFIX)).then(|| task.id.clone());
+    let record = RunRecord {
+        run_id: run_id.clone(),
+        task_id,
+        task_name: task.name.clone(),
+        state: RunState::Processing,
+        started_at: now(),
+        finished_at: None,
+        total_steps: task.steps.len(),
+        keep_screen_on: opts.keep_screen_on,
+        client: client_label(&origin.client),
+        transport: origin.transport.label().to_string(),
+        stopped_reason: None,
+        warnings: Vec::new(),
+        steps: Vec::new(),
+    };
+    core.batch.claim(Active {
+        record: record.clone(),
+        cancel: cancel.clone(),
+    })?;
+    let guard = Release {
+        core: core.clone(),
+        run_id: run_id.clone(),
+    };
+    let core = core.clone();
+    handle.spawn(async move {
+        let _guard = guard;
+        execute(&core, task, origin, opts, record, cancel).await;
+    });
+    Ok(run_id)
+}
+
+/// Inline tasks carry a generated id with this prefix, naming no stored task: their runs say
+/// `taskId: null`.
+pub const INLINE_PREFIX: &str = "inline_";
+
+fn client_label(client: &Option<ClientId>) -> String {
+    client
+        .as_ref()
+        .map(|c| format!("{}/{}", c.name, c.version))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Frees the runner even if the run's task panics or is dropped.
+struct Release {
+    core: Arc<Core>,
+    run_id: String,
+}
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        self.core.batch.release(&self.run_id);
+    }
+}
+
+async fn persist(core: &Arc<Core>, record: &RunRecord) {
+    let c = core.clone();
+    let r = record.clone();
+    match tokio::task::spawn_blocking(move || c.batch.store().put_run(&r)).await {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => tracing::warn!(error = %e, "could not write the batch run record"),
+        Err(e) => tracing::warn!(error = %e, "batch run record writer failed"),
+    }
+}
+
+async fn execute(
+    core: &Arc<Core>,
+    task: Task,
+    origin: Origin,
+    opts: RunOptions,
+    mut rec: RunRecord,
+    cancel: CancellationToken,
+) {
+    persist(core, &rec).await;
+    let stay_on = if opts.keep_screen_on {
+        match StayOn::begin(core, &origin, &rec.run_id).await {
+            Ok(s) => Some(s),
+            Err(e) => {
+                rec.warnings.push(format!("keepScreenOn: {e}"));
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let step_origin = Origin {
+        transport: Transport::Batch,
+        client: origin.client.clone(),
+    };
+    let mut state = RunState::Succeeded;
+    for (i, step) in task.steps.iter().enumerate() {
+        if cancel.is_cancelled() {
+            break;
+        }
+        core.batch.update_live(&rec, i);
+        let started_at = now();
+        let t0 = Instant::now();
+        let done = call_in_run(
+            core,
+            step_origin.clone(),
+            &step.tool,
+            step.arguments.clone(),
+            cancel.child_token(),
+            Some(rec.run_id.clone()),
+        )
+        .await;
+        let mut sr = StepRecord {
+            index: i,
+            tool: step.tool.clone(),
+            arguments: shown(core, step.arguments.clone()),
+            outcome: StepOutcome::Error,
+            result: None,
+            error: None,
+            duration_ms: t0.elapsed().as_millis() as u64,
+            started_at,
+            images: Vec::new(),
+            call_id: None,
+        };
+        match done {
+            // The task was checked at start; a tool gone since then is still a step error.
+            None => sr.error = Some(format!("`{}` is not a tool", step.tool)),
+            Some(d) => {
+                sr.call_id = Some(d.call_id);
+                sr.outcome = d.outcome.into();
+                match d.result {
+                    Ok(out) => {
+                        if let Some(why) = failed_assertion(&step.tool, &out.json) {
+                            sr.outcome = StepOutcome::AssertionFailed;
+                            sr.error = Some(why);
+                        }
+                        sr.images = save_images(core, &rec.run_id, i, &out).await;
+                        sr.result = Some(shown(core, out.json));
+                    }
+                    Err(e) => sr.error = Some(e.message),
+                }
+            }
+        }
+        let failed = sr.outcome != StepOutcome::Ok;
+        let reason = failed.then(|| {
+            format!(
+                "step {} ({}) {}: {}",
+                i + 1,
+                sr.tool,
+                serde_json::to_value(sr.outcome)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                sr.error.clone().unwrap_or_default()
+            )
+        });
+        rec.steps.push(sr);
+        core.batch.update_live(&rec, i);
+        persist(core, &rec).await;
+        if cancel.is_cancelled() {
+            break;
+        }
+        if failed && step.stops_on_error() {
+            state = RunState::Failed;
+            rec.stopped_reason = reason;
+            break;
+        }
+        if let Some(ms) = step
+            .wait_ms
+            .filter(|&ms| ms > 0 && i + 1 < task.steps.len())
+        {
+            tokio::select! {
+                _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
+                _ = cancel.cancelled() => break,
+            }
+        }
+    }
+    if cancel.is_cancelled() {
+        state = RunState::Cancelled;
+        rec.stopped_reason = Some("the run was cancelled".into());
+    }
+    for (i, step) in task.steps.iter().enumerate().skip(rec.steps.len()) {
+        rec.steps.push(StepRecord {
+            index: i,
+            tool: step.tool.clone(),
+            arguments: shown(core, step.arguments.clone()),
+            outcome: StepOutcome::Skipped,
+            result: None,
+            error: None,
+            duration_ms: 0,
+            started_at: now(),
+            images: Vec::new(),
+            call_id: None,
+        });
+    }
+    if let Some(s) = stay_on
+        && let Err(e) = s.end().await
+    {
+        rec.warnings
+            .push(format!("keepScreenOn: could not restore: {e}"));
+    }
+    rec.state = state;
+    rec.finished_at = Some(now());
+    persist(core, &rec).await;
+    core.batch
+        .update_live(&rec, rec.total_steps.saturating_sub(1));
+}
+
+/// Assert tools succeed as calls and report `passed: false`; in a batch that is the step
+/// failing, so `stopOnError` applies to it.
+fn failed_assertion(tool: &str, json: &Value) -> Option<String> {
+    if !tool.starts_with("android_assert_") || json.get("passed") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let what = json
+        .get("assertion")
+        .and_then(Value::as_str)
+        .unwrap_or(tool);
+    Some(format!("assertion failed: {what}"))
+}
+
+/// What the run history keeps: the person's view (only `everywhere` redaction rules), with
+/// any inline binary replaced by its digest.
+fn shown(core: &Core, mut v: Value) -> Value {
+    core.redactor.redact_json(&mut v, Audience::Person);
+    scrub_binary(&mut v);
+    v
+}
+
+async fn save_images(core: &Arc<Core>, run_id: &str, step: usize, out: &ToolOutput) -> Vec<String> {
+    let mut names = Vec::new();
+    for (k, img) in out.images.iter().enumerate() {
+        let ext = match img.mime {
+            "image/png" => "png",
+            "image/jpeg" => "jpg",
+            "image/webp" => "webp",
+            _ => "bin",
+        };
+        let name = format!("step-{:02}-{}.{ext}", step + 1, k + 1);
+        let (c, id, n, data) = (
+            core.clone(),
+            run_id.to_string(),
+            name.clone(),
+            img.data.clone(),
+        );
+        match tokio::task::spawn_blocking(move || c.batch.store().put_image(&id, &n, &data)).await {
+            Ok(Ok(())) => names.push(name),
+            Ok(Err(e)) => tracing::warn!(error = %e, "could not save a batch step image"),
+            Err(e) => tracing::warn!(error = %e, "batch image writer failed"),
+        }
+    }
+    names
+}
+
+/// `keepScreenOn`: the device's previous `stay_on_while_plugged_in`, restored when the run
+/// ends however it ends. Uses the selected (or only) device, as steps without `serial` do.
+struct StayOn {
+    ctx: Ctx,
+    dev: Device,
+    previous: String,
+}
+
+impl StayOn {
+    async fn begin(core: &Arc<Core>, origin: &Origin, run_id: &str) -> Result<StayOn, String> {
+        let ctx = Ctx {
+            core: core.clone(),
+            call_id: core.next_call_id(),
+            tool: "android_batch_run",
+            origin: origin.clone(),
+            // Not the run's token: restoring must still work after a cancel.
+            cancel: CancellationToken::new(),
+            resolved_device: Arc::new(std::sync::Mutex::new(None)),
+            batch_run: Some(run_id.to_string()),
+        };
+        let dev = ctx.device(None).await.map_err(|e| e.message)?;
+        let previous = ctx
+            .sh_ok(&dev, &format!("settings get global {STAY_ON_KEY}"))
+            .await
+            .map_err(|e| e.message)?
+            .trim()
+            .to_string();
+        ctx.sh_ok(&dev, "svc power stayon true")
+            .await
+            .map_err(|e| e.message)?;
+        Ok(StayOn { ctx, dev, previous })
+    }
+
+    async fn end(self) -> Result<(), String> {
+        // `null` (never set) or anything not a number: the platform default, off.
+        let cmd = match self.previous.parse::<u32>() {
+            Ok(n) => format!("settings put global {STAY_ON_KEY} {n}"),
+            Err(_) => "svc power stayon false".to_string(),
+        };
+        self.ctx
+            .sh_ok(&self.dev, &cmd)
+            .await
+            .map(drop)
+            .map_err(|e| e.message)
+    }
+}
