@@ -18,10 +18,18 @@ use spock_tui::sim::device::SimDevice;
 use tokio_util::sync::CancellationToken;
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
     let tmp = tempfile::tempdir().expect("tmp");
     let (core, _sim) = rt.block_on(async {
-        let sim = start(SimOptions::adb_server_only(vec![Arc::new(SimDevice::demo())])).await.expect("sim");
+        let sim = start(SimOptions::adb_server_only(vec![Arc::new(
+            SimDevice::demo(),
+        )]))
+        .await
+        .expect("sim");
         let port = sim.adb_server.expect("bound").port();
         let core = app::build_core(Options {
             paths: Paths::under(tmp.path()),
@@ -35,10 +43,15 @@ fn bench(c: &mut Criterion) {
         .expect("core");
         (core, sim)
     });
-    let serial = rt.block_on(core.devices.list()).expect("devices")[0].serial.clone();
+    let serial = rt.block_on(core.devices.list()).expect("devices")[0]
+        .serial
+        .clone();
     let dev = core.devices.device(&serial);
     let t = Duration::from_secs(10);
-    let origin = Origin { transport: Transport::Stdio, client: None };
+    let origin = Origin {
+        transport: Transport::Stdio,
+        client: None,
+    };
     let mut g = c.benchmark_group("per-call");
     g.sample_size(60);
     // What android_get_current_activity sends: the device listing plus two dumps, concurrently.
@@ -46,7 +59,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             rt.block_on(async {
                 core.devices.list().await.expect("list");
-                let (a, w) = tokio::join!(dev.shell("dumpsys activity activities", t), dev.shell("dumpsys window", t));
+                let (a, w) = tokio::join!(
+                    dev.shell("dumpsys activity activities", t),
+                    dev.shell("dumpsys window", t)
+                );
                 (a.expect("a"), w.expect("w"))
             })
         })
@@ -54,7 +70,15 @@ fn bench(c: &mut Criterion) {
     g.bench_function("tool: android_get_current_activity", |b| {
         b.iter(|| {
             rt.block_on(async {
-                let r = call(&core, origin.clone(), "android_get_current_activity", json!({}), CancellationToken::new()).await.expect("tool");
+                let r = call(
+                    &core,
+                    origin.clone(),
+                    "android_get_current_activity",
+                    json!({}),
+                    CancellationToken::new(),
+                )
+                .await
+                .expect("tool");
                 assert!(r.result.is_ok());
             })
         })
@@ -63,14 +87,24 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             rt.block_on(async {
                 core.devices.list().await.expect("list");
-                dev.shell("uiautomator dump /dev/tty", t).await.expect("dump")
+                dev.shell("uiautomator dump /dev/tty", t)
+                    .await
+                    .expect("dump")
             })
         })
     });
     g.bench_function("tool: android_get_ui_tree", |b| {
         b.iter(|| {
             rt.block_on(async {
-                let r = call(&core, origin.clone(), "android_get_ui_tree", json!({}), CancellationToken::new()).await.expect("tool");
+                let r = call(
+                    &core,
+                    origin.clone(),
+                    "android_get_ui_tree",
+                    json!({}),
+                    CancellationToken::new(),
+                )
+                .await
+                .expect("tool");
                 assert!(r.result.is_ok());
             })
         })

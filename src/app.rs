@@ -155,7 +155,14 @@ pub fn prepare(args: &crate::cli::RunArgs, log_to_stderr: bool) -> anyhow::Resul
     let guard = init_logging(&paths, &logs, log_to_stderr)?;
     let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = crate::config::token::TokenStore::open(&paths.token_file())?;
-    Ok(Prepared { paths, config, logs, listen, tokens, guard })
+    Ok(Prepared {
+        paths,
+        config,
+        logs,
+        listen,
+        tokens,
+        guard,
+    })
 }
 
 /// The core, with the demo device started first when asked for (inside the runtime).

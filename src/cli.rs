@@ -154,7 +154,14 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 fn run_server(args: RunArgs) -> anyhow::Result<()> {
-    let app::Prepared { paths, config, logs, listen, tokens, guard: _guard } = app::prepare(&args, true)?;
+    let app::Prepared {
+        paths,
+        config,
+        logs,
+        listen,
+        tokens,
+        guard: _guard,
+    } = app::prepare(&args, true)?;
     runtime()?.block_on(async move {
         let (core, demo) = app::assemble(paths, config, logs, &args).await?;
         let server = Server::start(core.clone(), tokens, &listen).await?;

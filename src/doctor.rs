@@ -22,17 +22,29 @@ fn line(out: &mut String, ok: bool, problems: &mut usize, msg: impl AsRef<str>) 
 }
 
 fn mode(p: &Path) -> Option<u32> {
-    std::fs::metadata(p).ok().map(|m| m.permissions().mode() & 0o777)
+    std::fs::metadata(p)
+        .ok()
+        .map(|m| m.permissions().mode() & 0o777)
 }
 
 fn state_advice(state: &DeviceState) -> Option<&'static str> {
     match state {
         DeviceState::Device => None,
-        DeviceState::Unauthorized => Some("accept the USB debugging prompt on the phone (or revoke authorisations and replug)"),
-        DeviceState::Offline => Some("replug the cable or run `adb reconnect`; check the phone is unlocked"),
-        DeviceState::NoPermissions => Some("the host user cannot open the USB device: add a udev rule (plugdev group)"),
-        DeviceState::Authorizing | DeviceState::Connecting => Some("wait a few seconds, then check again"),
-        _ => Some("the device is not in normal mode (recovery/bootloader/sideload): reboot it into Android"),
+        DeviceState::Unauthorized => Some(
+            "accept the USB debugging prompt on the phone (or revoke authorisations and replug)",
+        ),
+        DeviceState::Offline => {
+            Some("replug the cable or run `adb reconnect`; check the phone is unlocked")
+        }
+        DeviceState::NoPermissions => {
+            Some("the host user cannot open the USB device: add a udev rule (plugdev group)")
+        }
+        DeviceState::Authorizing | DeviceState::Connecting => {
+            Some("wait a few seconds, then check again")
+        }
+        _ => Some(
+            "the device is not in normal mode (recovery/bootloader/sideload): reboot it into Android",
+        ),
     }
 }
 
@@ -40,29 +52,78 @@ pub async fn run(paths: &Paths, servers: Vec<AdbEndpoint>) -> Report {
     let mut out = String::new();
     let mut problems = 0;
     // adb binary
-    let adb = tokio::time::timeout(Duration::from_secs(10), tokio::process::Command::new("adb").arg("version").output()).await;
+    let adb = tokio::time::timeout(
+        Duration::from_secs(10),
+        tokio::process::Command::new("adb").arg("version").output(),
+    )
+    .await;
     match adb {
         Ok(Ok(o)) if o.status.success() => {
             let v = String::from_utf8_lossy(&o.stdout);
-            line(&mut out, true, &mut problems, format!("adb found: {}", v.lines().next().unwrap_or("").trim()));
+            line(
+                &mut out,
+                true,
+                &mut problems,
+                format!("adb found: {}", v.lines().next().unwrap_or("").trim()),
+            );
         }
-        _ => line(&mut out, false, &mut problems, "adb not found on PATH (install platform-tools, or use --demo); remote servers still work"),
+        _ => line(
+            &mut out,
+            false,
+            &mut problems,
+            "adb not found on PATH (install platform-tools, or use --demo); remote servers still work",
+        ),
     }
-    let devices = Devices::with_options(servers.clone(), Timeouts::default(), DeviceOptions { autostart_local_server: false, ..DeviceOptions::default() });
+    let devices = Devices::with_options(
+        servers.clone(),
+        Timeouts::default(),
+        DeviceOptions {
+            autostart_local_server: false,
+            ..DeviceOptions::default()
+        },
+    );
     for s in &servers {
         match devices.server_version(s).await {
-            Ok(v) => line(&mut out, true, &mut problems, format!("adb server {s} reachable (protocol {v})")),
-            Err(e) => line(&mut out, false, &mut problems, format!("adb server {s}: {e}")),
+            Ok(v) => line(
+                &mut out,
+                true,
+                &mut problems,
+                format!("adb server {s} reachable (protocol {v})"),
+            ),
+            Err(e) => line(
+                &mut out,
+                false,
+                &mut problems,
+                format!("adb server {s}: {e}"),
+            ),
         }
     }
     match devices.list().await {
-        Ok(list) if list.is_empty() => line(&mut out, false, &mut problems, "no devices attached (check the cable, `adb devices`, or use --demo)"),
+        Ok(list) if list.is_empty() => line(
+            &mut out,
+            false,
+            &mut problems,
+            "no devices attached (check the cable, `adb devices`, or use --demo)",
+        ),
         Ok(list) => {
             for d in list {
                 let model = d.model.clone().unwrap_or_else(|| "?".into());
                 match state_advice(&d.state) {
-                    None => line(&mut out, true, &mut problems, format!("device {} ({model}) on {}: {}", d.serial, d.server, d.state)),
-                    Some(advice) => line(&mut out, false, &mut problems, format!("device {} ({model}) on {}: {} — {advice}", d.serial, d.server, d.state)),
+                    None => line(
+                        &mut out,
+                        true,
+                        &mut problems,
+                        format!("device {} ({model}) on {}: {}", d.serial, d.server, d.state),
+                    ),
+                    Some(advice) => line(
+                        &mut out,
+                        false,
+                        &mut problems,
+                        format!(
+                            "device {} ({model}) on {}: {} — {advice}",
+                            d.serial, d.server, d.state
+                        ),
+                    ),
                 }
             }
         }
@@ -73,17 +134,36 @@ pub async fn run(paths: &Paths, servers: Vec<AdbEndpoint>) -> Report {
         Ok(text) => match serde_json::from_str::<crate::transport::socket::Descriptor>(&text) {
             Ok(d) => {
                 let alive = Path::new(&format!("/proc/{}", d.pid)).exists();
-                line(&mut out, alive, &mut problems, format!(
-                    "instance pid {} {}: stdio {}, HTTP {}",
-                    d.pid,
-                    if alive { "running" } else { "not running (stale descriptor)" },
-                    d.endpoint_label(),
-                    d.http.as_deref().unwrap_or("none")
-                ));
+                line(
+                    &mut out,
+                    alive,
+                    &mut problems,
+                    format!(
+                        "instance pid {} {}: stdio {}, HTTP {}",
+                        d.pid,
+                        if alive {
+                            "running"
+                        } else {
+                            "not running (stale descriptor)"
+                        },
+                        d.endpoint_label(),
+                        d.http.as_deref().unwrap_or("none")
+                    ),
+                );
             }
-            Err(e) => line(&mut out, false, &mut problems, format!("endpoint descriptor unreadable: {e}")),
+            Err(e) => line(
+                &mut out,
+                false,
+                &mut problems,
+                format!("endpoint descriptor unreadable: {e}"),
+            ),
         },
-        Err(_) => line(&mut out, true, &mut problems, "no running instance (start `spock-tui` or `spock-tui serve`)"),
+        Err(_) => line(
+            &mut out,
+            true,
+            &mut problems,
+            "no running instance (start `spock-tui` or `spock-tui serve`)",
+        ),
     }
     // secrets on disk
     for (what, file, want_file, dir_want) in [
@@ -91,14 +171,43 @@ pub async fn run(paths: &Paths, servers: Vec<AdbEndpoint>) -> Report {
         ("endpoint descriptor", paths.endpoint_file(), 0o600, 0o700),
     ] {
         match mode(&file) {
-            None => line(&mut out, true, &mut problems, format!("{what}: {} not created yet", file.display())),
+            None => line(
+                &mut out,
+                true,
+                &mut problems,
+                format!("{what}: {} not created yet", file.display()),
+            ),
             Some(m) => {
                 let dm = file.parent().and_then(mode).unwrap_or(0);
                 let ok = m == want_file && dm == dir_want;
-                line(&mut out, ok, &mut problems, format!("{what}: {} is {m:o} in a {dm:o} directory{}", file.display(), if ok { "" } else { " — should be 600 in 700: chmod it" }));
+                line(
+                    &mut out,
+                    ok,
+                    &mut problems,
+                    format!(
+                        "{what}: {} is {m:o} in a {dm:o} directory{}",
+                        file.display(),
+                        if ok {
+                            ""
+                        } else {
+                            " — should be 600 in 700: chmod it"
+                        }
+                    ),
+                );
             }
         }
     }
-    let _ = writeln!(out, "{}", if problems == 0 { "all good".to_string() } else { format!("{problems} problem(s)") });
-    Report { text: out, problems }
+    let _ = writeln!(
+        out,
+        "{}",
+        if problems == 0 {
+            "all good".to_string()
+        } else {
+            format!("{problems} problem(s)")
+        }
+    );
+    Report {
+        text: out,
+        problems,
+    }
 }

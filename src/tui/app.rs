@@ -32,7 +32,14 @@ use crate::tui::state::SettingField;
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Flags and files are checked before the terminal is taken over, so errors print plainly;
     // the terminal owns stdout, so logs go to the file and the in-memory buffer only.
-    let wiring::Prepared { paths, config, logs, listen, tokens, guard: _guard } = wiring::prepare(&args, false)?;
+    let wiring::Prepared {
+        paths,
+        config,
+        logs,
+        listen,
+        tokens,
+        guard: _guard,
+    } = wiring::prepare(&args, false)?;
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -150,10 +150,16 @@ impl HistorySource for AuditSource {
             .recent(cap)
             .iter()
             .map(|r| {
-                let at = DateTime::parse_from_rfc3339(&r.time).map(|t| t.with_timezone(&Utc)).unwrap_or_else(|_| Utc::now());
+                let at = DateTime::parse_from_rfc3339(&r.time)
+                    .map(|t| t.with_timezone(&Utc))
+                    .unwrap_or_else(|_| Utc::now());
                 let client = (r.client != "unknown").then(|| {
-                    let (name, version) = r.client.split_once('/').unwrap_or((r.client.as_str(), ""));
-                    ClientId { name: name.to_string(), version: version.to_string() }
+                    let (name, version) =
+                        r.client.split_once('/').unwrap_or((r.client.as_str(), ""));
+                    ClientId {
+                        name: name.to_string(),
+                        version: version.to_string(),
+                    }
                 });
                 let result = match (&r.result, &r.error) {
                     (Some(v), _) => v.clone(),
@@ -168,7 +174,12 @@ impl HistorySource for AuditSource {
                     client,
                     r.device.clone(),
                     r.arguments.clone(),
-                    Some(Finished { outcome: r.outcome, duration: Duration::from_millis(r.duration_ms), decision: r.decision, result }),
+                    Some(Finished {
+                        outcome: r.outcome,
+                        duration: Duration::from_millis(r.duration_ms),
+                        decision: r.decision,
+                        result,
+                    }),
                 )
             })
             .collect()
@@ -241,7 +252,12 @@ impl History {
     /// A live call ended; false when its start was never seen (evicted or missed).
     /// The device a call resolved to (known only once it ran).
     pub fn set_device(&mut self, call_id: u64, device: Option<String>) {
-        if let Some(r) = self.entries.iter_mut().rev().find(|r| r.call_id == Some(call_id)) {
+        if let Some(r) = self
+            .entries
+            .iter_mut()
+            .rev()
+            .find(|r| r.call_id == Some(call_id))
+        {
             r.device = device;
         }
     }

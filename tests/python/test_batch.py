@@ -17,7 +17,7 @@ pytestmark = pytest.mark.anyio
 
 
 def props(tool) -> set:
-    return set((tool.inputSchema or {}).get("properties", {}))
+    return set((tool.input_schema or {}).get("properties", {}))
 
 
 def login_steps(listed: dict) -> list:
