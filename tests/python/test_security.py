@@ -222,3 +222,22 @@ def test_config_prints_ready_to_paste_configs(instance):
     cfg = json.loads(r.stdout)
     assert cfg["servers"]["spock-tui"]["url"] == instance.url
     assert instance.token in r.stdout
+
+
+async def test_tcp_fallback_when_the_socket_path_is_too_long(tmp_path):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)  # run/mcp.sock under here exceeds sun_path
+    inst = start_instance(tmp_path, home=deep)
+    try:
+        d = inst.descriptor
+        assert "tcp" in d and "unix" not in d, d
+        assert d["tcp"].startswith("127.0.0.1:")
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            r = await c.call_tool("spock_get_status", {})
+            assert r.structured_content["endpoints"]["stdio"].startswith("tcp:")
+        # the fallback port still demands the token
+        host, port = d["tcp"].rsplit(":", 1)
+        s = socket.create_connection((host, int(port)), timeout=10)
+        s.sendall(b"not-the-token\n")
+        assert read_line(s).startswith("ERROR unauthorized")
+    finally:
+        inst.stop()
