@@ -232,8 +232,10 @@ pub fn schema_of<T: JsonSchema>() -> JsonObject {
         s.inline_subschemas = true;
     });
     let schema = settings.into_generator().into_root_schema_for::<T>();
-    let mut obj = match serde_json::to_value(schema) {
-        Ok(Value::Object(o)) => o,
+    let mut value = serde_json::to_value(schema).unwrap_or(Value::Null);
+    drop_numeric_formats(&mut value);
+    let mut obj = match value {
+        Value::Object(o) => o,
         _ => JsonObject::new(),
     };
     obj.remove("$schema");
@@ -246,6 +248,24 @@ pub fn schema_of<T: JsonSchema>() -> JsonObject {
         obj.insert("properties".into(), Value::Object(JsonObject::new()));
     }
     obj
+}
+
+/// schemars marks integers with Rust-specific formats (`uint32`, `int64`, `double`…) that no JSON
+/// Schema validator knows: clients warn about each, and they cost an agent's context for nothing.
+fn drop_numeric_formats(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            let rusty = o.get("format").and_then(Value::as_str).is_some_and(|f| {
+                matches!(f, "uint" | "int" | "uint8" | "uint16" | "uint32" | "uint64" | "int8" | "int16" | "int32" | "int64" | "float" | "double")
+            });
+            if rusty {
+                o.remove("format");
+            }
+            o.values_mut().for_each(drop_numeric_formats);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_numeric_formats),
+        _ => {}
+    }
 }
 
 /// An output schema: the type's schema with no property required, because results omit empty
