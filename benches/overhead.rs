@@ -2,18 +2,14 @@
 //! audit, events, parsing) against the raw adb round trips of the same device commands, both
 //! against the same virtual device behind the in-process adb-server front door.
 //! Overhead = tool − raw. Run: `cargo bench --bench overhead`.
-use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use spock_tui::app::{self, Options};
-use spock_tui::config::{Config, Paths};
-use spock_tui::device::AdbEndpoint;
+use spock_tui::app;
+use spock_tui::config::Config;
 use spock_tui::mcp::events::Transport;
-use spock_tui::mcp::logbuf::LogBuffer;
 use spock_tui::mcp::server::{Origin, call};
-use spock_tui::sim::cli::{SimOptions, start};
 use spock_tui::sim::device::SimDevice;
 use tokio_util::sync::CancellationToken;
 
@@ -24,25 +20,14 @@ fn bench(c: &mut Criterion) {
         .build()
         .expect("runtime");
     let tmp = tempfile::tempdir().expect("tmp");
-    let (core, _sim) = rt.block_on(async {
-        let sim = start(SimOptions::adb_server_only(vec![Arc::new(
+    let (core, _sim) = rt
+        .block_on(app::core_on_virtual_device(
+            tmp.path(),
+            Config::default_config(),
+            false,
             SimDevice::demo(),
-        )]))
-        .await
-        .expect("sim");
-        let port = sim.adb_server.expect("bound").port();
-        let core = app::build_core(Options {
-            paths: Paths::under(tmp.path()),
-            config: Config::default_config(),
-            allow_all: false,
-            logs: LogBuffer::new(100),
-            adb: vec![AdbEndpoint::new("127.0.0.1", port)],
-            projects: vec![],
-            autostart_adb: false,
-        })
+        ))
         .expect("core");
-        (core, sim)
-    });
     let serial = rt.block_on(core.devices.list()).expect("devices")[0]
         .serial
         .clone();

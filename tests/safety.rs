@@ -6,14 +6,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use spock_tui::app::{self, Options};
-use spock_tui::config::{Config, Paths};
-use spock_tui::device::AdbEndpoint;
+use spock_tui::app::{self};
+use spock_tui::config::Config;
 use spock_tui::mcp::events::{Outcome, Transport};
-use spock_tui::mcp::logbuf::LogBuffer;
 use spock_tui::mcp::server::{Origin, call};
 use spock_tui::mcp::{Core, Level};
-use spock_tui::sim::cli::{SimHandle, SimOptions, start};
+use spock_tui::sim::cli::SimHandle;
 use spock_tui::sim::device::SimDevice;
 use tokio_util::sync::CancellationToken;
 
@@ -26,21 +24,10 @@ struct Rig {
 
 async fn rig(allow_all: bool, config: Config) -> Rig {
     let dev = SimDevice::demo();
-    let sim = start(SimOptions::adb_server_only(vec![Arc::new(dev.clone())]))
-        .await
-        .expect("sim");
-    let addr = sim.adb_server.expect("adb server");
     let tmp = tempfile::tempdir().expect("tmp");
-    let core = app::build_core(Options {
-        paths: Paths::under(tmp.path()),
-        config,
-        allow_all,
-        logs: LogBuffer::new(100),
-        adb: vec![AdbEndpoint::new("127.0.0.1", addr.port())],
-        projects: vec![],
-        autostart_adb: false,
-    })
-    .expect("core");
+    let (core, sim) = app::core_on_virtual_device(tmp.path(), config, allow_all, dev.clone())
+        .await
+        .expect("core");
     Rig {
         core,
         dev,

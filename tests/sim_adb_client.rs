@@ -23,9 +23,10 @@ use adb_client::server_device::ADBServerDevice;
 use spock_tui::sim::Target;
 use spock_tui::sim::cli::{SimHandle, SimOptions, start};
 
-#[allow(dead_code)]
-#[path = "sim_double/target.rs"]
-mod double;
+/// The protocol tests' minimal device (wire formats, not device behaviour).
+mod double {
+    pub use spock_tui::sim::cli::placeholder::PlaceholderTarget as DoubleTarget;
+}
 
 fn sim(serials: &[&str]) -> (tokio::runtime::Runtime, SimHandle, SocketAddrV4) {
     let rt = tokio::runtime::Builder::new_multi_thread()

@@ -11,9 +11,10 @@ use spock_tui::sim::Target;
 use spock_tui::sim::cli::{SimHandle, SimOptions, start};
 use spock_tui::sim::faults::FaultCommand;
 
-#[allow(dead_code)]
-#[path = "sim_double/target.rs"]
-mod double;
+/// The protocol tests' minimal device (wire formats, not device behaviour).
+mod double {
+    pub use spock_tui::sim::cli::placeholder::PlaceholderTarget as DoubleTarget;
+}
 
 fn adb_present() -> bool {
     let found = Command::new("adb")

@@ -631,15 +631,52 @@ fn the_screen_name_is_what_status_reports() {
 #[test]
 fn history_search_finds_a_string_only_in_a_result() {
     let mut s = state();
-    s.update(started(1, 0, "android_get_logcat", Level::ReadOnly, Some("sim-1"), json!({"lines": 5})));
-    s.update(finished(1, "android_get_logcat", Outcome::Ok, 12, None, json!({"lines": [{"message": "boom Xq7ZebraTrace"}]})));
-    s.update(started(2, 1, "android_get_battery_info", Level::ReadOnly, Some("sim-1"), json!({})));
-    s.update(finished(2, "android_get_battery_info", Outcome::Ok, 3, None, json!({"level": 80})));
+    s.update(started(
+        1,
+        0,
+        "android_get_logcat",
+        Level::ReadOnly,
+        Some("sim-1"),
+        json!({"lines": 5}),
+    ));
+    s.update(finished(
+        1,
+        "android_get_logcat",
+        Outcome::Ok,
+        12,
+        None,
+        json!({"lines": [{"message": "boom Xq7ZebraTrace"}]}),
+    ));
+    s.update(started(
+        2,
+        1,
+        "android_get_battery_info",
+        Level::ReadOnly,
+        Some("sim-1"),
+        json!({}),
+    ));
+    s.update(finished(
+        2,
+        "android_get_battery_info",
+        Outcome::Ok,
+        3,
+        None,
+        json!({"level": 80}),
+    ));
     s.update(key('4'));
     s.update(key('/'));
     for c in "xq7zebra".chars() {
         s.update(key(c));
     }
-    assert_eq!(s.history_len(), 1, "the search string appears only in call 1's result");
-    assert_eq!(s.history_seq_at(0).and_then(|q| s.history.get(q)).map(|r| r.tool.as_str()), Some("android_get_logcat"));
+    assert_eq!(
+        s.history_len(),
+        1,
+        "the search string appears only in call 1's result"
+    );
+    assert_eq!(
+        s.history_seq_at(0)
+            .and_then(|q| s.history.get(q))
+            .map(|r| r.tool.as_str()),
+        Some("android_get_logcat")
+    );
 }

@@ -256,7 +256,21 @@ fn drop_numeric_formats(v: &mut Value) {
     match v {
         Value::Object(o) => {
             let rusty = o.get("format").and_then(Value::as_str).is_some_and(|f| {
-                matches!(f, "uint" | "int" | "uint8" | "uint16" | "uint32" | "uint64" | "int8" | "int16" | "int32" | "int64" | "float" | "double")
+                matches!(
+                    f,
+                    "uint"
+                        | "int"
+                        | "uint8"
+                        | "uint16"
+                        | "uint32"
+                        | "uint64"
+                        | "int8"
+                        | "int16"
+                        | "int32"
+                        | "int64"
+                        | "float"
+                        | "double"
+                )
             });
             if rusty {
                 o.remove("format");

@@ -1,9 +1,9 @@
 //! A minimal [`Target`] for exercising the protocol side before (and apart from) the real
 //! device core: an in-memory file store and a handful of shell commands.
 //!
-//! It is NOT a faithful phone: `sim::device::SimDevice` is. `load_devices` in `cli.rs` uses it
-//! only until the real device is wired in; protocol unit tests use it because they test wire
-//! formats, not device behaviour. The unknown-command message follows a real phone's `sh`.
+//! It is NOT a faithful phone: `sim::device::SimDevice` is. The protocol tests (unit and
+//! integration) serve it because they test wire formats, not device behaviour. The
+//! unknown-command message follows a real phone's `sh`.
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::time::Duration;
