@@ -90,8 +90,11 @@ fn args_for(schema: &Map<String, Value>) -> Value {
     Value::Object(out)
 }
 
+/// Installed apps, each with its permission grants.
+type Apps = Vec<(String, Vec<(String, bool)>)>;
+
 /// What destructive tools could change: installed apps with their permission grants, the screen.
-fn state(dev: &SimDevice) -> (Vec<(String, Vec<(String, bool)>)>, String) {
+fn state(dev: &SimDevice) -> (Apps, String) {
     let apps = dev.with_state(|s| {
         s.installed
             .iter()

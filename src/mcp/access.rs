@@ -100,10 +100,10 @@ impl Access {
 
     pub fn set_enabled(&self, tool: &ToolDef, on: bool) {
         if let Ok(mut s) = self.settings.write() {
-            if let Some(g) = tool.group {
-                if on {
-                    s.allowed_groups.insert(g.key().to_string());
-                }
+            if let Some(g) = tool.group
+                && on
+            {
+                s.allowed_groups.insert(g.key().to_string());
             }
             if on {
                 s.disabled.remove(tool.name);

@@ -96,7 +96,7 @@ async fn update_settings(ctx: Ctx, a: SettingsArgs) -> Result<SettingsApplied, T
                 applied.push("commandTimeoutMs".to_string());
             }
         })
-        .map_err(|e| ToolError::invalid_args(e))?;
+        .map_err(ToolError::invalid_args)?;
     let mut notes = Vec::new();
     if !pending.is_empty() {
         notes.push(
