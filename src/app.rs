@@ -251,6 +251,23 @@ impl Listen {
     }
 }
 
+/// Device arrivals and departures (from `host:track-devices`) as `ServerEvent`s, logged too.
+async fn forward_device_events(shared: Shared) {
+    let mut rx = shared.core.devices.subscribe();
+    loop {
+        let change = tokio::select! {
+            _ = shared.shutdown.cancelled() => return,
+            r = rx.recv() => match r {
+                Ok(c) => c,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        tracing::info!(event = ?change, "device change");
+        shared.core.emit(crate::mcp::ServerEvent::Device { change });
+    }
+}
+
 /// Notice edits to the config file while running, so a person's change (a tool switched off)
 /// reaches sessions that are already connected. An invalid edit is logged and ignored.
 async fn watch_config(shared: Shared) {
@@ -340,6 +357,8 @@ impl Server {
             }
         });
         core.devices.start_tracking();
+        let s = shared.clone();
+        tasks.spawn(async move { forward_device_events(s).await });
         let s = shared.clone();
         tasks.spawn(async move { watch_config(s).await });
         tracing::info!(http = %http_addr, "server started");

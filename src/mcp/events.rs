@@ -130,7 +130,12 @@ pub enum ServerEvent {
     ServerStateChanged {
         running: bool,
     },
+    /// The selected device changed.
     DevicesChanged,
+    /// A device arrived, changed state or left; an adb server went down or came back.
+    Device {
+        change: crate::device::DeviceEvent,
+    },
     /// A control-centre screen change asked for by `spock_navigate`.
     Navigate {
         screen: String,

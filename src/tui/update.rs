@@ -166,6 +166,7 @@ impl State {
             ServerEvent::ClientIdentified { .. }
             | ServerEvent::ServerStateChanged { .. }
             | ServerEvent::DevicesChanged
+            | ServerEvent::Device { .. }
             | ServerEvent::Navigate { .. } => {}
         }
     }

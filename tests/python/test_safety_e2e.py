@@ -100,3 +100,32 @@ async def test_http_cancellation_stops_the_tool(tmp_path):
         inst.stop()
     rec = [a for a in audit_records(inst) if a["tool"] == "android_wait_for_element"]
     assert len(rec) == 2 and all(a["outcome"] == "cancelled" and a["durationMs"] < 10000 for a in rec), rec
+
+
+async def test_redaction_hides_secrets_from_agents_not_from_the_person(tmp_path):
+    import shutil
+
+    from conftest import ROOT, RealAdb, have_adb
+
+    if not have_adb():
+        pytest.skip("no adb binary")
+    scen = tmp_path / "scen"
+    shutil.copytree(ROOT / "assets" / "demo", scen)
+    toml = (scen / "demo.toml").read_text()
+    toml += '\n[[logcat]]\nlevel = "W"\ntag = "Auth"\nmessage = "retrying https://api.example/login?user=bob&password=hunter2xyz"\n'
+    (scen / "demo.toml").write_text(toml)
+    adb = RealAdb(tmp_path, scenarios=[scen / "demo.toml"])
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            res = await c.call_tool("android_get_logcat", {"tag": "Auth"})
+            text = res.content[0].text
+            assert "hunter2xyz" not in text, text
+            assert "redacted" in text
+            assert "hunter2xyz" not in json.dumps(res.structured_content)
+    finally:
+        inst.stop()
+        adb.close()
+    # The person's record keeps what the agent was not shown.
+    rec = [a for a in audit_records(inst) if a["tool"] == "android_get_logcat"]
+    assert "hunter2xyz" in json.dumps(rec[-1]["result"])
