@@ -280,7 +280,6 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
             (Scope::Screen(Screen::History), Action::Search),
             (Scope::Screen(Screen::History), Action::Filter),
             (Scope::Screen(Screen::History), Action::Mark),
-            (Scope::Screen(Screen::History), Action::TaskFromMarked),
         ],
         Layer::Screen(Screen::Settings) => &[
             (Scope::Screen(Screen::Settings), Action::Toggle),
