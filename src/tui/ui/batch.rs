@@ -119,7 +119,11 @@ fn task_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
     )];
     if d.tasks.is_empty() {
         lines.push(Line::styled(
-            "No tasks yet: m records one, n writes one, or mark calls in History (Space) and press b.",
+            "No tasks yet: m records one, n writes one,",
+            dim(),
+        ));
+        lines.push(Line::styled(
+            "or mark calls in History (Space) and press b there.",
             dim(),
         ));
         return lines;
@@ -172,6 +176,32 @@ fn run_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
     lines
 }
 
+fn step_lines(t: &crate::batch::Task, area: Rect) -> Vec<Line<'static>> {
+    let w = area.width as usize;
+    t.steps
+        .iter()
+        .enumerate()
+        .take(area.height as usize)
+        .map(|(i, st)| {
+            let mut extra = String::new();
+            if let Some(ms) = st.wait_ms {
+                extra.push_str(&format!("  wait {ms} ms"));
+            }
+            if !st.stops_on_error() {
+                extra.push_str("  (continues on error)");
+            }
+            let args = st.arguments.to_string();
+            let room = w.saturating_sub(6 + st.tool.len() + extra.len()).max(8);
+            Line::from(vec![
+                Span::styled(format!("{:>3}. ", i + 1), dim()),
+                Span::styled(escape::cell(&st.tool, 48), bold()),
+                Span::raw(format!(" {}", escape::cell(&args, room))),
+                Span::styled(extra, dim()),
+            ])
+        })
+        .collect()
+}
+
 pub fn draw(f: &mut Frame, area: Rect, s: &State) {
     let d = s.batch.data.as_ref();
     let runner = runner_lines(s, d);
@@ -189,6 +219,21 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
     } else {
         Layout::vertical([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(rest)
     };
+    // A tall screen also shows what the selected task would do.
+    let (tasks, steps) = if tasks.height >= 16 && !d.tasks.is_empty() {
+        let list_h = (d.tasks.len() as u16 + 3).min(tasks.height / 2);
+        let [a, b] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Min(3)]).areas(tasks);
+        (a, Some(b))
+    } else {
+        (tasks, None)
+    };
+    if let (Some(area), Some(t)) = (steps, s.batch.selected()) {
+        let sb = block(format!("Steps of {}", escape::cell(&t.name, 60)));
+        let inner = sb.inner(area);
+        f.render_widget(sb, area);
+        f.render_widget(Paragraph::new(step_lines(t, inner)), inner);
+    }
     let tb = block(format!(
         "Tasks ({}) — r run · e edit · n new · d delete · m record",
         d.tasks.len()
