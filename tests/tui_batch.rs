@@ -467,3 +467,162 @@ fn help_lists_the_batch_keys() {
         "{editor:?}"
     );
 }
+
+// --- the loop's side, against a real core and the demo device ---
+
+mod live {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::json;
+    use spock_tui::app::{self, Options};
+    use spock_tui::batch::{RunState, Source, Step, Task};
+    use spock_tui::config::{Config, Paths};
+    use spock_tui::device::AdbEndpoint;
+    use spock_tui::mcp::events::{Outcome, Transport};
+    use spock_tui::mcp::logbuf::LogBuffer;
+    use spock_tui::sim::cli::{SimOptions, start};
+    use spock_tui::sim::device::SimDevice;
+    use spock_tui::tui::batch::{BatchCmd, BatchData, BatchReply};
+    use spock_tui::tui::batch_io::BatchLink;
+    use spock_tui::tui::event::Event;
+    use tokio::sync::mpsc;
+
+    async fn next_batch(
+        rx: &mut mpsc::UnboundedReceiver<Event>,
+        what: &str,
+        ok: impl Fn(&BatchData) -> bool,
+    ) -> BatchData {
+        let wait = async {
+            loop {
+                if let Some(Event::Batch(d)) = rx.recv().await
+                    && ok(&d)
+                {
+                    return d;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), wait)
+            .await
+            .unwrap_or_else(|_| panic!("no snapshot with {what}"))
+    }
+
+    async fn next_reply(rx: &mut mpsc::UnboundedReceiver<Event>) -> BatchReply {
+        let wait = async {
+            loop {
+                if let Some(Event::BatchReply(r)) = rx.recv().await {
+                    return r;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), wait)
+            .await
+            .expect("a reply")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn snapshots_follow_recording_saving_and_a_run() {
+        let sim = start(SimOptions::adb_server_only(vec![Arc::new(
+            SimDevice::demo(),
+        )]))
+        .await
+        .expect("sim");
+        let port = sim.adb_server.expect("adb server").port();
+        let tmp = tempfile::tempdir().expect("tmp");
+        let core = app::build_core(Options {
+            paths: Paths::under(tmp.path()),
+            config: Config::default_config(),
+            allow_all: false,
+            logs: LogBuffer::new(100),
+            adb: vec![AdbEndpoint::new("127.0.0.1", port)],
+            projects: vec![],
+            autostart_adb: false,
+        })
+        .expect("core");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let link = BatchLink::spawn(&core, &tx);
+        let first = next_batch(&mut rx, "an empty store", |_| true).await;
+        assert!(first.tasks.is_empty() && first.runs.is_empty() && first.recording.is_none());
+
+        link.perform(BatchCmd::StartRecording {
+            name: "tour".into(),
+        });
+        assert!(matches!(next_reply(&mut rx).await, BatchReply::Done(_)));
+        next_batch(&mut rx, "the recording", |d| d.recording.is_some()).await;
+        // What the pipeline offers the recorder shows up once a call finishes.
+        core.batch.record(
+            "android_launch_app",
+            &json!({"packageName": "com.example.shop"}),
+            Transport::Stdio,
+            Outcome::Ok,
+        );
+        link.perform(BatchCmd::StopRecording);
+        let BatchReply::Saved { task, .. } = next_reply(&mut rx).await else {
+            panic!("the recording was not saved")
+        };
+        assert_eq!((task.source, task.steps.len()), (Source::Recorded, 1));
+        let d = next_batch(&mut rx, "the recorded task", |d| d.tasks.len() == 1).await;
+        assert!(d.recording.is_none());
+
+        // A task saved by hand, then run as the person would: it succeeds, both steps ok.
+        let t = Task::new(
+            Some("shop".into()),
+            "Shop",
+            vec![
+                Step::new(
+                    "android_launch_app",
+                    json!({"packageName": "com.example.shop"}),
+                ),
+                Step::new(
+                    "android_open_deep_link",
+                    json!({"uri": "shop://product/42"}),
+                ),
+            ],
+            Source::Manual,
+        );
+        link.perform(BatchCmd::Save { task: t });
+        assert!(matches!(
+            next_reply(&mut rx).await,
+            BatchReply::Saved { .. }
+        ));
+        link.perform(BatchCmd::Run {
+            task_id: "shop".into(),
+        });
+        let reply = next_reply(&mut rx).await;
+        assert!(
+            matches!(&reply, BatchReply::Done(n) if n.contains("started")),
+            "{reply:?}"
+        );
+        let d = next_batch(&mut rx, "a finished run", |d| {
+            d.runs
+                .first()
+                .is_some_and(|r| r.summary.state != RunState::Processing)
+        })
+        .await;
+        let r = &d.runs[0];
+        assert_eq!(r.summary.state, RunState::Succeeded, "{r:?}");
+        assert_eq!((r.ok, r.summary.total_steps), (2, 2));
+
+        // Deleting goes through; a second delete reports the task is gone.
+        link.perform(BatchCmd::Delete {
+            task_id: "shop".into(),
+        });
+        assert!(matches!(next_reply(&mut rx).await, BatchReply::Done(_)));
+        link.perform(BatchCmd::Delete {
+            task_id: "shop".into(),
+        });
+        let reply = next_reply(&mut rx).await;
+        assert!(
+            matches!(&reply, BatchReply::Failed { save: false, message } if message.contains("not found")),
+            "{reply:?}"
+        );
+        // Nothing runs now: cancelling says so.
+        link.perform(BatchCmd::Cancel {
+            run_id: "run_x".into(),
+        });
+        assert!(matches!(
+            next_reply(&mut rx).await,
+            BatchReply::Failed { .. }
+        ));
+    }
+}
