@@ -1,4 +1,5 @@
 //! What each [`Action`] does to the state, layer by layer. Reached only through `update()`.
+//! The Batch screen's keys, its yes/no prompt and its editor are handled in `batch`.
 use serde_json::json;
 
 use super::action::Action;
