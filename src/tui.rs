@@ -6,10 +6,14 @@
 //! data (`state`), changed only by `State::update` (`update`, `keys`), which returns the
 //! [`update::Effect`]s the loop performs; drawing (`ui`) is a pure function of `&State`; the
 //! keymap (`action`) is both the key handling and the help overlay; `State::layer()` is the
-//! one function that decides who has the keyboard. Untrusted text is escaped (`escape`)
-//! before it is drawn; clipboard and notifications are plain escapes (`osc`).
+//! one function that decides who has the keyboard. The Batch screen's state and keys are in
+//! `batch`; the loop's side of it (reading `core.batch`, carrying out commands) in
+//! `batch_io`. Untrusted text is escaped (`escape`) before it is drawn; clipboard and
+//! notifications are plain escapes (`osc`).
 pub mod action;
 pub mod app;
+pub mod batch;
+pub mod batch_io;
 pub mod catalogue;
 pub mod edit;
 pub mod escape;

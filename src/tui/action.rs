@@ -42,6 +42,15 @@ pub enum Action {
     Press,
     Submit,
     Cancel,
+    RunTask,
+    CancelRun,
+    DeleteTask,
+    EditTask,
+    NewTask,
+    Record,
+    SaveTask,
+    Mark,
+    TaskFromMarked,
 }
 
 impl Action {
@@ -87,6 +96,15 @@ impl Action {
             Action::Press => "press the focused button",
             Action::Submit => "accept",
             Action::Cancel => "cancel",
+            Action::RunTask => "run the selected task",
+            Action::CancelRun => "cancel the run in progress",
+            Action::DeleteTask => "delete the selected task (asks first)",
+            Action::EditTask => "edit the selected task's JSON in place",
+            Action::NewTask => "new task in the editor",
+            Action::Record => "start recording (asks a name) / stop and save it",
+            Action::SaveTask => "check and save the task",
+            Action::Mark => "mark / unmark the call for a batch task",
+            Action::TaskFromMarked => "make a batch task from the marked calls",
         }
     }
 }
@@ -98,6 +116,8 @@ pub enum Scope {
     Confirm,
     Help,
     Input,
+    Editor,
+    Prompt,
     Picker,
     Details,
     Screen(Screen),
@@ -110,6 +130,8 @@ impl Scope {
             Scope::Confirm => "Confirmation",
             Scope::Help => "Help",
             Scope::Input => "Text input",
+            Scope::Editor => "Task editor",
+            Scope::Prompt => "Yes/no question",
             Scope::Picker => "Filter picker",
             Scope::Details => "Request details",
             Scope::Screen(s) => s.title(),
@@ -155,6 +177,7 @@ const TO: Scope = Scope::Screen(Screen::Tools);
 const AC: Scope = Scope::Screen(Screen::Activity);
 const HI: Scope = Scope::Screen(Screen::History);
 const SE: Scope = Scope::Screen(Screen::Settings);
+const BA: Scope = Scope::Screen(Screen::Batch);
 const DE: Scope = Scope::Details;
 
 /// Every key binding, in the order help shows them.
@@ -177,8 +200,13 @@ pub const BINDINGS: &[Binding] = &[
     b(Scope::Help, ch('j'), Action::Down),
     b(Scope::Help, PageUp, Action::PageUp),
     b(Scope::Help, PageDown, Action::PageDown),
+    b(Scope::Prompt, ch('y'), Action::Approve),
+    b(Scope::Prompt, ch('n'), Action::Deny),
+    b(Scope::Prompt, Esc, Action::Deny),
     b(Scope::Input, Enter, Action::Submit),
     b(Scope::Input, Esc, Action::Cancel),
+    ctrl(Scope::Editor, 's', Action::SaveTask),
+    b(Scope::Editor, Esc, Action::Cancel),
     b(Scope::Picker, Up, Action::Up),
     b(Scope::Picker, ch('k'), Action::Up),
     b(Scope::Picker, Down, Action::Down),
@@ -224,10 +252,20 @@ pub const BINDINGS: &[Binding] = &[
     b(HI, ch('f'), Action::Filter),
     b(HI, ch('x'), Action::ClearFilters),
     b(HI, Esc, Action::ClearFilters),
+    b(HI, ch(' '), Action::Mark),
+    b(HI, ch('b'), Action::TaskFromMarked),
     b(SE, Enter, Action::Open),
     b(SE, ch(' '), Action::Toggle),
     b(SE, ch('a'), Action::EnableAll),
     b(SE, ch('r'), Action::ReadOnlyOnly),
+    b(BA, Enter, Action::RunTask),
+    b(BA, ch('r'), Action::RunTask),
+    b(BA, ch('x'), Action::CancelRun),
+    b(BA, ch('e'), Action::EditTask),
+    b(BA, ch('n'), Action::NewTask),
+    b(BA, ch('d'), Action::DeleteTask),
+    b(BA, KeyCode::Delete, Action::DeleteTask),
+    b(BA, ch('m'), Action::Record),
     b(DE, Esc, Action::Back),
     b(DE, Backspace, Action::Back),
     b(DE, ch('c'), Action::CopyRequest),
@@ -240,7 +278,9 @@ pub fn scopes(layer: Layer) -> &'static [Scope] {
     match layer {
         Layer::Confirm => &[Scope::Confirm],
         Layer::Help => &[Scope::Help],
+        Layer::Prompt => &[Scope::Prompt],
         Layer::Input => &[Scope::Input],
+        Layer::Editor => &[Scope::Editor],
         Layer::Picker => &[Scope::Picker],
         Layer::Details => &[Scope::Details, Scope::Global],
         Layer::Screen(Screen::Status) => &[ST, G],
@@ -248,7 +288,7 @@ pub fn scopes(layer: Layer) -> &'static [Scope] {
         Layer::Screen(Screen::Activity) => &[AC, G],
         Layer::Screen(Screen::History) => &[HI, G],
         Layer::Screen(Screen::Settings) => &[SE, G],
-        Layer::Screen(Screen::Batch) => &[G],
+        Layer::Screen(Screen::Batch) => &[BA, G],
     }
 }
 
@@ -285,6 +325,7 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
         KeyCode::Home => "Home".into(),
         KeyCode::End => "End".into(),
         KeyCode::Backspace => "Bksp".into(),
+        KeyCode::Delete => "Del".into(),
         other => format!("{other:?}"),
     };
     if mods.contains(KeyModifiers::CONTROL) {

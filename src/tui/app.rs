@@ -1,7 +1,8 @@
 //! The loop and its plumbing: the terminal (raw mode, alternate screen, mouse; restored on
 //! every exit path and from the panic hook), the tasks that turn terminal input, server
-//! events, confirmation and navigation requests and signals into [`Event`]s, the server
-//! controller that starts and stops both transports, and the effects `update()` asks for.
+//! events, confirmation and navigation requests and signals into [`Event`]s (batch snapshots
+//! come from `batch_io`), the server controller that starts and stops both transports, and
+//! the effects `update()` asks for.
 use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,6 +17,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::{broadcast, mpsc};
 
+use super::batch_io::BatchLink;
 use super::event::{CoreView, Event, ServerStatus};
 use super::history::HistorySource;
 use super::osc;
@@ -274,6 +276,7 @@ pub async fn run_loop(
     let stop_input = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone(), stop_input.clone());
     spawn_forwarders(&core, &tx);
+    let batch_link = BatchLink::spawn(&core, &tx);
     let (ctl, controller) = spawn_controller(
         core.clone(),
         tokens.clone(),
@@ -336,7 +339,15 @@ pub async fn run_loop(
             }
         }
         for fx in effects {
-            if let Some(ev) = perform(fx, &core, &tokens, &ctl, &mut terminal, in_tmux) {
+            if let Some(ev) = perform(
+                fx,
+                &core,
+                &tokens,
+                &ctl,
+                &batch_link,
+                &mut terminal,
+                in_tmux,
+            ) {
                 state.update(ev);
             }
         }
@@ -363,6 +374,7 @@ fn perform<W: std::io::Write>(
     core: &Arc<Core>,
     tokens: &TokenStore,
     ctl: &mpsc::UnboundedSender<ServerCtl>,
+    batch: &BatchLink,
     terminal: &mut Terminal<CrosstermBackend<W>>,
     in_tmux: bool,
 ) -> Option<Event> {
@@ -444,6 +456,10 @@ fn perform<W: std::io::Write>(
                 }
             }
             notice(format!("saved {}", saved.join(", ")))
+        }
+        Effect::Batch(cmd) => {
+            batch.perform(cmd);
+            None
         }
         Effect::NavReply(req, result) => {
             match result {

@@ -1,5 +1,6 @@
 //! Editing from the keyboard: text inputs (searches narrow as you type, settings apply on
-//! Enter after validation), History's filter picker, and the Settings rows' toggles.
+//! Enter after validation, batch names on Enter), History's filter picker, and the Settings
+//! rows' toggles.
 use super::action::Action;
 use super::input::LineInput;
 use super::settings::{self, Row};
@@ -52,7 +53,7 @@ impl State {
                 self.history_view.selected = None;
                 self.refresh_matches();
             }
-            InputTarget::Setting(_) => {}
+            InputTarget::Setting(_) | InputTarget::RecordingName | InputTarget::TaskName => {}
         }
     }
 
@@ -65,6 +66,9 @@ impl State {
                 Ok(v) => fx.push(Effect::Setting(f, v)),
                 Err(e) => self.notice = Some(e),
             },
+            (InputTarget::RecordingName | InputTarget::TaskName, Action::Submit) => {
+                self.submit_batch_name(target, &input.text, fx)
+            }
             (InputTarget::ToolSearch, Action::Cancel) => self.tools_view.query.clear(),
             (InputTarget::HistorySearch, Action::Cancel) => {
                 self.history_view.query.clear();

@@ -1,11 +1,13 @@
 //! The one event enum the loop waits on: terminal input, server events, confirmation and
-//! navigation requests, server lifecycle reports, device lists and the slow tick. Also the
+//! navigation requests, server lifecycle reports, device lists, batch snapshots and replies,
+//! and the slow tick. Also the
 //! plain-data snapshots of the core the state is refreshed from, so `update()` never locks.
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use crossterm::event::{KeyEvent, MouseEvent};
 
+use super::batch::{BatchData, BatchReply};
 use crate::mcp::ServerEvent;
 use crate::mcp::access::AccessSettings;
 use crate::mcp::confirm::ConfirmRequest;
@@ -25,6 +27,10 @@ pub enum Event {
     Navigate(NavRequest),
     ServerStatus(ServerStatus),
     Devices(Vec<DeviceRow>),
+    /// Tasks, runs, the runner's position and the recording, read from `core.batch`.
+    Batch(BatchData),
+    /// How a batch command the person gave went.
+    BatchReply(BatchReply),
     /// A line for the footer (an effect's result: copied, saved, an error).
     Notice(String),
     Tick,

@@ -1,4 +1,5 @@
 //! What each [`Action`] does to the state, layer by layer. Reached only through `update()`.
+//! The Batch screen's keys, its yes/no prompt and its editor are handled in `batch`.
 use serde_json::json;
 
 use super::action::Action;
@@ -30,7 +31,9 @@ impl State {
                     _ => {}
                 }
             }
+            Layer::Prompt => self.act_prompt(action, fx),
             Layer::Input => self.act_input(action, fx),
+            Layer::Editor => self.act_editor(action, fx),
             Layer::Picker => self.act_picker(action),
             Layer::Details => {
                 if !self.act_details(action, fx) {
@@ -119,7 +122,7 @@ impl State {
     }
 
     /// Cursor movement shared by every list; returns the new position.
-    fn moved(&self, action: Action, pos: usize, len: usize) -> Option<usize> {
+    pub(super) fn moved(&self, action: Action, pos: usize, len: usize) -> Option<usize> {
         let last = len.saturating_sub(1);
         Some(match action {
             Action::Up => pos.saturating_sub(1),
@@ -203,6 +206,8 @@ impl State {
                     ))
                 }
                 Action::Filter => self.open_picker(),
+                Action::Mark => self.toggle_mark(),
+                Action::TaskFromMarked => self.task_from_marked(),
                 Action::ClearFilters => {
                     self.history_view.query.clear();
                     self.history_view.filters = Default::default();
@@ -229,7 +234,7 @@ impl State {
                 Action::Open | Action::Toggle => self.activate_setting(fx),
                 _ => return false,
             },
-            Screen::Batch => return false,
+            Screen::Batch => return self.act_batch(action, fx),
         }
         true
     }

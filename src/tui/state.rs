@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use chrono::{DateTime, FixedOffset, Offset as _, Utc};
 use tokio::time::Instant;
 
+use super::batch::BatchView;
 use super::event::{CoreView, DeviceRow, ServerStatus};
 use super::history::{History, HistorySource, SessionOnly};
 use super::input::LineInput;
@@ -66,8 +67,12 @@ impl Screen {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
     Confirm,
+    /// A small yes/no question of our own (delete a task?).
+    Prompt,
     Help,
     Input,
+    /// The batch task editor.
+    Editor,
     Picker,
     Details,
     Screen(Screen),
@@ -93,6 +98,10 @@ pub enum InputTarget {
     ToolSearch,
     HistorySearch,
     Setting(SettingField),
+    /// The name of a recording about to start.
+    RecordingName,
+    /// The name of a task made from the calls marked in History.
+    TaskName,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -183,6 +192,8 @@ pub struct HistoryView {
     pub selected: Option<u64>,
     /// Seqs matching the search and filters, newest first; `None` when nothing narrows.
     pub matches: Option<Vec<u64>>,
+    /// Calls marked for a batch task, by seq (so oldest first when iterated).
+    pub marked: BTreeSet<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -204,6 +215,8 @@ pub struct State {
     /// `None` until a device layer reports; shown as such, not as "no devices".
     pub devices: Option<Vec<DeviceRow>>,
     pub tools: Vec<ToolInfo>,
+    /// The catalogue, so the batch editor can check a task without asking the loop.
+    pub registry: Registry,
     pub stats: BTreeMap<String, ToolStat>,
     pub history: History,
     pub confirms: VecDeque<ConfirmRequest>,
@@ -218,6 +231,7 @@ pub struct State {
     pub activity: CallsView,
     pub history_view: HistoryView,
     pub settings_cursor: usize,
+    pub batch: BatchView,
     pub details: Option<Details>,
     pub notice: Option<String>,
     pub lost_events: u64,
@@ -246,6 +260,7 @@ impl State {
             core,
             devices: None,
             tools: catalogue(registry),
+            registry: registry.clone(),
             stats,
             history,
             confirms: VecDeque::new(),
@@ -260,6 +275,7 @@ impl State {
             activity: CallsView::default(),
             history_view: HistoryView::default(),
             settings_cursor: 0,
+            batch: BatchView::default(),
             details: None,
             notice: None,
             lost_events: 0,
@@ -269,14 +285,19 @@ impl State {
         s
     }
 
-    /// Who has the keyboard: confirmation > help > text input > picker > details > screen.
+    /// Who has the keyboard: confirmation > our own yes/no prompt > help > text input >
+    /// editor > picker > details > screen.
     pub fn layer(&self) -> Layer {
         if !self.confirms.is_empty() {
             Layer::Confirm
+        } else if self.batch.prompt.is_some() {
+            Layer::Prompt
         } else if self.help {
             Layer::Help
         } else if self.input.is_some() {
             Layer::Input
+        } else if self.batch.editor.is_some() {
+            Layer::Editor
         } else if self.picker.is_some() {
             Layer::Picker
         } else if self.details.is_some() {

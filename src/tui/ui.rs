@@ -1,6 +1,6 @@
 //! Drawing: a pure function of `&State` into a ratatui `Frame`. No I/O, no locks, no clock.
-//! The chrome (tab bar, footer) lives here; each screen, the modal and the help overlay have
-//! their own file. Geometry helpers (`tab_at`, `row_at`) are pure too, so a mouse click maps
+//! The chrome (tab bar with the recording indicator, footer) lives here; each screen, the
+//! modal and the help overlay have their own file. Geometry helpers (`tab_at`, `row_at`) are pure too, so a mouse click maps
 //! back to what was drawn without the draw code remembering anything.
 pub mod activity;
 pub mod batch;
@@ -88,7 +88,9 @@ pub fn running_for(s: &State, at: &DateTime<Utc>) -> String {
 pub fn draw(f: &mut Frame, s: &State) {
     let [tabs, body, footer] = chrome(f.area());
     draw_tabs(f, tabs, s);
-    if let Some(d) = &s.details {
+    if let Some(ed) = &s.batch.editor {
+        batch::draw_editor(f, body, ed);
+    } else if let Some(d) = &s.details {
         details::draw(f, body, s, d);
     } else {
         match s.screen {
@@ -106,6 +108,9 @@ pub fn draw(f: &mut Frame, s: &State) {
     }
     if s.help {
         help::draw(f, f.area(), s);
+    }
+    if s.batch.prompt.is_some() {
+        batch::draw_prompt(f, f.area(), s);
     }
     if !s.confirms.is_empty() {
         modal::draw(f, f.area(), s);
@@ -192,6 +197,16 @@ fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
         ));
         right.push(Span::raw(" "));
     }
+    if let Some(rec) = s.batch.recording() {
+        let n = rec.steps.len();
+        let label = if narrow {
+            format!("● REC {n}")
+        } else {
+            format!("● REC {n} step{}", if n == 1 { "" } else { "s" })
+        };
+        right.push(Span::styled(label, batch::rec_style()));
+        right.push(Span::raw(" "));
+    }
     if s.demo {
         right.push(Span::styled("demo ", Style::new().fg(Color::Magenta)));
     }
@@ -226,6 +241,14 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
             (Scope::Confirm, Action::Approve),
             (Scope::Confirm, Action::Deny),
         ],
+        Layer::Prompt => &[
+            (Scope::Prompt, Action::Approve),
+            (Scope::Prompt, Action::Deny),
+        ],
+        Layer::Editor => &[
+            (Scope::Editor, Action::SaveTask),
+            (Scope::Editor, Action::Cancel),
+        ],
         Layer::Help => &[(Scope::Help, Action::Help)],
         Layer::Input => &[
             (Scope::Input, Action::Submit),
@@ -256,13 +279,19 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
             (Scope::Screen(Screen::History), Action::Open),
             (Scope::Screen(Screen::History), Action::Search),
             (Scope::Screen(Screen::History), Action::Filter),
+            (Scope::Screen(Screen::History), Action::Mark),
         ],
         Layer::Screen(Screen::Settings) => &[
             (Scope::Screen(Screen::Settings), Action::Toggle),
             (Scope::Screen(Screen::Settings), Action::EnableAll),
             (Scope::Screen(Screen::Settings), Action::ReadOnlyOnly),
         ],
-        Layer::Screen(Screen::Batch) => &[],
+        Layer::Screen(Screen::Batch) => &[
+            (Scope::Screen(Screen::Batch), Action::RunTask),
+            (Scope::Screen(Screen::Batch), Action::Record),
+            (Scope::Screen(Screen::Batch), Action::EditTask),
+            (Scope::Screen(Screen::Batch), Action::DeleteTask),
+        ],
     };
     let mut spans = Vec::new();
     for (scope, a) in hints
@@ -272,7 +301,12 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
     {
         if matches!(
             layer,
-            Layer::Confirm | Layer::Help | Layer::Input | Layer::Picker
+            Layer::Confirm
+                | Layer::Prompt
+                | Layer::Help
+                | Layer::Input
+                | Layer::Editor
+                | Layer::Picker
         ) && scope == Scope::Global
         {
             continue;
@@ -317,6 +351,15 @@ fn short(a: Action) -> &'static str {
         Action::Submit => "accept",
         Action::Cancel => "cancel",
         Action::ClearFilters => "clear",
+        Action::RunTask => "run",
+        Action::CancelRun => "cancel run",
+        Action::DeleteTask => "delete",
+        Action::EditTask => "edit",
+        Action::NewTask => "new",
+        Action::Record => "record",
+        Action::SaveTask => "save",
+        Action::Mark => "mark",
+        Action::TaskFromMarked => "task from marked",
         other => other.describe(),
     }
 }

@@ -49,6 +49,8 @@ pub enum Effect {
     },
     /// Answer a navigation request after `Core::screen` has been updated.
     NavReply(NavRequest, Result<(), String>),
+    /// Run, cancel, save, delete or record a batch task.
+    Batch(super::batch::BatchCmd),
 }
 
 impl State {
@@ -84,6 +86,8 @@ impl State {
             Event::Navigate(req) => fx.push(self.navigate(req)),
             Event::ServerStatus(s) => self.server = s,
             Event::Devices(d) => self.set_devices(d),
+            Event::Batch(data) => self.on_batch_data(data),
+            Event::BatchReply(reply) => self.on_batch_reply(reply),
             Event::Notice(n) => self.notice = Some(n),
             Event::Tick => {}
             Event::Quit => self.quit = true,
@@ -275,6 +279,13 @@ impl State {
             match action::lookup(layer, &key) {
                 Some(a) => self.act(a, fx),
                 None => self.edit_input(&key),
+            }
+            return;
+        }
+        if layer == Layer::Editor {
+            match action::lookup(layer, &key) {
+                Some(a) => self.act(a, fx),
+                None => self.edit_editor(key),
             }
             return;
         }

@@ -23,6 +23,8 @@ pub fn scopes(s: &State) -> Vec<Scope> {
         Scope::Details,
         Scope::Picker,
         Scope::Input,
+        Scope::Editor,
+        Scope::Prompt,
         Scope::Confirm,
         Scope::Help,
     ]);

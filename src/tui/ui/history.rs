@@ -1,5 +1,6 @@
 //! History: the audit trail, searchable across tool name, arguments and result and narrowed
-//! by multi-select filters; bounded by the history-size setting.
+//! by multi-select filters; bounded by the history-size setting. Calls can be marked (Space)
+//! and made into a batch task (b).
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -46,6 +47,18 @@ fn chips(s: &State) -> Line<'static> {
 
 pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     let search = match &s.input {
+        Some((InputTarget::TaskName, i)) => Line::from(vec![
+            Span::styled(
+                format!(
+                    "Name the task ({} marked calls): ",
+                    s.history_view.marked.len()
+                ),
+                Style::new().fg(ACCENT),
+            ),
+            Span::raw(escape::line(&i.text)),
+            Span::styled("▏", Style::new().fg(ACCENT)),
+            Span::styled("  Enter save · Esc cancel", dim()),
+        ]),
         Some((InputTarget::HistorySearch, i)) => Line::from(vec![
             Span::styled("/", Style::new().fg(ACCENT)),
             Span::raw(escape::line(&i.text)),
@@ -74,8 +87,12 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         ..body
     };
     let shown = s.history_len();
+    let marked = match s.history_view.marked.len() {
+        0 => String::new(),
+        n => format!(" · {n} marked (b: make a task)"),
+    };
     let title = format!(
-        "History — {shown} of {} (keeps {}) · {}",
+        "History — {shown} of {} (keeps {}){marked} · {}",
         s.history.len(),
         s.history.capacity(),
         escape::line(&s.history.source)
@@ -105,7 +122,15 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         .filter_map(|pos| {
             let seq = s.history_seq_at(pos)?;
             let r = s.history.get(seq)?;
-            Some(activity::row(s, r, inner.width, pos == cursor))
+            let mut line = activity::row(s, r, inner.width, pos == cursor);
+            // A marked call shows a dot in the space after its time; the columns stay put.
+            if s.history_view.marked.contains(&seq)
+                && let Some(first) = line.spans.first_mut()
+            {
+                let time = first.content.trim_end().to_string();
+                *first = Span::styled(format!("{time}●"), Style::new().fg(ACCENT));
+            }
+            Some(line)
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);

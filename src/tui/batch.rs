@@ -1,0 +1,385 @@
+//! The Batch screen's state and keys: saved tasks, run history, the live run, recording, the
+//! in-place JSON editor, the "delete task?" prompt, and making a task from calls marked in
+//! History. Everything here is plain data changed by `update()`; the store, the runner and the
+//! recorder are reached only through [`BatchCmd`] effects, which the loop carries out
+//! (`batch_io`) and answers with [`BatchReply`] events and fresh [`BatchData`] snapshots.
+use ratatui_textarea::TextArea;
+use serde_json::Value;
+
+use super::action::Action;
+use super::input::LineInput;
+use super::state::{InputTarget, State};
+use super::update::Effect;
+use crate::batch::{BatchStatus, Recording, RunSummary, RunnerState, Task};
+use crate::mcp::events::Transport;
+use crate::mcp::registry::Level;
+
+/// What the loop read from `core.batch`, copied out so drawing never touches the store.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BatchData {
+    /// Sorted by name, as the store lists them.
+    pub tasks: Vec<Task>,
+    /// Newest first, the run in progress included.
+    pub runs: Vec<RunRow>,
+    pub status: BatchStatus,
+    /// The tool of the step running now, when it is known.
+    pub current_tool: Option<String>,
+    pub recording: Option<Recording>,
+    /// Reading the store failed; shown instead of pretending it is empty.
+    pub error: Option<String>,
+}
+
+/// One line of the run history: the summary and how many of its steps ended `ok`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunRow {
+    pub summary: RunSummary,
+    pub ok: usize,
+}
+
+/// A call marked in History, as much of it as a task step needs (and the audit shape wants).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PickedCall {
+    pub tool: String,
+    pub level: Level,
+    pub transport: Transport,
+    pub arguments: Value,
+}
+
+/// What the loop does to `core.batch` on the person's behalf.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BatchCmd {
+    Run {
+        task_id: String,
+    },
+    Cancel {
+        run_id: String,
+    },
+    Delete {
+        task_id: String,
+    },
+    /// Already checked with `validate_json`; the store checks again.
+    Save {
+        task: Task,
+    },
+    StartRecording {
+        name: String,
+    },
+    StopRecording,
+    FromCalls {
+        name: String,
+        calls: Vec<PickedCall>,
+    },
+}
+
+/// How a [`BatchCmd`] went.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BatchReply {
+    /// A line for the footer.
+    Done(String),
+    /// A task was stored (editor save, recording stopped, made from History): select it.
+    Saved { task: Task, note: String },
+    /// `save` says whether it was the editor's save, which then shows the error in place.
+    Failed { save: bool, message: String },
+}
+
+/// Where `validate_json` (or the store) found a problem; `at` is 1-based (line, column).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EditorError {
+    pub at: Option<(usize, usize)>,
+    pub message: String,
+}
+
+/// The in-place editor: the task's pretty JSON in a text area that has the keyboard.
+#[derive(Debug, Clone)]
+pub struct Editor {
+    /// The id of the task being edited; `None` for a new one.
+    pub original: Option<String>,
+    pub text: TextArea<'static>,
+    pub error: Option<EditorError>,
+    /// A save is on its way to the store; the editor closes when it lands.
+    pub saving: bool,
+}
+
+impl Editor {
+    pub fn new(original: Option<String>, json: &str) -> Editor {
+        let mut text = TextArea::new(json.lines().map(str::to_string).collect());
+        text.set_line_number_style(super::ui::dim());
+        text.set_cursor_line_style(ratatui::style::Style::new());
+        Editor {
+            original,
+            text,
+            error: None,
+            saving: false,
+        }
+    }
+
+    pub fn content(&self) -> String {
+        self.text.lines().join("\n")
+    }
+}
+
+/// A small yes/no question that has the keyboard (below a destructive-call confirmation).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Prompt {
+    DeleteTask { id: String, name: String },
+}
+
+impl Prompt {
+    pub fn question(&self) -> String {
+        match self {
+            Prompt::DeleteTask { name, .. } => {
+                format!("delete task {:?}? y/n", super::escape::line(name))
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct BatchView {
+    /// `None` until the loop first reads the store.
+    pub data: Option<BatchData>,
+    /// Position in `data.tasks`.
+    pub cursor: usize,
+    /// Select this task when it shows up in the list (after a save).
+    pub select: Option<String>,
+    pub editor: Option<Editor>,
+    pub prompt: Option<Prompt>,
+}
+
+impl BatchView {
+    pub fn tasks(&self) -> &[Task] {
+        self.data.as_ref().map_or(&[], |d| d.tasks.as_slice())
+    }
+
+    pub fn selected(&self) -> Option<&Task> {
+        let t = self.tasks();
+        t.get(self.cursor.min(t.len().saturating_sub(1)))
+    }
+
+    pub fn recording(&self) -> Option<&Recording> {
+        self.data.as_ref()?.recording.as_ref()
+    }
+
+    /// The run in progress, if any: its id.
+    pub fn running(&self) -> Option<&str> {
+        let st = &self.data.as_ref()?.status;
+        (st.state == RunnerState::Running)
+            .then_some(st.current_run_id.as_deref())
+            .flatten()
+    }
+}
+
+/// Pretty JSON for the editor. serde already escapes C0 controls inside strings; C1 controls
+/// and bidirectional overrides (legal in JSON strings, dangerous on a terminal) are written
+/// as `\uXXXX` too, which is the same JSON.
+pub fn editor_json(task: &Task) -> String {
+    let raw = serde_json::to_string_pretty(task).unwrap_or_default();
+    let mut out = String::with_capacity(raw.len());
+    for c in raw.chars() {
+        let bidi = matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}');
+        if ('\u{80}'..='\u{9f}').contains(&c) || bidi {
+            out.push_str(&format!("\\u{:04x}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl State {
+    pub(super) fn on_batch_data(&mut self, data: BatchData) {
+        if let Some(id) = &self.batch.select
+            && let Some(i) = data.tasks.iter().position(|t| &t.id == id)
+        {
+            self.batch.cursor = i;
+            self.batch.select = None;
+        }
+        self.batch.cursor = self.batch.cursor.min(data.tasks.len().saturating_sub(1));
+        self.batch.data = Some(data);
+    }
+
+    pub(super) fn on_batch_reply(&mut self, reply: BatchReply) {
+        match reply {
+            BatchReply::Done(note) => self.notice = Some(note),
+            BatchReply::Saved { task, note } => {
+                if self.batch.editor.as_ref().is_some_and(|e| e.saving) {
+                    self.batch.editor = None;
+                }
+                self.batch.select = Some(task.id);
+                self.notice = Some(note);
+            }
+            BatchReply::Failed { save, message } => match self.batch.editor.as_mut() {
+                Some(ed) if save && ed.saving => {
+                    ed.saving = false;
+                    ed.error = Some(EditorError { at: None, message });
+                }
+                _ => self.notice = Some(message),
+            },
+        }
+    }
+
+    /// Keys on the Batch screen; false when the action is not the screen's.
+    pub(super) fn act_batch(&mut self, action: Action, fx: &mut Vec<Effect>) -> bool {
+        let len = self.batch.tasks().len();
+        match action {
+            Action::RunTask => match self.batch.selected() {
+                Some(t) => fx.push(Effect::Batch(BatchCmd::Run {
+                    task_id: t.id.clone(),
+                })),
+                None => self.notice = Some("no task to run: record one or press n".into()),
+            },
+            Action::CancelRun => match self.batch.running() {
+                Some(id) => fx.push(Effect::Batch(BatchCmd::Cancel {
+                    run_id: id.to_string(),
+                })),
+                None => self.notice = Some("no run is in progress".into()),
+            },
+            Action::DeleteTask => match self.batch.selected() {
+                Some(t) => {
+                    self.batch.prompt = Some(Prompt::DeleteTask {
+                        id: t.id.clone(),
+                        name: t.name.clone(),
+                    })
+                }
+                None => self.notice = Some("no task to delete".into()),
+            },
+            Action::EditTask => match self.batch.selected() {
+                Some(t) => {
+                    self.batch.editor = Some(Editor::new(Some(t.id.clone()), &editor_json(t)))
+                }
+                None => self.notice = Some("no task to edit: press n for a new one".into()),
+            },
+            Action::NewTask => {
+                let tool = self
+                    .tool("android_take_screenshot")
+                    .or_else(|| self.tools.first())
+                    .map_or("android_take_screenshot", |t| t.name);
+                let json = format!(
+                    "{{\n  \"name\": \"New task\",\n  \"steps\": [\n    {{ \"tool\": \"{tool}\", \"arguments\": {{}} }}\n  ]\n}}"
+                );
+                self.batch.editor = Some(Editor::new(None, &json));
+            }
+            Action::Record => {
+                if self.batch.recording().is_some() {
+                    fx.push(Effect::Batch(BatchCmd::StopRecording));
+                } else {
+                    self.input = Some((InputTarget::RecordingName, LineInput::default()));
+                }
+            }
+            a => {
+                let Some(p) = self.moved(a, self.batch.cursor, len) else {
+                    return false;
+                };
+                self.batch.cursor = p;
+            }
+        }
+        true
+    }
+
+    /// The delete prompt: y deletes, n or Esc keeps the task.
+    pub(super) fn act_prompt(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let Some(prompt) = self.batch.prompt.take() else {
+            return;
+        };
+        match (action, prompt) {
+            (Action::Approve, Prompt::DeleteTask { id, .. }) => {
+                fx.push(Effect::Batch(BatchCmd::Delete { task_id: id }))
+            }
+            (Action::Deny, Prompt::DeleteTask { name, .. }) => {
+                self.notice = Some(format!("kept task {:?}", super::escape::line(&name)))
+            }
+            (_, p) => self.batch.prompt = Some(p),
+        }
+    }
+
+    /// Editor keys: Ctrl-S checks and saves, Esc throws the edit away; the rest is typing.
+    pub(super) fn act_editor(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        match action {
+            Action::Cancel => {
+                self.batch.editor = None;
+                self.notice = Some("edit cancelled; nothing saved".into());
+            }
+            Action::SaveTask => {
+                let Some(ed) = self.batch.editor.as_mut() else {
+                    return;
+                };
+                match crate::batch::task::validate_json(&ed.content(), &self.registry) {
+                    Ok(task) => {
+                        ed.error = None;
+                        ed.saving = true;
+                        fx.push(Effect::Batch(BatchCmd::Save { task }));
+                    }
+                    Err((line, col, message)) => {
+                        ed.error = Some(EditorError {
+                            at: Some((line, col)),
+                            message,
+                        })
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn edit_editor(&mut self, key: crossterm::event::KeyEvent) {
+        if let Some(ed) = self.batch.editor.as_mut() {
+            ed.text.input(key);
+        }
+    }
+
+    /// History: mark or unmark the selected call for a task.
+    pub(super) fn toggle_mark(&mut self) {
+        if let Some(seq) = self.history_seq_at(self.history_cursor())
+            && !self.history_view.marked.remove(&seq)
+        {
+            self.history_view.marked.insert(seq);
+        }
+    }
+
+    /// History: ask for the name of a task made from the marked calls.
+    pub(super) fn task_from_marked(&mut self) {
+        if self.marked_calls().is_empty() {
+            self.notice = Some("mark calls with Space first".into());
+        } else {
+            self.input = Some((InputTarget::TaskName, LineInput::default()));
+        }
+    }
+
+    /// The marked calls still in the history, oldest first (the order they ran in).
+    pub fn marked_calls(&self) -> Vec<PickedCall> {
+        self.history_view
+            .marked
+            .iter()
+            .filter_map(|seq| self.history.get(*seq))
+            .map(|r| PickedCall {
+                tool: r.tool.clone(),
+                level: r.level,
+                transport: r.transport,
+                arguments: r.arguments.clone(),
+            })
+            .collect()
+    }
+
+    /// Enter in a batch text input: the recording's or the new task's name.
+    pub(super) fn submit_batch_name(
+        &mut self,
+        target: InputTarget,
+        text: &str,
+        fx: &mut Vec<Effect>,
+    ) {
+        let name = text.trim().to_string();
+        if name.is_empty() {
+            self.notice = Some("a name is needed; nothing was started or saved".into());
+            return;
+        }
+        match target {
+            InputTarget::RecordingName => fx.push(Effect::Batch(BatchCmd::StartRecording { name })),
+            InputTarget::TaskName => {
+                let calls = self.marked_calls();
+                self.history_view.marked.clear();
+                fx.push(Effect::Batch(BatchCmd::FromCalls { name, calls }));
+            }
+            _ => {}
+        }
+    }
+}

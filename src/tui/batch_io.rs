@@ -1,0 +1,262 @@
+//! The loop's side of the Batch screen: a watcher that re-reads `core.batch` (tasks, runs, the
+//! runner's position, the recording) whenever the runner's status changes, a call finishes
+//! (a recording grew, an agent saved a task) or a command asks for it, and sends the copy as
+//! [`Event::Batch`]; and the performer of [`BatchCmd`]s, which answers with
+//! [`Event::BatchReply`]. The store's methods touch files, so they run on the blocking pool.
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{Notify, broadcast, mpsc, watch};
+
+use super::batch::{BatchCmd, BatchData, BatchReply, RunRow};
+use super::event::Event;
+use crate::audit::AuditRecord;
+use crate::batch::{BatchError, BatchStatus, RunOptions, RunState, RunnerState, StepOutcome};
+use crate::mcp::events::Transport;
+use crate::mcp::server::Origin;
+use crate::mcp::{Core, ServerEvent};
+
+/// Runs shown in the history; older ones stay on disk and in `android_batch_history_list`.
+pub const MAX_RUNS: usize = 50;
+
+/// Changes arriving this close together are read once.
+const SETTLE: Duration = Duration::from_millis(50);
+
+pub struct BatchLink {
+    core: Arc<Core>,
+    tx: mpsc::UnboundedSender<Event>,
+    refresh: Arc<Notify>,
+}
+
+impl BatchLink {
+    /// Start the watcher; it sends a first snapshot at once and stops when the loop is gone.
+    pub fn spawn(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) -> BatchLink {
+        let link = BatchLink {
+            core: core.clone(),
+            tx: tx.clone(),
+            refresh: Arc::new(Notify::new()),
+        };
+        let (core, tx, refresh) = (core.clone(), tx.clone(), link.refresh.clone());
+        let mut status = core.batch.subscribe_status();
+        let mut events = core.subscribe();
+        tokio::spawn(async move {
+            let mut ok_counts: HashMap<String, usize> = HashMap::new();
+            loop {
+                let c = core.clone();
+                let counts = std::mem::take(&mut ok_counts);
+                let Ok((data, counts)) =
+                    tokio::task::spawn_blocking(move || read(&c, counts)).await
+                else {
+                    break;
+                };
+                ok_counts = counts;
+                if tx.send(Event::Batch(data)).is_err() {
+                    break;
+                }
+                if !changed(&mut status, &mut events, &refresh).await {
+                    break;
+                }
+            }
+        });
+        link
+    }
+
+    /// Carry out `cmd` in the background; its reply and a fresh snapshot follow as events.
+    pub fn perform(&self, cmd: BatchCmd) {
+        let (core, tx, refresh) = (self.core.clone(), self.tx.clone(), self.refresh.clone());
+        tokio::spawn(async move {
+            let reply = execute(&core, cmd).await;
+            let _ = tx.send(Event::BatchReply(reply));
+            refresh.notify_one();
+        });
+    }
+}
+
+/// Wait until something the Batch screen shows may have changed; false when the core is gone.
+async fn changed(
+    status: &mut watch::Receiver<BatchStatus>,
+    events: &mut broadcast::Receiver<ServerEvent>,
+    refresh: &Notify,
+) -> bool {
+    loop {
+        tokio::select! {
+            r = status.changed() => if r.is_err() { return false } else { break },
+            r = events.recv() => match r {
+                Ok(ServerEvent::CallFinished { .. }) | Err(broadcast::error::RecvError::Lagged(_)) => break,
+                Ok(_) => continue,
+                Err(broadcast::error::RecvError::Closed) => return false,
+            },
+            _ = refresh.notified() => break,
+        }
+    }
+    // A run's step moves the status twice and finishes a call: read all of that once.
+    tokio::time::sleep(SETTLE).await;
+    status.borrow_and_update();
+    while events.try_recv().is_ok() {}
+    true
+}
+
+/// One snapshot. `ok_counts` remembers how many steps of each finished run ended `ok`, so a
+/// finished run's file is read for that only once.
+pub fn read(
+    core: &Core,
+    mut ok_counts: HashMap<String, usize>,
+) -> (BatchData, HashMap<String, usize>) {
+    let b = &core.batch;
+    let mut errors = Vec::new();
+    let tasks = b.list().unwrap_or_else(|e| {
+        errors.push(e.to_string());
+        Vec::new()
+    });
+    let summaries = b.history().unwrap_or_else(|e| {
+        errors.push(e.to_string());
+        Vec::new()
+    });
+    let status = b.status();
+    let mut live_tool = None;
+    let mut kept = HashMap::new();
+    let runs: Vec<RunRow> = summaries
+        .into_iter()
+        .take(MAX_RUNS)
+        .map(|summary| {
+            let finished = summary.state != RunState::Processing;
+            let ok = match ok_counts.remove(&summary.run_id) {
+                Some(n) if finished => n,
+                _ => match b.history_get(&summary.run_id) {
+                    Ok(rec) => {
+                        if status.current_run_id.as_deref() == Some(rec.run_id.as_str()) {
+                            live_tool = rec.steps.last().map(|s| s.tool.clone());
+                        }
+                        rec.steps
+                            .iter()
+                            .filter(|s| s.outcome == StepOutcome::Ok)
+                            .count()
+                    }
+                    Err(_) => 0,
+                },
+            };
+            if finished {
+                kept.insert(summary.run_id.clone(), ok);
+            }
+            RunRow { summary, ok }
+        })
+        .collect();
+    // The step running now is the task's step at the runner's index; an inline run names no
+    // stored task, so the last step it finished is the best there is.
+    let current_tool = (status.state == RunnerState::Running)
+        .then(|| {
+            status
+                .current_task_id
+                .as_deref()
+                .and_then(|id| tasks.iter().find(|t| t.id == id))
+                .and_then(|t| t.steps.get(status.current_step_index))
+                .map(|s| s.tool.clone())
+                .or(live_tool)
+        })
+        .flatten();
+    let data = BatchData {
+        tasks,
+        runs,
+        status,
+        current_tool,
+        recording: b.recording(),
+        error: (!errors.is_empty()).then(|| errors.join("; ")),
+    };
+    (data, kept)
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, BatchError> + Send + 'static,
+) -> Result<T, String> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(e) => Err(format!("the batch store did not answer: {e}")),
+    }
+}
+
+fn failed(message: String) -> BatchReply {
+    BatchReply::Failed {
+        save: false,
+        message,
+    }
+}
+
+async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
+    let c = core.clone();
+    match cmd {
+        BatchCmd::Run { task_id } => {
+            let task = match blocking(move || c.batch.get(&task_id)).await {
+                Ok(t) => t,
+                Err(e) => return failed(e),
+            };
+            let name = task.name.clone();
+            // The person at the terminal starts it: steps are audited as batch calls of a
+            // run started from the control centre, and destructive ones still ask here.
+            let origin = Origin {
+                transport: Transport::Tui,
+                client: None,
+            };
+            match core.batch.run(core, task, origin, RunOptions::default()) {
+                Ok(run_id) => BatchReply::Done(format!("started {name:?} as {run_id}")),
+                Err(e) => failed(e.to_string()),
+            }
+        }
+        BatchCmd::Cancel { run_id } => {
+            if core.batch.cancel(&run_id) {
+                BatchReply::Done(format!(
+                    "cancelling {run_id}: it stops at the step in flight"
+                ))
+            } else {
+                failed(format!("{run_id} is no longer running"))
+            }
+        }
+        BatchCmd::Delete { task_id } => {
+            let id = task_id.clone();
+            match blocking(move || c.batch.delete(&id)).await {
+                Ok(()) => BatchReply::Done(format!("deleted task {task_id}")),
+                Err(e) => failed(e),
+            }
+        }
+        BatchCmd::Save { task } => match blocking(move || c.batch.save(task)).await {
+            Ok(task) => BatchReply::Saved {
+                note: format!("saved task {:?} ({})", task.name, task.id),
+                task,
+            },
+            Err(message) => BatchReply::Failed {
+                save: true,
+                message,
+            },
+        },
+        BatchCmd::StartRecording { name } => match core.batch.start_recording(&name) {
+            Ok(()) => BatchReply::Done(format!(
+                "recording {name:?}: each successful call is a step until you press m again"
+            )),
+            Err(e) => failed(e.to_string()),
+        },
+        BatchCmd::StopRecording => match blocking(move || c.batch.stop_recording()).await {
+            Ok(task) => BatchReply::Saved {
+                note: format!(
+                    "recording saved as task {:?} with {} steps",
+                    task.name,
+                    task.steps.len()
+                ),
+                task,
+            },
+            Err(e) => failed(e),
+        },
+        BatchCmd::FromCalls { name, calls } => {
+            let records: Vec<AuditRecord> = calls
+                .into_iter()
+                .map(|p| AuditRecord::new(p.tool, p.level, p.transport, p.arguments))
+                .collect();
+            match blocking(move || c.batch.task_from_calls(&name, &records)).await {
+                Ok(task) => BatchReply::Saved {
+                    note: format!("made task {:?} from {} calls", task.name, task.steps.len()),
+                    task,
+                },
+                Err(e) => failed(e),
+            }
+        }
+    }
+}

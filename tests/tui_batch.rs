@@ -1,0 +1,628 @@
+//! The Batch screen as data: its snapshots at 80×24 and 200×60 (empty, with tasks, running,
+//! recording, the editor showing an error) and `update()` for its keys — run, cancel, delete
+//! behind a y/n prompt, record with a name, edit in place, and a task from calls marked in
+//! History — with the layer order confirmation > prompt > help > input/editor > screen.
+#[path = "tui_fixture.rs"]
+mod fixture;
+
+use std::time::Duration;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use fixture::*;
+use serde_json::json;
+use spock_tui::batch::{
+    BatchStatus, Recording, RunState, RunSummary, RunnerState, Source, Step, Task,
+};
+use spock_tui::mcp::events::{Outcome, Transport};
+use spock_tui::mcp::registry::Level;
+use spock_tui::tui::State;
+use spock_tui::tui::batch::{BatchCmd, BatchData, BatchReply, RunRow};
+use spock_tui::tui::event::Event;
+use spock_tui::tui::state::{InputTarget, Layer, Screen};
+use spock_tui::tui::update::Effect;
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
+
+fn snap(name: &str, s: &mut State) {
+    for (w, h) in SIZES {
+        let text = render(s, w, h);
+        insta::assert_snapshot!(format!("{name}_{w}x{h}"), text);
+    }
+}
+
+fn stamp(secs: i64) -> String {
+    (t0() + chrono::Duration::seconds(secs)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn task(id: &str, name: &str, source: Source, steps: usize) -> Task {
+    Task {
+        id: id.into(),
+        name: name.into(),
+        description: None,
+        steps: (0..steps)
+            .map(|i| Step::new("android_tap", json!({"x": 100 + i, "y": 200})))
+            .collect(),
+        created_at: stamp(0),
+        updated_at: stamp(0),
+        source,
+    }
+}
+
+fn run(id: &str, task: &Task, state: RunState, secs: i64, ran: usize, ok: usize) -> RunRow {
+    RunRow {
+        summary: RunSummary {
+            run_id: id.into(),
+            task_id: Some(task.id.clone()),
+            task_name: task.name.clone(),
+            state,
+            started_at: stamp(secs),
+            finished_at: (state != RunState::Processing).then(|| stamp(secs + 4)),
+            total_steps: task.steps.len(),
+            steps_run: ran,
+        },
+        ok,
+    }
+}
+
+fn tasks() -> Vec<Task> {
+    vec![
+        task("login", "Shop login", Source::Recorded, 3),
+        task("smoke", "Smoke test", Source::Manual, 5),
+        task("from_history", "Replay of Tuesday", Source::History, 2),
+    ]
+}
+
+fn data() -> BatchData {
+    let t = tasks();
+    BatchData {
+        runs: vec![
+            run("run_2", &t[1], RunState::Failed, -60, 3, 2),
+            run("run_1", &t[0], RunState::Succeeded, -300, 3, 3),
+            run("run_0", &t[0], RunState::Cancelled, -900, 1, 1),
+        ],
+        tasks: t,
+        ..BatchData::default()
+    }
+}
+
+fn running() -> BatchData {
+    let mut d = data();
+    let smoke = d.tasks[1].clone();
+    d.runs
+        .insert(0, run("run_3", &smoke, RunState::Processing, 0, 1, 1));
+    d.status = BatchStatus {
+        state: RunnerState::Running,
+        current_task_id: Some("smoke".into()),
+        current_run_id: Some("run_3".into()),
+        current_step_index: 1,
+        total_steps: 5,
+    };
+    d.current_tool = Some("android_tap".into());
+    d
+}
+
+fn recording(d: &mut BatchData) {
+    d.recording = Some(Recording {
+        name: "checkout flow".into(),
+        started_at: stamp(0),
+        steps: vec![
+            Step::new("android_tap", json!({"x": 1, "y": 2})),
+            Step::new("android_take_screenshot", json!({})),
+        ],
+    });
+}
+
+fn on_batch(d: BatchData) -> State {
+    let mut s = state();
+    s.update(key('6'));
+    s.update(Event::Batch(d));
+    s
+}
+
+fn ctrl(c: char) -> Event {
+    Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL))
+}
+
+fn typed(s: &mut State, text: &str) {
+    for c in text.chars() {
+        s.update(key(c));
+    }
+}
+
+fn batch_cmds(fx: Vec<Effect>) -> Vec<BatchCmd> {
+    fx.into_iter()
+        .filter_map(|e| match e {
+            Effect::Batch(c) => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+// --- snapshots ---
+
+#[test]
+fn empty_store() {
+    snap("batch_empty", &mut on_batch(BatchData::default()));
+}
+
+#[test]
+fn with_tasks_and_runs() {
+    let mut s = on_batch(data());
+    s.update(key('j'));
+    snap("batch_tasks", &mut s);
+}
+
+#[test]
+fn running_shows_step_and_tool() {
+    let mut s = on_batch(running());
+    let text = render(&mut s, 80, 24);
+    assert!(text.contains("step 2/5 · android_tap"), "{text}");
+    snap("batch_running", &mut s);
+}
+
+#[test]
+fn recording_shows_everywhere() {
+    let mut d = data();
+    recording(&mut d);
+    let mut s = on_batch(d);
+    snap("batch_recording", &mut s);
+    for screen in ['1', '2', '3', '4', '5'] {
+        s.update(key(screen));
+        assert!(render(&mut s, 200, 60).contains("● REC 2 steps"));
+        assert!(render(&mut s, 80, 24).contains("● REC 2"));
+    }
+}
+
+#[test]
+fn editor_with_an_error() {
+    let mut s = on_batch(data());
+    s.update(key('e'));
+    // Break the JSON at the start of line 2: a stray character before `"id"`.
+    s.update(code(KeyCode::Down));
+    s.update(code(KeyCode::Home));
+    s.update(key('@'));
+    s.update(ctrl('s'));
+    let err = s
+        .batch
+        .editor
+        .as_ref()
+        .and_then(|e| e.error.clone())
+        .unwrap();
+    assert_eq!(err.at.map(|(l, _)| l), Some(2), "{err:?}");
+    snap("batch_editor_error", &mut s);
+}
+
+#[test]
+fn delete_prompt() {
+    let mut s = on_batch(data());
+    s.update(key('d'));
+    snap("batch_delete_prompt", &mut s);
+}
+
+// --- update() ---
+
+#[test]
+fn run_and_cancel_name_the_right_ids() {
+    let mut s = on_batch(data());
+    s.update(key('j'));
+    let fx = batch_cmds(s.update(key('r')));
+    assert_eq!(
+        fx,
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+    // Nothing is running: cancel says so and asks nothing of the loop.
+    assert!(batch_cmds(s.update(key('x'))).is_empty());
+    assert!(s.notice.as_deref().unwrap().contains("no run"));
+    s.update(Event::Batch(running()));
+    assert_eq!(
+        batch_cmds(s.update(key('x'))),
+        [BatchCmd::Cancel {
+            run_id: "run_3".into()
+        }]
+    );
+    // The list shrinking under the cursor keeps it on a task.
+    s.update(key('G'));
+    let mut d = data();
+    d.tasks.truncate(1);
+    s.update(Event::Batch(d));
+    assert_eq!(s.batch.cursor, 0);
+}
+
+#[test]
+fn delete_asks_first_and_the_prompt_has_the_keyboard() {
+    let mut s = on_batch(data());
+    s.update(key('d'));
+    assert_eq!(s.layer(), Layer::Prompt);
+    assert!(
+        s.batch
+            .prompt
+            .as_ref()
+            .unwrap()
+            .question()
+            .contains("Shop login")
+    );
+    // Neither screen keys, help nor quit get through.
+    for k in ['1', '?', 'q'] {
+        assert!(batch_cmds(s.update(key(k))).is_empty());
+    }
+    assert!(!s.quit && !s.help);
+    assert_eq!(s.screen, Screen::Batch);
+    assert!(batch_cmds(s.update(key('n'))).is_empty());
+    assert_eq!(s.layer(), Layer::Screen(Screen::Batch));
+    s.update(key('d'));
+    assert!(batch_cmds(s.update(code(KeyCode::Esc))).is_empty());
+    s.update(key('d'));
+    assert_eq!(
+        batch_cmds(s.update(key('y'))),
+        [BatchCmd::Delete {
+            task_id: "login".into()
+        }]
+    );
+    // An empty list has nothing to delete, run or edit.
+    let mut s = on_batch(BatchData::default());
+    for k in ['d', 'r', 'e'] {
+        assert!(batch_cmds(s.update(key(k))).is_empty());
+        assert_eq!(s.layer(), Layer::Screen(Screen::Batch));
+    }
+}
+
+#[test]
+fn record_asks_a_name_then_stops_into_a_task() {
+    let mut s = on_batch(data());
+    s.update(key('m'));
+    assert_eq!(s.layer(), Layer::Input);
+    assert!(matches!(s.input, Some((InputTarget::RecordingName, _))));
+    // An empty name starts nothing.
+    assert!(batch_cmds(s.update(code(KeyCode::Enter))).is_empty());
+    s.update(key('m'));
+    typed(&mut s, "checkout flow");
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::StartRecording {
+            name: "checkout flow".into()
+        }]
+    );
+    let mut d = data();
+    recording(&mut d);
+    s.update(Event::Batch(d));
+    assert_eq!(batch_cmds(s.update(key('m'))), [BatchCmd::StopRecording]);
+    // The saved recording is selected once the list holds it.
+    let saved = task("rec_1", "checkout flow", Source::Recorded, 2);
+    s.update(Event::BatchReply(BatchReply::Saved {
+        task: saved.clone(),
+        note: "recording saved".into(),
+    }));
+    let mut d = data();
+    d.tasks.insert(0, saved);
+    s.update(Event::Batch(d));
+    assert_eq!(s.batch.selected().map(|t| t.id.as_str()), Some("rec_1"));
+}
+
+#[test]
+fn editor_checks_keeps_the_text_and_saves() {
+    let mut s = on_batch(data());
+    s.update(key('e'));
+    assert_eq!(s.layer(), Layer::Editor);
+    let original = s.batch.editor.as_ref().unwrap().content();
+    assert!(original.contains("\"id\": \"login\""), "{original}");
+    // Keys are text here: q does not quit, 6 does not switch screens.
+    for _ in 0..50 {
+        s.update(code(KeyCode::Down));
+    }
+    s.update(code(KeyCode::End));
+    typed(&mut s, "q6");
+    assert!(!s.quit);
+    s.update(ctrl('s'));
+    let ed = s.batch.editor.as_ref().unwrap();
+    let err = ed.error.clone().unwrap();
+    assert!(err.at.is_some(), "{err:?}");
+    assert!(ed.content().ends_with("}q6"), "the text survives the error");
+    assert!(!ed.saving);
+    // Fix it and rename: Ctrl-S hands the checked task to the loop and waits.
+    s.update(code(KeyCode::Backspace));
+    s.update(code(KeyCode::Backspace));
+    let text = s.batch.editor.as_ref().unwrap().content();
+    let mut ed = spock_tui::tui::batch::Editor::new(
+        Some("login".into()),
+        &text.replace("Shop login", "Shop login v2"),
+    );
+    ed.error = None;
+    s.batch.editor = Some(ed);
+    let cmds = batch_cmds(s.update(ctrl('s')));
+    let [BatchCmd::Save { task }] = &cmds[..] else {
+        panic!("{cmds:?}")
+    };
+    assert_eq!(
+        (task.id.as_str(), task.name.as_str()),
+        ("login", "Shop login v2")
+    );
+    assert!(s.batch.editor.as_ref().unwrap().saving);
+    // The store refusing it puts the reason in the editor, text intact.
+    s.update(Event::BatchReply(BatchReply::Failed {
+        save: true,
+        message: "disk full".into(),
+    }));
+    let ed = s.batch.editor.as_ref().unwrap();
+    assert_eq!(
+        ed.error.as_ref().map(|e| e.message.as_str()),
+        Some("disk full")
+    );
+    assert!(ed.content().contains("Shop login v2"));
+    s.update(ctrl('s'));
+    s.update(Event::BatchReply(BatchReply::Saved {
+        task: task.clone(),
+        note: "saved".into(),
+    }));
+    assert!(s.batch.editor.is_none());
+    // Esc throws an edit away without a command.
+    s.update(key('n'));
+    assert!(s.batch.editor.as_ref().unwrap().original.is_none());
+    assert!(batch_cmds(s.update(code(KeyCode::Esc))).is_empty());
+    assert_eq!(s.layer(), Layer::Screen(Screen::Batch));
+}
+
+#[tokio::test]
+async fn a_destructive_call_outranks_the_editor_and_the_prompt() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = on_batch(data());
+    s.update(key('e'));
+    let (req, _h) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "a.b"}),
+            None,
+        ))
+        .await;
+    s.update(Event::Confirm(req));
+    assert_eq!(s.layer(), Layer::Confirm);
+    let before = s.batch.editor.as_ref().unwrap().content();
+    s.update(key('n'));
+    assert!(s.confirms.is_empty());
+    assert_eq!(
+        s.batch.editor.as_ref().unwrap().content(),
+        before,
+        "n went to the modal"
+    );
+    assert_eq!(s.layer(), Layer::Editor);
+    s.update(code(KeyCode::Esc));
+    s.update(key('d'));
+    let (req, _h) = asker
+        .ask(ask("android_uninstall_app", json!({}), None))
+        .await;
+    s.update(Event::Confirm(req));
+    assert_eq!(s.layer(), Layer::Confirm);
+    assert!(
+        batch_cmds(s.update(key('y'))).is_empty(),
+        "y answered the modal"
+    );
+    assert_eq!(s.layer(), Layer::Prompt);
+}
+
+#[test]
+fn marked_history_calls_become_a_task_in_order() {
+    let mut s = state();
+    let calls = [
+        (1, "android_tap", json!({"x": 1, "y": 1})),
+        (2, "android_take_screenshot", json!({})),
+        (3, "android_tap", json!({"x": 3, "y": 3})),
+    ];
+    for (id, tool, args) in calls.clone() {
+        s.update(started(id, id as i64, tool, Level::SafeAction, None, args));
+        s.update(finished(id, tool, Outcome::Ok, 5, None, json!({})));
+    }
+    s.update(key('4'));
+    assert!(batch_cmds(s.update(key('b'))).is_empty());
+    assert!(s.notice.as_deref().unwrap().contains("mark"));
+    // Newest first on screen: mark call 3, skip 2, mark 1; unmark and re-mark 1.
+    s.update(key(' '));
+    s.update(key('j'));
+    s.update(key('j'));
+    s.update(key(' '));
+    s.update(key(' '));
+    s.update(key(' '));
+    assert_eq!(s.history_view.marked.len(), 2);
+    assert!(render(&mut s, 80, 24).contains("2 marked"));
+    s.update(key('b'));
+    assert!(matches!(s.input, Some((InputTarget::TaskName, _))));
+    typed(&mut s, "two taps");
+    let cmds = batch_cmds(s.update(code(KeyCode::Enter)));
+    let [BatchCmd::FromCalls { name, calls }] = &cmds[..] else {
+        panic!("{cmds:?}")
+    };
+    assert_eq!(name, "two taps");
+    let args: Vec<_> = calls.iter().map(|c| c.arguments.clone()).collect();
+    assert_eq!(args, [json!({"x": 1, "y": 1}), json!({"x": 3, "y": 3})]);
+    assert!(calls.iter().all(|c| c.transport == Transport::Stdio));
+    assert!(s.history_view.marked.is_empty());
+}
+
+#[test]
+fn help_lists_the_batch_keys() {
+    let entries =
+        spock_tui::tui::action::help_entries(spock_tui::tui::action::Scope::Screen(Screen::Batch));
+    let what: Vec<&str> = entries.iter().map(|(_, w)| *w).collect();
+    for needle in [
+        "run the selected task",
+        "cancel the run",
+        "delete the selected task",
+        "edit the selected",
+        "start recording",
+    ] {
+        assert!(
+            what.iter().any(|w| w.contains(needle)),
+            "{needle}: {what:?}"
+        );
+    }
+    let editor = spock_tui::tui::action::help_entries(spock_tui::tui::action::Scope::Editor);
+    assert!(
+        editor.contains(&("Ctrl-s".to_string(), "check and save the task")),
+        "{editor:?}"
+    );
+}
+
+// --- the loop's side, against a real core and the demo device ---
+
+mod live {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use serde_json::json;
+    use spock_tui::app::{self, Options};
+    use spock_tui::batch::{RunState, Source, Step, Task};
+    use spock_tui::config::{Config, Paths};
+    use spock_tui::device::AdbEndpoint;
+    use spock_tui::mcp::events::{Outcome, Transport};
+    use spock_tui::mcp::logbuf::LogBuffer;
+    use spock_tui::sim::cli::{SimOptions, start};
+    use spock_tui::sim::device::SimDevice;
+    use spock_tui::tui::batch::{BatchCmd, BatchData, BatchReply};
+    use spock_tui::tui::batch_io::BatchLink;
+    use spock_tui::tui::event::Event;
+    use tokio::sync::mpsc;
+
+    async fn next_batch(
+        rx: &mut mpsc::UnboundedReceiver<Event>,
+        what: &str,
+        ok: impl Fn(&BatchData) -> bool,
+    ) -> BatchData {
+        let wait = async {
+            loop {
+                if let Some(Event::Batch(d)) = rx.recv().await
+                    && ok(&d)
+                {
+                    return d;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), wait)
+            .await
+            .unwrap_or_else(|_| panic!("no snapshot with {what}"))
+    }
+
+    async fn next_reply(rx: &mut mpsc::UnboundedReceiver<Event>) -> BatchReply {
+        let wait = async {
+            loop {
+                if let Some(Event::BatchReply(r)) = rx.recv().await {
+                    return r;
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(20), wait)
+            .await
+            .expect("a reply")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn snapshots_follow_recording_saving_and_a_run() {
+        let sim = start(SimOptions::adb_server_only(vec![Arc::new(
+            SimDevice::demo(),
+        )]))
+        .await
+        .expect("sim");
+        let port = sim.adb_server.expect("adb server").port();
+        let tmp = tempfile::tempdir().expect("tmp");
+        let core = app::build_core(Options {
+            paths: Paths::under(tmp.path()),
+            config: Config::default_config(),
+            allow_all: false,
+            logs: LogBuffer::new(100),
+            adb: vec![AdbEndpoint::new("127.0.0.1", port)],
+            projects: vec![],
+            autostart_adb: false,
+        })
+        .expect("core");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let link = BatchLink::spawn(&core, &tx);
+        let first = next_batch(&mut rx, "an empty store", |_| true).await;
+        assert!(first.tasks.is_empty() && first.runs.is_empty() && first.recording.is_none());
+
+        link.perform(BatchCmd::StartRecording {
+            name: "tour".into(),
+        });
+        assert!(matches!(next_reply(&mut rx).await, BatchReply::Done(_)));
+        next_batch(&mut rx, "the recording", |d| d.recording.is_some()).await;
+        // What the pipeline offers the recorder shows up once a call finishes.
+        core.batch.record(
+            "android_launch_app",
+            &json!({"packageName": "com.example.shop"}),
+            Transport::Stdio,
+            Outcome::Ok,
+        );
+        link.perform(BatchCmd::StopRecording);
+        let BatchReply::Saved { task, .. } = next_reply(&mut rx).await else {
+            panic!("the recording was not saved")
+        };
+        assert_eq!((task.source, task.steps.len()), (Source::Recorded, 1));
+        let d = next_batch(&mut rx, "the recorded task", |d| d.tasks.len() == 1).await;
+        assert!(d.recording.is_none());
+
+        // A task saved by hand, then run as the person would: it succeeds, both steps ok.
+        let t = Task::new(
+            Some("shop".into()),
+            "Shop",
+            vec![
+                Step::new(
+                    "android_launch_app",
+                    json!({"packageName": "com.example.shop"}),
+                ),
+                Step::new(
+                    "android_open_deep_link",
+                    json!({"uri": "shop://product/42"}),
+                ),
+            ],
+            Source::Manual,
+        );
+        link.perform(BatchCmd::Save { task: t });
+        assert!(matches!(
+            next_reply(&mut rx).await,
+            BatchReply::Saved { .. }
+        ));
+        link.perform(BatchCmd::Run {
+            task_id: "shop".into(),
+        });
+        let reply = next_reply(&mut rx).await;
+        assert!(
+            matches!(&reply, BatchReply::Done(n) if n.contains("started")),
+            "{reply:?}"
+        );
+        let d = next_batch(&mut rx, "a finished run", |d| {
+            d.runs
+                .first()
+                .is_some_and(|r| r.summary.state != RunState::Processing)
+        })
+        .await;
+        let r = &d.runs[0];
+        assert_eq!(r.summary.state, RunState::Succeeded, "{r:?}");
+        assert_eq!((r.ok, r.summary.total_steps), (2, 2));
+
+        // Deleting goes through; a second delete reports the task is gone.
+        link.perform(BatchCmd::Delete {
+            task_id: "shop".into(),
+        });
+        assert!(matches!(next_reply(&mut rx).await, BatchReply::Done(_)));
+        link.perform(BatchCmd::Delete {
+            task_id: "shop".into(),
+        });
+        let reply = next_reply(&mut rx).await;
+        assert!(
+            matches!(&reply, BatchReply::Failed { save: false, message } if message.contains("not found")),
+            "{reply:?}"
+        );
+        // Nothing runs now: cancelling says so.
+        link.perform(BatchCmd::Cancel {
+            run_id: "run_x".into(),
+        });
+        assert!(matches!(
+            next_reply(&mut rx).await,
+            BatchReply::Failed { .. }
+        ));
+    }
+}
