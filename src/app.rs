@@ -252,8 +252,10 @@ impl Listen {
 }
 
 /// Device arrivals and departures (from `host:track-devices`) as `ServerEvent`s, logged too.
-async fn forward_device_events(shared: Shared) {
-    let mut rx = shared.core.devices.subscribe();
+async fn forward_device_events(
+    shared: Shared,
+    mut rx: tokio::sync::broadcast::Receiver<crate::device::DeviceEvent>,
+) {
     loop {
         let change = tokio::select! {
             _ = shared.shutdown.cancelled() => return,
@@ -356,9 +358,10 @@ impl Server {
                 tracing::error!(error = %e, "socket transport stopped");
             }
         });
+        // Subscribe before tracking starts, so not even the first arrivals are lost.
+        let (s, rx) = (shared.clone(), core.devices.subscribe());
+        tasks.spawn(async move { forward_device_events(s, rx).await });
         core.devices.start_tracking();
-        let s = shared.clone();
-        tasks.spawn(async move { forward_device_events(s).await });
         let s = shared.clone();
         tasks.spawn(async move { watch_config(s).await });
         tracing::info!(http = %http_addr, "server started");

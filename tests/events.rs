@@ -28,7 +28,15 @@ async fn device_going_offline_and_back_is_published() {
         .unwrap();
     let faults = sim.faults(&serial).unwrap();
     // the tracker's first listing announces the device
-    wait_for(&mut events, DeviceState::Device).await;
+    // The tracker has seen the device once the core lists it.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while core.devices.snapshot().is_empty() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the device never appeared"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     faults.apply(&FaultCommand::Offline);
     wait_for(&mut events, DeviceState::Offline).await;
     faults.apply(&FaultCommand::Online);
