@@ -82,7 +82,7 @@ pub trait ToolReturn: Send + 'static {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolReturn for T {
     fn output_schema() -> JsonObject {
-        output_schema_of::<T>()
+        compact_output(output_schema_of::<T>())
     }
     fn into_output(self) -> Result<ToolOutput, ToolError> {
         ToolOutput::json(&self)
@@ -97,7 +97,7 @@ pub struct WithImages<T> {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolReturn for WithImages<T> {
     fn output_schema() -> JsonObject {
-        output_schema_of::<T>()
+        compact_output(output_schema_of::<T>())
     }
     fn into_output(self) -> Result<ToolOutput, ToolError> {
         let mut out = ToolOutput::json(&self.value)?;
@@ -160,7 +160,7 @@ impl Meta {
                 .map(drop)
                 .map_err(ToolError::invalid_args)
         });
-        let input_schema = schema_of::<A>();
+        let input_schema = compact_input(schema_of::<A>());
         let device = input_schema
             .get("properties")
             .and_then(Value::as_object)
@@ -212,8 +212,8 @@ impl ToolDef {
 
     /// The MCP declaration, with annotations that agree with the level.
     pub fn to_mcp(&self) -> Tool {
+        // The title is the tool's own; repeating it in the annotations only costs context.
         let mut annotations = ToolAnnotations::default();
-        annotations.title = Some(self.title.to_string());
         annotations.read_only_hint = Some(self.level == Level::ReadOnly);
         annotations.destructive_hint = Some(self.level == Level::Destructive);
         annotations.idempotent_hint = Some(self.level == Level::ReadOnly);
@@ -301,6 +301,127 @@ pub fn output_schema_of<T: JsonSchema>() -> JsonObject {
         Value::Object(o) => o,
         _ => JsonObject::new(),
     }
+}
+
+/// The whole `tools/list` is paid for in an agent's context on every session, so schemas say
+/// what a caller needs and no more. Inputs keep each top-level argument's type, description,
+/// enum and bounds (an optional argument is simply not required: no `null` type); a nested
+/// object is described by its own doc comment rather than spelled out (the server validates
+/// every field anyway, and names an unknown one). `serial` is explained once, in the server's
+/// instructions, instead of in every device tool.
+pub fn compact_input(mut schema: JsonObject) -> JsonObject {
+    schema.remove("description");
+    if let Some(Value::Object(props)) = schema.get_mut("properties") {
+        for (name, p) in props.iter_mut() {
+            let mut c = compact_property(p);
+            match c.get("type") {
+                Some(Value::Array(types)) => {
+                    let non_null: Vec<Value> = types
+                        .iter()
+                        .filter(|t| t.as_str() != Some("null"))
+                        .cloned()
+                        .collect();
+                    let t = if non_null.len() == 1 {
+                        non_null[0].clone()
+                    } else {
+                        Value::Array(non_null)
+                    };
+                    c.insert("type".into(), t);
+                }
+                Some(Value::String(t)) if t == "null" => {
+                    c.remove("type");
+                }
+                _ => {}
+            }
+            if name == "serial" {
+                c.remove("description");
+            }
+            *p = Value::Object(c);
+        }
+    }
+    schema
+}
+
+/// Outputs name the top-level fields a result has: a client can check `structuredContent` is
+/// an object and an agent knows what comes back, without paying for every nested type.
+pub fn compact_output(schema: JsonObject) -> JsonObject {
+    let mut out = JsonObject::new();
+    out.insert("type".into(), Value::String("object".into()));
+    let props: JsonObject = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| {
+            p.keys()
+                .map(|k| (k.clone(), Value::Object(JsonObject::new())))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.insert("properties".into(), Value::Object(props));
+    out
+}
+
+fn compact_property(p: &Value) -> JsonObject {
+    let mut out = JsonObject::new();
+    let Some(obj) = p.as_object() else { return out };
+    let mut enums: Vec<Value> = obj
+        .get("enum")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let ty = obj.get("type").cloned().or_else(|| {
+        // `Option<T>` and enums arrive as anyOf/oneOf alternatives.
+        let alts = obj.get("anyOf").or_else(|| obj.get("oneOf"))?.as_array()?;
+        let mut types: Vec<Value> = Vec::new();
+        for a in alts {
+            let t = if let Some(c) = a.get("const") {
+                enums.push(c.clone());
+                Some(Value::String("string".into()))
+            } else if a.get("properties").is_some() {
+                Some(Value::String("object".into()))
+            } else {
+                // An alternative may itself be an enum or a nested anyOf/oneOf.
+                let sub = compact_property(a);
+                if let Some(Value::Array(e)) = sub.get("enum") {
+                    enums.extend(e.iter().cloned());
+                }
+                sub.get("type").cloned()
+            };
+            for t in match t {
+                Some(Value::Array(ts)) => ts,
+                Some(t) => vec![t],
+                None => vec![],
+            } {
+                if !types.contains(&t) {
+                    types.push(t);
+                }
+            }
+        }
+        match types.len() {
+            0 => None,
+            1 => types.pop(),
+            _ => Some(Value::Array(types)),
+        }
+    });
+    if let Some(t) = ty {
+        out.insert("type".into(), t);
+    }
+    enums.retain(|e| !e.is_null());
+    if !enums.is_empty() {
+        out.insert("enum".into(), Value::Array(enums));
+    }
+    for key in ["description", "minimum", "maximum"] {
+        if let Some(v) = obj.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(items) = obj.get("items").and_then(Value::as_object) {
+        let it: JsonObject = ["type", "enum"]
+            .iter()
+            .filter_map(|k| items.get(*k).map(|v| (k.to_string(), v.clone())))
+            .collect();
+        out.insert("items".into(), Value::Object(it));
+    }
+    out
 }
 
 /// Every tool, in catalogue order, looked up by name.

@@ -252,9 +252,11 @@ impl McpServer {
     }
 }
 
-const INSTRUCTIONS: &str = "spock-tui gives safe, audited access to Android devices. Prefer \
-element tools (android_tap_element, android_input_text_into_element) over coordinates; start \
-triage with android_get_debug_context. Destructive tools wait for a person to approve each call.";
+const INSTRUCTIONS: &str = "spock-tui gives safe, audited access to Android devices. Device tools \
+take an optional `serial`: without it they use the selected device (android_select_device) or \
+the only one attached. Prefer element tools (android_tap_element, \
+android_input_text_into_element) over coordinates; start triage with android_get_debug_context. \
+Destructive tools wait for a person to approve each call.";
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> InitializeResult {

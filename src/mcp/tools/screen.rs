@@ -67,8 +67,10 @@ fn convert(
         .map_err(|e| ImgError::Decode(e.to_string()))?;
     let (sw, sh) = (img.width(), img.height());
     let longest = sw.max(sh);
+    // `thumbnail` averages pixel boxes: an order of magnitude faster than a filtered resize on
+    // a full phone frame, and just as readable for text at these sizes.
     let img = if max > 0 && longest > max {
-        img.resize(max, max, image::imageops::FilterType::Triangle)
+        img.thumbnail(max, max)
     } else {
         img
     };
