@@ -28,6 +28,8 @@ pub use record::{
 use writer::{FlushReply, Msg, Writer};
 
 const SUBSCRIBER_BACKLOG: usize = 1024;
+/// Records kept in memory; older ones are read back from the file when asked for.
+const MEMORY_WINDOW: usize = 1000;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
@@ -96,7 +98,13 @@ impl Audit {
         let state = State {
             next_seq: loaded.next_seq,
             cap,
-            recent: loaded.recent,
+            recent: {
+                let mut r = loaded.recent;
+                while r.len() > MEMORY_WINDOW {
+                    r.pop_front();
+                }
+                r
+            },
             tx,
             events,
         };
@@ -139,7 +147,7 @@ impl Audit {
         record.seq = seq;
         let rec = Arc::new(record);
         st.recent.push_back(rec.clone());
-        while st.recent.len() > st.cap {
+        while st.recent.len() > st.cap.min(MEMORY_WINDOW) {
             st.recent.pop_front();
         }
         if st.tx.send(Msg::Record(rec.clone())).is_err() {
@@ -150,11 +158,27 @@ impl Audit {
         seq
     }
 
-    /// The last `n` records, oldest first.
+    /// The last `n` records, oldest first. Beyond the in-memory window they are read back from
+    /// the file (a blocking read: call it off the async runtime).
     pub fn recent(&self, n: usize) -> Vec<Arc<AuditRecord>> {
         let st = self.state();
         let skip = st.recent.len().saturating_sub(n);
-        st.recent.iter().skip(skip).cloned().collect()
+        let mem: Vec<Arc<AuditRecord>> = st.recent.iter().skip(skip).cloned().collect();
+        if mem.len() >= n || st.next_seq.saturating_sub(1) <= st.recent.len() as u64 {
+            return mem;
+        }
+        drop(st);
+        let first_in_memory = mem.first().map_or(u64::MAX, |r| r.seq);
+        let older = file::load(&self.inner.path, n)
+            .map(|l| l.recent)
+            .unwrap_or_default();
+        let mut out: Vec<Arc<AuditRecord>> = older
+            .into_iter()
+            .filter(|r| r.seq < first_in_memory)
+            .collect();
+        out.extend(mem);
+        let skip = out.len().saturating_sub(n);
+        out.split_off(skip)
     }
 
     /// Every record held in memory (at most `cap`), oldest first.

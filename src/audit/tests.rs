@@ -174,3 +174,33 @@ async fn subscribers_see_new_records_and_images_are_scrubbed() {
     let text = std::fs::read_to_string(audit.path()).expect("read");
     assert!(text.len() < 1024, "image bytes reached the file");
 }
+
+#[test]
+fn recent_beyond_the_memory_window_comes_back_from_the_file() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let audit = Audit::open(dir.path(), 5000).expect("open");
+    for i in 0..2500u64 {
+        let mut r = AuditRecord::new(
+            "android_tap",
+            Level::SafeAction,
+            Transport::Stdio,
+            serde_json::json!({ "i": i }),
+        );
+        r.result = Some(serde_json::json!({ "n": i }));
+        audit.append(r);
+    }
+    audit.flush_blocking().expect("flush");
+    assert!(
+        audit.snapshot().len() <= 1000,
+        "memory holds a bounded window"
+    );
+    let all = audit.recent(2500);
+    assert_eq!(all.len(), 2500);
+    assert!(
+        all.windows(2).all(|w| w[1].seq == w[0].seq + 1),
+        "contiguous, oldest first"
+    );
+    assert_eq!(all[0].result, Some(serde_json::json!({ "n": 0 })));
+    assert_eq!(all[2499].arguments["i"], 2499);
+    assert_eq!(audit.recent(10).len(), 10);
+}

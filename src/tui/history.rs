@@ -19,7 +19,31 @@ pub struct Finished {
     pub outcome: Outcome,
     pub duration: Duration,
     pub decision: Option<Decision>,
-    pub result: Value,
+    pub result: Payload,
+}
+
+/// A result kept as its compact JSON text: a parsed `serde_json::Value` costs several times
+/// the text's size, and ten thousand of them are what History holds. Parsed again only for
+/// the one record a person is looking at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Payload(std::sync::Arc<str>);
+
+impl Payload {
+    pub fn new(v: &Value) -> Payload {
+        Payload(v.to_string().into())
+    }
+    pub fn text(&self) -> &str {
+        &self.0
+    }
+    pub fn value(&self) -> Value {
+        serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
+}
+
+impl From<Value> for Payload {
+    fn from(v: Value) -> Payload {
+        Payload::new(&v)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -78,7 +102,7 @@ impl CallRecord {
         h.push_str(&self.arguments.to_string().to_lowercase());
         if let Some(f) = &self.finished {
             h.push('\n');
-            h.push_str(&f.result.to_string().to_lowercase());
+            h.push_str(&f.result.text().to_lowercase());
         }
         self.haystack = h;
     }
@@ -146,8 +170,14 @@ pub struct AuditSource(pub crate::audit::Audit);
 
 impl HistorySource for AuditSource {
     fn preload(&self, cap: usize) -> Vec<CallRecord> {
-        self.0
-            .recent(cap)
+        // Reading the trail back is file I/O: keep it off the async worker's hot path.
+        let recent = match tokio::runtime::Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(|| self.0.recent(cap))
+            }
+            _ => self.0.recent(cap),
+        };
+        recent
             .iter()
             .map(|r| {
                 let at = DateTime::parse_from_rfc3339(&r.time)
@@ -178,7 +208,7 @@ impl HistorySource for AuditSource {
                         outcome: r.outcome,
                         duration: Duration::from_millis(r.duration_ms),
                         decision: r.decision,
-                        result,
+                        result: result.into(),
                     }),
                 )
             })
@@ -374,7 +404,7 @@ mod tests {
             outcome: Outcome::Ok,
             duration: Duration::from_millis(3),
             decision: None,
-            result: json!({"x": "NEEDLE"}),
+            result: json!({"x": "NEEDLE"}).into(),
         };
         assert!(h.finished(7, f.clone()));
         assert!(!h.finished(99, f));

@@ -273,7 +273,8 @@ impl State {
                     Action::CopyResponse => match &r.finished {
                         Some(f) => fx.push(Effect::Copy {
                             what: format!("response of {}", r.tool),
-                            text: serde_json::to_string_pretty(&f.result).unwrap_or_default(),
+                            text: serde_json::to_string_pretty(&f.result.value())
+                                .unwrap_or_default(),
                         }),
                         None => {
                             self.notice = Some("the call is still running: no response yet".into())
@@ -283,7 +284,7 @@ impl State {
                         let found = r
                             .finished
                             .as_ref()
-                            .map(|f| images::find(&f.result))
+                            .map(|f| images::find(&f.result.value()))
                             .unwrap_or_default();
                         if found.is_empty() {
                             self.notice = Some("this result holds no image".into());

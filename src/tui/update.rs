@@ -161,7 +161,7 @@ impl State {
                         outcome,
                         duration,
                         decision,
-                        result,
+                        result: result.into(),
                     },
                 );
                 self.refresh_matches_if_narrowed();

@@ -84,7 +84,8 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
     lines.extend(json_lines(&r.arguments));
     lines.push(Line::raw(""));
     if let Some(fin) = &r.finished {
-        let found = images::find(&fin.result);
+        let result = fin.result.value();
+        let found = images::find(&result);
         if !found.is_empty() {
             let list: Vec<String> = found.iter().map(|i| i.summary()).collect();
             lines.push(Line::styled(
@@ -97,7 +98,7 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
             ));
         }
         lines.push(Line::styled("Result", bold()));
-        lines.extend(json_lines(&images::summarised(&fin.result)));
+        lines.extend(json_lines(&images::summarised(&result)));
     } else {
         lines.push(Line::styled("Result: not yet (the call is running)", dim()));
     }
