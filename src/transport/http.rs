@@ -57,6 +57,37 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
             auth::gate,
         ))
         .layer(DefaultBodyLimit::max(opts.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(
+            opts.max_body_bytes,
+            refuse_declared_oversize,
+        ))
+}
+
+/// A body declared larger than the limit is refused before it is read: the body limits above
+/// only trip once that many bytes have arrived, so a client declaring 6 MB and sending one
+/// byte held its connection open indefinitely (RELIABILITY.md).
+async fn refuse_declared_oversize(
+    axum::extract::State(max): axum::extract::State<usize>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let declared = request
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        let mut r = axum::response::Response::new(axum::body::Body::from(
+            r#"{"error":"request body too large"}"#,
+        ));
+        *r.status_mut() = http::StatusCode::PAYLOAD_TOO_LARGE;
+        r.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        return r;
+    }
+    next.run(request).await
 }
 
 /// Bind, record the endpoint, and serve until shutdown.
