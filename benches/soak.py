@@ -46,9 +46,14 @@ MIX = [
 TRANSPORTS = ["http-auto", "http-legacy", "sse", "stdio"]
 
 
-def start_server(exe: str, home: pathlib.Path, max_sessions: int) -> tuple[subprocess.Popen, dict]:
+def start_server(
+    exe: str, home: pathlib.Path, max_sessions: int, history: int | None = None
+) -> tuple[subprocess.Popen, dict]:
     (home / "config").mkdir(parents=True, exist_ok=True)
-    (home / "config" / "config.toml").write_text(f"[server]\nmax_sessions = {max_sessions}\n")
+    cfg = f"[server]\nmax_sessions = {max_sessions}\n"
+    if history is not None:
+        cfg += f"[history]\nsize = {history}\n"
+    (home / "config" / "config.toml").write_text(cfg)
     err = open(home / "serve.err", "w")
     proc = subprocess.Popen(
         [exe, "serve", "--demo", "--port", "0"],
@@ -152,9 +157,9 @@ async def sample_rss(pid: int, start: float, stop_at: float, samples: list):
     samples.append((time.monotonic() - start, rss_kib(pid)))
 
 
-async def soak(exe: str, seconds: float, clients: int) -> dict:
+async def soak(exe: str, seconds: float, clients: int, history: int | None = None) -> dict:
     home = pathlib.Path(tempfile.mkdtemp(prefix="spock-soak-"))
-    proc, desc = start_server(exe, home, max_sessions=max(16, clients))
+    proc, desc = start_server(exe, home, max_sessions=max(16, clients), history=history)
     try:
         start = time.monotonic()
         stop_at = start + seconds
@@ -217,9 +222,16 @@ def main() -> int:
     ap.add_argument("--seconds", type=float, default=None)
     ap.add_argument("--clients", type=int, default=64)
     ap.add_argument("--exe", default=DEFAULT_EXE)
+    ap.add_argument(
+        "--history",
+        type=int,
+        default=None,
+        help="call-history size (default: the product's 10,000); the in-memory history fills "
+        "first, so a short run needs a small one for RSS to be judged after it is full",
+    )
     a = ap.parse_args()
     seconds = a.seconds if a.seconds is not None else (a.minutes if a.minutes is not None else 10) * 60
-    summary = asyncio.run(soak(a.exe, seconds, a.clients))
+    summary = asyncio.run(soak(a.exe, seconds, a.clients, a.history))
     print(json.dumps(summary))
     return 0 if summary["ok"] else 1
 
