@@ -123,7 +123,18 @@ pub async fn raw_exchange(
             let _ = s.shutdown().await;
         }
         let mut buf = Vec::new();
-        let _ = s.read_to_end(&mut buf).await;
+        let mut chunk = [0u8; 16384];
+        loop {
+            match s.read(&mut chunk).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            }
+            // An event stream (GET /sse with the token) is an answer that never ends by design.
+            let head = split_answer(&buf).head.to_ascii_lowercase();
+            if head.contains("content-type: text/event-stream") {
+                break;
+            }
+        }
         Ok::<_, String>(split_answer(&buf))
     };
     tokio::time::timeout(CASE_TIMEOUT, work)
