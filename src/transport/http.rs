@@ -6,9 +6,13 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
 
 use super::{Shared, auth, sse};
 use crate::mcp::events::Transport;
@@ -53,12 +57,48 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
             auth::gate,
         ))
         .layer(DefaultBodyLimit::max(opts.max_body_bytes))
+        .layer(axum::middleware::from_fn_with_state(
+            opts.max_body_bytes,
+            refuse_declared_oversize,
+        ))
+}
+
+/// A body declared larger than the limit is refused before it is read: the body limits above
+/// only trip once that many bytes have arrived, so a client declaring 6 MB and sending one
+/// byte held its connection open indefinitely (RELIABILITY.md).
+async fn refuse_declared_oversize(
+    axum::extract::State(max): axum::extract::State<usize>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let declared = request
+        .headers()
+        .get(http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > max as u64) {
+        let mut r = axum::response::Response::new(axum::body::Body::from(
+            r#"{"error":"request body too large"}"#,
+        ));
+        *r.status_mut() = http::StatusCode::PAYLOAD_TOO_LARGE;
+        r.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        return r;
+    }
+    next.run(request).await
 }
 
 /// Bind, record the endpoint, and serve until shutdown.
 pub async fn bind(addr: SocketAddr) -> std::io::Result<TcpListener> {
     TcpListener::bind(addr).await
 }
+
+/// A client must finish a request's head within this, or its connection is closed. axum's
+/// `serve` gives hyper no timer, which silently disables hyper's own header-read timeout: a
+/// slow-drip (slowloris) or silent connection was held open forever (RELIABILITY.md).
+pub const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 pub async fn serve(
     listener: TcpListener,
@@ -71,13 +111,53 @@ pub async fn serve(
         e.sse = Some(format!("http://{local}/sse"));
     });
     let app = router(shared.clone(), &opts);
-    let shutdown = shared.shutdown.clone();
-    let result = axum::serve(listener, app.into_make_service())
-        .with_graceful_shutdown(async move { shutdown.cancelled().await })
-        .await;
+    serve_router(listener, app, shared.shutdown.clone()).await;
     shared.core.set_endpoints(|e| {
         e.http = None;
         e.sse = None;
     });
-    result
+    Ok(())
+}
+
+/// Accept until `shutdown`, one task per connection (HTTP/1.1 with upgrades, as axum serves
+/// it) with the header-read timeout; then let open connections finish gracefully.
+pub async fn serve_router(listener: TcpListener, app: Router, shutdown: CancellationToken) {
+    let mut h1 = http1::Builder::new();
+    h1.timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    // Every connection holds a receiver; `closed()` resolves when the last one is gone.
+    let (conns_tx, conns_rx) = tokio::sync::watch::channel(());
+    loop {
+        let (stream, _) = tokio::select! {
+            _ = shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // EMFILE and the like: back off instead of spinning.
+                    tracing::warn!(error = %e, "HTTP accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        let conn = h1
+            .serve_connection(TokioIo::new(stream), service)
+            .with_upgrades();
+        let (shutdown, held) = (shutdown.clone(), conns_rx.clone());
+        tokio::spawn(async move {
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = shutdown.cancelled() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            drop(held);
+        });
+    }
+    drop(conns_rx);
+    conns_tx.closed().await;
 }

@@ -1,0 +1,156 @@
+//! The destructive-call invariant under load: thousands of concurrent destructive calls
+//! through the one call pipeline, in-process against the virtual device, with a responder
+//! that denies every confirmation. Not one may succeed, every one must have been asked, and
+//! the device must be unchanged. `SPOCK_LOAD_CALLS=N` for a bigger run (default 2,000 over
+//! 64 tasks).
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use spock_tui::app::{self, Options};
+use spock_tui::config::{Config, Paths};
+use spock_tui::device::AdbEndpoint;
+use spock_tui::mcp::events::{DecidedBy, Outcome, Transport};
+use spock_tui::mcp::logbuf::LogBuffer;
+use spock_tui::mcp::server::{Origin, call};
+use spock_tui::sim::cli::{SimOptions, start};
+use spock_tui::sim::device::SimDevice;
+use tokio_util::sync::CancellationToken;
+
+const TASKS: u64 = 64;
+
+fn total_calls() -> u64 {
+    std::env::var("SPOCK_LOAD_CALLS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000)
+}
+
+/// Destructive calls with arguments the tools accept, each aimed at something the demo
+/// device really has, so a wrongful success would show in its state.
+fn destructive_calls() -> Vec<(&'static str, Value)> {
+    vec![
+        (
+            "android_uninstall_app",
+            json!({"packageName": "com.example.notes"}),
+        ),
+        (
+            "android_clear_app_data",
+            json!({"packageName": "com.example.notes"}),
+        ),
+        (
+            "android_run_adb_command",
+            json!({"command": "pm uninstall com.example.notes", "reason": "load test"}),
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_concurrent_destructive_calls_with_a_denying_responder_never_succeed() {
+    let dev = SimDevice::demo();
+    let sim = start(SimOptions::adb_server_only(vec![Arc::new(dev.clone())]))
+        .await
+        .expect("sim");
+    let addr = sim.adb_server.expect("adb server");
+    let tmp = tempfile::tempdir().expect("tmp");
+    let core = app::build_core(Options {
+        paths: Paths::under(tmp.path()),
+        config: Config::default_config(),
+        allow_all: true, // switches lifted: only the confirmation stands between call and device
+        logs: LogBuffer::new(100),
+        adb: vec![AdbEndpoint::new("127.0.0.1", addr.port())],
+        projects: vec![],
+        autostart_adb: false,
+    })
+    .expect("core");
+    assert!(dev.is_installed("com.example.notes"));
+    let before = dev.with_state(|s| format!("{:?}", s.installed));
+
+    let asked = Arc::new(AtomicU64::new(0));
+    let mut rx = core.confirmer.attach();
+    let counter = asked.clone();
+    let responder = tokio::spawn(async move {
+        while let Some(req) = rx.recv().await {
+            counter.fetch_add(1, Ordering::SeqCst);
+            req.answer(false);
+        }
+    });
+
+    let total = total_calls();
+    let calls = Arc::new(destructive_calls());
+    let started = std::time::Instant::now();
+    let mut tasks = Vec::new();
+    for t in 0..TASKS {
+        let (core, calls) = (core.clone(), calls.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut tally = (0u64, 0u64, Vec::new()); // (denied, succeeded, other outcomes)
+            let mut i = t;
+            while i < total {
+                let (tool, args) = &calls[(i as usize) % calls.len()];
+                let origin = Origin {
+                    transport: Transport::Http,
+                    client: None,
+                };
+                let done = tokio::time::timeout(
+                    Duration::from_secs(30),
+                    call(&core, origin, tool, args.clone(), CancellationToken::new()),
+                )
+                .await
+                .expect("a destructive call hung")
+                .expect("known tool");
+                match (&done.result, done.outcome) {
+                    (Ok(_), _) | (_, Outcome::Ok) => tally.1 += 1,
+                    (Err(_), Outcome::Denied) => {
+                        let d = done.decision.expect("a denial carries its decision");
+                        assert!(!d.approved);
+                        assert_eq!(
+                            d.by,
+                            DecidedBy::Key,
+                            "denied by the responder, not by chance"
+                        );
+                        tally.0 += 1;
+                    }
+                    (Err(e), other) => tally.2.push(format!("{tool}: {other:?} {}", e.message)),
+                }
+                i += TASKS;
+            }
+            tally
+        }));
+    }
+    let (mut denied, mut succeeded, mut other) = (0u64, 0u64, Vec::new());
+    for t in tasks {
+        let (d, s, o) = t.await.expect("task");
+        denied += d;
+        succeeded += s;
+        other.extend(o);
+    }
+    let elapsed = started.elapsed();
+    core.confirmer.detach();
+    responder.abort();
+
+    assert_eq!(
+        succeeded, 0,
+        "a destructive call succeeded without approval"
+    );
+    assert!(
+        other.is_empty(),
+        "unexpected outcomes: {:?}",
+        &other[..other.len().min(5)]
+    );
+    assert_eq!(denied, total);
+    assert_eq!(
+        asked.load(Ordering::SeqCst),
+        total,
+        "every call was asked exactly once"
+    );
+    assert!(dev.is_installed("com.example.notes"));
+    assert_eq!(
+        dev.with_state(|s| format!("{:?}", s.installed)),
+        before,
+        "device state changed without an approval"
+    );
+    eprintln!(
+        "{total} destructive calls over {TASKS} tasks: {denied} denied, 0 succeeded, in {elapsed:?}"
+    );
+}
