@@ -351,3 +351,47 @@ async fn keep_screen_on_restores_the_previous_setting() {
     assert!(rec.keep_screen_on && rec.warnings.is_empty());
     assert_eq!(setting(&r.dev).as_deref(), Some("2"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_denying_the_destructive_step_stops_the_run() {
+    let r = rig().await;
+    let mut asks = r.core.confirmer.attach();
+    let person = tokio::spawn(async move {
+        let req = asks.recv().await.expect("the step asks");
+        let seen = (
+            req.tool,
+            req.arguments["packageName"].clone(),
+            req.transport,
+        );
+        req.answer(false); // the `n` key
+        seen
+    });
+    let steps = vec![
+        Step::new(
+            "android_launch_app",
+            json!({"packageName": "com.example.shop"}),
+        ),
+        Step::new(
+            "android_uninstall_app",
+            json!({"packageName": "com.example.shop"}),
+        ),
+        Step::new("android_take_screenshot", json!({})),
+    ];
+    let run_id = r
+        .core
+        .batch
+        .run(&r.core, task(steps), origin(), RunOptions::default())
+        .unwrap();
+    let rec = finished(&r.core, &run_id).await;
+    let (tool, pkg, transport) = person.await.unwrap();
+    assert_eq!(tool, "android_uninstall_app");
+    assert_eq!(pkg, "com.example.shop");
+    assert_eq!(transport, Transport::Batch);
+    assert_eq!(rec.state, RunState::Failed);
+    let outcomes: Vec<StepOutcome> = rec.steps.iter().map(|s| s.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [StepOutcome::Ok, StepOutcome::Denied, StepOutcome::Skipped]
+    );
+    assert!(r.dev.is_installed("com.example.shop"));
+}
