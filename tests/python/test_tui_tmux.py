@@ -11,7 +11,7 @@ import time
 import uuid
 
 import pytest
-from conftest import EXE, Instance
+from tmux_harness import Tui, relay, start_tui, text_of  # noqa: F401
 
 pytestmark = [
     pytest.mark.anyio,
@@ -19,75 +19,11 @@ pytestmark = [
 ]
 
 
-class Tui:
-    """spock-tui running in its own tmux server (-L), so no user session is touched."""
-
-    def __init__(self, home, width=120, height=40):
-        self.home = home
-        self.sock = f"spock-test-{uuid.uuid4().hex[:8]}"
-        self.session = "tui"
-        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {shlex.quote(EXE)} --port 0"
-        self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), cmd)
-        # Keep the pane after exit so a crash can be read.
-        self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
-
-    def tmux(self, *args, check=True):
-        return subprocess.run(["tmux", "-L", self.sock, *args], capture_output=True, text=True, timeout=10, check=check)
-
-    def screen(self) -> str:
-        return self.tmux("capture-pane", "-p", "-t", self.session).stdout
-
-    def keys(self, *keys):
-        self.tmux("send-keys", "-t", self.session, *keys)
-
-    async def wait_for(self, *needles, timeout=15.0) -> str:
-        deadline = time.monotonic() + timeout
-        text = ""
-        while time.monotonic() < deadline:
-            text = self.screen()
-            if all(n in text for n in needles):
-                return text
-            await asyncio.sleep(0.1)
-        raise AssertionError(f"{needles} not on screen within {timeout}s:\n{text}")
-
-    def pane_dead(self) -> bool:
-        r = self.tmux("display-message", "-p", "-t", self.session, "#{pane_dead}", check=False)
-        return r.stdout.strip() == "1"
-
-    def kill(self):
-        self.tmux("kill-server", check=False)
-
-
 @pytest.fixture
 def tui(tmp_path):
-    home = tmp_path / "home"
-    (home / "config").mkdir(parents=True)
-    (home / "config" / "config.toml").write_text('[access]\nallowed_groups = ["settings"]\n')
-    t = Tui(home)
-    desc = home / "run" / "endpoint.json"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            d = json.loads(desc.read_text())
-            if d.get("http") and (d.get("unix") or d.get("tcp")):
-                break
-        except (FileNotFoundError, json.JSONDecodeError):
-            pass
-        time.sleep(0.05)
-    else:
-        screen = t.screen()
-        t.kill()
-        raise RuntimeError(f"spock-tui did not come up:\n{screen}")
+    t = start_tui(tmp_path, config='[access]\nallowed_groups = ["settings"]\n')
     yield t
     t.kill()
-
-
-def relay(t: Tui):
-    return Instance(t.home, None, t.home / "none").relay_params()
-
-
-def text_of(result) -> str:
-    return " ".join(getattr(c, "text", "") for c in result.content)
 
 
 async def test_confirmation_modal_approve_deny_timeout_and_navigate(tui):
