@@ -61,8 +61,6 @@ pub struct CallRecord {
     pub device: Option<String>,
     pub arguments: Value,
     pub finished: Option<Finished>,
-    /// Lower-cased tool, arguments and result: what search looks in.
-    haystack: String,
 }
 
 impl CallRecord {
@@ -78,7 +76,7 @@ impl CallRecord {
         arguments: Value,
         finished: Option<Finished>,
     ) -> CallRecord {
-        let mut r = CallRecord {
+        CallRecord {
             seq: 0,
             call_id: None,
             live: false,
@@ -90,26 +88,20 @@ impl CallRecord {
             device,
             arguments,
             finished,
-            haystack: String::new(),
-        };
-        r.reindex();
-        r
-    }
-
-    fn reindex(&mut self) {
-        let mut h = self.tool.to_lowercase();
-        h.push('\n');
-        h.push_str(&self.arguments.to_string().to_lowercase());
-        if let Some(f) = &self.finished {
-            h.push('\n');
-            h.push_str(&f.result.text().to_lowercase());
         }
-        self.haystack = h;
     }
 
     /// Case-insensitive match on tool name, arguments and result; `query` already lower-case.
+    /// Searched in place rather than through a lower-cased copy of every record: ten thousand
+    /// copies are megabytes, one pass over them is a few milliseconds per keystroke.
     pub fn matches_lower(&self, query: &str) -> bool {
-        query.is_empty() || self.haystack.contains(query)
+        query.is_empty()
+            || contains_ci(&self.tool, query)
+            || contains_ci(&self.arguments.to_string(), query)
+            || self
+                .finished
+                .as_ref()
+                .is_some_and(|f| contains_ci(f.result.text(), query))
     }
 
     pub fn outcome_label(&self) -> &'static str {
@@ -140,6 +132,17 @@ impl CallRecord {
             "{} ({how})",
             if d.approved { "approved" } else { "denied" }
         ))
+    }
+}
+
+/// `hay` contains `needle_lower` ignoring case (ASCII in place; otherwise by lower-casing).
+fn contains_ci(hay: &str, needle_lower: &str) -> bool {
+    if needle_lower.is_ascii() {
+        let (h, n) = (hay.as_bytes(), needle_lower.as_bytes());
+        n.is_empty()
+            || (h.len() >= n.len() && h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n)))
+    } else {
+        hay.to_lowercase().contains(needle_lower)
     }
 }
 
@@ -250,9 +253,6 @@ impl History {
     pub fn push(&mut self, mut record: CallRecord) -> u64 {
         record.seq = self.next_seq;
         self.next_seq += 1;
-        if record.haystack.is_empty() {
-            record.reindex();
-        }
         self.entries.push_back(record);
         while self.entries.len() > self.cap {
             self.entries.pop_front();
@@ -303,7 +303,6 @@ impl History {
             return false;
         };
         r.finished = Some(finished);
-        r.reindex();
         true
     }
 
