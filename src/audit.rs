@@ -73,7 +73,7 @@ impl Audit {
         let cap = cap.max(1);
         file::prepare_dir(dir)?;
         let path = dir.join(file::FILE_NAME);
-        let loaded = file::load(&path, cap)?;
+        let loaded = file::load(&path, cap.min(MEMORY_WINDOW))?;
         if loaded.report.skipped_corrupt > 0 || loaded.report.torn_tail {
             tracing::warn!(
                 path = %path.display(),
@@ -179,6 +179,29 @@ impl Audit {
         out.extend(mem);
         let skip = out.len().saturating_sub(n);
         out.split_off(skip)
+    }
+
+    /// The last `n` records, oldest first, handed to `f` one at a time (read from the file, then
+    /// any newer ones still in memory). For a caller that keeps its own compact form of each.
+    /// A blocking read: call it off the async runtime.
+    pub fn visit_recent(&self, n: usize, mut f: impl FnMut(AuditRecord)) -> Result<(), AuditError> {
+        let _ = self.flush_blocking();
+        let mut last_seq = 0;
+        file::visit_tail(&self.inner.path, n, &mut |r: AuditRecord| {
+            last_seq = last_seq.max(r.seq);
+            f(r);
+        })?;
+        let newer: Vec<Arc<AuditRecord>> = self
+            .state()
+            .recent
+            .iter()
+            .filter(|r| r.seq > last_seq)
+            .cloned()
+            .collect();
+        for r in newer {
+            f((*r).clone());
+        }
+        Ok(())
     }
 
     /// Every record held in memory (at most `cap`), oldest first.

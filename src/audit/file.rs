@@ -138,6 +138,65 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
     Ok(out)
 }
 
+/// Hand the last `n` records of the file to `f`, oldest first, parsing one line at a time: a
+/// reader that keeps its own compact form never holds the whole tail as JSON values.
+pub(super) fn visit_tail(
+    path: &Path,
+    n: usize,
+    f: &mut dyn FnMut(AuditRecord),
+) -> Result<(), AuditError> {
+    let open = || match File::open(path) {
+        Ok(f) => Ok(Some(BufReader::new(f))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path, e)),
+    };
+    let Some(mut reader) = open()? else {
+        return Ok(());
+    };
+    let mut line = Vec::new();
+    let mut count = 0usize;
+    loop {
+        line.clear();
+        if reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(path, e))?
+            == 0
+        {
+            break;
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            count += 1;
+        }
+    }
+    let Some(mut reader) = open()? else {
+        return Ok(());
+    };
+    let mut skip = count.saturating_sub(n);
+    loop {
+        line.clear();
+        if reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(path, e))?
+            == 0
+        {
+            break;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if skip > 0 {
+            skip -= 1;
+            continue;
+        }
+        if let Ok(rec) =
+            serde_json::from_slice::<AuditRecord>(line.strip_suffix(b"\n").unwrap_or(&line))
+        {
+            f(rec);
+        }
+    }
+    Ok(())
+}
+
 enum Repair {
     TruncateTo(u64),
     AddNewline,

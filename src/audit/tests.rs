@@ -203,4 +203,11 @@ fn recent_beyond_the_memory_window_comes_back_from_the_file() {
     assert_eq!(all[0].result, Some(serde_json::json!({ "n": 0 })));
     assert_eq!(all[2499].arguments["i"], 2499);
     assert_eq!(audit.recent(10).len(), 10);
+    let mut seen = Vec::new();
+    audit
+        .visit_recent(2000, |r| seen.push(r.seq))
+        .expect("visit");
+    assert_eq!(seen.len(), 2000);
+    assert_eq!(seen.first(), Some(&501));
+    assert!(seen.windows(2).all(|w| w[1] == w[0] + 1));
 }

@@ -168,54 +168,60 @@ impl HistorySource for SessionOnly {
     }
 }
 
+fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
+    let at = DateTime::parse_from_rfc3339(&r.time)
+        .map(|t| t.with_timezone(&Utc))
+        .unwrap_or_else(|_| Utc::now());
+    let client = (r.client != "unknown").then(|| {
+        let (name, version) = r.client.split_once('/').unwrap_or((r.client.as_str(), ""));
+        ClientId {
+            name: name.to_string(),
+            version: version.to_string(),
+        }
+    });
+    let result = match (&r.result, &r.error) {
+        (Some(v), _) => Payload::new(v),
+        (None, Some(e)) => Payload::new(&serde_json::json!({ "error": e })),
+        (None, None) => Payload::new(&Value::Null),
+    };
+    CallRecord::new(
+        at,
+        r.tool,
+        r.level,
+        r.transport,
+        client,
+        r.device,
+        r.arguments,
+        Some(Finished {
+            outcome: r.outcome,
+            duration: Duration::from_millis(r.duration_ms),
+            decision: r.decision,
+            result,
+        }),
+    )
+}
+
 /// The audit trail: what happened before this control centre started, across restarts.
 pub struct AuditSource(pub crate::audit::Audit);
 
 impl HistorySource for AuditSource {
     fn preload(&self, cap: usize) -> Vec<CallRecord> {
-        // Reading the trail back is file I/O: keep it off the async worker's hot path.
-        let recent = match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(|| self.0.recent(cap))
+        // Reading the trail back is file I/O: keep it off the async worker's hot path. Each
+        // record becomes its compact form as it is read, so the whole tail is never held as JSON.
+        let mut out = Vec::with_capacity(cap.min(100_000));
+        let mut read = || {
+            let r = self.0.visit_recent(cap, |r| out.push(call_record(r)));
+            if let Err(e) = r {
+                tracing::error!(error = %e, "the audit trail could not be read back");
             }
-            _ => self.0.recent(cap),
         };
-        recent
-            .iter()
-            .map(|r| {
-                let at = DateTime::parse_from_rfc3339(&r.time)
-                    .map(|t| t.with_timezone(&Utc))
-                    .unwrap_or_else(|_| Utc::now());
-                let client = (r.client != "unknown").then(|| {
-                    let (name, version) =
-                        r.client.split_once('/').unwrap_or((r.client.as_str(), ""));
-                    ClientId {
-                        name: name.to_string(),
-                        version: version.to_string(),
-                    }
-                });
-                let result = match (&r.result, &r.error) {
-                    (Some(v), _) => v.clone(),
-                    (None, Some(e)) => serde_json::json!({ "error": e }),
-                    (None, None) => Value::Null,
-                };
-                CallRecord::new(
-                    at,
-                    r.tool.clone(),
-                    r.level,
-                    r.transport,
-                    client,
-                    r.device.clone(),
-                    r.arguments.clone(),
-                    Some(Finished {
-                        outcome: r.outcome,
-                        duration: Duration::from_millis(r.duration_ms),
-                        decision: r.decision,
-                        result: result.into(),
-                    }),
-                )
-            })
-            .collect()
+        match tokio::runtime::Handle::try_current() {
+            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
+                tokio::task::block_in_place(read)
+            }
+            _ => read(),
+        }
+        out
     }
     fn describe(&self) -> String {
         format!("audit trail ({})", self.0.path().display())
