@@ -6,7 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use spock_tui::app::{self};
 use spock_tui::batch::{
     BatchError, BatchStatus, RunOptions, RunRecord, RunState, RunnerState, Source, Step,
     StepOutcome, Task,
@@ -14,38 +13,16 @@ use spock_tui::batch::{
 use spock_tui::config::Config;
 use spock_tui::mcp::Core;
 use spock_tui::mcp::events::Transport;
-use spock_tui::mcp::server::{Origin, call};
-use spock_tui::sim::cli::SimHandle;
+use spock_tui::mcp::server::call;
 use spock_tui::sim::device::SimDevice;
 use tokio_util::sync::CancellationToken;
 
-struct Rig {
-    core: Arc<Core>,
-    dev: SimDevice,
-    _sim: SimHandle,
-    _tmp: tempfile::TempDir,
-}
+#[path = "support/device_rig.rs"]
+mod device_rig;
+use device_rig::{Rig, origin, rig_with};
 
 async fn rig() -> Rig {
-    let dev = SimDevice::demo();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let (core, sim) =
-        app::core_on_virtual_device(tmp.path(), Config::default_config(), false, dev.clone())
-            .await
-            .expect("core");
-    Rig {
-        core,
-        dev,
-        _sim: sim,
-        _tmp: tmp,
-    }
-}
-
-fn origin() -> Origin {
-    Origin {
-        transport: Transport::Stdio,
-        client: None,
-    }
+    rig_with(false, Config::default_config()).await
 }
 
 async fn ok(core: &Arc<Core>, tool: &str, args: Value) -> Value {

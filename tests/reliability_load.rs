@@ -8,13 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use spock_tui::app::{self, Options};
-use spock_tui::config::{Config, Paths};
-use spock_tui::device::AdbEndpoint;
+use spock_tui::app::{self};
+use spock_tui::config::Config;
 use spock_tui::mcp::events::{DecidedBy, Outcome, Transport};
-use spock_tui::mcp::logbuf::LogBuffer;
 use spock_tui::mcp::server::{Origin, call};
-use spock_tui::sim::cli::{SimOptions, start};
 use spock_tui::sim::device::SimDevice;
 use tokio_util::sync::CancellationToken;
 
@@ -49,21 +46,12 @@ fn destructive_calls() -> Vec<(&'static str, Value)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn thousands_of_concurrent_destructive_calls_with_a_denying_responder_never_succeed() {
     let dev = SimDevice::demo();
-    let sim = start(SimOptions::adb_server_only(vec![Arc::new(dev.clone())]))
-        .await
-        .expect("sim");
-    let addr = sim.adb_server.expect("adb server");
     let tmp = tempfile::tempdir().expect("tmp");
-    let core = app::build_core(Options {
-        paths: Paths::under(tmp.path()),
-        config: Config::default_config(),
-        allow_all: true, // switches lifted: only the confirmation stands between call and device
-        logs: LogBuffer::new(100),
-        adb: vec![AdbEndpoint::new("127.0.0.1", addr.port())],
-        projects: vec![],
-        autostart_adb: false,
-    })
-    .expect("core");
+    // Switches lifted (allow-all): only the confirmation stands between call and device.
+    let (core, _sim) =
+        app::core_on_virtual_device(tmp.path(), Config::default_config(), true, dev.clone())
+            .await
+            .expect("core");
     assert!(dev.is_installed("com.example.notes"));
     let before = dev.with_state(|s| format!("{:?}", s.installed));
 

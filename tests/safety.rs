@@ -2,45 +2,22 @@
 //! without an approval (walking the registry, so a tool added later is covered), catastrophic
 //! commands never reach a confirmation, access switches bite mid-session, `--allow-all` never
 //! writes and never lifts a confirmation.
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
-use spock_tui::app::{self};
 use spock_tui::config::Config;
-use spock_tui::mcp::events::{Outcome, Transport};
-use spock_tui::mcp::server::{Origin, call};
-use spock_tui::mcp::{Core, Level};
-use spock_tui::sim::cli::SimHandle;
+use spock_tui::mcp::Level;
+use spock_tui::mcp::events::Outcome;
+use spock_tui::mcp::server::call;
 use spock_tui::sim::device::SimDevice;
 use tokio_util::sync::CancellationToken;
 
-struct Rig {
-    core: Arc<Core>,
-    dev: SimDevice,
-    _sim: SimHandle,
-    _tmp: tempfile::TempDir,
-}
+#[path = "support/device_rig.rs"]
+mod device_rig;
+use device_rig::{Rig, origin, rig_with};
 
 async fn rig(allow_all: bool, config: Config) -> Rig {
-    let dev = SimDevice::demo();
-    let tmp = tempfile::tempdir().expect("tmp");
-    let (core, sim) = app::core_on_virtual_device(tmp.path(), config, allow_all, dev.clone())
-        .await
-        .expect("core");
-    Rig {
-        core,
-        dev,
-        _sim: sim,
-        _tmp: tmp,
-    }
-}
-
-fn origin() -> Origin {
-    Origin {
-        transport: Transport::Stdio,
-        client: None,
-    }
+    rig_with(allow_all, config).await
 }
 
 /// Plausible arguments from a tool's input schema, aimed at the demo's second app.

@@ -1,0 +1,41 @@
+//! A core wired to a fresh demo virtual device, in-process: what the Rust integration tests
+//! that call tools run against. Included with `#[path]` by the tests that need it.
+#![allow(dead_code)]
+use std::sync::Arc;
+
+use spock_tui::app;
+use spock_tui::config::Config;
+use spock_tui::mcp::Core;
+use spock_tui::mcp::events::Transport;
+use spock_tui::mcp::server::Origin;
+use spock_tui::sim::cli::SimHandle;
+use spock_tui::sim::device::SimDevice;
+
+pub struct Rig {
+    pub core: Arc<Core>,
+    pub dev: SimDevice,
+    _sim: SimHandle,
+    _tmp: tempfile::TempDir,
+}
+
+pub async fn rig_with(allow_all: bool, config: Config) -> Rig {
+    let dev = SimDevice::demo();
+    let tmp = tempfile::tempdir().expect("tmp");
+    let (core, sim) = app::core_on_virtual_device(tmp.path(), config, allow_all, dev.clone())
+        .await
+        .expect("core");
+    Rig {
+        core,
+        dev,
+        _sim: sim,
+        _tmp: tmp,
+    }
+}
+
+/// A call as an anonymous stdio client would make it.
+pub fn origin() -> Origin {
+    Origin {
+        transport: Transport::Stdio,
+        client: None,
+    }
+}
