@@ -62,17 +62,14 @@ fn range(name: &str, v: Option<u64>, lo: u64, hi: u64) -> Result<(), ToolError> 
     }
 }
 
+/// Ranges were checked by the precheck, before anyone was asked to approve the call.
 async fn update_settings(ctx: Ctx, a: SettingsArgs) -> Result<SettingsApplied, ToolError> {
-    range("port", a.port.map(u64::from), 1, 65535)?;
-    range("historySize", a.history_size, 1, 1_000_000)?;
-    range("confirmTimeoutSecs", a.confirm_timeout_secs, 1, 3600)?;
-    range("maxSessions", a.max_sessions, 1, 1024)?;
-    range("commandTimeoutMs", a.command_timeout_ms, 100, 600_000)?;
-    let mut applied = Vec::new();
-    let mut pending = Vec::new();
-    let cfg = ctx
-        .core
-        .update_config(|c| {
+    let core = ctx.core.clone();
+    // Saving writes the config file: off the async runtime.
+    let (applied, pending) = tokio::task::spawn_blocking(move || {
+        let mut applied = Vec::new();
+        let mut pending = Vec::new();
+        core.update_config(|c| {
             if let Some(p) = a.port {
                 c.server.port = p as u16;
                 applied.push("port".to_string());
@@ -96,7 +93,11 @@ async fn update_settings(ctx: Ctx, a: SettingsArgs) -> Result<SettingsApplied, T
                 applied.push("commandTimeoutMs".to_string());
             }
         })
-        .map_err(ToolError::invalid_args)?;
+        .map(|_| (applied, pending))
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("settings worker failed: {e}")))?
+    .map_err(ToolError::invalid_args)?;
     let mut notes = Vec::new();
     if !pending.is_empty() {
         notes.push(
@@ -105,7 +106,6 @@ async fn update_settings(ctx: Ctx, a: SettingsArgs) -> Result<SettingsApplied, T
                 .to_string(),
         );
     }
-    drop(cfg);
     Ok(SettingsApplied {
         applied,
         pending_restart: pending,
