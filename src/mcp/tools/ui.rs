@@ -27,8 +27,7 @@ pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
             err.trim().lines().next().unwrap_or(text.trim())
         )));
     }
-    let redacted_xml = text; // the person-side view is the same dump; redaction applies to results
-    uitree::parse(&redacted_xml)
+    uitree::parse(&text)
         .map_err(|e| ToolError::device(format!("the UI dump could not be read: {e}")))
 }
 
