@@ -208,29 +208,6 @@ fn with_stateless_meta(body: &[u8]) -> Vec<u8> {
     Value::Object(o).to_string().into_bytes()
 }
 
-async fn open_session(addr: std::net::SocketAddr) -> String {
-    let init = post_mcp(addr, &[], INIT.as_bytes())
-        .await
-        .expect("initialize");
-    let sid = init
-        .head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| v.trim().to_string())
-        })
-        .expect("session id");
-    let hdr = [
-        ("Mcp-Session-Id", sid.as_str()),
-        ("Mcp-Protocol-Version", "2025-06-18"),
-    ];
-    post_mcp(addr, &hdr, INITIALIZED.as_bytes())
-        .await
-        .expect("initialized");
-    sid
-}
-
 #[test]
 fn http_bodies_never_hang_or_5xx() {
     let rt = runtime();

@@ -138,63 +138,47 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
     Ok(out)
 }
 
+/// Each non-blank line of the file, in order; a missing file has none.
+fn each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), AuditError> {
+    let mut reader = match File::open(path) {
+        Ok(f) => BufReader::new(f),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(path, e)),
+    };
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(path, e))?
+            == 0
+        {
+            return Ok(());
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            f(line.strip_suffix(b"\n").unwrap_or(&line));
+        }
+    }
+}
+
 /// Hand the last `n` records of the file to `f`, oldest first, parsing one line at a time: a
-/// reader that keeps its own compact form never holds the whole tail as JSON values.
+/// reader that keeps its own compact form never holds the whole tail as JSON values. The file
+/// is read twice (count, then parse the tail) so memory stays one line, whatever `n` is.
 pub(super) fn visit_tail(
     path: &Path,
     n: usize,
     f: &mut dyn FnMut(AuditRecord),
 ) -> Result<(), AuditError> {
-    let open = || match File::open(path) {
-        Ok(f) => Ok(Some(BufReader::new(f))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(io(path, e)),
-    };
-    let Some(mut reader) = open()? else {
-        return Ok(());
-    };
-    let mut line = Vec::new();
     let mut count = 0usize;
-    loop {
-        line.clear();
-        if reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, e))?
-            == 0
-        {
-            break;
-        }
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            count += 1;
-        }
-    }
-    let Some(mut reader) = open()? else {
-        return Ok(());
-    };
+    each_line(path, |_| count += 1)?;
     let mut skip = count.saturating_sub(n);
-    loop {
-        line.clear();
-        if reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, e))?
-            == 0
-        {
-            break;
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
+    each_line(path, |line| {
         if skip > 0 {
             skip -= 1;
-            continue;
-        }
-        if let Ok(rec) =
-            serde_json::from_slice::<AuditRecord>(line.strip_suffix(b"\n").unwrap_or(&line))
-        {
+        } else if let Ok(rec) = serde_json::from_slice::<AuditRecord>(line) {
             f(rec);
         }
-    }
-    Ok(())
+    })
 }
 
 enum Repair {

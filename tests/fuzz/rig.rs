@@ -197,27 +197,11 @@ pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initia
 /// A real exchange over streamable HTTP (2025 session era): initialize, then `tools/list`.
 /// Proves the server still serves after whatever came before.
 pub async fn http_still_serves(addr: SocketAddr) {
-    let init = post_mcp(addr, &[], INIT.as_bytes())
-        .await
-        .expect("initialize answered");
-    assert_eq!(init.status, Some(200), "initialize: {}", init.head);
-    let sid = init
-        .head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("mcp-session-id")
-                .then(|| v.trim().to_string())
-        })
-        .expect("session id");
+    let sid = open_session(addr).await;
     let hdr = [
         ("Mcp-Session-Id", sid.as_str()),
         ("Mcp-Protocol-Version", "2025-06-18"),
     ];
-    let a = post_mcp(addr, &hdr, INITIALIZED.as_bytes())
-        .await
-        .expect("initialized");
-    assert_eq!(a.status, Some(202), "initialized: {}", a.head);
     let list = br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     let a = post_mcp(addr, &hdr, list)
         .await
@@ -309,4 +293,30 @@ pub async fn probe_or_closed(session: &mut Duplex) -> Result<&'static str, Strin
     tokio::time::timeout(CASE_TIMEOUT, work)
         .await
         .map_err(|_| "the session neither answered the probe nor closed".to_string())?
+}
+
+/// A 2025-06-18 session: `initialize` (200 with a session id), then `initialized` (202).
+pub async fn open_session(addr: SocketAddr) -> String {
+    let init = post_mcp(addr, &[], INIT.as_bytes())
+        .await
+        .expect("initialize answered");
+    assert_eq!(init.status, Some(200), "initialize: {}", init.head);
+    let sid = init
+        .head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("mcp-session-id")
+                .then(|| v.trim().to_string())
+        })
+        .expect("session id");
+    let hdr = [
+        ("Mcp-Session-Id", sid.as_str()),
+        ("Mcp-Protocol-Version", "2025-06-18"),
+    ];
+    let a = post_mcp(addr, &hdr, INITIALIZED.as_bytes())
+        .await
+        .expect("initialized");
+    assert_eq!(a.status, Some(202), "initialized: {}", a.head);
+    sid
 }
