@@ -7,6 +7,9 @@ MOBILEMCP_LEGACY_ROBOT=1): the same operations, the same virtual device, the sam
 
 Warm latency: each server spawned once, one warm-up call per operation, then `--rounds`
 interleaved rounds (spock, default, legacy, spock, …) so drift hits all three alike.
+Two floors are timed in the same rounds: a do-nothing stdio server (benches/null_server.py: the
+client, the pipes and the process wake-ups every server pays) and spock-tui's `spock_get_status`
+(the same plus the relay and the call pipeline, no device).
 Cold latency: `--cold` fresh spawns per server, the first `list devices` + `foreground` each,
 with mobile-mcp's leftover daemon (`$HOME/.mobilecli/daemon.pid`) killed and its on-device
 files removed between runs. mobile-mcp reports failures as text with isError false, so a
@@ -19,6 +22,7 @@ import json
 import os
 import pathlib
 import signal
+import sys
 import tempfile
 import time
 
@@ -67,7 +71,7 @@ def describe(res):
 def failed(res, server):
     if res.is_error:
         return True
-    if server == "spock-tui":  # spock-tui sets isError on every failure
+    if server.startswith("spock-tui") or server == "null server":  # isError on every failure
         return False
     texts = [c.text for c in res.content if getattr(c, "text", None)]
     images = [c for c in res.content if getattr(c, "type", "") == "image"]
@@ -118,6 +122,11 @@ async def warm(args, adb, inst, home):
         "spock-tui": inst.relay_params(),
         "mobile-mcp default": peer_params(args.peer, adb.port, home, legacy=False),
         "mobile-mcp legacy": peer_params(args.peer, adb.port, home, legacy=True),
+        # The floors, timed in the same rounds: a server that does nothing (client + pipes +
+        # wake-ups), and spock-tui's cheapest tool (the same plus relay and call pipeline).
+        "null server": StdioServerParameters(command=sys.executable,
+                                             args=[str(pathlib.Path(__file__).with_name("null_server.py"))]),
+        "spock-tui no-op": inst.relay_params(),
     }
     deadline = Deadline(args.max_seconds)
     results = {}
@@ -126,7 +135,8 @@ async def warm(args, adb, inst, home):
         for k, p in servers.items():
             clients[k] = await stack.enter_async_context(Client(p, mode="legacy"))
         for label, sp, mm in ops(serial):
-            calls = {"spock-tui": sp, "mobile-mcp default": mm, "mobile-mcp legacy": mm}
+            calls = {"spock-tui": sp, "mobile-mcp default": mm, "mobile-mcp legacy": mm,
+                     "null server": ("noop", {}), "spock-tui no-op": ("spock_get_status", {})}
             row = {k: {"times": [], "errors": 0, "sample": None} for k in calls}
             for k, (name, a) in calls.items():  # warm-up (and the listing mobile-mcp refs need)
                 if "ref" in a:

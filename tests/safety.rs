@@ -411,3 +411,45 @@ async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
     assert_eq!(d.outcome, Outcome::Denied);
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
+
+/// Taps check their point against a screen size kept for a few seconds per device. An approved
+/// shell command may change that size (`wm size WxH`): the very next tap must see the new size.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shell_command_that_resizes_the_screen_is_seen_by_the_next_tap() {
+    let r = rig(false, Config::default_config()).await;
+    let tap = |x: i32, y: i32| {
+        let core = r.core.clone();
+        async move {
+            call(
+                &core,
+                origin(),
+                "android_tap",
+                json!({"x": x, "y": y}),
+                CancellationToken::new(),
+            )
+            .await
+            .unwrap()
+            .result
+        }
+    };
+    assert!(tap(1000, 2000).await.is_ok(), "inside the 1080x2400 panel");
+    let mut rx = r.core.confirmer.attach();
+    let approve = tokio::spawn(async move {
+        let req = rx.recv().await.expect("asked");
+        req.answer(true);
+    });
+    let done = call(
+        &r.core,
+        origin(),
+        "android_run_adb_command",
+        json!({"command": "wm size 540x1200", "reason": "test a smaller screen"}),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap();
+    approve.await.unwrap();
+    assert!(done.result.is_ok(), "{:?}", done.result.err());
+    let refused = tap(1000, 2000).await.expect_err("outside 540x1200 now");
+    assert!(refused.message.contains("540x1200"), "{}", refused.message);
+    assert!(tap(500, 1100).await.is_ok());
+}

@@ -4,10 +4,10 @@
 //! Shared state is one short-held `std::sync::Mutex` around bookkeeping (the device table, server
 //! health, feature cache); it is never held across I/O, so calls to different devices (or the
 //! same one) run fully in parallel, each on its own adb connection.
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -75,7 +75,12 @@ struct Table {
     per_server: HashMap<AdbEndpoint, Vec<DeviceEntry>>,
     published: Vec<DeviceEntry>,
     health: HashMap<AdbEndpoint, Health>,
+    /// Servers whose `track-devices` stream is connected and has delivered a listing: adb
+    /// pushes every change on it, so their part of the table is current without asking.
+    live: HashSet<AdbEndpoint>,
     features: HashMap<(AdbEndpoint, String), Arc<Vec<String>>>,
+    /// Serial → screen size apps see, and when it was read (see [`Devices::screen_size`]).
+    screens: HashMap<String, (Instant, (u32, u32))>,
 }
 
 pub(crate) struct Inner {
@@ -140,6 +145,14 @@ impl Inner {
                 &d.server == e && &d.raw_serial == raw && d.state == listing::DeviceState::Device
             })
         });
+        // A screen size survives only while its device stays exactly as it was.
+        t.screens.retain(|serial, _| {
+            all.iter().any(|n| {
+                &n.serial == serial
+                    && n.state == listing::DeviceState::Device
+                    && old.iter().any(|o| o == n)
+            })
+        });
         t.published = all;
     }
 
@@ -155,6 +168,7 @@ impl Inner {
     /// Records a dead server: its devices are gone until it answers again.
     pub(crate) fn mark_down(&self, ep: &AdbEndpoint, error: &str) {
         let mut t = self.table();
+        t.live.remove(ep);
         let was = t.health.insert(ep.clone(), Health::Down(error.to_string()));
         if !matches!(was, Some(Health::Down(_))) {
             let _ = self.events.send(DeviceEvent::ServerDown {
@@ -163,6 +177,19 @@ impl Inner {
             });
         }
         self.set_devices_locked(&mut t, ep, Vec::new());
+    }
+
+    /// A listing from `ep`'s tracking stream: the table now follows that server live.
+    pub(crate) fn set_tracked_devices(&self, ep: &AdbEndpoint, entries: Vec<DeviceEntry>) {
+        let mut t = self.table();
+        self.set_devices_locked(&mut t, ep, entries);
+        t.live.insert(ep.clone());
+    }
+
+    /// Every server's part of the table is kept current by its tracking stream.
+    fn all_live(&self) -> bool {
+        let t = self.table();
+        self.servers.iter().all(|s| t.live.contains(&s.ep))
     }
 
     fn known(&self) -> Vec<String> {
@@ -279,6 +306,42 @@ impl Devices {
             (false, Some(e)) => Err(e),
             _ => Ok(self.snapshot()),
         }
+    }
+
+    /// The devices as they are now, for resolving a call's device: the table itself while every
+    /// server's tracking stream is live (adb pushes each change there, so it is current and
+    /// a call saves a `host:devices-l` round trip), else a fresh [`Self::list`].
+    pub async fn current(&self) -> Result<Vec<DeviceEntry>, DeviceError> {
+        if self.inner.all_live() {
+            return Ok(self.snapshot());
+        }
+        self.list().await
+    }
+
+    /// How long a screen size read from a device is trusted (a `wm size` costs a device a Java
+    /// process start, ~100 ms on a phone, on every tap otherwise).
+    pub const SCREEN_SIZE_TTL: Duration = Duration::from_secs(10);
+
+    /// `serial`'s screen size if one was read in the last [`Self::SCREEN_SIZE_TTL`] and the
+    /// device has not left, replugged or changed state since.
+    pub fn screen_size(&self, serial: &str) -> Option<(u32, u32)> {
+        let t = self.inner.table();
+        t.screens
+            .get(serial)
+            .filter(|(at, _)| at.elapsed() < Self::SCREEN_SIZE_TTL)
+            .map(|(_, size)| *size)
+    }
+
+    pub fn remember_screen_size(&self, serial: &str, size: (u32, u32)) {
+        self.inner
+            .table()
+            .screens
+            .insert(serial.to_string(), (Instant::now(), size));
+    }
+
+    /// Forget `serial`'s screen size (a shell command may have changed it with `wm size`).
+    pub fn forget_screen_size(&self, serial: &str) {
+        self.inner.table().screens.remove(serial);
     }
 
     /// The last known devices (from tracking or the last `list`), without asking anyone.

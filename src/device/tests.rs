@@ -395,3 +395,42 @@ async fn adb_client_sync_measured_unfit() {
     );
     f.kill(); // lets the stuck thread finish so the runtime can shut down
 }
+
+/// While tracking is live a call's device comes from the table (no `host:devices-l` round
+/// trip): with the server refusing to answer listings, `current` still answers at once. When
+/// the stream is lost it asks again, so a dead server is an error, not a stale answer.
+#[tokio::test]
+async fn current_uses_the_live_tracked_table_and_falls_back_when_tracking_is_lost() {
+    let f = FakeAdb::start(&line("s1", "device", "m", 1)).await;
+    let d = devs(&[&f]);
+    let mut rx = d.subscribe();
+    d.start_tracking();
+    assert!(matches!(
+        next_event(&mut rx).await,
+        DeviceEvent::ServerUp { .. }
+    ));
+    assert!(matches!(next_event(&mut rx).await, DeviceEvent::Added(e) if e.serial == "s1"));
+    f.set_mode(HostMode::Hang);
+    let now = tokio::time::timeout(Duration::from_millis(500), d.current())
+        .await
+        .expect("answered from the tracked table, without asking the server")
+        .unwrap();
+    assert_eq!(now.len(), 1);
+    assert_eq!(now[0].serial, "s1");
+    // An untracked registry over the same (hanging) server has to ask, and waits.
+    let untracked = devs(&[&f]);
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), untracked.current())
+            .await
+            .is_err()
+    );
+    f.kill();
+    drop(f);
+    loop {
+        if let DeviceEvent::ServerDown { .. } = next_event(&mut rx).await {
+            break;
+        }
+    }
+    let e = d.current().await.unwrap_err();
+    assert!(matches!(e, DeviceError::ServerUnreachable { .. }), "{e}");
+}

@@ -76,7 +76,7 @@ async fn watch(
         let Some(i) = inner.upgrade() else {
             return Ok(());
         };
-        i.set_devices(
+        i.set_tracked_devices(
             &server.ep,
             parse_devices(&String::from_utf8_lossy(&block), &server.ep),
         );

@@ -212,12 +212,12 @@ impl ToolDef {
 
     /// The MCP declaration, with annotations that agree with the level.
     pub fn to_mcp(&self) -> Tool {
-        // The title is the tool's own; repeating it in the annotations only costs context.
+        // The title is the tool's own; repeating it in the annotations only costs context, as
+        // would `openWorldHint` (its default, true, is right: a tap can post to the internet).
         let mut annotations = ToolAnnotations::default();
         annotations.read_only_hint = Some(self.level == Level::ReadOnly);
         annotations.destructive_hint = Some(self.level == Level::Destructive);
         annotations.idempotent_hint = Some(self.level == Level::ReadOnly);
-        annotations.open_world_hint = Some(false);
         let mut tool = Tool::new(self.name, self.description, self.input_schema.clone());
         tool.title = Some(self.title.to_string());
         tool.output_schema = Some(self.output_schema.clone());
@@ -311,6 +311,9 @@ pub fn output_schema_of<T: JsonSchema>() -> JsonObject {
 /// instructions, instead of in every device tool.
 pub fn compact_input(mut schema: JsonObject) -> JsonObject {
     schema.remove("description");
+    // Unknown arguments are refused by the server by name (`deny_unknown_fields`); saying so
+    // in every schema costs each tool 27 characters for nothing a client acts on.
+    schema.remove("additionalProperties");
     if let Some(Value::Object(props)) = schema.get_mut("properties") {
         for (name, p) in props.iter_mut() {
             let mut c = compact_property(p);

@@ -256,7 +256,10 @@ const INSTRUCTIONS: &str = "spock-tui gives safe, audited access to Android devi
 take an optional `serial`: without it they use the selected device (android_select_device) or \
 the only one attached. Prefer element tools (android_tap_element, \
 android_input_text_into_element) over coordinates; start triage with android_get_debug_context. \
-Destructive tools wait for a person to approve each call.";
+Element tools take `element` (a testTag, content description or text, tried in that order: exact, \
+then case-insensitive, then substring) or `selector` (any of nodeId+revision, testTag, text, \
+textContains, contentDescription, viewId, className, role, packageName, index, state, ancestor, \
+descendant). Destructive tools wait for a person to approve each call.";
 
 impl ServerHandler for McpServer {
     fn get_info(&self) -> InitializeResult {

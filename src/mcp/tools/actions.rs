@@ -332,14 +332,14 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Tap element",
             level: Level::SafeAction,
             description: "Tap an element found by testTag → description → text (or selector); taps its nearest \
-                          clickable ancestor. Prefer this to android_tap. returnScreen: tree|screenshot|both.",
+                          clickable ancestor. Prefer this to android_tap.",
         }
         .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, false)),
         Meta {
             name: "android_long_press_element",
             title: "Long-press element",
             level: Level::SafeAction,
-            description: "Long-press an element found by testTag → description → text (or selector); durationMs (default 1000).",
+            description: "Long-press an element found by testTag → description → text (or selector).",
         }
         .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, true)),
         Meta {

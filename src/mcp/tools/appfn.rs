@@ -317,8 +317,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_list_app_functions",
             title: "List AppFunctions",
             level: Level::ReadOnly,
-            description: "AppFunctions apps expose, with exact functionId and parameter metadata; filters packageNames, \
-                          schemaCategory, schemaName, minSchemaVersion, maxResults.",
+            description: "AppFunctions apps expose, with exact functionId and parameter metadata.",
         }
         .def(list),
         Meta {

@@ -291,7 +291,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_open_intent",
             title: "Open intent",
             level: Level::SafeAction,
-            description: "Start an activity from an intent: action, data, mimeType, packageName, className, categories, typed extras.",
+            description: "Start an activity from an intent (typed extras).",
         }
         .def(|ctx: Ctx, a: IntentArgs| async move {
             let words = intent_words(&a)?;

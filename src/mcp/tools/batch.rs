@@ -237,7 +237,7 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Run batch task",
             level: Level::SafeAction,
             description: "Run a saved task in the background; returns runId at once. Each step passes its own tool's \
-                          access and confirmation checks. keepScreenOn. One run at a time.",
+                          access and confirmation checks. One run at a time.",
         }
         .def(|ctx: Ctx, a: RunArgs| async move {
             let id = a.id.clone();
@@ -248,7 +248,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_run_inline",
             title: "Run steps",
             level: Level::SafeAction,
-            description: "Run steps given inline (same shape as a task's) in the background; returns runId at once. keepScreenOn.",
+            description: "Run steps given inline (same shape as a task's) in the background; returns runId at once.",
         }
         .def(|ctx: Ctx, a: RunInlineArgs| async move {
             let id = crate::batch::task::new_id(INLINE_PREFIX.trim_end_matches('_'));

@@ -68,7 +68,7 @@ impl Ctx {
     }
 
     async fn resolve_device(&self, serial: Option<&str>) -> Result<Device, ToolError> {
-        let devices = self.core.devices.list().await.map_err(ToolError::from)?;
+        let devices = self.core.devices.current().await.map_err(ToolError::from)?;
         let known: Vec<String> = devices.iter().map(|d| d.serial.clone()).collect();
         let pick = |serial: &str| -> Result<Device, ToolError> {
             let entry = devices

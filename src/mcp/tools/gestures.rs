@@ -83,13 +83,21 @@ pub fn check_point(x: i32, y: i32, size: (u32, u32)) -> Result<(), ToolError> {
     )))
 }
 
-/// The screen size apps see (`wm size`: the override when one is set).
+/// The screen size apps see (`wm size`: the override when one is set), kept for a few seconds
+/// per device so a run of taps does not start a `wm` process on the device for each.
 pub async fn screen_size(ctx: &Ctx, dev: &Device) -> Result<(u32, u32), ToolError> {
+    if let Some(size) = ctx.core.devices.screen_size(dev.serial()) {
+        return Ok(size);
+    }
     let text = ctx.sh_ok(dev, "wm size").await?;
-    wm::parse_size(&text)
+    let size = wm::parse_size(&text)
         .effective
         .map(|s| (s.width, s.height))
-        .ok_or_else(|| ToolError::device(format!("`wm size` on {} printed no size", dev.serial())))
+        .ok_or_else(|| {
+            ToolError::device(format!("`wm size` on {} printed no size", dev.serial()))
+        })?;
+    ctx.core.devices.remember_screen_size(dev.serial(), size);
+    Ok(size)
 }
 
 async fn checked_device(
@@ -236,7 +244,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_press_key",
             title: "Press key",
             level: Level::SafeAction,
-            description: "Press a key: BACK, HOME, ENTER, TAB, DEL, APP_SWITCH, … (KEYCODE_ name or number); longPress.",
+            description: "Press a key: BACK, HOME, ENTER, TAB, DEL, APP_SWITCH, … (KEYCODE_ name or number).",
         }
         .def(key),
         Meta {

@@ -221,8 +221,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_get_logs",
             title: "Read spock-tui's own log",
             level: Level::ReadOnly,
-            description: "spock-tui's own log (not the device's: use android_get_logcat), oldest first. \
-                          limit (default 200, max 1000), level (minimum), contains (case-insensitive).",
+            description: "spock-tui's own log (not the device's: use android_get_logcat), oldest first.",
         }
         .def(|ctx: Ctx, a: LogsArgs| async move {
             let limit = a.limit.unwrap_or(200);

@@ -403,7 +403,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_logcat",
             title: "Logcat",
             level: Level::ReadOnly,
-            description: "Recent device log lines: lines, minLevel, tag, packageName (its pid), since, contains; FATAL EXCEPTIONs summarised.",
+            description: "Recent device log lines, filtered; FATAL EXCEPTIONs summarised.",
         }
         .def(|ctx: Ctx, a: LogcatArgs| async move { get_logcat(&ctx, a).await }),
         Meta {

@@ -15,6 +15,8 @@ use crate::mcp::server::Ctx;
 /// read text.
 pub const DEFAULT_MAX: u32 = 1280;
 const RAW_CAP: usize = 64 << 20;
+/// The last chunk of every complete PNG: length 0, `IEND`, its CRC.
+const PNG_IEND: [u8; 12] = [0, 0, 0, 0, b'I', b'E', b'N', b'D', 0xAE, 0x42, 0x60, 0x82];
 
 #[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -63,29 +65,77 @@ fn convert(
     max: u32,
     format: Format,
 ) -> Result<(Vec<u8>, u32, u32, u32, u32), ImgError> {
-    let img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
-        .map_err(|e| ImgError::Decode(e.to_string()))?;
-    let (sw, sh) = (img.width(), img.height());
-    let longest = sw.max(sh);
-    // `thumbnail` averages pixel boxes: an order of magnitude faster than a filtered resize on
-    // a full phone frame, and just as readable for text at these sizes.
-    let img = if max > 0 && longest > max {
-        img.thumbnail(max, max)
-    } else {
-        img
-    };
-    let (w, h) = (img.width(), img.height());
-    if format == Format::Png && w == sw && h == sh {
+    // A PNG that is already small enough goes back as the device sent it: its size comes from
+    // the header, and the IEND trailer shows it arrived whole; no decode, no re-encode.
+    if format == Format::Png {
+        let (sw, sh) = image::ImageReader::with_format(Cursor::new(&png), image::ImageFormat::Png)
+            .into_dimensions()
+            .map_err(|e| ImgError::Decode(e.to_string()))?;
+        if (max == 0 || sw.max(sh) <= max) && png.ends_with(&PNG_IEND) {
+            return Ok((png, sw, sh, sw, sh));
+        }
+    }
+    let rgba = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+        .map_err(|e| ImgError::Decode(e.to_string()))?
+        .into_rgba8();
+    let (sw, sh) = rgba.dimensions();
+    let (w, h) = fit(sw, sh, max);
+    if format == Format::Png && (w, h) == (sw, sh) {
         return Ok((png, w, h, sw, sh));
     }
-    let mut out = Cursor::new(Vec::new());
+    let pixels = if (w, h) == (sw, sh) {
+        rgba.into_raw()
+    } else {
+        shrink(rgba.into_raw(), (sw, sh), (w, h))?
+    };
+    let mut out = Vec::new();
     match format {
-        Format::Png => img.write_to(&mut out, image::ImageFormat::Png),
-        Format::Jpeg => image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, 80)
-            .encode_image(&img.to_rgb8()),
+        Format::Png => {
+            use image::ImageEncoder;
+            image::codecs::png::PngEncoder::new(&mut out)
+                .write_image(&pixels, w, h, image::ExtendedColorType::Rgba8)
+                .map_err(|e| ImgError::Encode(e.to_string()))?;
+        }
+        Format::Jpeg => {
+            let (jw, jh) = match (u16::try_from(w), u16::try_from(h)) {
+                (Ok(a), Ok(b)) => (a, b),
+                _ => return Err(ImgError::Encode(format!("{w}x{h} is too large for JPEG"))),
+            };
+            jpeg_encoder::Encoder::new(&mut out, 80)
+                .encode(&pixels, jw, jh, jpeg_encoder::ColorType::Rgba)
+                .map_err(|e| ImgError::Encode(e.to_string()))?;
+        }
     }
-    .map_err(|e| ImgError::Encode(e.to_string()))?;
-    Ok((out.into_inner(), w, h, sw, sh))
+    Ok((out, w, h, sw, sh))
+}
+
+/// The size that fits `sw`×`sh` into `max`×`max`, keeping the aspect ratio (0: no limit).
+fn fit(sw: u32, sh: u32, max: u32) -> (u32, u32) {
+    let longest = sw.max(sh);
+    if max == 0 || longest <= max {
+        return (sw, sh);
+    }
+    let scale = |side: u32| {
+        let v = (u64::from(side) * u64::from(max) + u64::from(longest) / 2) / u64::from(longest);
+        u32::try_from(v).unwrap_or(max).max(1)
+    };
+    (scale(sw), scale(sh))
+}
+
+/// Area-averaging downscale (a box filter over each destination pixel's footprint: text stays
+/// readable), SIMD where the CPU has it. Screens are opaque, so alpha is left alone.
+fn shrink(rgba: Vec<u8>, (sw, sh): (u32, u32), (w, h): (u32, u32)) -> Result<Vec<u8>, ImgError> {
+    use fast_image_resize as fr;
+    let src = fr::images::Image::from_vec_u8(sw, sh, rgba, fr::PixelType::U8x4)
+        .map_err(|e| ImgError::Encode(e.to_string()))?;
+    let mut dst = fr::images::Image::new(w, h, fr::PixelType::U8x4);
+    let opts = fr::ResizeOptions::new()
+        .resize_alg(fr::ResizeAlg::Convolution(fr::FilterType::Box))
+        .use_alpha(false);
+    fr::Resizer::new()
+        .resize(&src, &mut dst, &opts)
+        .map_err(|e| ImgError::Encode(e.to_string()))?;
+    Ok(dst.into_vec())
 }
 
 /// Capture `dev`'s screen.
@@ -177,6 +227,25 @@ mod tests {
         out.into_inner()
     }
 
+    /// Width and height from a baseline JPEG's SOF0 frame header.
+    fn jpeg_size(j: &[u8]) -> Option<(u32, u32)> {
+        let mut i = 2;
+        while i + 9 < j.len() {
+            if j[i] != 0xFF {
+                return None;
+            }
+            let marker = j[i + 1];
+            let len = usize::from(u16::from_be_bytes([j[i + 2], j[i + 3]]));
+            if marker == 0xC0 {
+                let h = u16::from_be_bytes([j[i + 5], j[i + 6]]);
+                let w = u16::from_be_bytes([j[i + 7], j[i + 8]]);
+                return Some((u32::from(w), u32::from(h)));
+            }
+            i += 2 + len;
+        }
+        None
+    }
+
     #[test]
     fn downscales_and_reports_scale() {
         let (jpeg, w, h, sw, sh) = convert(png(1080, 2400), 1200, Format::Jpeg).unwrap();
@@ -184,11 +253,41 @@ mod tests {
         assert_eq!(h, 1200);
         assert_eq!(w, 540);
         assert_eq!(&jpeg[..2], &[0xFF, 0xD8]);
+        assert_eq!(
+            jpeg_size(&jpeg),
+            Some((540, 1200)),
+            "the frame header says what we report"
+        );
+        assert_eq!(&jpeg[jpeg.len() - 2..], &[0xFF, 0xD9]);
         let (same, w, _, _, _) = convert(png(100, 50), 0, Format::Png).unwrap();
         assert_eq!(w, 100);
         assert_eq!(&same[1..4], b"PNG");
         assert!(matches!(
             convert(b"not a png".to_vec(), 0, Format::Png),
+            Err(ImgError::Decode(_))
+        ));
+    }
+
+    #[test]
+    fn a_whole_png_small_enough_goes_back_byte_for_byte_and_a_torn_one_is_refused() {
+        let orig = png(300, 600);
+        let (out, w, h, sw, sh) = convert(orig.clone(), 0, Format::Png).unwrap();
+        assert_eq!(out, orig);
+        assert_eq!((w, h, sw, sh), (300, 600, 300, 600));
+        let (out, ..) = convert(orig.clone(), 600, Format::Png).unwrap();
+        assert_eq!(out, orig);
+        // Larger than asked: decoded and scaled, so not the same bytes.
+        let (out, w, h, ..) = convert(orig.clone(), 300, Format::Png).unwrap();
+        assert_ne!(out, orig);
+        assert_eq!((w, h), (150, 300));
+        // Each pixel averages its 2×2 footprint: (10, 10) covers (20..22, 20..22) of the source.
+        let small = image::load_from_memory(&out).unwrap().to_rgba8();
+        let [r, g, b, a] = small.get_pixel(10, 10).0;
+        assert!((19..=22).contains(&r) && (19..=22).contains(&g), "{r} {g}");
+        assert_eq!((b, a), (7, 255));
+        let torn = orig[..orig.len() - 40].to_vec();
+        assert!(matches!(
+            convert(torn, 0, Format::Png),
             Err(ImgError::Decode(_))
         ));
     }

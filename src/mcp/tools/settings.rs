@@ -137,8 +137,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_update_settings",
             title: "Change spock-tui settings",
             level: Level::Destructive,
-            description: "Change only the settings given (port, historySize, confirmTimeoutSecs, maxSessions, \
-                          commandTimeoutMs); all validated before anything is written. Reports what applied and what waits for a restart.",
+            description: "Change only the settings given, all validated before anything is written. Reports what applied and what waits for a restart.",
         }
         .def(update_settings)
         .precheck(|a: &SettingsArgs| {

@@ -85,7 +85,10 @@ async fn run(ctx: Ctx, a: RunArgs) -> Result<RunOut, ToolError> {
             &a.command,
             Duration::from_millis(a.timeout_ms.unwrap_or(10_000)),
         )
-        .await?;
+        .await;
+    // Whatever it ran (`wm size 720x1280`, a fold, a display change) may have changed the screen.
+    ctx.core.devices.forget_screen_size(dev.serial());
+    let out = out?;
     let mut note = None;
     let stdout = cap(out.stdout_text(), &mut note, "stdout");
     let stderr = cap(out.stderr_text(), &mut note, "stderr");

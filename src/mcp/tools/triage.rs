@@ -160,7 +160,7 @@ pub fn tools() -> Vec<ToolDef> {
         title: "Debug context",
         level: Level::ReadOnly,
         description: "First call when something is wrong: current activity, UI tree, recent logcat (and opt-in \
-                      screenshot) from the same moment. include, minLevel, lines, packageName. A failing section reports its error in place.",
+                      screenshot) from the same moment. A failing section reports its error in place.",
     }
     .def(gather)]
 }

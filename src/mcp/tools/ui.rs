@@ -35,9 +35,9 @@ pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ElementRef {
-    /// testTag, content description or text (tried in that order; exact, then case-insensitive, then substring).
+    /// testTag, content description or text.
     pub element: Option<String>,
-    /// Selector fields: nodeId+revision, testTag, text, textContains, contentDescription, viewId, className, role, packageName, index, state, ancestor, descendant.
+    /// Structured selector (fields: see instructions).
     pub selector: Option<Selector>,
 }
 
@@ -455,7 +455,7 @@ pub fn tools() -> Vec<ToolDef> {
             title: "UI tree",
             level: Level::ReadOnly,
             description: "The screen's semantics tree (framework detected): class, testTag, text, description, bounds, \
-                          flags. interactiveOnly, compact (cheapest), maxDepth, maxNodes, includeInvisible, window.",
+                          flags.",
         }
         .def(|ctx: Ctx, a: TreeArgs| async move {
             let dev = ctx.device(a.serial.as_deref()).await?;
@@ -490,7 +490,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_wait_for_element",
             title: "Wait for element",
             level: Level::ReadOnly,
-            description: "Wait until an element exists, is gone, is enabled or has a text; timeoutMs (default 5000), stableForMs.",
+            description: "Wait until an element exists, is gone, is enabled or has a text.",
         }
         .def(wait),
         Meta {

@@ -77,6 +77,8 @@ pub struct State {
     pub last_gesture: Option<Gesture>,
     pub stay_on: String,
     pub awake: bool,
+    /// `wm size WxH` override (printed by `wm size`; touches stay in panel coordinates).
+    pub size_override: Option<(u32, u32)>,
 }
 
 fn hash_of(s: &str, salt: u32) -> u32 {
@@ -124,6 +126,7 @@ impl State {
             last_gesture: None,
             stay_on: "false".into(),
             awake: true,
+            size_override: None,
             scenario: scenario.clone(),
         };
         for (i, a) in scenario.apps.iter().enumerate() {

@@ -42,7 +42,28 @@ pub fn setprop(ctx: &mut Ctx, args: &[String]) -> i32 {
 pub fn wm(ctx: &mut Ctx, args: &[String]) -> i32 {
     let d = ctx.st.scenario.device.clone();
     match args.get(1).map(String::as_str) {
-        Some("size") => ctx.outln(&format!("Physical size: {}x{}", d.width, d.height)),
+        Some("size") => match args.get(2).map(String::as_str) {
+            None => {
+                ctx.outln(&format!("Physical size: {}x{}", d.width, d.height));
+                if let Some((w, h)) = ctx.st.size_override {
+                    ctx.outln(&format!("Override size: {w}x{h}"));
+                }
+            }
+            Some("reset") => ctx.st.size_override = None,
+            Some(wh) => {
+                let parsed = wh
+                    .split_once('x')
+                    .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
+                    .filter(|&(w, h)| w > 0 && h > 0);
+                match parsed {
+                    Some(size) => ctx.st.size_override = Some(size),
+                    None => {
+                        ctx.errln(&format!("Error: bad size {wh}"));
+                        return 255;
+                    }
+                }
+            }
+        },
         Some("density") => ctx.outln(&format!("Physical density: {}", d.density)),
         _ => {
             ctx.errln("Window manager (window) commands:\n  help\n      Print this help text.\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n    Return or override display size.\n  density [reset|DENSITY] [-d DISPLAY_ID]\n    Return or override display density.");
