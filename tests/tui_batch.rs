@@ -616,6 +616,21 @@ mod live {
             matches!(&reply, BatchReply::Failed { save: false, message } if message.contains("not found")),
             "{reply:?}"
         );
+        // Both deletes are on record, as the person's approved destructive calls.
+        let deletes: Vec<_> = core
+            .audit
+            .recent(50)
+            .into_iter()
+            .filter(|r| r.tool == "android_batch_delete")
+            .collect();
+        assert_eq!(deletes.len(), 2, "{deletes:?}");
+        assert!(deletes.iter().all(|r| r.transport == Transport::Tui
+            && r.arguments["id"] == "shop"
+            && r.decision.is_some_and(|d| d.approved)));
+        assert_eq!(
+            (deletes[0].outcome, deletes[1].outcome),
+            (Outcome::Ok, Outcome::Error)
+        );
         // Nothing runs now: cancelling says so.
         link.perform(BatchCmd::Cancel {
             run_id: "run_x".into(),

@@ -53,6 +53,10 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
         .nest("/mcp", mcp)
         .merge(sse::routes(shared.clone()))
         .layer(axum::middleware::from_fn_with_state(
+            opts.max_body_bytes,
+            read_body_in_time,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
             shared.clone(),
             auth::gate,
         ))
@@ -77,17 +81,80 @@ async fn refuse_declared_oversize(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > max as u64) {
-        let mut r = axum::response::Response::new(axum::body::Body::from(
-            r#"{"error":"request body too large"}"#,
-        ));
-        *r.status_mut() = http::StatusCode::PAYLOAD_TOO_LARGE;
-        r.headers_mut().insert(
-            http::header::CONTENT_TYPE,
-            http::HeaderValue::from_static("application/json"),
+        return json_error(
+            http::StatusCode::PAYLOAD_TOO_LARGE,
+            "request body too large",
         );
-        return r;
     }
     next.run(request).await
+}
+
+/// A request body must keep arriving: each chunk within this, the whole body within
+/// [`BODY_READ_TOTAL`]. Without it a client holding the token could send an honest
+/// `Content-Length` and then drip the body for ever, holding a connection and a task.
+pub const BODY_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const BODY_READ_TOTAL: Duration = Duration::from_secs(60);
+
+/// Reads an authenticated request's body under [`BODY_IDLE_TIMEOUT`] / [`BODY_READ_TOTAL`]
+/// and the size limit, then hands it on whole (every handler buffers it anyway).
+async fn read_body_in_time(
+    axum::extract::State(max): axum::extract::State<usize>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use http_body_util::BodyExt;
+    if matches!(
+        *request.method(),
+        http::Method::GET | http::Method::HEAD | http::Method::DELETE
+    ) {
+        return next.run(request).await;
+    }
+    let (parts, mut body) = request.into_parts();
+    let deadline = tokio::time::Instant::now() + BODY_READ_TOTAL;
+    let mut buf = bytes::BytesMut::new();
+    loop {
+        let idle = tokio::time::Instant::now() + BODY_IDLE_TIMEOUT;
+        let frame = match tokio::time::timeout_at(idle.min(deadline), body.frame()).await {
+            Err(_) => {
+                return json_error(
+                    http::StatusCode::REQUEST_TIMEOUT,
+                    "the request body stopped arriving: send it within 10 s of each chunk and 60 s in all",
+                );
+            }
+            Ok(None) => break,
+            Ok(Some(Err(e))) => {
+                return json_error(
+                    http::StatusCode::BAD_REQUEST,
+                    &format!("the request body could not be read: {e}"),
+                );
+            }
+            Ok(Some(Ok(frame))) => frame,
+        };
+        if let Ok(data) = frame.into_data() {
+            if buf.len() + data.len() > max {
+                return json_error(
+                    http::StatusCode::PAYLOAD_TOO_LARGE,
+                    "request body too large",
+                );
+            }
+            buf.extend_from_slice(&data);
+        }
+    }
+    let body = axum::body::Body::from(buf.freeze());
+    next.run(axum::extract::Request::from_parts(parts, body))
+        .await
+}
+
+fn json_error(status: http::StatusCode, message: &str) -> axum::response::Response {
+    let mut r = axum::response::Response::new(axum::body::Body::from(
+        serde_json::json!({ "error": message }).to_string(),
+    ));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
+    r
 }
 
 /// Bind, record the endpoint, and serve until shutdown.

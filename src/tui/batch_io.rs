@@ -11,7 +11,7 @@ use tokio::sync::{Notify, broadcast, mpsc, watch};
 
 use super::batch::{BatchCmd, BatchData, BatchReply, RunRow};
 use super::event::Event;
-use crate::audit::AuditRecord;
+use crate::audit::{AuditRecord, DecidedBy, Decision, Level, Outcome};
 use crate::batch::{BatchError, BatchStatus, RunOptions, RunState, RunnerState, StepOutcome};
 use crate::mcp::events::Transport;
 use crate::mcp::server::Origin;
@@ -213,7 +213,28 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
         }
         BatchCmd::Delete { task_id } => {
             let id = task_id.clone();
-            match blocking(move || c.batch.delete(&id)).await {
+            let started = std::time::Instant::now();
+            let r = blocking(move || c.batch.delete(&id)).await;
+            // On record like an agent's android_batch_delete: the person's y at the prompt
+            // is the approval.
+            let mut rec = AuditRecord::new(
+                "android_batch_delete",
+                Level::Destructive,
+                Transport::Tui,
+                serde_json::json!({ "id": task_id }),
+            );
+            rec.client = "terminal".into();
+            rec.decision = Some(Decision {
+                approved: true,
+                by: DecidedBy::Key,
+            });
+            rec.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            if let Err(e) = &r {
+                rec.outcome = Outcome::Error;
+                rec.error = Some(e.clone());
+            }
+            core.audit.append(rec);
+            match r {
                 Ok(()) => BatchReply::Done(format!("deleted task {task_id}")),
                 Err(e) => failed(e),
             }

@@ -124,8 +124,11 @@ async def test_refusals_come_with_reasons(demo):
         await s.login_screen()
         e = await s.err("android_input_text", {"text": "héllo"})
         assert e["kind"] == "refused" and "ASCII" in e["error"]
-        e = await s.err("android_tap", {"x": 1080, "y": 5})
+        e = await s.err("android_tap", {"x": 2000, "y": 2000})  # on no screen, upright or turned
         assert e["kind"] == "refused" and "1080x2400" in e["error"]
+        # A landscape app's point on the same phone is real: it goes on to `input tap`.
+        turned = await c.call_tool("android_tap", {"x": 2000, "y": 500})
+        assert not turned.is_error, turned.content
         e = await s.err("android_swipe", {"startX": 10, "startY": 10, "endX": 10, "endY": -1})
         assert e["kind"] == "refused"
         e = await s.err("android_press_key", {"key": "HOME; reboot"})

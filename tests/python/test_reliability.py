@@ -210,9 +210,10 @@ async def test_foreign_origin_wrong_host_oversized_bodies(instance):
 
 
 async def test_slowloris_and_idle_sockets_are_closed_and_block_nobody(instance):
-    """20 connections dripping one header byte per second, 20 silent HTTP connections and 10
-    silent stdio-socket connections: the client is unaffected, and each is closed by its
-    timeout (HTTP: the 10 s header-read timeout; socket: the 10 s handshake timeout)."""
+    """20 connections dripping one header byte per second, 20 silent HTTP connections, 10
+    silent stdio-socket connections and 5 token-holding requests whose body stops: the client
+    is unaffected, and each is closed by its timeout (HTTP: the 10 s header-read timeout and
+    the 10 s body idle timeout; socket: the 10 s handshake timeout)."""
     addr = host_port(instance)
     closed_at: dict[str, float] = {}
     lock = threading.Lock()
@@ -232,6 +233,29 @@ async def test_slowloris_and_idle_sockets_are_closed_and_block_nobody(instance):
                     break
         with lock:
             closed_at[f"drip{i}"] = time.monotonic() - t0
+
+    answers: dict[str, bytes] = {}
+
+    def slow_body(i):
+        """Holds the token and an honest Content-Length, then stops sending the body."""
+        t0 = time.monotonic()
+        head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {instance.token}\r\n"
+                "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+                "Content-Length: 100\r\n\r\n{\"jsonrpc\":")
+        got = b""
+        with socket.create_connection(addr, timeout=30) as s:
+            s.sendall(head.encode())
+            try:
+                while True:
+                    c = s.recv(4096)
+                    if not c:
+                        break
+                    got += c
+            except (socket.timeout, OSError):
+                pass
+        with lock:
+            closed_at[f"body{i}"] = time.monotonic() - t0
+            answers[f"body{i}"] = got
 
     def idle(i, kind):
         t0 = time.monotonic()
@@ -260,15 +284,20 @@ async def test_slowloris_and_idle_sockets_are_closed_and_block_nobody(instance):
         threads = [threading.Thread(target=drip, args=(i,)) for i in range(20)]
         threads += [threading.Thread(target=idle, args=(i, "http")) for i in range(20)]
         threads += [threading.Thread(target=idle, args=(i, "unix")) for i in range(10)]
+        threads += [threading.Thread(target=slow_body, args=(i,)) for i in range(5)]
         for t in threads:
             t.start()
         for t in threads:
             t.join(60)
 
     await Bystander(instance).during(abuse)
-    assert len(closed_at) == 50, sorted(closed_at)
+    assert len(closed_at) == 55, sorted(closed_at)
     for k, t in closed_at.items():
         assert HEADER_READ_TIMEOUT - 1 <= t <= HEADER_READ_TIMEOUT + 5, (k, t)
+    # A stalled body is answered, not just dropped: 408 with the reason.
+    for k, got in answers.items():
+        assert got.startswith(b"HTTP/1.1 408"), (k, got[:200])
+        assert b"stopped arriving" in got, (k, got)
 
 
 async def test_full_sse_pool_answers_503_and_frees_on_close(instance):

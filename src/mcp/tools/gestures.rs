@@ -70,16 +70,36 @@ pub fn check_key(key: &str) -> Result<String, ToolError> {
     guard::keycode(key).map_err(refused)
 }
 
-/// Refuses a point outside a `width`×`height` screen.
+/// Refuses a point outside a `width`×`height` screen. `wm size` gives the display's natural
+/// (upright) size while `input` takes points in the current orientation, so a point that fits
+/// the screen either way round is accepted: a landscape app's (2000, 500) on a 1080×2400 phone
+/// is a real point, (2000, 2000) is on no screen.
 pub fn check_point(x: i32, y: i32, size: (u32, u32)) -> Result<(), ToolError> {
+    check(x, y, size, true)
+}
+
+/// Points that must fit the upright screen: multi-touch gestures are written straight to the
+/// touch panel, whose axes do not turn with the display.
+pub fn check_point_upright(x: i32, y: i32, size: (u32, u32)) -> Result<(), ToolError> {
+    check(x, y, size, false)
+}
+
+fn check(x: i32, y: i32, size: (u32, u32), turned_ok: bool) -> Result<(), ToolError> {
     let (w, h) = (i64::from(size.0), i64::from(size.1));
-    if (0..w).contains(&i64::from(x)) && (0..h).contains(&i64::from(y)) {
+    let (x, y) = (i64::from(x), i64::from(y));
+    let inside = |w: i64, h: i64| (0..w).contains(&x) && (0..h).contains(&y);
+    if inside(w, h) || (turned_ok && inside(h, w)) {
         return Ok(());
     }
+    let turned = if turned_ok {
+        format!(" upright, or to ({}, {}) turned to landscape", h - 1, w - 1)
+    } else {
+        " (multi-touch gestures take upright-screen coordinates)".to_string()
+    };
     Err(ToolError::refused(format!(
-        "({x}, {y}) is outside the {w}x{h} screen; coordinates run from (0, 0) to ({}, {})",
+        "({x}, {y}) is outside the {w}x{h} screen; coordinates run from (0, 0) to ({}, {}){turned}",
         w - 1,
-        h - 1
+        h - 1,
     )))
 }
 
@@ -104,11 +124,12 @@ async fn checked_device(
     ctx: &Ctx,
     serial: Option<&str>,
     points: &[(i32, i32)],
+    check: fn(i32, i32, (u32, u32)) -> Result<(), ToolError>,
 ) -> Result<(Device, (u32, u32)), ToolError> {
     let dev = ctx.device(serial).await?;
     let size = screen_size(ctx, &dev).await?;
     for &(x, y) in points {
-        check_point(x, y, size)?;
+        check(x, y, size)?;
     }
     Ok((dev, size))
 }
@@ -162,7 +183,7 @@ async fn point(
     a: PointArgs,
     kind: GestureKind,
 ) -> Result<WithImages<ActionOut>, ToolError> {
-    let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[(a.x, a.y)]).await?;
+    let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[(a.x, a.y)], check_point).await?;
     let hold = a.duration_ms.unwrap_or(1000).clamp(500, 10_000);
     let (cmd, hold) = match kind {
         GestureKind::Tap => (format!("input tap {} {}", a.x, a.y), 0),
@@ -176,7 +197,7 @@ async fn point(
 
 async fn swipe(ctx: Ctx, a: SwipeArgs) -> Result<WithImages<ActionOut>, ToolError> {
     let (from, to) = ((a.start_x, a.start_y), (a.end_x, a.end_y));
-    let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[from, to]).await?;
+    let (dev, _) = checked_device(&ctx, a.serial.as_deref(), &[from, to], check_point).await?;
     let ms = a.duration_ms.unwrap_or(300).clamp(10, 10_000);
     input_held(&ctx, &dev, &swipe_cmd(from, to, ms), ms).await?;
     let mut out = ActionOut::new(dev.serial(), "swipe", "swipe");
@@ -287,12 +308,24 @@ mod tests {
     #[test]
     fn points_off_the_screen_are_refused() {
         let size = (1080, 2400);
-        for ok in [(0, 0), (1079, 2399), (540, 1200)] {
+        // Upright, and turned to landscape (wm size still says 1080x2400).
+        for ok in [(0, 0), (1079, 2399), (540, 1200), (2399, 1079), (2000, 500)] {
             assert!(check_point(ok.0, ok.1, size).is_ok(), "{ok:?}");
         }
-        for bad in [(-1, 0), (1080, 5), (5, 2400), (i32::MIN, i32::MAX)] {
+        for bad in [
+            (-1, 0),
+            (5, 2400),
+            (2400, 5),
+            (1080, 1080),
+            (2000, 2000),
+            (i32::MIN, i32::MAX),
+        ] {
             assert!(check_point(bad.0, bad.1, size).is_err(), "{bad:?}");
         }
+        // Multi-touch goes to the panel: upright only.
+        assert!(check_point_upright(1079, 2399, size).is_ok());
+        let e = check_point_upright(2000, 500, size).unwrap_err();
+        assert!(e.message.contains("upright"), "{}", e.message);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{GestureOut, checked_device};
+use super::{GestureOut, check_point_upright, checked_device};
 use crate::device::parse::getevent::{self, InputDevice, codes};
 use crate::guard::shell_quote;
 use crate::mcp::result::ToolError;
@@ -187,7 +187,7 @@ async fn run(
         .flatten()
         .map(|p| (p.0.round() as i32, p.1.round() as i32))
         .collect();
-    let (dev, size) = checked_device(ctx, serial, &points).await?;
+    let (dev, size) = checked_device(ctx, serial, &points, check_point_upright).await?;
     let listing = ctx.sh_ok(&dev, "getevent -pl").await?;
     let ts = TouchScreen::find(&getevent::parse_devices(&listing)).ok_or_else(|| {
         ToolError::device(format!(
