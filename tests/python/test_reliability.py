@@ -33,6 +33,20 @@ def host_port(inst):
     return h, int(p)
 
 
+def until_closed(s) -> bytes:
+    """Everything the server sends until it closes (or the socket's timeout passes)."""
+    got = b""
+    try:
+        while True:
+            c = s.recv(65536)
+            if not c:
+                break
+            got += c
+    except OSError:  # a timeout or a reset ends the read
+        pass
+    return got
+
+
 def raw_http(inst, data: bytes, timeout=15.0) -> bytes:
     """Send raw bytes, read until the server closes (or `timeout`)."""
     with socket.create_connection(host_port(inst), timeout=timeout) as s:
@@ -40,16 +54,7 @@ def raw_http(inst, data: bytes, timeout=15.0) -> bytes:
             s.sendall(data)
         except OSError:
             pass
-        out = b""
-        try:
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                out += chunk
-        except (socket.timeout, ConnectionResetError):
-            pass
-        return out
+        return until_closed(s)
 
 
 def status_of(resp: bytes) -> int:
@@ -242,17 +247,9 @@ async def test_slowloris_and_idle_sockets_are_closed_and_block_nobody(instance):
         head = (f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {instance.token}\r\n"
                 "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
                 "Content-Length: 100\r\n\r\n{\"jsonrpc\":")
-        got = b""
         with socket.create_connection(addr, timeout=30) as s:
             s.sendall(head.encode())
-            try:
-                while True:
-                    c = s.recv(4096)
-                    if not c:
-                        break
-                    got += c
-            except (socket.timeout, OSError):
-                pass
+            got = until_closed(s)
         with lock:
             closed_at[f"body{i}"] = time.monotonic() - t0
             answers[f"body{i}"] = got
@@ -266,15 +263,7 @@ async def test_slowloris_and_idle_sockets_are_closed_and_block_nobody(instance):
             s.settimeout(30)
             s.connect(instance.descriptor["unix"])
         with s:
-            got = b""
-            try:
-                while True:
-                    c = s.recv(4096)
-                    if not c:
-                        break
-                    got += c
-            except (socket.timeout, OSError):
-                pass
+            got = until_closed(s)
         with lock:
             closed_at[f"{kind}{i}"] = time.monotonic() - t0
             if kind == "unix":
