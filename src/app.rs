@@ -137,6 +137,14 @@ pub async fn start_demo() -> anyhow::Result<(crate::sim::cli::SimHandle, AdbEndp
     Ok((handle, AdbEndpoint::new(addr.ip().to_string(), addr.port())))
 }
 
+/// The multi-threaded runtime every entry point runs on.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
 /// What both entry points (`serve` and the control centre) set up before the runtime: paths,
 /// configuration, logging, where to listen, the token. Errors here print plainly.
 pub struct Prepared {
@@ -274,15 +282,18 @@ async fn forward_device_events(
 /// reaches sessions that are already connected. An invalid edit is logged and ignored.
 async fn watch_config(shared: Shared) {
     let path = config_file(&shared.core.paths);
-    let stamp = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let mut last = stamp(&path);
+    // `tokio::fs` stats on the blocking pool: even a stat can stall on a slow home directory.
+    async fn stamp(p: &std::path::Path) -> Option<std::time::SystemTime> {
+        tokio::fs::metadata(p).await.and_then(|m| m.modified()).ok()
+    }
+    let mut last = stamp(&path).await;
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
         tokio::select! {
             _ = shared.shutdown.cancelled() => return,
             _ = tick.tick() => {}
         }
-        let now = stamp(&path);
+        let now = stamp(&path).await;
         if now == last {
             continue;
         }

@@ -146,13 +146,6 @@ fn relay_main() -> ExitCode {
     ExitCode::from(crate::transport::relay::run(&descriptor, out) as u8)
 }
 
-fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
-}
-
 fn run_server(args: RunArgs) -> anyhow::Result<()> {
     let app::Prepared {
         paths,
@@ -162,7 +155,7 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
         tokens,
         guard: _guard,
     } = app::prepare(&args, true)?;
-    runtime()?.block_on(async move {
+    app::runtime()?.block_on(async move {
         let (core, demo) = app::assemble(paths, config, logs, &args).await?;
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).
@@ -224,7 +217,7 @@ fn doctor(args: RunArgs) -> anyhow::Result<()> {
     let paths = Paths::discover()?;
     let config = app::load_config(&paths)?;
     let servers = app::adb_endpoints(&args.adb, &config)?;
-    let report = runtime()?.block_on(crate::doctor::run(&paths, servers));
+    let report = app::runtime()?.block_on(crate::doctor::run(&paths, servers));
     print!("{}", report.text);
     if report.problems > 0 {
         anyhow::bail!("{} problem(s) found", report.problems);

@@ -336,9 +336,9 @@ async fn a_person_denying_the_destructive_step_stops_the_run() {
     let person = tokio::spawn(async move {
         let req = asks.recv().await.expect("the step asks");
         let seen = (
-            req.tool,
-            req.arguments["packageName"].clone(),
-            req.transport,
+            req.ask.tool,
+            req.ask.arguments["packageName"].clone(),
+            req.ask.transport,
         );
         req.answer(false); // the `n` key
         seen

@@ -192,8 +192,8 @@ async fn approved_destructive_call_runs() {
     let mut rx = r.core.confirmer.attach();
     let t = tokio::spawn(async move {
         let req = rx.recv().await.expect("asked");
-        assert_eq!(req.tool, "android_uninstall_app");
-        assert_eq!(req.arguments["packageName"], "com.example.notes");
+        assert_eq!(req.ask.tool, "android_uninstall_app");
+        assert_eq!(req.ask.arguments["packageName"], "com.example.notes");
         req.answer(true);
     });
     let done = call(

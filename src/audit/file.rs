@@ -72,24 +72,16 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
         Err(e) => return Err(io(path, e)),
     };
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
     let mut good_len: u64 = 0;
     let mut max_seq = 0;
     let mut repair: Option<Repair> = None;
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, e))?;
-        if n == 0 {
-            break;
-        }
+    raw_lines(&mut BufReader::new(file), path, |line| {
+        let n = line.len() as u64;
         let complete = line.last() == Some(&b'\n');
-        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = line.strip_suffix(b"\n").unwrap_or(line);
         if text.iter().all(u8::is_ascii_whitespace) {
-            good_len += n as u64;
-            continue;
+            good_len += n;
+            return Ok(());
         }
         let parsed = serde_json::from_slice::<AuditRecord>(text).ok();
         if !complete {
@@ -116,8 +108,9 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
             }
             None => {}
         }
-        good_len += n as u64;
-    }
+        good_len += n;
+        Ok(())
+    })?;
     out.next_seq = max_seq + 1;
     match repair {
         Some(Repair::TruncateTo(len)) => {
@@ -138,13 +131,12 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
     Ok(out)
 }
 
-/// Each non-blank line of the file, in order; a missing file has none.
-fn each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), AuditError> {
-    let mut reader = match File::open(path) {
-        Ok(f) => BufReader::new(f),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(path, e)),
-    };
+/// Every line as read, its `\n` included (the last one lacks it when a write was torn).
+fn raw_lines(
+    reader: &mut impl BufRead,
+    path: &Path,
+    mut f: impl FnMut(&[u8]) -> Result<(), AuditError>,
+) -> Result<(), AuditError> {
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -155,10 +147,23 @@ fn each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), AuditError> {
         {
             return Ok(());
         }
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            f(line.strip_suffix(b"\n").unwrap_or(&line));
-        }
+        f(&line)?;
     }
+}
+
+/// Each non-blank line of the file, in order, without its `\n`; a missing file has none.
+fn each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), AuditError> {
+    let mut reader = match File::open(path) {
+        Ok(f) => BufReader::new(f),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(io(path, e)),
+    };
+    raw_lines(&mut reader, path, |line| {
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            f(line.strip_suffix(b"\n").unwrap_or(line));
+        }
+        Ok(())
+    })
 }
 
 /// Hand the last `n` records of the file to `f`, oldest first, parsing one line at a time: a
@@ -203,24 +208,16 @@ pub(super) fn compact(path: &Path, keep: usize) -> Result<usize, AuditError> {
         .open(&tmp)
         .map_err(|e| io(&tmp, e))?;
     let mut w = BufWriter::new(out);
-    let mut reader = BufReader::new(src);
-    let mut line = Vec::new();
     let mut index = 0;
     let mut kept = 0;
-    loop {
-        line.clear();
-        let n = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, e))?;
-        if n == 0 {
-            break;
-        }
+    raw_lines(&mut BufReader::new(src), path, |line| {
         if index >= skip && line.last() == Some(&b'\n') {
-            w.write_all(&line).map_err(|e| io(&tmp, e))?;
+            w.write_all(line).map_err(|e| io(&tmp, e))?;
             kept += 1;
         }
         index += 1;
-    }
+        Ok(())
+    })?;
     let out = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
     out.sync_all().map_err(|e| io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;

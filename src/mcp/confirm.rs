@@ -12,20 +12,11 @@ use tokio::time::Instant;
 use super::events::{ClientId, DecidedBy, Decision, Transport};
 use super::registry::Level;
 
-/// One destructive call waiting for a person.
+/// One destructive call waiting for a person: what the core asked, and how long it waits.
 #[derive(Debug)]
 pub struct ConfirmRequest {
     pub id: u64,
-    pub call_id: u64,
-    pub tool: &'static str,
-    pub title: &'static str,
-    pub level: Level,
-    pub client: Option<ClientId>,
-    pub transport: Transport,
-    pub device: Option<String>,
-    pub arguments: Value,
-    /// The caller's stated reason (`android_run_adb_command`).
-    pub reason: Option<String>,
+    pub ask: Ask,
     pub deadline: Instant,
     pub timeout: Duration,
     reply: oneshot::Sender<Decision>,
@@ -119,15 +110,7 @@ impl Confirmer {
         let (reply, answer) = oneshot::channel();
         let request = ConfirmRequest {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
-            call_id: ask.call_id,
-            tool: ask.tool,
-            title: ask.title,
-            level: ask.level,
-            client: ask.client,
-            transport: ask.transport,
-            device: ask.device,
-            arguments: ask.arguments,
-            reason: ask.reason,
+            ask,
             deadline: Instant::now() + timeout,
             timeout,
             reply,

@@ -42,10 +42,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         tokens,
         guard: _guard,
     } = wiring::prepare(&args, false)?;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
+    let rt = wiring::runtime()?;
     rt.block_on(async move {
         let (core, demo) = wiring::assemble(paths, config, logs, &args).await?;
         let source = Box::new(super::history::AuditSource(core.audit.clone()));

@@ -76,7 +76,7 @@ impl State {
             self.notice = Some(format!(
                 "{} {}",
                 if approved { "approved" } else { "denied" },
-                req.tool
+                req.ask.tool
             ));
             req.answer(approved);
             // The next request starts from the safe default again.

@@ -364,6 +364,17 @@ fn short(a: Action) -> &'static str {
     }
 }
 
+/// A bordered list's rows: inside the border of `area`, below `above` lines (a header,
+/// search and filter lines).
+pub(super) fn rows_below(area: Rect, above: u16) -> Rect {
+    Rect {
+        x: area.x + 1,
+        y: area.y + 1 + above,
+        width: area.width.saturating_sub(2),
+        height: area.height.saturating_sub(2 + above),
+    }
+}
+
 /// The list position under a click, for screens that draw a list.
 pub fn row_at(s: &State, screen: Screen, col: u16, row: u16) -> Option<usize> {
     let [_, body, _] = chrome(Rect::new(0, 0, s.size.0, s.size.1));

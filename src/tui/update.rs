@@ -77,8 +77,8 @@ impl State {
                     title: "spock-tui: approval needed".into(),
                     body: format!(
                         "{} from {}",
-                        req.tool,
-                        crate::mcp::events::ClientId::label(&req.client)
+                        req.ask.tool,
+                        crate::mcp::events::ClientId::label(&req.ask.client)
                     ),
                 });
                 self.confirms.push_back(req);

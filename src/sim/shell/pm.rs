@@ -6,34 +6,32 @@ use crate::sim::device::state::{InstalledApp, short_component};
 
 /// Where an app's APK lives: `/data/app/~~…==/pkg-…==/base.apk`, or a system partition.
 pub fn apk_path(app: &InstalledApp) -> String {
-    if app.spec.system {
-        let name: String = app
-            .spec
-            .label
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .collect();
-        format!("/product/priv-app/{name}/{name}.apk")
+    let file = if app.spec.system {
+        system_name(app)
     } else {
-        format!("{}/base.apk", code_path(app))
-    }
+        "base".to_string()
+    };
+    format!("{}/{file}.apk", code_path(app))
 }
 
 pub fn code_path(app: &InstalledApp) -> String {
     if app.spec.system {
-        let name: String = app
-            .spec
-            .label
-            .chars()
-            .filter(|c| c.is_ascii_alphanumeric())
-            .collect();
-        format!("/product/priv-app/{name}")
+        format!("/product/priv-app/{}", system_name(app))
     } else {
         format!(
             "/data/app/~~{}/{}-{}",
             app.code_hash.0, app.spec.package, app.code_hash.1
         )
     }
+}
+
+/// A system app's directory and APK name: its label, letters and digits only.
+fn system_name(app: &InstalledApp) -> String {
+    app.spec
+        .label
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect()
 }
 
 fn exception(ctx: &mut Ctx, cmd: &str, msg: &str) -> i32 {

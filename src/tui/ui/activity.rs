@@ -90,12 +90,7 @@ pub fn row(s: &State, r: &CallRecord, width: u16, is_selected: bool) -> Line<'st
 
 /// The list's rows inside the border, below the header.
 pub fn list_rows(body: Rect) -> Rect {
-    Rect {
-        x: body.x + 1,
-        y: body.y + 2,
-        width: body.width.saturating_sub(2),
-        height: body.height.saturating_sub(3),
-    }
+    super::rows_below(body, 1)
 }
 
 pub fn draw(f: &mut Frame, body: Rect, s: &State) {

@@ -13,12 +13,7 @@ use crate::tui::state::{InputTarget, State, page_offset};
 
 /// The list's rows: below the search and filter lines, inside the border, below the header.
 pub fn list_rows(body: Rect) -> Rect {
-    Rect {
-        x: body.x + 1,
-        y: body.y + 4,
-        width: body.width.saturating_sub(2),
-        height: body.height.saturating_sub(5),
-    }
+    super::rows_below(body, 3)
 }
 
 fn chips(s: &State) -> Line<'static> {

@@ -80,31 +80,31 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
             "Client",
             format!(
                 "{} via {}",
-                escape::line(&ClientId::label(&req.client)),
-                req.transport.label()
+                escape::line(&ClientId::label(&req.ask.client)),
+                req.ask.transport.label()
             ),
         ),
         Line::from(vec![
             Span::styled(format!("{:<10}", "Tool"), bold()),
             Span::styled(
-                req.tool,
+                req.ask.tool,
                 Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
             ),
-            Span::raw(format!(" — {}", req.title)),
+            Span::raw(format!(" — {}", req.ask.title)),
         ]),
         field(
             "Device",
-            escape::line(req.device.as_deref().unwrap_or("the selected device")),
+            escape::line(req.ask.device.as_deref().unwrap_or("the selected device")),
         ),
     ];
-    if let Some(reason) = &req.reason {
+    if let Some(reason) = &req.ask.reason {
         head.push(Line::from(vec![
             Span::styled(format!("{:<10}", "Reason"), bold()),
             Span::styled(escape::line(reason), Style::new().fg(Color::Yellow)),
         ]));
     }
     head.push(Line::styled("Arguments (in full; ↑/↓ scroll)", bold()));
-    let args = serde_json::to_string_pretty(&req.arguments).unwrap_or_default();
+    let args = serde_json::to_string_pretty(&req.ask.arguments).unwrap_or_default();
     head.extend(escape::lines(&args).into_iter().map(Line::raw));
     // One wrapped, scrollable paragraph: a long reason or argument is never cut off.
     let text_area = Rect {

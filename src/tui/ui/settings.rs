@@ -21,12 +21,7 @@ fn split(body: Rect) -> [Rect; 2] {
 
 pub fn list_rows(body: Rect) -> Rect {
     let [left, _] = split(body);
-    Rect {
-        x: left.x + 1,
-        y: left.y + 1,
-        width: left.width.saturating_sub(2),
-        height: left.height.saturating_sub(2),
-    }
+    super::rows_below(left, 0)
 }
 
 fn check(on: bool) -> &'static str {

@@ -48,12 +48,7 @@ fn split(body: Rect) -> [Rect; 2] {
 /// The list's rows inside its border, below the search line.
 pub fn list_rows(body: Rect) -> Rect {
     let [left, _] = split(body);
-    Rect {
-        x: left.x + 1,
-        y: left.y + 2,
-        width: left.width.saturating_sub(2),
-        height: left.height.saturating_sub(3),
-    }
+    super::rows_below(left, 1)
 }
 
 fn offset(s: &State, rows: &[Row], height: usize) -> usize {

@@ -46,7 +46,6 @@ fn activities(ctx: &mut Ctx) -> i32 {
     let mut o = String::from("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n");
     o.push_str("Display #0 (activities from top to bottom):\n");
     let tasks: Vec<Task> = ctx.st.tasks.iter().rev().cloned().collect();
-    let d = ctx.st.scenario.device.clone();
     for (ti, t) in tasks.iter().enumerate() {
         let top = ti == 0;
         o.push_str(&format!("  * {}\n", task_line(ctx, t, top)));
@@ -130,18 +129,8 @@ fn activities(ctx: &mut Ctx) -> i32 {
         ));
     }
     o.push_str(&format!("  topResumedActivity={rec}\n"));
-    o.push_str(&format!(
-        "  Display: mDisplayId=0 rootTasks={}\n",
-        tasks.len()
-    ));
-    o.push_str(&format!(
-        "    init={w}x{h} {dpi}dpi mMinSizeOfResizeableTaskDp=220 cur={w}x{h} app={w}x{ah} rng={w}x{rw}-{h}x{ah}\n\n",
-        w = d.width,
-        h = d.height,
-        dpi = d.density,
-        ah = d.height.saturating_sub(63),
-        rw = d.width.saturating_sub(63)
-    ));
+    display_lines(ctx, &mut o);
+    o.push('\n');
     o.push_str(&format!("  mCurrentFocus={}\n", focus_window(ctx)));
     o.push_str(&format!("  mFocusedApp={rec}\n\n"));
     o.push_str("  isHomeRecentsComponent=true\n");
@@ -150,6 +139,23 @@ fn activities(ctx: &mut Ctx) -> i32 {
 }
 
 /// `Window{hash u0 pkg/full.Activity}` of the resumed activity.
+/// The display's two lines, as both `dumpsys activity` and `dumpsys window displays` print them.
+pub fn display_lines(ctx: &Ctx, o: &mut String) {
+    let d = &ctx.st.scenario.device;
+    o.push_str(&format!(
+        "  Display: mDisplayId=0 rootTasks={}\n",
+        ctx.st.tasks.len()
+    ));
+    o.push_str(&format!(
+        "    init={w}x{h} {dpi}dpi mMinSizeOfResizeableTaskDp=220 cur={w}x{h} app={w}x{ah} rng={w}x{rw}-{h}x{ah}\n",
+        w = d.width,
+        h = d.height,
+        dpi = d.density,
+        ah = d.height.saturating_sub(63),
+        rw = d.width.saturating_sub(63)
+    ));
+}
+
 pub fn focus_window(ctx: &Ctx) -> String {
     match ctx.st.top() {
         Some(e) => {

@@ -2,7 +2,7 @@
 //! window-windows-vivo.txt, then the display section that carries `mCurrentFocus` and
 //! `mFocusedApp` (modern Android prints those under `dumpsys window displays`, not `windows`).
 use super::super::Ctx;
-use super::activity::{focus_window, resumed_record};
+use super::activity::{display_lines, focus_window, resumed_record};
 
 struct Win<'a> {
     n: usize,
@@ -116,20 +116,8 @@ fn windows(ctx: &Ctx, o: &mut String) {
 }
 
 fn displays(ctx: &Ctx, o: &mut String) {
-    let d = ctx.st.scenario.device.clone();
     o.push_str("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n");
-    o.push_str(&format!(
-        "  Display: mDisplayId=0 rootTasks={}\n",
-        ctx.st.tasks.len()
-    ));
-    o.push_str(&format!(
-        "    init={w}x{h} {dpi}dpi mMinSizeOfResizeableTaskDp=220 cur={w}x{h} app={w}x{ah} rng={w}x{rw}-{h}x{ah}\n",
-        w = d.width,
-        h = d.height,
-        dpi = d.density,
-        ah = d.height.saturating_sub(63),
-        rw = d.width.saturating_sub(63)
-    ));
+    display_lines(ctx, o);
     o.push_str(&format!("  mCurrentFocus={}\n", focus_window(ctx)));
     o.push_str(&format!(
         "  mFocusedApp={}\n",
