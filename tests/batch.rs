@@ -13,22 +13,18 @@ use spock_tui::batch::{
 use spock_tui::config::Config;
 use spock_tui::mcp::Core;
 use spock_tui::mcp::events::Transport;
-use spock_tui::mcp::server::call;
 use spock_tui::sim::device::SimDevice;
-use tokio_util::sync::CancellationToken;
 
 #[path = "support/device_rig.rs"]
 mod device_rig;
-use device_rig::{Rig, origin, rig_with};
+use device_rig::{Rig, origin, rig_with, stdio_call};
 
 async fn rig() -> Rig {
     rig_with(false, Config::default_config()).await
 }
 
 async fn ok(core: &Arc<Core>, tool: &str, args: Value) -> Value {
-    let done = call(core, origin(), tool, args, CancellationToken::new())
-        .await
-        .expect("known tool");
+    let done = stdio_call(core, tool, args).await;
     match done.result {
         Ok(out) => out.json,
         Err(e) => panic!("{tool}: {}", e.message),
@@ -68,15 +64,12 @@ async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
     )
     .await;
     // Not recorded: a failed call, a host tool, a batch tool.
-    let failed = call(
+    let failed = stdio_call(
         &a.core,
-        origin(),
         "android_launch_app",
         json!({"packageName": "com.example.missing"}),
-        CancellationToken::new(),
     )
-    .await
-    .unwrap();
+    .await;
     assert!(failed.result.is_err());
     ok(&a.core, "spock_get_status", json!({})).await;
     ok(&a.core, "android_batch_list", json!({})).await;
@@ -153,10 +146,9 @@ async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
-    let r = rig().await;
-    let steps = vec![
+/// Launch the shop, uninstall it (destructive: asks), then a screenshot.
+fn launch_uninstall_screenshot() -> Vec<Step> {
+    vec![
         Step::new(
             "android_launch_app",
             json!({"packageName": "com.example.shop"}),
@@ -166,7 +158,13 @@ async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
             json!({"packageName": "com.example.shop"}),
         ),
         Step::new("android_take_screenshot", json!({})),
-    ];
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
+    let r = rig().await;
+    let steps = launch_uninstall_screenshot();
     let run_id = r
         .core
         .batch
@@ -343,17 +341,7 @@ async fn a_person_denying_the_destructive_step_stops_the_run() {
         req.answer(false); // the `n` key
         seen
     });
-    let steps = vec![
-        Step::new(
-            "android_launch_app",
-            json!({"packageName": "com.example.shop"}),
-        ),
-        Step::new(
-            "android_uninstall_app",
-            json!({"packageName": "com.example.shop"}),
-        ),
-        Step::new("android_take_screenshot", json!({})),
-    ];
+    let steps = launch_uninstall_screenshot();
     let run_id = r
         .core
         .batch

@@ -8,13 +8,11 @@ use serde_json::{Map, Value, json};
 use spock_tui::config::Config;
 use spock_tui::mcp::Level;
 use spock_tui::mcp::events::Outcome;
-use spock_tui::mcp::server::call;
 use spock_tui::sim::device::SimDevice;
-use tokio_util::sync::CancellationToken;
 
 #[path = "support/device_rig.rs"]
 mod device_rig;
-use device_rig::{Rig, origin, rig_with};
+use device_rig::{Rig, rig_with, stdio_call};
 
 async fn rig(allow_all: bool, config: Config) -> Rig {
     rig_with(allow_all, config).await
@@ -140,15 +138,7 @@ async fn no_destructive_tool_succeeds_without_approval() {
                 })
             });
             let args = args_for(&tool.input_schema);
-            let done = call(
-                &r.core,
-                origin(),
-                tool.name,
-                args.clone(),
-                CancellationToken::new(),
-            )
-            .await
-            .expect("known tool");
+            let done = stdio_call(&r.core, tool.name, args.clone()).await;
             assert!(
                 done.result.is_err(),
                 "{} succeeded with responder {responder:?}",
@@ -159,15 +149,7 @@ async fn no_destructive_tool_succeeds_without_approval() {
                 assert!(!d.approved, "{} approved by {responder:?}", tool.name);
             }
             // malformed arguments never succeed either
-            let bad = call(
-                &r.core,
-                origin(),
-                tool.name,
-                json!({"definitelyNotAField": [1, 2]}),
-                CancellationToken::new(),
-            )
-            .await
-            .expect("known tool");
+            let bad = stdio_call(&r.core, tool.name, json!({"definitelyNotAField": [1, 2]})).await;
             assert!(
                 bad.result.is_err(),
                 "{} accepted malformed arguments",
@@ -196,15 +178,12 @@ async fn approved_destructive_call_runs() {
         assert_eq!(req.ask.arguments["packageName"], "com.example.notes");
         req.answer(true);
     });
-    let done = call(
+    let done = stdio_call(
         &r.core,
-        origin(),
         "android_uninstall_app",
         json!({"packageName": "com.example.notes"}),
-        CancellationToken::new(),
     )
-    .await
-    .unwrap();
+    .await;
     t.await.unwrap();
     assert!(done.result.is_ok(), "{:?}", done.result.err());
     assert!(!r.dev.is_installed("com.example.notes"));
@@ -271,15 +250,12 @@ async fn catastrophic_commands_never_reach_a_confirmation() {
     let r = rig(false, Config::default_config()).await;
     let mut rx = r.core.confirmer.attach();
     for cmd in CATASTROPHIC {
-        let done = call(
+        let done = stdio_call(
             &r.core,
-            origin(),
             "android_run_adb_command",
             json!({"command": cmd, "reason": "testing the refusal list"}),
-            CancellationToken::new(),
         )
-        .await
-        .unwrap();
+        .await;
         assert_eq!(
             done.outcome,
             Outcome::Refused,
@@ -305,15 +281,12 @@ async fn catastrophic_commands_never_reach_a_confirmation() {
         n
     });
     for cmd in ORDINARY {
-        let done = call(
+        let done = stdio_call(
             &r.core,
-            origin(),
             "android_run_adb_command",
             json!({"command": cmd, "reason": "an ordinary command"}),
-            CancellationToken::new(),
         )
-        .await
-        .unwrap();
+        .await;
         assert_eq!(
             done.outcome,
             Outcome::Denied,
@@ -332,26 +305,10 @@ async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
         .get("android_get_battery_info")
         .unwrap()
         .clone();
-    let ok = call(
-        &r.core,
-        origin(),
-        tool.name,
-        json!({}),
-        CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let ok = stdio_call(&r.core, tool.name, json!({})).await;
     assert_eq!(ok.outcome, Outcome::Ok);
     r.core.access.set_enabled(&tool, false);
-    let refused = call(
-        &r.core,
-        origin(),
-        tool.name,
-        json!({}),
-        CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let refused = stdio_call(&r.core, tool.name, json!({})).await;
     assert_eq!(refused.outcome, Outcome::Refused);
     let msg = refused.result.unwrap_err().message;
     assert!(
@@ -359,15 +316,7 @@ async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
         "{msg}"
     );
     // Host groups start off.
-    let s = call(
-        &r.core,
-        origin(),
-        "spock_update_settings",
-        json!({"historySize": 10}),
-        CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let s = stdio_call(&r.core, "spock_update_settings", json!({"historySize": 10})).await;
     assert_eq!(s.outcome, Outcome::Refused);
 
     // --allow-all: the same stored switches, lifted for this process only.
@@ -376,15 +325,7 @@ async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
         .disabled
         .insert("android_get_battery_info".into());
     let r2 = rig(true, cfg.clone()).await;
-    let ran = call(
-        &r2.core,
-        origin(),
-        "android_get_battery_info",
-        json!({}),
-        CancellationToken::new(),
-    )
-    .await
-    .unwrap();
+    let ran = stdio_call(&r2.core, "android_get_battery_info", json!({})).await;
     assert_eq!(ran.outcome, Outcome::Ok);
     assert!(
         r2.core
@@ -399,15 +340,12 @@ async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
         "allow-all wrote a config file"
     );
     // ...and it never lifts a confirmation: nobody answers, so a destructive call is denied.
-    let d = call(
+    let d = stdio_call(
         &r2.core,
-        origin(),
         "android_clear_app_data",
         json!({"packageName": "com.example.notes"}),
-        CancellationToken::new(),
     )
-    .await
-    .unwrap();
+    .await;
     assert_eq!(d.outcome, Outcome::Denied);
     tokio::time::sleep(Duration::from_millis(10)).await;
 }
@@ -420,16 +358,9 @@ async fn a_shell_command_that_resizes_the_screen_is_seen_by_the_next_tap() {
     let tap = |x: i32, y: i32| {
         let core = r.core.clone();
         async move {
-            call(
-                &core,
-                origin(),
-                "android_tap",
-                json!({"x": x, "y": y}),
-                CancellationToken::new(),
-            )
-            .await
-            .unwrap()
-            .result
+            stdio_call(&core, "android_tap", json!({"x": x, "y": y}))
+                .await
+                .result
         }
     };
     assert!(tap(1000, 2000).await.is_ok(), "inside the 1080x2400 panel");
@@ -438,15 +369,12 @@ async fn a_shell_command_that_resizes_the_screen_is_seen_by_the_next_tap() {
         let req = rx.recv().await.expect("asked");
         req.answer(true);
     });
-    let done = call(
+    let done = stdio_call(
         &r.core,
-        origin(),
         "android_run_adb_command",
         json!({"command": "wm size 540x1200", "reason": "test a smaller screen"}),
-        CancellationToken::new(),
     )
-    .await
-    .unwrap();
+    .await;
     approve.await.unwrap();
     assert!(done.result.is_ok(), "{:?}", done.result.err());
     let refused = tap(1000, 2000).await.expect_err("outside 540x1200 now");

@@ -199,3 +199,12 @@ async def call(client, name, args=None):
     """Call a tool; return (is_error, structured content)."""
     res = await client.call_tool(name, args or {})
     return bool(res.is_error), res.structured_content
+
+
+# An `initialize` request as a raw client writes it (the 2025-06-18 session era).
+RAW_INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+}

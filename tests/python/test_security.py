@@ -9,18 +9,12 @@ import time
 
 import httpx2
 import pytest
-from conftest import EXE, start_instance
+from conftest import EXE, RAW_INIT as INIT, start_instance
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 pytestmark = pytest.mark.anyio
 
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
-}
 HDRS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", "Connection": "close"}
 
 

@@ -39,3 +39,20 @@ pub fn origin() -> Origin {
         client: None,
     }
 }
+
+/// A whole call from [`origin`], never cancelled; the tool must exist.
+pub async fn stdio_call(
+    core: &Arc<Core>,
+    tool: &str,
+    args: serde_json::Value,
+) -> spock_tui::mcp::server::CallOutcome {
+    spock_tui::mcp::server::call(
+        core,
+        origin(),
+        tool,
+        args,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await
+    .expect("known tool")
+}
