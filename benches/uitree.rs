@@ -2,23 +2,14 @@
 //! and element-addressed tap does on top of it (compact render, plain query).
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use spock_tui::uitree::{TreeOptions, parse};
 
 const LARGEST: &str = "rn-openweather-bare-ids.xml";
 
-/// CI keeps `shared/` beside the repository; a developer worktree may only have `/work/shared`.
 fn fixture(name: &str) -> String {
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    let dir = if beside.is_dir() {
-        beside
-    } else {
-        PathBuf::from("/work/shared/fixtures")
-    };
-    let path = dir.join("uiautomator").join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    spock_tui::testdata::fixture(&format!("uiautomator/{name}"))
 }
 
 fn bench(c: &mut Criterion) {

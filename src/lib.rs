@@ -17,6 +17,8 @@ pub mod mcp;
 pub mod project;
 pub mod redact;
 pub mod sim;
+#[doc(hidden)]
+pub mod testdata;
 pub mod transport;
 pub mod tui;
 pub mod uitree;

@@ -11,7 +11,7 @@
 //!
 //! The default rules are deliberately narrow (bearer tokens, `password=` values, credentials
 //! in URLs, cloud keys, private keys, JWTs) and are tested to change nothing in the real
-//! device captures under `shared/fixtures/`.
+//! device captures under `tests/fixtures/`.
 use std::borrow::Cow;
 
 use regex::Regex;

@@ -3,7 +3,7 @@
 //! One device core ([`Target`], implemented by [`device::SimDevice`]) behind two front doors:
 //! an adb server speaking the host smart-socket protocol ([`server`]), so the demo and the
 //! device layer need no `adb` binary, and adbd over TCP ([`adbd`]), so Debian's real `adb`
-//! can `adb connect` to it. Formats follow the real captures in `shared/fixtures/`.
+//! can `adb connect` to it. Formats follow the real captures in `tests/fixtures/`.
 //!
 //! Ownership: the protocol side (`adbd`, `server`, `services`, `syncproto`, `faults`, `cli`)
 //! talks only to [`Target`]; the device side (`device`, `scenario`, `shell`, `fs`,

@@ -1,6 +1,6 @@
 //! Fuzzing the uiautomator parser and everything that reads its tree (JSON and compact
 //! rendering, window filters, the accessibility audit, selectors). Inputs: arbitrary text,
-//! the real captures in `shared/fixtures/uiautomator/` damaged byte by byte, and generated
+//! the real captures in `tests/fixtures/uiautomator/` damaged byte by byte, and generated
 //! dumps with hostile attributes and deep nesting. Property: every case finishes within
 //! `CASE_TIMEOUT` on its own thread without a panic. 256 cases per property by default;
 //! `SPOCK_FUZZ_CASES=N` for a longer run.
@@ -30,23 +30,16 @@ fn config() -> Config {
     }
 }
 
-fn fixtures_dir() -> PathBuf {
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if beside.is_dir() {
-        return beside;
-    }
-    PathBuf::from("/work/shared/fixtures")
-}
-
 fn captures() -> Vec<String> {
-    let dir = fixtures_dir().join("uiautomator");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    let paths: Vec<PathBuf> = spock_tui::testdata::fixture_files("uiautomator")
+        .into_iter()
         .filter(|p| p.extension().is_some_and(|x| x == "xml"))
         .collect();
-    paths.sort();
-    assert!(paths.len() >= 13, "fixtures missing from {}", dir.display());
+    assert!(
+        paths.len() >= 13,
+        "uiautomator captures missing: {}",
+        paths.len()
+    );
     paths
         .iter()
         .map(|p| std::fs::read_to_string(p).expect("fixture"))

@@ -1,7 +1,6 @@
 //! The virtual device driven through `Target::shell` exactly as the front doors drive it:
 //! real fixture dumps served back byte for byte, state changes from taps, typing, package
 //! commands, crashes and multi-touch, and the scenario loader's refusals.
-use std::path::PathBuf;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -10,14 +9,7 @@ use spock_tui::sim::touch::Gesture;
 use spock_tui::sim::{ShellChunk, ShellIo, Target};
 use tokio::sync::mpsc;
 
-fn fixtures_dir() -> PathBuf {
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if beside.is_dir() {
-        beside
-    } else {
-        PathBuf::from("/work/shared/fixtures")
-    }
-}
+use spock_tui::testdata::fixtures_dir;
 
 struct Run {
     code: i32,

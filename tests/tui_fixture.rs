@@ -99,7 +99,7 @@ pub fn view() -> CoreView {
         port: 8765,
         bind: "127.0.0.1".into(),
         responder: true,
-        config_file: "/home/dev/.config/spock-tui/config.toml".into(),
+        config_file: "/home/dev/.config/spock-tui/config.toml".into(), // self-contained: not read
         exe: "/usr/local/bin/spock-tui".into(),
         descriptor: "/run/user/1000/spock-tui/endpoint.json".into(),
         token: "tok-for-tests".into(),

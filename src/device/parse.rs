@@ -1,4 +1,4 @@
-//! Parsers for what Android commands print, proven on the captures in shared/fixtures/.
+//! Parsers for what Android commands print, proven on the captures in tests/fixtures/.
 //!
 //! Each submodule owns one command family and is a set of pure functions from the text a
 //! device printed to a typed, `Serialize` value (camelCase JSON, because tools hand these to
@@ -140,16 +140,7 @@ pub(crate) fn indent(line: &str) -> usize {
 }
 
 #[cfg(test)]
-pub(crate) fn fixture(rel: &str) -> String {
-    let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    let dirs = [beside, std::path::PathBuf::from("/work/shared/fixtures")];
-    for dir in &dirs {
-        if let Ok(text) = std::fs::read_to_string(dir.join(rel)) {
-            return text;
-        }
-    }
-    panic!("fixture {rel} not found in {dirs:?}");
-}
+pub(crate) use crate::testdata::fixture;
 
 #[cfg(test)]
 mod tests {
@@ -191,17 +182,8 @@ mod tests {
         let dirs = ["dumpsys", "getprop", "misc"];
         let mut seen = 0;
         for dir in dirs {
-            let base = std::path::Path::new("/work/shared/fixtures").join(dir);
-            let beside = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../shared/fixtures")
-                .join(dir);
-            let Ok(entries) = std::fs::read_dir(&beside).or_else(|_| std::fs::read_dir(&base))
-            else {
-                panic!("no fixtures dir {dir}");
-            };
-            for e in entries.flatten() {
-                let name = format!("{dir}/{}", e.file_name().to_string_lossy());
-                let text = fixture(&name);
+            for path in crate::testdata::fixture_files(dir) {
+                let text = std::fs::read_to_string(&path).expect("capture");
                 seen += 1;
                 let cuts = [text.len() / 3, text.len() / 2, text.len().saturating_sub(7)];
                 let mut inputs = vec![text.clone()];

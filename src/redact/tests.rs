@@ -1,43 +1,16 @@
-//! Redaction on the real captures in `shared/fixtures/`: the defaults change nothing there,
+//! Redaction on the real captures in `tests/fixtures/`: the defaults change nothing there,
 //! and secrets spliced into real lines are hidden without disturbing the rest of the line.
-use std::path::{Path, PathBuf};
-
 use serde_json::{Value, json};
 
 use super::*;
 
-/// `shared/fixtures` beside the repository (CI), or the shared copy on this machine.
-fn fixtures_dir() -> PathBuf {
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if beside.is_dir() {
-        beside
-    } else {
-        PathBuf::from("/work/shared/fixtures")
-    }
-}
-
-fn fixture(rel: &str) -> String {
-    let p = fixtures_dir().join(rel);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-fn all_fixture_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("fixtures dir").flatten() {
-        let p = entry.path();
-        if p.is_dir() {
-            all_fixture_files(&p, out);
-        } else if p.file_name().is_some_and(|n| n != "SOURCES.md") {
-            out.push(p);
-        }
-    }
-}
+use crate::testdata::{fixture, fixture_files};
 
 #[test]
 fn defaults_leave_every_real_capture_unchanged() {
     let r = Redactor::with_defaults();
     assert_eq!(r.rule_names().len(), default_rules().len());
-    let mut files = Vec::new();
-    all_fixture_files(&fixtures_dir(), &mut files);
+    let files = fixture_files("");
     assert!(files.len() >= 20, "fixtures not found: {}", files.len());
     for f in files {
         let text = String::from_utf8_lossy(&std::fs::read(&f).expect("read")).into_owned();

@@ -1,34 +1,22 @@
-//! Test-only access to the real device captures in `shared/fixtures/uiautomator/`.
-//!
-//! CI has `shared/` beside the repository; a developer worktree may not, so the directory is
-//! resolved in one place, trying the CI layout first.
-
-use std::path::PathBuf;
-
-pub fn fixtures_dir() -> PathBuf {
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if beside.is_dir() {
-        return beside;
-    }
-    PathBuf::from("/work/shared/fixtures")
-}
+//! Test-only access to the real uiautomator captures in `tests/fixtures/uiautomator/`.
+use crate::testdata;
 
 pub fn fixture(name: &str) -> String {
-    let path = fixtures_dir().join("uiautomator").join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    testdata::fixture(&format!("uiautomator/{name}"))
 }
 
-/// Every uiautomator fixture, sorted by name, so a new capture is tested without editing code.
+/// Every uiautomator capture, sorted by name, so a new capture is tested without editing code.
 pub fn all_fixtures() -> Vec<(String, String)> {
-    let dir = fixtures_dir().join("uiautomator");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".xml"))
+    let names: Vec<String> = testdata::fixture_files("uiautomator")
+        .iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    names.sort();
-    assert!(names.len() >= 13, "fixtures missing from {}", dir.display());
+    assert!(
+        names.len() >= 13,
+        "uiautomator captures missing: {}",
+        names.len()
+    );
     names
         .into_iter()
         .map(|n| (n.clone(), fixture(&n)))

@@ -1,6 +1,5 @@
 //! Tap points, scroll geometry and text-field resolution on real device captures, and the
 //! multi-touch script decoded back by the virtual device's touch decoder.
-use std::path::PathBuf;
 use std::time::Duration;
 
 use super::edit::text_field;
@@ -12,18 +11,7 @@ use crate::mcp::tools::gestures::{
 use crate::sim::touch::{Gesture, TouchDecoder};
 use crate::uitree;
 
-fn fixtures_dir() -> PathBuf {
-    let beside = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures");
-    if beside.is_dir() {
-        return beside;
-    }
-    PathBuf::from("/work/shared/fixtures")
-}
-
-fn fixture(rel: &str) -> String {
-    let p = fixtures_dir().join(rel);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
+use crate::testdata::fixture;
 
 fn tree(name: &str) -> UiTree {
     uitree::parse(&fixture(&format!("uiautomator/{name}"))).expect("fixture parses")
