@@ -7,6 +7,7 @@ pub mod access;
 pub mod confirm;
 pub mod core;
 pub mod events;
+pub mod imagework;
 pub mod logbuf;
 pub mod registry;
 pub mod resources;

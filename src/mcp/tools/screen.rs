@@ -1,5 +1,5 @@
 //! Screenshots as MCP image content: `screencap -p` over `exec:` (binary-exact), downscaled
-//! and re-encoded off the async runtime, with the scale back to screen coordinates stated so a
+//! and re-encoded off the async runtime, at most one conversion per core (`imagework`), with the scale back to screen coordinates stated so a
 //! tap computed from the image lands right.
 use std::io::Cursor;
 
@@ -152,9 +152,9 @@ pub async fn capture(
         ));
     }
     let png = png.to_vec();
-    let (data, w, h, sw, sh) = tokio::task::spawn_blocking(move || convert(png, max, format))
+    let (data, w, h, sw, sh) = crate::mcp::imagework::run(move || convert(png, max, format))
         .await
-        .map_err(|e| ToolError::internal(format!("image worker failed: {e}")))?
+        .map_err(ToolError::internal)?
         .map_err(|e| ToolError::device(e.to_string()))?;
     let mime = if format == Format::Png {
         "image/png"
