@@ -145,9 +145,12 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-/// What both entry points (`serve` and the control centre) set up before the runtime: paths,
-/// configuration, logging, where to listen, the token. Errors here print plainly.
+/// What both entry points (`serve` and the control centre) set up before the runtime: the
+/// instance lock, paths, configuration, logging, where to listen, the token. Errors here print
+/// plainly.
 pub struct Prepared {
+    /// Held until the process ends: one instance per home.
+    pub lock: crate::config::lock::InstanceLock,
     pub paths: Paths,
     pub config: Config,
     pub logs: LogBuffer,
@@ -158,12 +161,14 @@ pub struct Prepared {
 
 pub fn prepare(args: &crate::cli::RunArgs, log_to_stderr: bool) -> anyhow::Result<Prepared> {
     let paths = Paths::discover()?;
+    let lock = crate::config::lock::InstanceLock::acquire(&paths)?;
     let config = load_config(&paths)?;
     let logs = LogBuffer::new(5000);
     let guard = init_logging(&paths, &logs, log_to_stderr)?;
     let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = crate::config::token::TokenStore::open(&paths.token_file())?;
     Ok(Prepared {
+        lock,
         paths,
         config,
         logs,

@@ -148,6 +148,7 @@ fn relay_main() -> ExitCode {
 
 fn run_server(args: RunArgs) -> anyhow::Result<()> {
     let app::Prepared {
+        lock: _lock,
         paths,
         config,
         logs,
