@@ -40,6 +40,8 @@ pub fn init_logging(
     let stderr = to_stderr.then(|| {
         tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
+            // Colour codes only for a person's terminal, never into a client's log file.
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .with_target(false)
             .with_filter(filter())
     });
