@@ -40,6 +40,8 @@ pub fn init_logging(
     let stderr = to_stderr.then(|| {
         tracing_subscriber::fmt::layer()
             .with_writer(std::io::stderr)
+            // Colour codes only for a person's terminal, never into a client's log file.
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
             .with_target(false)
             .with_filter(filter())
     });
@@ -145,9 +147,12 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
         .context("starting the async runtime")
 }
 
-/// What both entry points (`serve` and the control centre) set up before the runtime: paths,
-/// configuration, logging, where to listen, the token. Errors here print plainly.
+/// What both entry points (`serve` and the control centre) set up before the runtime: the
+/// instance lock, paths, configuration, logging, where to listen, the token. Errors here print
+/// plainly.
 pub struct Prepared {
+    /// Held until the process ends: one instance per home.
+    pub lock: crate::config::lock::InstanceLock,
     pub paths: Paths,
     pub config: Config,
     pub logs: LogBuffer,
@@ -158,12 +163,14 @@ pub struct Prepared {
 
 pub fn prepare(args: &crate::cli::RunArgs, log_to_stderr: bool) -> anyhow::Result<Prepared> {
     let paths = Paths::discover()?;
+    let lock = crate::config::lock::InstanceLock::acquire(&paths)?;
     let config = load_config(&paths)?;
     let logs = LogBuffer::new(5000);
     let guard = init_logging(&paths, &logs, log_to_stderr)?;
     let listen = Listen::from_config(&config, args.bind.as_deref(), args.port)?;
     let tokens = crate::config::token::TokenStore::open(&paths.token_file())?;
     Ok(Prepared {
+        lock,
         paths,
         config,
         logs,
@@ -312,10 +319,35 @@ async fn watch_config(shared: Shared) {
     }
 }
 
+/// Bind HTTP where asked; when that port is taken, on a free one, with a note saying so. No
+/// listener when HTTP cannot listen at all: the stdio transport starts regardless.
+async fn bind_http(addr: SocketAddr) -> (Option<tokio::net::TcpListener>, Option<String>) {
+    let e = match http::bind(addr).await {
+        Ok(l) => return (Some(l), None),
+        Err(e) => e,
+    };
+    if e.kind() == std::io::ErrorKind::AddrInUse && addr.port() != 0 {
+        let free = http::bind(SocketAddr::new(addr.ip(), 0)).await;
+        if let Ok((l, actual)) = free.and_then(|l| l.local_addr().map(|a| (l, a))) {
+            let note = format!(
+                "port {} was taken; serving on {}; pin one with --port or server.port in config.toml",
+                addr.port(),
+                actual.port()
+            );
+            tracing::warn!("{note}");
+            return (Some(l), Some(note));
+        }
+    }
+    let note = format!("HTTP cannot listen on {addr}: {e}; stdio still serves");
+    tracing::error!("{note}");
+    (None, Some(note))
+}
+
 /// A running server: both transports, stopped together.
 pub struct Server {
     pub shared: Shared,
-    pub http_addr: SocketAddr,
+    /// Where HTTP listens; `None` when it could not (the endpoints' note says why).
+    pub http_addr: Option<SocketAddr>,
     tasks: JoinSet<()>,
 }
 
@@ -331,30 +363,28 @@ impl Server {
             tokens,
             shutdown: CancellationToken::new(),
         };
-        let listener = http::bind(listen.http).await.with_context(|| {
-            format!(
-                "cannot listen on {} (another spock-tui running? try --port 0)",
-                listen.http
-            )
-        })?;
-        let http_addr = listener.local_addr()?;
+        let (listener, note) = bind_http(listen.http).await;
+        let http_addr = listener.as_ref().and_then(|l| l.local_addr().ok());
         let mut tasks = JoinSet::new();
-        let http_opts = HttpOptions {
-            max_body_bytes: cfg.server.max_body_bytes,
-            session_idle: Duration::from_secs(cfg.server.session_idle_secs.max(1)),
-            any_host: listen.any_host,
-        };
         // Record the HTTP endpoint before the socket writes its descriptor (which names it).
         core.set_endpoints(|e| {
-            e.http = Some(format!("http://{http_addr}/mcp"));
-            e.sse = Some(format!("http://{http_addr}/sse"));
+            e.http = http_addr.map(|a| format!("http://{a}/mcp"));
+            e.sse = http_addr.map(|a| format!("http://{a}/sse"));
+            e.http_note = note;
         });
-        let s = shared.clone();
-        tasks.spawn(async move {
-            if let Err(e) = http::serve(listener, s, http_opts).await {
-                tracing::error!(error = %e, "HTTP transport stopped");
-            }
-        });
+        if let Some(listener) = listener {
+            let http_opts = HttpOptions {
+                max_body_bytes: cfg.server.max_body_bytes,
+                session_idle: Duration::from_secs(cfg.server.session_idle_secs.max(1)),
+                any_host: listen.any_host,
+            };
+            let s = shared.clone();
+            tasks.spawn(async move {
+                if let Err(e) = http::serve(listener, s, http_opts).await {
+                    tracing::error!(error = %e, "HTTP transport stopped");
+                }
+            });
+        }
         let sock = Listener::bind(&core.paths.socket_path())
             .await
             .context("binding the stdio socket")?;
@@ -363,6 +393,9 @@ impl Server {
             handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
             descriptor: core.paths.endpoint_file(),
         };
+        // Written before `start` returns, so whoever started the server can name the endpoint.
+        socket::publish(&sock, &shared, &sock_opts.descriptor)
+            .context("writing the endpoint descriptor")?;
         let s = shared.clone();
         tasks.spawn(async move {
             if let Err(e) = socket::serve(sock, s, sock_opts).await {
@@ -375,7 +408,10 @@ impl Server {
         core.devices.start_tracking();
         let s = shared.clone();
         tasks.spawn(async move { watch_config(s).await });
-        tracing::info!(http = %http_addr, "server started");
+        match http_addr {
+            Some(a) => tracing::info!(http = %a, "server started"),
+            None => tracing::info!("server started (stdio only)"),
+        }
         Ok(Server {
             shared,
             http_addr,
@@ -390,6 +426,9 @@ impl Server {
             while self.tasks.join_next().await.is_some() {}
         })
         .await;
+        if let Ok(mut e) = self.shared.core.endpoints.write() {
+            e.http_note = None;
+        }
         self.shared
             .core
             .emit(crate::mcp::ServerEvent::ServerStateChanged { running: false });
@@ -410,6 +449,9 @@ impl Server {
                 "stdio {h} (via `spock-tui relay {}`)\n",
                 self.shared.core.paths.endpoint_file().display()
             ));
+        }
+        if let Some(n) = e.http_note {
+            s.push_str(&format!("note  {n}\n"));
         }
         s
     }

@@ -16,7 +16,9 @@ use crate::transport::socket::Descriptor;
     name = "spock-tui",
     version,
     about = "Safe, structured, auditable access to Android devices for AI agents over MCP, approved from the terminal",
-    after_help = "Without a subcommand, starts the control centre (terminal UI) and serves MCP."
+    after_help = "Without a subcommand, starts the control centre (terminal UI) and serves MCP.",
+    // The run flags belong to the control centre (and `serve`), not to every subcommand.
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -28,29 +30,29 @@ pub struct Cli {
 #[derive(Args, Debug, Clone, Default)]
 pub struct RunArgs {
     /// Run against the built-in virtual device (no phone or adb needed).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub demo: bool,
     /// An adb server to use, HOST:PORT (repeatable; default ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037).
-    #[arg(long = "adb", value_name = "HOST:PORT", global = true)]
+    #[arg(long = "adb", value_name = "HOST:PORT")]
     pub adb: Vec<String>,
     /// An Android (Gradle) project directory (repeatable; default: found from the working directory).
-    #[arg(long = "project", value_name = "DIR", global = true)]
+    #[arg(long = "project", value_name = "DIR")]
     pub project: Vec<PathBuf>,
     /// HTTP port (0 picks a free one); overrides server.port.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub port: Option<u16>,
     /// Address to bind HTTP on. Anything but loopback exposes the endpoint beyond this machine.
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub bind: Option<String>,
     /// Lift every tool-access switch for this process only (nothing is written; confirmations stay).
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub allow_all: bool,
 }
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Serve MCP on both transports without the terminal UI (logs to stderr).
-    Serve,
+    Serve(RunArgs),
     /// Byte relay between an MCP client's stdio and the running instance (for stdio clients).
     Relay {
         /// The endpoint descriptor (default: the running instance's).
@@ -64,7 +66,7 @@ pub enum Command {
         action: TokenAction,
     },
     /// Check adb, the adb servers, each device, the running instance and file permissions.
-    Doctor,
+    Doctor(DoctorArgs),
     /// Print a shell completion script.
     Completions { shell: clap_complete::Shell },
     /// Start virtual Android devices (adb server and/or adbd over TCP).
@@ -84,6 +86,14 @@ pub struct ConfigArgs {
     pub client: Client,
 }
 
+#[derive(Args, Debug)]
+pub struct DoctorArgs {
+    /// An adb server to check, HOST:PORT (repeatable; default: the running instance's, else
+    /// the configured ones, ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037).
+    #[arg(long = "adb", value_name = "HOST:PORT")]
+    pub adb: Vec<String>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum TokenAction {
     /// Replace the token; both transports refuse the old one at once.
@@ -99,29 +109,36 @@ pub fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let result = match cli.command {
-        None => crate::tui::run(cli.run),
-        Some(Command::Serve) => run_server(cli.run),
-        Some(Command::Relay { .. }) => Ok(()),
-        Some(Command::Config(args)) => print_config(args),
-        Some(Command::Token { action }) => token_cmd(action),
-        Some(Command::Doctor) => doctor(cli.run),
+        None => crate::tui::run(cli.run).map(|()| ExitCode::SUCCESS),
+        Some(Command::Serve(args)) => run_server(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Relay { .. }) => Ok(ExitCode::SUCCESS),
+        Some(Command::Config(args)) => print_config(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
+        Some(Command::Doctor(args)) => doctor(args),
         Some(Command::Completions { shell }) => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "spock-tui",
-                &mut std::io::stdout(),
-            );
-            Ok(())
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "spock-tui", &mut script);
+            print_out(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
         }
-        Some(Command::Sim(args)) => crate::sim::cli::run(args),
+        Some(Command::Sim(args)) => crate::sim::cli::run(args).map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("spock-tui: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Write `text` to stdout. A reader that went away (`spock-tui completions bash | head -1`)
+/// ends the output quietly: `println!` would panic on the closed pipe.
+fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r.context("writing to stdout")?),
     }
 }
 
@@ -133,8 +150,17 @@ fn relay_main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let descriptor = match std::env::args_os().nth(2) {
-        Some(p) => PathBuf::from(p),
+    // Parsed only now, so even clap's help cannot reach the protocol's stdout.
+    let descriptor = match Cli::try_parse() {
+        Ok(Cli {
+            command: Some(Command::Relay { descriptor }),
+            ..
+        }) => descriptor,
+        Ok(_) => None,
+        Err(e) => e.exit(),
+    };
+    let descriptor = match descriptor {
+        Some(p) => p,
         None => match Paths::discover() {
             Ok(p) => p.endpoint_file(),
             Err(e) => {
@@ -148,6 +174,7 @@ fn relay_main() -> ExitCode {
 
 fn run_server(args: RunArgs) -> anyhow::Result<()> {
     let app::Prepared {
+        lock: _lock,
         paths,
         config,
         logs,
@@ -159,10 +186,21 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
         let (core, demo) = app::assemble(paths, config, logs, &args).await?;
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).
-        println!("{}", server.endpoints_text().trim_end());
+        let mut text = server.endpoints_text();
         if args.demo {
-            println!("demo  virtual device on the built-in adb server");
+            let adb: Vec<String> = core
+                .devices
+                .servers()
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            text.push_str(&format!(
+                "demo  virtual device on the built-in adb server {}\n",
+                adb.join(", ")
+            ));
         }
+        // Nobody reading stdout is no reason to stop serving.
+        let _ = print_out(&text);
         wait_for_signal().await;
         server.stop().await;
         if let Err(e) = core.audit.flush().await {
@@ -195,47 +233,87 @@ fn read_descriptor(paths: &Paths) -> anyhow::Result<Descriptor> {
 }
 
 fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
+    let client = args.client;
+    if args.http
+        && let Some(why) = clientconfig::http_refusal(client)
+    {
+        anyhow::bail!("{why}");
+    }
     let paths = Paths::discover()?;
     let d = read_descriptor(&paths)?;
+    // Notes go to stderr: stdout stays exactly what is pasted (or redirected) into the file.
     if args.http {
-        let url = d
-            .http
-            .context("the running instance has no HTTP endpoint")?;
-        eprintln!("# This configuration contains the token: treat it like a password.");
-        println!("{}", clientconfig::http(args.client, &url, &d.token));
-    } else {
-        let exe = std::env::current_exe().context("locating this executable")?;
-        println!(
-            "{}",
-            clientconfig::stdio(args.client, &exe, &paths.endpoint_file())
+        let url = d.http.as_deref().with_context(|| {
+            format!(
+                "the running instance has no HTTP endpoint ({}); use --stdio",
+                d.http_note.as_deref().unwrap_or("it is not listening")
+            )
+        })?;
+        eprintln!(
+            "# For {}: {}.",
+            client.label(),
+            clientconfig::destination(client, std::env::consts::OS)
         );
+        if client == Client::Codex {
+            eprintln!(
+                "# Codex reads the token from {env}; where Codex starts: export {env}=\"$(cat {})\"",
+                shell_words::quote(&paths.token_file().display().to_string()),
+                env = clientconfig::TOKEN_ENV,
+            );
+        } else {
+            eprintln!("# This configuration contains the token: treat it like a password.");
+        }
+        if let Some(note) = &d.http_note {
+            eprintln!(
+                "# Note: {note}. This configuration names the port of this run: pin one before saving it."
+            );
+        }
+        print_out(&format!(
+            "{}\n",
+            clientconfig::http(client, url, &d.token).trim_end()
+        ))
+    } else {
+        eprintln!(
+            "# For {}: {}.",
+            client.label(),
+            clientconfig::destination(client, std::env::consts::OS)
+        );
+        let exe = std::env::current_exe().context("locating this executable")?;
+        print_out(&format!(
+            "{}\n",
+            clientconfig::stdio(client, &exe, &paths.endpoint_file()).trim_end()
+        ))
     }
-    Ok(())
 }
 
-fn doctor(args: RunArgs) -> anyhow::Result<()> {
+fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let paths = Paths::discover()?;
     let config = app::load_config(&paths)?;
-    let servers = app::adb_endpoints(&args.adb, &config)?;
+    let servers = if args.adb.is_empty() {
+        crate::doctor::Servers::Default(app::adb_endpoints(&[], &config)?)
+    } else {
+        crate::doctor::Servers::Given(app::adb_endpoints(&args.adb, &config)?)
+    };
     let report = app::runtime()?.block_on(crate::doctor::run(&paths, servers));
-    print!("{}", report.text);
-    if report.problems > 0 {
-        anyhow::bail!("{} problem(s) found", report.problems);
-    }
-    Ok(())
+    // The report ends with its own summary; the exit status carries the rest.
+    print_out(&report.text)?;
+    Ok(if report.problems > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn token_cmd(action: TokenAction) -> anyhow::Result<()> {
     let paths = Paths::discover()?;
     match action {
-        TokenAction::Path => println!("{}", paths.token_file().display()),
+        TokenAction::Path => print_out(&format!("{}\n", paths.token_file().display())),
         TokenAction::Rotate => {
             token::rotate(&paths.token_file())?;
-            println!(
-                "rotated: {} (a running instance refuses the old token within a second)",
+            print_out(&format!(
+                "rotated: {} (a running instance refuses the old token within a second)\n",
                 paths.token_file().display()
-            );
+            ))
         }
     }
-    Ok(())
 }

@@ -1,5 +1,6 @@
-//! Ready-to-paste client configuration for the running instance, in each client's own format.
-//! The stdio form names the relay and the endpoint descriptor, never the token.
+//! Ready-to-paste client configuration for the running instance, in each client's own format,
+//! and where each client keeps it. The stdio form names the relay and the endpoint descriptor,
+//! never the token; Codex's HTTP form reads the token from the environment.
 use std::path::Path;
 
 use serde_json::json;
@@ -40,6 +41,52 @@ impl Client {
 
 const NAME: &str = "spock-tui";
 
+/// The variable Codex's HTTP configuration reads the token from (`bearer_token_env_var`).
+pub const TOKEN_ENV: &str = "SPOCK_TUI_TOKEN";
+
+/// Why `client` cannot take the HTTP configuration at all, when it cannot.
+pub fn http_refusal(client: Client) -> Option<&'static str> {
+    match client {
+        Client::ClaudeDesktop => Some(
+            "Claude Desktop's claude_desktop_config.json only launches stdio servers (a command \
+             and its arguments) and rejects a URL; use `spock-tui config --stdio --client \
+             claude-desktop`",
+        ),
+        _ => None,
+    }
+}
+
+/// Where `client`'s configuration goes on `os` (`std::env::consts::OS`), as an instruction.
+pub fn destination(client: Client, os: &str) -> String {
+    match client {
+        Client::Generic => {
+            "merge this into the \"mcpServers\" object of your client's MCP configuration file"
+                .into()
+        }
+        Client::ClaudeCode => "run this in a shell: Claude Code keeps it in ~/.claude.json \
+             (add --scope project to share it in the project's .mcp.json instead)"
+            .into(),
+        Client::ClaudeDesktop => format!(
+            "merge this into {} and restart Claude Desktop",
+            match os {
+                "macos" => "~/Library/Application Support/Claude/claude_desktop_config.json",
+                "windows" => "%APPDATA%\\Claude\\claude_desktop_config.json",
+                _ => "~/.config/Claude/claude_desktop_config.json",
+            }
+        ),
+        Client::Cursor => "merge this into ~/.cursor/mcp.json (every project) or .cursor/mcp.json \
+             (this project)"
+            .into(),
+        Client::Vscode => "merge this into .vscode/mcp.json in the workspace (or the profile's \
+             mcp.json: \"MCP: Open User Configuration\")"
+            .into(),
+        Client::Codex => "add this to ~/.codex/config.toml".into(),
+        Client::Gemini => "merge this into ~/.gemini/settings.json (or .gemini/settings.json in \
+             the project)"
+            .into(),
+    }
+}
+
 fn pretty(v: serde_json::Value) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_default()
 }
@@ -78,7 +125,8 @@ pub fn stdio(client: Client, exe: &Path, descriptor: &Path) -> String {
     }
 }
 
-/// The HTTP configuration. This one carries the token: say so where it is shown.
+/// The HTTP configuration. It carries the token (say so where it is shown), except Codex's,
+/// which names [`TOKEN_ENV`] instead. Claude Desktop cannot take one: see [`http_refusal`].
 pub fn http(client: Client, url: &str, token: &str) -> String {
     let auth = format!("Bearer {token}");
     match client {
@@ -90,9 +138,9 @@ pub fn http(client: Client, url: &str, token: &str) -> String {
             json!({ "servers": { NAME: { "type": "http", "url": url, "headers": { "Authorization": auth } } } }),
         ),
         Client::Codex => format!(
-            "[mcp_servers.{NAME}]\nurl = {}\nhttp_headers = {{ Authorization = {} }}\n",
+            "[mcp_servers.{NAME}]\nurl = {}\nbearer_token_env_var = {}\n",
             toml_str(url),
-            toml_str(&auth)
+            toml_str(TOKEN_ENV)
         ),
         Client::Gemini => pretty(
             json!({ "mcpServers": { NAME: { "httpUrl": url, "headers": { "Authorization": auth } } } }),
@@ -120,14 +168,29 @@ mod tests {
                 "{s}"
             );
             let h = http(c, "http://127.0.0.1:9/mcp", "sekret");
-            assert!(
-                h.contains("Bearer sekret") && h.contains("http://127.0.0.1:9/mcp"),
-                "{h}"
-            );
+            assert!(h.contains("http://127.0.0.1:9/mcp"), "{h}");
+            assert_eq!(h.contains("Bearer sekret"), c != Client::Codex, "{h}");
         }
         let codex = http(Client::Codex, "http://127.0.0.1:9/mcp", "t");
-        assert!(codex.parse::<toml::Table>().is_ok(), "{codex}");
+        let table = codex.parse::<toml::Table>().expect(&codex);
+        assert_eq!(
+            table["mcp_servers"]["spock-tui"]["bearer_token_env_var"].as_str(),
+            Some(TOKEN_ENV)
+        );
         let codex = stdio(Client::Codex, Path::new("/a b/spock"), Path::new("/e.json"));
         assert!(codex.parse::<toml::Table>().is_ok(), "{codex}");
+    }
+
+    #[test]
+    fn every_client_is_told_where_its_configuration_goes() {
+        for c in Client::ALL {
+            assert!(!destination(c, "linux").is_empty());
+        }
+        let desktop = |os| destination(Client::ClaudeDesktop, os);
+        assert!(desktop("macos").contains("Library/Application Support/Claude/"));
+        assert!(desktop("windows").contains("%APPDATA%"));
+        assert!(desktop("linux").contains("~/.config/Claude/claude_desktop_config.json"));
+        assert!(http_refusal(Client::ClaudeDesktop).is_some_and(|r| r.contains("--stdio")));
+        assert!(http_refusal(Client::Cursor).is_none());
     }
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::mcp::access::AccessSettings;
 use crate::redact::RedactionRule;
 
+pub mod lock;
 pub mod paths;
 pub mod token;
 

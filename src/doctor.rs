@@ -1,6 +1,7 @@
 //! `spock-tui doctor`: what a person checks first when nothing works — adb, the adb servers,
 //! each device's state with what to do about it, the running instance's endpoints, and the
-//! permissions of the files holding secrets.
+//! permissions of the files holding secrets. Unless told otherwise it checks the adb servers
+//! the running instance uses (from its descriptor): for a demo, its built-in virtual device.
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -8,6 +9,28 @@ use std::time::Duration;
 
 use crate::config::Paths;
 use crate::device::{AdbEndpoint, DeviceOptions, DeviceState, Devices, Timeouts};
+use crate::transport::socket::Descriptor;
+
+/// Which adb servers to check.
+pub enum Servers {
+    /// Named with `--adb`: checked whatever else runs.
+    Given(Vec<AdbEndpoint>),
+    /// The configured (or default) ones, unless a running instance names its own.
+    Default(Vec<AdbEndpoint>),
+}
+
+/// The running instance as its descriptor describes it: `None` when there is no descriptor.
+fn instance(paths: &Paths) -> Option<Result<(Descriptor, bool), String>> {
+    let text = std::fs::read_to_string(paths.endpoint_file()).ok()?;
+    Some(
+        serde_json::from_str::<Descriptor>(&text)
+            .map(|d| {
+                let alive = Path::new(&format!("/proc/{}", d.pid)).exists();
+                (d, alive)
+            })
+            .map_err(|e| e.to_string()),
+    )
+}
 
 pub struct Report {
     pub text: String,
@@ -48,9 +71,29 @@ fn state_advice(state: &DeviceState) -> Option<&'static str> {
     }
 }
 
-pub async fn run(paths: &Paths, servers: Vec<AdbEndpoint>) -> Report {
+pub async fn run(paths: &Paths, servers: Servers) -> Report {
     let mut out = String::new();
     let mut problems = 0;
+    let instance = instance(paths);
+    let live = match &instance {
+        Some(Ok((d, true))) => Some(d),
+        _ => None,
+    };
+    let (servers, demo) = match (servers, live) {
+        (Servers::Default(_), Some(d)) if !d.adb.is_empty() => {
+            let own: Vec<AdbEndpoint> = d.adb.iter().filter_map(|a| a.parse().ok()).collect();
+            let _ = writeln!(
+                out,
+                "checking the adb server{} of the running {}instance (pid {}): {}",
+                if own.len() == 1 { "" } else { "s" },
+                if d.demo { "demo " } else { "" },
+                d.pid,
+                d.adb.join(", ")
+            );
+            (own, d.demo)
+        }
+        (Servers::Default(s) | Servers::Given(s), _) => (s, false),
+    };
     // adb binary
     let adb = tokio::time::timeout(
         Duration::from_secs(10),
@@ -67,6 +110,12 @@ pub async fn run(paths: &Paths, servers: Vec<AdbEndpoint>) -> Report {
                 format!("adb found: {}", v.lines().next().unwrap_or("").trim()),
             );
         }
+        _ if demo => line(
+            &mut out,
+            true,
+            &mut problems,
+            "adb not found on PATH (the demo's virtual device does not need it)",
+        ),
         _ => line(
             &mut out,
             false,
@@ -130,35 +179,34 @@ pub async fn run(paths: &Paths, servers: Vec<AdbEndpoint>) -> Report {
         Err(_) => {}
     }
     // the running instance
-    match std::fs::read_to_string(paths.endpoint_file()) {
-        Ok(text) => match serde_json::from_str::<crate::transport::socket::Descriptor>(&text) {
-            Ok(d) => {
-                let alive = Path::new(&format!("/proc/{}", d.pid)).exists();
-                line(
-                    &mut out,
-                    alive,
-                    &mut problems,
-                    format!(
-                        "instance pid {} {}: stdio {}, HTTP {}",
-                        d.pid,
-                        if alive {
-                            "running"
-                        } else {
-                            "not running (stale descriptor)"
-                        },
-                        d.endpoint_label(),
-                        d.http.as_deref().unwrap_or("none")
-                    ),
-                );
-            }
-            Err(e) => line(
-                &mut out,
-                false,
-                &mut problems,
-                format!("endpoint descriptor unreadable: {e}"),
+    match instance {
+        Some(Ok((d, alive))) => line(
+            &mut out,
+            alive,
+            &mut problems,
+            format!(
+                "instance pid {} {}: stdio {}, HTTP {}{}",
+                d.pid,
+                if alive {
+                    "running"
+                } else {
+                    "not running (stale descriptor)"
+                },
+                d.endpoint_label(),
+                d.http.as_deref().unwrap_or("none"),
+                d.http_note
+                    .as_deref()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
             ),
-        },
-        Err(_) => line(
+        ),
+        Some(Err(e)) => line(
+            &mut out,
+            false,
+            &mut problems,
+            format!("endpoint descriptor unreadable: {e}"),
+        ),
+        None => line(
             &mut out,
             true,
             &mut problems,

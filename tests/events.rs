@@ -1,6 +1,9 @@
 //! Device arrivals and departures reach the core's event channel (what the control centre and
-//! any other consumer listen to), from the adb server's `host:track-devices`.
+//! any other consumer listen to), from the adb server's `host:track-devices`; so does a token
+//! rotated on disk.
 use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use spock_tui::app::{self, Listen, Server};
 use spock_tui::config::Config;
@@ -41,6 +44,58 @@ async fn device_going_offline_and_back_is_published() {
     wait_for(&mut events, DeviceState::Offline).await;
     faults.apply(&FaultCommand::Online);
     wait_for(&mut events, DeviceState::Device).await;
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rotated_token_reaches_the_descriptor_and_the_control_centre_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (core, _sim) = app::core_on_virtual_device(
+        tmp.path(),
+        Config::default_config(),
+        false,
+        SimDevice::demo(),
+    )
+    .await
+    .unwrap();
+    let token_file = core.paths.token_file();
+    let tokens = TokenStore::open(&token_file).unwrap();
+    let listen = Listen {
+        http: "127.0.0.1:0".parse().unwrap(),
+        any_host: false,
+    };
+    let server = Server::start(core.clone(), tokens.clone(), &listen)
+        .await
+        .unwrap();
+    let mut events = core.subscribe();
+    // Once HTTP answers, its task has announced itself: only the rotation's event is still to come.
+    let addr = server.http_addr.expect("HTTP listens");
+    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+    conn.write_all(b"GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut answer = Vec::new();
+    conn.read_to_end(&mut answer).await.unwrap();
+    assert!(answer.starts_with(b"HTTP/1.1 "), "{answer:?}");
+    while events.try_recv().is_ok() {}
+    // What `spock-tui token rotate` does, from another process.
+    let new = spock_tui::config::token::rotate(&token_file).unwrap();
+    // The control centre re-reads the token (and the endpoints) on a server event.
+    let told = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match events.recv().await {
+                Ok(ServerEvent::ServerStateChanged { running: true }) => return,
+                Ok(_) => {}
+                Err(e) => panic!("event channel: {e}"),
+            }
+        }
+    })
+    .await;
+    assert!(told.is_ok(), "no server event after the rotation");
+    assert_eq!(tokens.token(), new);
+    let text = std::fs::read_to_string(core.paths.endpoint_file()).unwrap();
+    let d: spock_tui::transport::socket::Descriptor = serde_json::from_str(&text).unwrap();
+    assert_eq!(d.token, new, "the descriptor carries the new token");
     server.stop().await;
 }
 

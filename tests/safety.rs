@@ -189,6 +189,34 @@ async fn approved_destructive_call_runs() {
     assert!(!r.dev.is_installed("com.example.notes"));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn approved_permission_changes_say_what_was_done() {
+    let r = rig(false, Config::default_config()).await;
+    let mut rx = r.core.confirmer.attach();
+    tokio::spawn(async move {
+        while let Some(req) = rx.recv().await {
+            req.answer(true);
+        }
+    });
+    for (tool, said) in [
+        ("android_revoke_permission", "revoked"),
+        ("android_grant_permission", "granted"),
+    ] {
+        let done = stdio_call(
+            &r.core,
+            tool,
+            json!({"packageName": "com.example.shop", "permission": "android.permission.POST_NOTIFICATIONS"}),
+        )
+        .await;
+        let out = done.result.expect(tool).json;
+        assert_eq!(
+            out["result"],
+            format!("{said} android.permission.POST_NOTIFICATIONS"),
+            "{out}"
+        );
+    }
+}
+
 const CATASTROPHIC: &[&str] = &[
     "rm -rf /",
     "rm -rf /*",

@@ -82,6 +82,7 @@ pub fn view() -> CoreView {
             http: Some("http://127.0.0.1:8765/mcp".into()),
             sse: Some("http://127.0.0.1:8765/sse".into()),
             stdio: Some("unix:/run/user/1000/spock-tui/mcp.sock".into()),
+            http_note: None,
         },
         clients: Vec::new(),
         enabled: [

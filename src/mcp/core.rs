@@ -38,6 +38,8 @@ pub struct Endpoints {
     pub http: Option<String>,
     pub sse: Option<String>,
     pub stdio: Option<String>,
+    /// Why HTTP is not where it was asked to be (its port was taken, or it cannot listen).
+    pub http_note: Option<String>,
 }
 
 pub struct Core {

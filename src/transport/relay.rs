@@ -8,6 +8,8 @@ use std::net::{Shutdown, TcpStream};
 use std::os::fd::FromRawFd;
 use std::os::unix::net::UnixStream;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::socket::Descriptor;
 
@@ -135,10 +137,16 @@ pub fn run(descriptor: &Path, mut out: File) -> i32 {
     }
     // Server → stdout on its own thread; stdin → server here. Either side closing ends us.
     // When the server ends the session we exit at once, even while stdin is blocked in read.
+    // Only a server leaving while our client still talks is news: after the client closed
+    // stdin the server closing too is the normal end, and says nothing.
+    let client_done = Arc::new(AtomicBool::new(false));
+    let done = client_done.clone();
     let pump = std::thread::spawn(move || {
         let _ = std::io::copy(&mut from_server, &mut out);
         let _ = out.flush();
-        eprintln!("spock-tui relay: the server closed the session");
+        if !done.load(Ordering::SeqCst) {
+            eprintln!("spock-tui relay: the server closed the session");
+        }
         std::process::exit(0);
     });
     let stdin = std::io::stdin();
@@ -146,7 +154,10 @@ pub fn run(descriptor: &Path, mut out: File) -> i32 {
     let mut buf = [0u8; 64 * 1024];
     loop {
         match input.read(&mut buf) {
-            Ok(0) | Err(_) => break,
+            Ok(0) | Err(_) => {
+                client_done.store(true, Ordering::SeqCst);
+                break;
+            }
             Ok(n) => {
                 if conn.write_all(&buf[..n]).is_err() {
                     break;

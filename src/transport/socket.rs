@@ -18,6 +18,7 @@ use tokio::net::{TcpListener, UnixListener};
 
 use super::Shared;
 use crate::config::paths::{private_dir, write_atomic};
+use crate::mcp::ServerEvent;
 use crate::mcp::events::Transport;
 use crate::mcp::server::McpServer;
 
@@ -37,6 +38,15 @@ pub struct Descriptor {
     /// The running instance's streamable HTTP endpoint, for `spock-tui config --http`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http: Option<String>,
+    /// Why HTTP is not on the port asked for (taken) or not listening at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_note: Option<String>,
+    /// The adb servers the instance uses, for `spock-tui doctor`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub adb: Vec<String>,
+    /// The instance serves the built-in virtual device (`--demo`): its adb server is in-process.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub demo: bool,
 }
 
 impl Descriptor {
@@ -83,6 +93,9 @@ impl Listener {
                 token,
                 pid,
                 http: None,
+                http_note: None,
+                adb: Vec::new(),
+                demo: false,
             },
             Listener::Tcp(l) => Descriptor {
                 unix: None,
@@ -90,9 +103,40 @@ impl Listener {
                 token,
                 pid,
                 http: None,
+                http_note: None,
+                adb: Vec::new(),
+                demo: false,
             },
         }
     }
+}
+
+/// The descriptor for `listener` as the instance stands now: the current token, the HTTP
+/// endpoint (or why there is none), the adb servers.
+fn describe(listener: &Listener, shared: &Shared) -> Descriptor {
+    let mut d = listener.descriptor(shared.tokens.token());
+    let e = shared.core.endpoints();
+    d.http = e.http;
+    d.http_note = e.http_note;
+    d.adb = shared
+        .core
+        .devices
+        .servers()
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    d.demo = shared.core.demo;
+    d
+}
+
+/// Write the descriptor and record the stdio endpoint: what `serve` prints and `relay` reads.
+pub fn publish(listener: &Listener, shared: &Shared, path: &Path) -> std::io::Result<()> {
+    let d = describe(listener, shared);
+    write_descriptor(path, &d)?;
+    shared
+        .core
+        .set_endpoints(|e| e.stdio = Some(d.endpoint_label()));
+    Ok(())
 }
 
 pub fn write_descriptor(path: &Path, d: &Descriptor) -> std::io::Result<()> {
@@ -110,20 +154,11 @@ pub struct SocketOptions {
     pub descriptor: PathBuf,
 }
 
-/// Accept until shutdown; each accepted connection is its own task.
+/// Accept until shutdown (after [`publish`]); each accepted connection is its own task.
 pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> std::io::Result<()> {
     let active = Arc::new(AtomicUsize::new(0));
-    let describe = |token: String| {
-        let mut d = listener.descriptor(token);
-        d.http = shared.core.endpoints().http;
-        d
-    };
-    let d = describe(shared.tokens.token());
-    write_descriptor(&opts.descriptor, &d)?;
-    shared
-        .core
-        .set_endpoints(|e| e.stdio = Some(d.endpoint_label()));
-    // Keep the descriptor's token current when the token rotates.
+    // Keep the descriptor's token current when the token rotates, and tell the control centre
+    // at once (its Status shows and copies the token).
     let mut generation = shared.tokens.generation();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
@@ -133,10 +168,12 @@ pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> s
                 shared.tokens.reload_if_changed();
                 if shared.tokens.generation() != generation {
                     generation = shared.tokens.generation();
-                    let d = describe(shared.tokens.token());
+                    let d = describe(&listener, &shared);
                     if let Err(e) = write_descriptor(&opts.descriptor, &d) {
                         tracing::error!(error = %e, "could not rewrite the endpoint descriptor");
                     }
+                    tracing::info!("the token changed; both transports check the new one");
+                    shared.core.emit(ServerEvent::ServerStateChanged { running: true });
                 }
             }
             accepted = accept(&listener) => match accepted {

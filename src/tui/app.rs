@@ -35,6 +35,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     // Flags and files are checked before the terminal is taken over, so errors print plainly;
     // the terminal owns stdout, so logs go to the file and the in-memory buffer only.
     let wiring::Prepared {
+        lock: _lock,
         paths,
         config,
         logs,

@@ -322,6 +322,9 @@ impl State {
             .copied()
             .unwrap_or(Client::Generic);
         if self.status.http {
+            if let Some(why) = clientconfig::http_refusal(c) {
+                return Err(why.to_string());
+            }
             let url = self
                 .core
                 .endpoints

@@ -48,7 +48,7 @@ pub struct Rig {
 
 impl Rig {
     pub fn http(&self) -> SocketAddr {
-        self.server.http_addr
+        self.server.http_addr.expect("HTTP listens")
     }
 
     pub fn descriptor(&self) -> Descriptor {

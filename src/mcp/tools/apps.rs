@@ -141,7 +141,13 @@ pub struct PermissionArgs {
     pub permission: String,
 }
 
-async fn permission(ctx: Ctx, a: PermissionArgs, verb: &'static str) -> Result<Done, ToolError> {
+/// `pm grant` / `pm revoke`; `done` is the verb's past tense for the result ("revoked").
+async fn permission(
+    ctx: Ctx,
+    a: PermissionArgs,
+    verb: &'static str,
+    done: &'static str,
+) -> Result<Done, ToolError> {
     check_pkg(&a.package_name)?;
     guard::permission_name(&a.permission).map_err(refused)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
@@ -156,7 +162,7 @@ async fn permission(ctx: Ctx, a: PermissionArgs, verb: &'static str) -> Result<D
     .await?;
     Ok(Done {
         package: a.package_name,
-        result: format!("{verb}ed {}", a.permission),
+        result: format!("{done} {}", a.permission),
     })
 }
 
@@ -265,7 +271,7 @@ pub fn tools() -> Vec<ToolDef> {
             level: Level::SafeAction,
             description: "Grant a runtime permission to an app (pm grant).",
         }
-        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "grant")),
+        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "grant", "granted")),
         Meta {
             name: "android_open_deep_link",
             title: "Open deep link",
@@ -304,7 +310,7 @@ pub fn tools() -> Vec<ToolDef> {
             level: Level::Destructive,
             description: "Revoke a runtime permission from an app (pm revoke). Asks the person first.",
         }
-        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "revoke")),
+        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "revoke", "revoked")),
         Meta {
             name: "android_clear_app_data",
             title: "Clear app data",

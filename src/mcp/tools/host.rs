@@ -113,7 +113,9 @@ pub fn status(ctx: &Ctx) -> Status {
     let cfg = core.config();
     let access = core.access.settings();
     let clients: Vec<ClientState> = core.clients().into_iter().map(client_state).collect();
-    let Endpoints { http, sse, stdio } = core.endpoints();
+    let Endpoints {
+        http, sse, stdio, ..
+    } = core.endpoints();
     Status {
         version: env!("CARGO_PKG_VERSION").to_string(),
         uptime_secs: core.started.elapsed().as_secs(),

@@ -70,6 +70,22 @@ fn server_lines(s: &State) -> Vec<Line<'static>> {
             ]));
         }
     }
+    // Why HTTP is not where it was asked to be: one clause a line, so it fits 80 columns.
+    if s.server == ServerStatus::Running
+        && let Some(note) = &e.http_note
+    {
+        for (i, clause) in note.split("; ").enumerate() {
+            let head = if i == 0 {
+                "Note        "
+            } else {
+                "            "
+            };
+            transports.push(Line::from(vec![
+                Span::styled(head, bold()),
+                Span::styled(escape::line(clause), Style::new().fg(Color::Yellow)),
+            ]));
+        }
+    }
     let enabled = s.tools.iter().filter(|t| s.enabled(t.name)).count();
     let mut tools = vec![
         Span::styled("Tools       ", bold()),
@@ -140,6 +156,7 @@ fn client_lines(s: &State) -> Vec<Line<'static>> {
 }
 
 pub fn draw(f: &mut Frame, area: Rect, s: &State) {
+    let server_text = server_lines(s);
     let devices = device_lines(s);
     let clients = client_lines(s);
     let client_h = if s.core.clients.is_empty() {
@@ -148,16 +165,13 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
         clients.len().min(6) as u16
     };
     let [server, dev, cli, cfg] = Layout::vertical([
-        Constraint::Length(7),
+        Constraint::Length((server_text.len() as u16 + 2).max(7)),
         Constraint::Length(devices.len().min(6) as u16 + 2),
         Constraint::Length(client_h + 2),
         Constraint::Min(3),
     ])
     .areas(area);
-    f.render_widget(
-        Paragraph::new(server_lines(s)).block(block("Server")),
-        server,
-    );
+    f.render_widget(Paragraph::new(server_text).block(block("Server")), server);
     f.render_widget(Paragraph::new(devices).block(block("Devices")), dev);
     f.render_widget(
         Paragraph::new(clients)
