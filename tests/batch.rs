@@ -12,7 +12,7 @@ use spock_tui::batch::{
 };
 use spock_tui::config::Config;
 use spock_tui::mcp::Core;
-use spock_tui::mcp::events::Transport;
+use spock_tui::mcp::events::{Outcome, Transport};
 use spock_tui::sim::device::SimDevice;
 
 #[path = "support/device_rig.rs"]
@@ -325,6 +325,144 @@ async fn keep_screen_on_restores_the_previous_setting() {
     assert_eq!(rec.state, RunState::Succeeded, "{:?}", rec.warnings);
     assert!(rec.keep_screen_on && rec.warnings.is_empty());
     assert_eq!(setting(&r.dev).as_deref(), Some("2"));
+    // Both changes went through the call pipeline: audited as the run's, from its client.
+    let stay_on: Vec<_> = r
+        .core
+        .audit
+        .recent(50)
+        .into_iter()
+        .filter(|a| a.tool == "android_keep_screen_on")
+        .collect();
+    assert_eq!(stay_on.len(), 2, "turned on, then restored: {stay_on:?}");
+    for a in &stay_on {
+        assert_eq!(a.batch_run.as_deref(), Some(run_id.as_str()));
+        assert_eq!(a.transport, Transport::Batch);
+        assert_eq!(a.outcome, Outcome::Ok, "{a:?}");
+        assert_eq!(a.device.as_deref(), Some(r.dev.serial().as_str()));
+    }
+    assert_eq!(stay_on[0].arguments["on"], true);
+    assert_eq!(stay_on[1].arguments["on"], false);
+}
+
+/// keepScreenOn is a call like any other: a person who switched it off is obeyed, and the run
+/// does not start its steps without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keep_screen_on_meets_the_access_switches() {
+    let mut cfg = Config::default_config();
+    cfg.access.disabled.insert("android_keep_screen_on".into());
+    let r = rig_with(false, cfg).await;
+    let key = "global/stay_on_while_plugged_in";
+    let before = r.dev.with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone()));
+    let run_id = r
+        .core
+        .batch
+        .run(
+            &r.core,
+            task(vec![Step::new(
+                "android_launch_app",
+                json!({"packageName": "com.example.shop"}),
+            )]),
+            origin(),
+            RunOptions {
+                keep_screen_on: true,
+            },
+        )
+        .unwrap();
+    let rec = finished(&r.core, &run_id).await;
+    assert_eq!(rec.state, RunState::Failed, "{rec:?}");
+    assert!(
+        rec.stopped_reason
+            .as_deref()
+            .is_some_and(|w| w.contains("keepScreenOn") && w.contains("android_keep_screen_on")),
+        "{:?}",
+        rec.stopped_reason
+    );
+    assert_eq!(rec.steps[0].outcome, StepOutcome::Skipped);
+    assert_ne!(r.dev.screen_id(), "login", "no step ran");
+    assert_eq!(
+        r.dev.with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone())),
+        before
+    );
+    let refused = r.core.audit.recent(10);
+    assert!(
+        refused.iter().any(|a| a.tool == "android_keep_screen_on"
+            && a.outcome == Outcome::Refused
+            && a.batch_run.as_deref() == Some(run_id.as_str())),
+        "{refused:?}"
+    );
+}
+
+/// Several devices and none selected or named: which phone would stay awake? The run is refused
+/// before it starts, and no device's setting changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
+    let (a, b) = (SimDevice::demo(), SimDevice::demo());
+    let tmp = tempfile::tempdir().unwrap();
+    let sim = spock_tui::sim::cli::start(spock_tui::sim::cli::SimOptions::adb_server_only(vec![
+        Arc::new(a.clone()),
+        Arc::new(b.clone()),
+    ]))
+    .await
+    .unwrap();
+    let addr = sim.adb_server.unwrap();
+    let core = spock_tui::app::build_core(spock_tui::app::Options {
+        paths: spock_tui::config::Paths::under(tmp.path()),
+        config: Config::default_config(),
+        allow_all: false,
+        logs: spock_tui::mcp::logbuf::LogBuffer::new(100),
+        adb: vec![spock_tui::device::AdbEndpoint::new(
+            addr.ip().to_string(),
+            addr.port(),
+        )],
+        projects: vec![],
+        autostart_adb: false,
+    })
+    .unwrap();
+    let key = "global/stay_on_while_plugged_in";
+    let state = |d: &SimDevice| d.with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone()));
+    let before = (state(&a), state(&b));
+    let steps = json!([{"tool": "android_press_key", "arguments": {"key": "HOME", "serial": a.serial()}}]);
+    let done = stdio_call(
+        &core,
+        "android_batch_run_inline",
+        json!({"steps": steps, "keepScreenOn": true}),
+    )
+    .await;
+    let err = done.result.expect_err("refused");
+    assert!(
+        err.message.contains("keepScreenOn") && err.message.contains(&a.serial()),
+        "{}",
+        err.message
+    );
+    assert!(core.batch.history().unwrap().is_empty(), "a run was created");
+    // The runner itself (a run started some other way) refuses before its first step.
+    let run_id = core
+        .batch
+        .run(
+            &core,
+            task(vec![Step::new("android_press_key", json!({"key": "HOME", "serial": a.serial()}))]),
+            origin(),
+            RunOptions {
+                keep_screen_on: true,
+            },
+        )
+        .unwrap();
+    let rec = finished(&core, &run_id).await;
+    assert_eq!(rec.state, RunState::Failed, "{rec:?}");
+    assert_eq!(rec.steps[0].outcome, StepOutcome::Skipped);
+    assert_eq!((state(&a), state(&b)), before);
+    // Naming the device (selecting it) is enough.
+    *core.selected_device.write().unwrap() = Some(b.serial());
+    let done = stdio_call(
+        &core,
+        "android_batch_run_inline",
+        json!({"steps": steps, "keepScreenOn": true}),
+    )
+    .await;
+    let run_id = done.result.expect("runs").json["runId"].as_str().unwrap().to_string();
+    let rec = finished(&core, &run_id).await;
+    assert_eq!(rec.state, RunState::Succeeded, "{rec:?}");
+    drop(sim);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -409,3 +409,398 @@ async fn a_shell_command_that_resizes_the_screen_is_seen_by_the_next_tap() {
     assert!(refused.message.contains("540x1200"), "{}", refused.message);
     assert!(tap(500, 1100).await.is_ok());
 }
+
+// --- "Safe" means undoable: a safe tool's call that would destroy data is destructive. ---
+
+/// The device-side shell, as `adb shell` runs it on the virtual device.
+async fn sim_sh(dev: &SimDevice, cmd: &str) -> (i32, String) {
+    use spock_tui::sim::{ShellChunk, ShellIo, Target};
+    let (_stdin_tx, stdin) = tokio::sync::mpsc::channel(1);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let fut = dev.shell(cmd.to_string(), ShellIo { stdin, out: tx });
+    let collect = tokio::spawn(async move {
+        let mut out = Vec::new();
+        while let Some(c) = rx.recv().await {
+            match c {
+                ShellChunk::Stdout(b) | ShellChunk::Stderr(b) => out.extend_from_slice(&b),
+            }
+        }
+        out
+    });
+    let code = fut.await;
+    let out = collect.await.unwrap();
+    (code, String::from_utf8_lossy(&out).into_owned())
+}
+
+fn device_file(dev: &SimDevice, path: &str) -> Option<Vec<u8>> {
+    dev.with_state(|s| s.fs.read(path).ok().map(|b| b.to_vec()))
+}
+
+/// A file the agent may push: in the pull directory (an allowed push source).
+fn agent_file(r: &Rig, name: &str, content: &[u8]) -> String {
+    let dir = r.core.paths.pull_dir();
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, content).unwrap();
+    p.display().to_string()
+}
+
+/// Answers every confirmation with `approve` and hands back what was asked.
+fn person(
+    r: &Rig,
+    approve: bool,
+) -> tokio::task::JoinHandle<Vec<spock_tui::mcp::confirm::Ask>> {
+    let mut rx = r.core.confirmer.attach();
+    tokio::spawn(async move {
+        let mut seen = Vec::new();
+        while let Some(req) = rx.recv().await {
+            seen.push(req.ask.clone());
+            req.answer(approve);
+        }
+        seen
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pushing_over_a_users_photo_is_refused_or_asks() {
+    let r = rig(false, Config::default_config()).await;
+    let photo = b"\xff\xd8\xff\xe0 the user's only copy";
+    r.dev.with_state(|s| {
+        s.fs.write("/sdcard/DCIM/IMG_0001.jpg", 0o660, 0, photo.to_vec().into())
+            .unwrap()
+    });
+    let src = agent_file(&r, "IMG_0001.jpg", b"agent bytes");
+    // Without overwrite: refused before anyone is asked, naming the file.
+    let done = stdio_call(
+        &r.core,
+        "android_push_file",
+        json!({"localPath": src, "devicePath": "/sdcard/DCIM/IMG_0001.jpg"}),
+    )
+    .await;
+    assert_eq!(done.outcome, Outcome::Refused, "{:?}", done.result);
+    let msg = done.result.unwrap_err().message;
+    assert!(
+        msg.contains("DCIM/IMG_0001.jpg") && msg.contains("overwrite"),
+        "{msg}"
+    );
+    assert!(done.decision.is_none());
+    // Into the directory (the file keeps its name): the same file, the same refusal.
+    let done = stdio_call(
+        &r.core,
+        "android_push_file",
+        json!({"localPath": src, "devicePath": "/sdcard/DCIM/"}),
+    )
+    .await;
+    assert_eq!(done.outcome, Outcome::Refused, "{:?}", done.result);
+    // overwrite: true is destructive for this call: nobody to approve (headless) denies it.
+    r.core.confirmer.detach();
+    let done = stdio_call(
+        &r.core,
+        "android_push_file",
+        json!({"localPath": src, "devicePath": "/sdcard/DCIM/IMG_0001.jpg", "overwrite": true}),
+    )
+    .await;
+    assert_eq!(done.outcome, Outcome::Denied, "{:?}", done.result);
+    assert_eq!(
+        device_file(&r.dev, "/storage/emulated/0/DCIM/IMG_0001.jpg").as_deref(),
+        Some(&photo[..]),
+        "the photo changed without an approval"
+    );
+    let audited = r.core.audit.recent(1);
+    assert_eq!(audited[0].level, Level::Destructive, "{:?}", audited[0]);
+    // A person denies it: still the photo. The modal said which file and why.
+    let p = person(&r, false);
+    let done = stdio_call(
+        &r.core,
+        "android_push_file",
+        json!({"localPath": src, "devicePath": "/sdcard/DCIM/IMG_0001.jpg", "overwrite": true}),
+    )
+    .await;
+    assert_eq!(done.outcome, Outcome::Denied);
+    r.core.confirmer.detach();
+    let asks = p.await.unwrap();
+    assert_eq!(asks.len(), 1);
+    assert_eq!(asks[0].level, Level::Destructive);
+    let reason = asks[0].reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("/storage/emulated/0/DCIM/IMG_0001.jpg") && reason.contains("overwrite"),
+        "{reason}"
+    );
+    // Approved: replaced.
+    let p = person(&r, true);
+    let done = stdio_call(
+        &r.core,
+        "android_push_file",
+        json!({"localPath": src, "devicePath": "/sdcard/DCIM/IMG_0001.jpg", "overwrite": true}),
+    )
+    .await;
+    assert!(done.result.is_ok(), "{:?}", done.result);
+    r.core.confirmer.detach();
+    assert_eq!(p.await.unwrap().len(), 1);
+    assert_eq!(
+        device_file(&r.dev, "/storage/emulated/0/DCIM/IMG_0001.jpg").as_deref(),
+        Some(&b"agent bytes"[..])
+    );
+    // A new file stays a safe action, with or without overwrite: nobody is asked.
+    let p = person(&r, false);
+    for (i, overwrite) in [false, true].into_iter().enumerate() {
+        let done = stdio_call(
+            &r.core,
+            "android_push_file",
+            json!({"localPath": src, "devicePath": format!("/sdcard/Download/new{i}.jpg"), "overwrite": overwrite}),
+        )
+        .await;
+        assert!(done.result.is_ok(), "{:?}", done.result);
+        assert!(done.decision.is_none());
+    }
+    r.core.confirmer.detach();
+    assert!(p.await.unwrap().is_empty(), "a new file was asked about");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn saving_over_a_batch_task_asks_like_deleting_it() {
+    let r = rig(false, Config::default_config()).await;
+    let launch = json!([{"tool": "android_launch_app", "arguments": {"packageName": "com.example.shop"}}]);
+    let other = json!([{"tool": "android_press_key", "arguments": {"key": "HOME"}}]);
+    let done = stdio_call(
+        &r.core,
+        "android_batch_save",
+        json!({"id": "shop_login", "name": "Shop login", "steps": launch}),
+    )
+    .await;
+    assert!(done.result.is_ok(), "{:?}", done.result);
+    assert!(done.decision.is_none(), "a new task is a safe action");
+    // Headless: replacing it is denied, the saved task is as it was.
+    r.core.confirmer.detach();
+    let done = stdio_call(
+        &r.core,
+        "android_batch_save",
+        json!({"id": "shop_login", "name": "Hijacked", "steps": other}),
+    )
+    .await;
+    assert_eq!(done.outcome, Outcome::Denied, "{:?}", done.result);
+    let kept = r.core.batch.get("shop_login").unwrap();
+    assert_eq!(kept.name, "Shop login");
+    assert_eq!(kept.steps[0].tool, "android_launch_app");
+    // A person sees which task would be replaced; approved, it is.
+    let p = person(&r, true);
+    let done = stdio_call(
+        &r.core,
+        "android_batch_save",
+        json!({"id": "shop_login", "name": "Shop login v2", "steps": other}),
+    )
+    .await;
+    assert!(done.result.is_ok(), "{:?}", done.result);
+    r.core.confirmer.detach();
+    let asks = p.await.unwrap();
+    assert_eq!(asks.len(), 1);
+    let reason = asks[0].reason.clone().unwrap_or_default();
+    assert!(
+        reason.contains("shop_login") && reason.contains("Shop login"),
+        "{reason}"
+    );
+    assert_eq!(r.core.batch.get("shop_login").unwrap().name, "Shop login v2");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn intents_deep_links_and_app_functions_that_delete_ask() {
+    let r = rig(true, Config::default_config()).await;
+    r.core.confirmer.detach(); // headless: whatever asks is denied
+    for (tool, args) in [
+        (
+            "android_open_intent",
+            json!({"action": "android.intent.action.DELETE", "data": "package:com.example.notes"}),
+        ),
+        (
+            "android_open_intent",
+            json!({"action": "android.intent.action.UNINSTALL_PACKAGE", "data": "package:com.example.notes"}),
+        ),
+        (
+            "android_open_intent",
+            json!({"action": "com.example.notes.action.CLEAR_ALL", "packageName": "com.example.notes"}),
+        ),
+        (
+            "android_open_deep_link",
+            json!({"uri": "notes://notes/all/delete"}),
+        ),
+        (
+            "android_call_app_function",
+            json!({"packageName": "com.example.notes", "functionId": "deleteNote", "arguments": {"id": "1"}}),
+        ),
+        (
+            "android_call_app_function",
+            json!({"packageName": "com.example.notes", "functionId": "com.example.notes.NoteFunctions#removeAllNotes"}),
+        ),
+    ] {
+        let done = stdio_call(&r.core, tool, args.clone()).await;
+        assert_eq!(done.outcome, Outcome::Denied, "{tool} {args}: {:?}", done.result);
+    }
+    assert!(r.dev.is_installed("com.example.notes"));
+    // Ordinary ones stay safe actions.
+    for (tool, args) in [
+        (
+            "android_open_intent",
+            json!({"action": "android.intent.action.VIEW", "data": "shop://product/42"}),
+        ),
+        ("android_open_deep_link", json!({"uri": "shop://product/42"})),
+        (
+            "android_call_app_function",
+            json!({"packageName": "com.example.notes", "functionId": "createNote", "arguments": {"title": "a", "body": "b"}}),
+        ),
+    ] {
+        let done = stdio_call(&r.core, tool, args.clone()).await;
+        assert!(done.decision.is_none(), "{tool} {args} asked");
+        assert_ne!(done.outcome, Outcome::Denied, "{tool} {args}");
+    }
+}
+
+/// An agent cannot bury the person under approvals: a fourth waiting call from one client is
+/// refused before it is shown, and the others' calls are still asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_client_cannot_flood_the_confirmation_modal() {
+    use spock_tui::mcp::events::{ClientId, Transport};
+    use spock_tui::mcp::server::{Origin, call};
+    let r = rig(false, Config::default_config()).await;
+    let mut rx = r.core.confirmer.attach();
+    let as_client = |name: &str| Origin {
+        transport: Transport::Http,
+        client: Some(ClientId {
+            name: name.into(),
+            version: "1".into(),
+        }),
+    };
+    let uninstall = |origin: Origin| {
+        let core = r.core.clone();
+        tokio::spawn(async move {
+            call(
+                &core,
+                origin,
+                "android_uninstall_app",
+                json!({"packageName": "com.example.notes"}),
+                tokio_util::sync::CancellationToken::new(),
+            )
+            .await
+            .unwrap()
+        })
+    };
+    let mut waiting = Vec::new();
+    let mut calls = Vec::new();
+    for _ in 0..3 {
+        calls.push(uninstall(as_client("flood")));
+        waiting.push(rx.recv().await.expect("asked"));
+    }
+    // The fourth: refused at once, never shown.
+    let fourth = uninstall(as_client("flood"));
+    let done = tokio::select! {
+        d = fourth => d.unwrap(),
+        req = rx.recv() => panic!("a fourth call was shown: {:?}", req.map(|r| r.ask.call_id)),
+    };
+    assert_eq!(done.outcome, Outcome::Refused, "{:?}", done.result);
+    assert!(done.decision.is_none());
+    let msg = done.result.unwrap_err().message;
+    assert!(msg.contains("too many calls waiting for approval"), "{msg}");
+    // Another client is still asked.
+    let other = uninstall(as_client("someone-else"));
+    let req = rx.recv().await.expect("the other client is asked");
+    assert_eq!(req.ask.client.as_ref().unwrap().name, "someone-else");
+    req.answer(false);
+    assert_eq!(other.await.unwrap().outcome, Outcome::Denied);
+    // Once one is answered, the first client may ask again.
+    waiting.pop().unwrap().answer(false);
+    assert_eq!(calls.pop().unwrap().await.unwrap().outcome, Outcome::Denied);
+    let again = uninstall(as_client("flood"));
+    let req = rx.recv().await.expect("asked again");
+    req.answer(false);
+    assert_eq!(again.await.unwrap().outcome, Outcome::Denied);
+    for w in waiting {
+        w.answer(false);
+    }
+    for c in calls {
+        assert_eq!(c.await.unwrap().outcome, Outcome::Denied);
+    }
+    assert!(r.dev.is_installed("com.example.notes"));
+}
+
+/// A link inside the allowed roots that leads out of them is followed on the device before
+/// anything is transferred: pushes and pulls through it are refused, and nothing under /data is
+/// read or written. The shell user can make links in /data/local/tmp (ext4/f2fs); emulated
+/// storage (/sdcard) refuses them, so the /sdcard links here are planted as root or a vendor
+/// image could have left them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transfers_through_device_symlinks_out_of_the_roots_are_refused() {
+    let r = rig(false, Config::default_config()).await;
+    r.dev.with_state(|s| {
+        s.fs.mkdir("/data/system", true).unwrap();
+        s.fs.write("/data/system/accounts.db", 0o600, 0, b"secret".to_vec().into())
+            .unwrap();
+        s.fs.put_symlink("/data/system", "/storage/emulated/0/Download/sys")
+            .unwrap();
+        s.fs.put_symlink(
+            "/data/system/accounts.db",
+            "/storage/emulated/0/Download/accounts.db",
+        )
+        .unwrap();
+    });
+    // The shell user cannot make one on emulated storage, as on a phone.
+    let (code, out) = sim_sh(&r.dev, "ln -s /data/system /sdcard/Download/mine").await;
+    assert_ne!(code, 0, "{out}");
+    for cmd in [
+        "ln -s /data/system /data/local/tmp/sys",
+        // dangling: the file it names does not exist yet
+        "ln -s /data/system/planted.xml /data/local/tmp/planted.xml",
+        "ln -s /data/system/planted.xml /data/local/tmp/sys2",
+        // relative, climbing out of the allowed root
+        "ln -s ../../../data/system /data/local/tmp/up",
+    ] {
+        let (code, out) = sim_sh(&r.dev, cmd).await;
+        assert_eq!(code, 0, "{cmd}: {out}");
+    }
+    let (_, out) = sim_sh(&r.dev, "ls -l /sdcard/Download /data/local/tmp").await;
+    assert!(
+        out.contains("sys -> /data/system") && out.contains("up -> ../../../data/system"),
+        "{out}"
+    );
+    let src = agent_file(&r, "planted.xml", b"<evil/>");
+    for (tool, args) in [
+        ("android_pull_file", json!({"devicePath": "/sdcard/Download/accounts.db"})),
+        ("android_pull_file", json!({"devicePath": "/sdcard/Download/sys/accounts.db"})),
+        ("android_pull_file", json!({"devicePath": "/data/local/tmp/sys/accounts.db"})),
+        ("android_pull_file", json!({"devicePath": "/data/local/tmp/up/accounts.db"})),
+        (
+            "android_push_file",
+            json!({"localPath": src, "devicePath": "/sdcard/Download/sys/planted.xml"}),
+        ),
+        (
+            "android_push_file",
+            json!({"localPath": src, "devicePath": "/data/local/tmp/up/"}),
+        ),
+        (
+            "android_push_file",
+            json!({"localPath": src, "devicePath": "/data/local/tmp/planted.xml"}),
+        ),
+        (
+            "android_push_file",
+            json!({"localPath": src, "devicePath": "/data/local/tmp/sys2", "overwrite": true}),
+        ),
+        (
+            "android_push_file",
+            json!({"localPath": src, "devicePath": "/sdcard/Download/accounts.db", "overwrite": true}),
+        ),
+    ] {
+        let done = stdio_call(&r.core, tool, args.clone()).await;
+        assert_eq!(done.outcome, Outcome::Refused, "{tool} {args}: {:?}", done.result);
+        assert!(done.decision.is_none(), "{tool} {args} was shown for approval");
+        let msg = done.result.unwrap_err().message;
+        assert!(msg.contains("/data/system"), "{tool} {args}: {msg}");
+    }
+    assert_eq!(
+        device_file(&r.dev, "/data/system/accounts.db").as_deref(),
+        Some(&b"secret"[..])
+    );
+    assert_eq!(device_file(&r.dev, "/data/system/planted.xml"), None);
+    let pulled: Vec<_> = std::fs::read_dir(r.core.paths.pull_dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(pulled, ["planted.xml"], "only the agent's own file is there");
+}

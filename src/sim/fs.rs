@@ -116,6 +116,12 @@ impl Fs {
         );
     }
 
+    /// A symlink put in place with no permission checks: what root or a vendor image left.
+    pub fn put_symlink(&mut self, target: &str, link: &str) -> Result<(), FsError> {
+        self.put(&normalize(link), Kind::Link(target.to_string()), 0o777);
+        Ok(())
+    }
+
     pub fn set_now(&mut self, now: u32) {
         self.now = now;
     }
