@@ -64,6 +64,12 @@ pub enum FsError {
     PermissionDenied,
     #[error("Read-only file system")]
     ReadOnly,
+    #[error("File exists")]
+    Exists,
+    #[error("Operation not permitted")]
+    NotPermitted,
+    #[error("Too many levels of symbolic links")]
+    Loop,
 }
 
 impl FsError {
@@ -74,6 +80,9 @@ impl FsError {
             FsError::NotDirectory => 20,
             FsError::PermissionDenied => 13,
             FsError::ReadOnly => 30,
+            FsError::Exists => 17,
+            FsError::NotPermitted => 1,
+            FsError::Loop => 40,
         }
     }
 }
@@ -101,9 +110,18 @@ pub trait Target: Send + Sync + 'static {
     /// Run one shell command line (as `sh -c` would on the device). Resolves to the exit code.
     fn shell(&self, command: String, io: ShellIo) -> BoxFuture<i32>;
     fn stat(&self, path: &str) -> Result<FileStat, FsError>;
+    /// `lstat`: a final symlink is reported as itself. Targets without links need not say.
+    fn lstat(&self, path: &str) -> Result<FileStat, FsError> {
+        self.stat(path)
+    }
     fn list(&self, path: &str) -> Result<Vec<(String, FileStat)>, FsError>;
     fn read(&self, path: &str) -> Result<Bytes, FsError>;
     fn write(&self, path: &str, mode: u32, mtime: u32, data: Bytes) -> Result<(), FsError>;
+    /// A file arriving by `adb push` (sync SEND): adbd unlinks a regular file or symlink at
+    /// `path` first, so a push replaces a link instead of writing through it.
+    fn push_file(&self, path: &str, mode: u32, mtime: u32, data: Bytes) -> Result<(), FsError> {
+        self.write(path, mode, mtime, data)
+    }
     fn framebuffer(&self) -> Framebuffer;
     /// `reboot:` service; the argument is what followed the colon (may be empty).
     fn reboot(&self, target: &str);

@@ -187,6 +187,10 @@ impl Target for SimDevice {
         self.inner.lock().fs.stat(path)
     }
 
+    fn lstat(&self, path: &str) -> Result<FileStat, FsError> {
+        self.inner.lock().fs.lstat(path)
+    }
+
     fn list(&self, path: &str) -> Result<Vec<(String, FileStat)>, FsError> {
         self.inner.lock().fs.list(path)
     }
@@ -197,6 +201,10 @@ impl Target for SimDevice {
 
     fn write(&self, path: &str, mode: u32, mtime: u32, data: Bytes) -> Result<(), FsError> {
         self.inner.lock().fs.write(path, mode, mtime, data)
+    }
+
+    fn push_file(&self, path: &str, mode: u32, mtime: u32, data: Bytes) -> Result<(), FsError> {
+        self.inner.lock().fs.replace_file(path, mode, mtime, data)
     }
 
     fn framebuffer(&self) -> Framebuffer {

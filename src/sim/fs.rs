@@ -3,8 +3,13 @@
 //!
 //! It models what the shell user meets on a phone: `/sdcard` is a symlink to
 //! `/storage/emulated/0`, `/data/local/tmp` is writable, `/data/data/…` is permission denied
-//! and `/system` is read-only. Paths are absolute; `..` and `.` are resolved lexically.
-use std::collections::BTreeMap;
+//! and `/system` is read-only. Paths are absolute and walked as the kernel walks them: one
+//! component at a time, a symlink's target spliced in where it is met (absolute from `/`,
+//! relative from the link's directory), `..` taken from wherever the walk has got to, and more
+//! than 40 links in one walk is ELOOP (Linux's `MAXSYMLINKS`). The shell user can make links
+//! where a phone lets it (`/data/local/tmp`: ext4/f2fs), not on emulated storage (`/storage`,
+//! so `/sdcard`: sdcardfs and Android's FUSE daemon have no symlinks).
+use std::collections::{BTreeMap, VecDeque};
 
 use bytes::Bytes;
 
@@ -13,6 +18,8 @@ use super::{FileStat, FsError};
 const S_IFDIR: u32 = 0o040000;
 const S_IFREG: u32 = 0o100000;
 const S_IFLNK: u32 = 0o120000;
+/// Linux's `MAXSYMLINKS`: links followed in one path walk before ELOOP.
+const MAX_LINKS: usize = 40;
 
 #[derive(Debug, Clone)]
 enum Kind {
@@ -116,10 +123,47 @@ impl Fs {
         );
     }
 
-    /// A symlink put in place with no permission checks: what root or a vendor image left.
+    /// A symlink put in place with no permission checks: what root or a vendor image left
+    /// (scenario and test setup). `target` is stored as written.
     pub fn put_symlink(&mut self, target: &str, link: &str) -> Result<(), FsError> {
-        self.put(&normalize(link), Kind::Link(target.to_string()), 0o777);
+        let real = self.walk(link, false)?;
+        if self.entries.contains_key(&real) {
+            return Err(FsError::Exists);
+        }
+        self.put(&real, Kind::Link(target.to_string()), 0o777);
         Ok(())
+    }
+
+    /// `symlink(2)` as the shell user: `target` is stored verbatim (toybox `ln -s` passes it
+    /// through untouched), the link's own name is not followed, an existing name is EEXIST,
+    /// and emulated storage has no symlinks at all (EPERM here; the FUSE daemon of Android 11+
+    /// answers ENOSYS, sdcardfs EPERM: either way `ln` fails).
+    pub fn symlink(&mut self, target: &str, link: &str) -> Result<(), FsError> {
+        if target.is_empty() {
+            return Err(FsError::NotFound);
+        }
+        let real = self.walk(link, false)?;
+        if self.entries.contains_key(&real) {
+            return Err(FsError::Exists);
+        }
+        if real == "/storage" || real.starts_with("/storage/") {
+            return Err(FsError::NotPermitted);
+        }
+        self.writable_parent(&real)?;
+        self.put(&real, Kind::Link(target.to_string()), 0o777);
+        Ok(())
+    }
+
+    /// `readlink(2)`: a link's target as stored; EINVAL (here `NotFound`) for anything else.
+    pub fn readlink(&self, path: &str) -> Result<String, FsError> {
+        let real = self.walk(path, false)?;
+        if Fs::denied(&real) {
+            return Err(FsError::PermissionDenied);
+        }
+        match self.entries.get(&real).map(|e| &e.kind) {
+            Some(Kind::Link(t)) => Ok(t.clone()),
+            _ => Err(FsError::NotFound),
+        }
     }
 
     pub fn set_now(&mut self, now: u32) {
@@ -137,32 +181,56 @@ impl Fs {
         under("/system") || under("/vendor") || under("/proc") || under("/sys") || path == "/"
     }
 
-    /// Follows symlinks in every component (bounded, as the kernel's ELOOP is).
+    /// Follows symlinks in every component, the last one included (`stat`, `open`).
     pub fn resolve(&self, path: &str) -> Result<String, FsError> {
-        let mut cur = normalize(path);
-        for _ in 0..16 {
-            let mut out = String::new();
-            let mut changed = false;
-            let parts: Vec<&str> = cur.split('/').filter(|p| !p.is_empty()).collect();
-            for (i, p) in parts.iter().enumerate() {
-                out.push('/');
-                out.push_str(p);
-                if let Some(Entry {
-                    kind: Kind::Link(target),
-                    ..
-                }) = self.entries.get(&out)
-                {
-                    let rest = parts[i + 1..].join("/");
-                    cur = normalize(&format!("{target}/{rest}"));
-                    changed = true;
-                    break;
-                }
+        self.walk(path, true)
+    }
+
+    /// The kernel's path walk. `follow_last`: whether a symlink in the last component is
+    /// followed (`stat`) or named itself (`lstat`, `unlink`, `symlink`); a trailing slash always
+    /// follows it, as on Linux. Missing components are kept as written, so the result names
+    /// where a new file would go.
+    fn walk(&self, path: &str, follow_last: bool) -> Result<String, FsError> {
+        let follow_last = follow_last || (path.len() > 1 && path.ends_with('/'));
+        let mut todo: VecDeque<String> = path
+            .split('/')
+            .filter(|c| !c.is_empty() && *c != ".")
+            .map(str::to_string)
+            .collect();
+        let mut cur: Vec<String> = Vec::new();
+        let mut links = 0;
+        while let Some(c) = todo.pop_front() {
+            if c == "." {
+                continue;
             }
-            if !changed {
-                return Ok(cur);
+            if c == ".." {
+                cur.pop();
+                continue;
+            }
+            cur.push(c);
+            let here = format!("/{}", cur.join("/"));
+            let last = todo.is_empty();
+            match self.entries.get(&here).map(|e| &e.kind) {
+                Some(Kind::Link(target)) if follow_last || !last => {
+                    links += 1;
+                    if links > MAX_LINKS {
+                        return Err(FsError::Loop);
+                    }
+                    cur.pop();
+                    if target.starts_with('/') {
+                        cur.clear();
+                    }
+                    for part in target.split('/').rev() {
+                        if !part.is_empty() {
+                            todo.push_front(part.to_string());
+                        }
+                    }
+                }
+                Some(Kind::File(_)) if !last => return Err(FsError::NotDirectory),
+                _ => {}
             }
         }
-        Err(FsError::NotFound)
+        Ok(format!("/{}", cur.join("/")))
     }
 
     fn entry(&self, path: &str) -> Result<(String, &Entry), FsError> {
@@ -211,10 +279,10 @@ impl Fs {
 
     /// `lstat`: does not follow a final symlink.
     pub fn lstat(&self, path: &str) -> Result<FileStat, FsError> {
-        let norm = normalize(path);
-        let parent = self.resolve(parent_of(&norm))?;
-        let name = norm.rsplit('/').next().unwrap_or("");
-        let full = normalize(&format!("{parent}/{name}"));
+        let full = self.walk(path, false)?;
+        if Fs::denied(&full) {
+            return Err(FsError::PermissionDenied);
+        }
         match self.entries.get(&full) {
             Some(e) => Ok(Fs::stat_of(e)),
             None => self.stat(path),
@@ -287,6 +355,27 @@ impl Fs {
         Ok(())
     }
 
+    /// What adbd's `do_send` does with a pushed file (AOSP `adb/daemon/file_sync_service.cpp`):
+    /// a regular file or a symlink already at `path` is unlinked first, so a push replaces a
+    /// link rather than writing through it, then the file is created.
+    pub fn replace_file(
+        &mut self,
+        path: &str,
+        mode: u32,
+        mtime: u32,
+        data: Bytes,
+    ) -> Result<(), FsError> {
+        let real = self.walk(path, false)?;
+        if matches!(
+            self.entries.get(&real).map(|e| &e.kind),
+            Some(Kind::File(_) | Kind::Link(_))
+        ) {
+            self.writable_parent(&real)?;
+            self.entries.remove(&real);
+        }
+        self.write(&real, mode, mtime, data)
+    }
+
     /// `mkdir` (with `parents`: `mkdir -p`, no error if it exists).
     pub fn mkdir(&mut self, path: &str, parents: bool) -> Result<(), FsError> {
         let real = self.resolve(path)?;
@@ -306,11 +395,9 @@ impl Fs {
     }
 
     /// `rm` / `rm -r`. Removing a directory without `recursive` is EISDIR.
+    /// A symlink is removed itself, never what it points to (`unlink(2)`).
     pub fn remove(&mut self, path: &str, recursive: bool) -> Result<(), FsError> {
-        let norm = normalize(path);
-        let parent = self.resolve(parent_of(&norm))?;
-        let name = norm.rsplit('/').next().unwrap_or("");
-        let real = normalize(&format!("{parent}/{name}"));
+        let real = self.walk(path.trim_end_matches('/'), false)?;
         if Fs::denied(&real) {
             return Err(FsError::PermissionDenied);
         }
@@ -372,5 +459,59 @@ mod tests {
         );
         fs.remove("/data/local/tmp/a", true).unwrap();
         assert!(!fs.is_dir("/data/local/tmp/a/b"));
+    }
+
+    #[test]
+    fn links_are_walked_as_the_kernel_walks_them() {
+        let mut fs = Fs::default();
+        fs.mkdir("/data/local/tmp/a/b", true).unwrap();
+        fs.symlink("a/b", "/data/local/tmp/l").unwrap();
+        // Relative targets start from the link's directory; `..` climbs from where the link
+        // led, not from the name as written.
+        assert_eq!(
+            fs.resolve("/data/local/tmp/l").unwrap(),
+            "/data/local/tmp/a/b"
+        );
+        assert_eq!(
+            fs.resolve("/data/local/tmp/l/..").unwrap(),
+            "/data/local/tmp/a"
+        );
+        assert_eq!(fs.resolve("/sdcard/..").unwrap(), "/storage/emulated");
+        assert_eq!(
+            fs.lstat("/data/local/tmp/l").unwrap().mode & 0o170000,
+            S_IFLNK
+        );
+        assert_eq!(
+            fs.stat("/data/local/tmp/l").unwrap().mode & 0o170000,
+            S_IFDIR
+        );
+        assert_eq!(
+            fs.lstat("/data/local/tmp/l/").unwrap().mode & 0o170000,
+            S_IFDIR
+        );
+        assert_eq!(fs.readlink("/data/local/tmp/l").unwrap(), "a/b");
+        // open(O_CREAT) through a dangling link creates what it names; adbd's push does not.
+        fs.symlink("/data/local/tmp/t1", "/data/local/tmp/d1")
+            .unwrap();
+        fs.write("/data/local/tmp/d1", 0o644, 0, Bytes::from_static(b"x"))
+            .unwrap();
+        assert!(fs.read("/data/local/tmp/t1").is_ok());
+        fs.symlink("/data/local/tmp/t2", "/data/local/tmp/d2")
+            .unwrap();
+        fs.replace_file("/data/local/tmp/d2", 0o644, 0, Bytes::from_static(b"y"))
+            .unwrap();
+        assert_eq!(fs.read("/data/local/tmp/t2"), Err(FsError::NotFound));
+        assert_eq!(
+            fs.lstat("/data/local/tmp/d2").unwrap().mode & 0o170000,
+            S_IFREG
+        );
+        // rm removes a link, never what it leads to.
+        fs.remove("/data/local/tmp/l", false).unwrap();
+        assert!(fs.is_dir("/data/local/tmp/a/b"));
+        assert_eq!(fs.symlink("x", "/data/local/tmp/d1"), Err(FsError::Exists));
+        assert_eq!(fs.symlink("x", "/sdcard/y"), Err(FsError::NotPermitted));
+        assert_eq!(fs.symlink("x", "/system/y"), Err(FsError::ReadOnly));
+        fs.symlink("loop", "/data/local/tmp/loop").unwrap();
+        assert_eq!(fs.read("/data/local/tmp/loop"), Err(FsError::Loop));
     }
 }

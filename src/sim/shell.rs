@@ -226,6 +226,7 @@ pub fn dispatch(ctx: &mut Ctx, name: &str, args: &[String]) -> i32 {
         "stat" => files::stat(ctx, args),
         "realpath" => files::realpath(ctx, args),
         "readlink" => files::readlink(ctx, args),
+        "ln" => files::ln(ctx, args),
         "rm" => files::rm(ctx, args),
         "mkdir" => files::mkdir(ctx, args),
         "cat" => files::cat(ctx, args),

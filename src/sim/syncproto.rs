@@ -132,8 +132,9 @@ async fn stat_v1<W: AsyncWrite + Unpin>(
     path: &str,
     w: &mut W,
 ) -> std::io::Result<bool> {
-    // v1 has no error field: a missing file is all zeros.
-    let st = target.stat(path).unwrap_or(FileStat {
+    // v1 has no error field: a missing file is all zeros. adbd answers it from `lstat`
+    // (`do_lstat_v1`), so a symlink is reported as one.
+    let st = target.lstat(path).unwrap_or(FileStat {
         mode: 0,
         size: 0,
         mtime: 0,
@@ -185,7 +186,13 @@ async fn stat_v2<W: AsyncWrite + Unpin>(
 ) -> std::io::Result<bool> {
     let mut out = BytesMut::with_capacity(72);
     out.put_slice(&id);
-    put_stat_v2(&mut out, path, target.stat(path));
+    // adbd's `do_stat_v2`: STA2 follows a final symlink (`stat`), LST2 does not (`lstat`).
+    let st = if &id == b"LST2" {
+        target.lstat(path)
+    } else {
+        target.stat(path)
+    };
+    put_stat_v2(&mut out, path, st);
     w.write_all(&out).await?;
     Ok(true)
 }
@@ -297,7 +304,7 @@ async fn write_with_parents(
     mtime: u32,
     data: Bytes,
 ) -> Result<(), FsError> {
-    match target.write(path, mode, mtime, data.clone()) {
+    match target.push_file(path, mode, mtime, data.clone()) {
         Err(FsError::NotFound) => {}
         other => return other,
     }
@@ -312,7 +319,7 @@ async fn write_with_parents(
     if !matches!(made, Ok(0)) {
         return Err(FsError::NotFound);
     }
-    target.write(path, mode, mtime, data)
+    target.push_file(path, mode, mtime, data)
 }
 
 async fn recv<W: AsyncWrite + Unpin>(
