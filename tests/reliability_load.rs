@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use spock_tui::app::{self};
 use spock_tui::config::Config;
-use spock_tui::mcp::events::{DecidedBy, Outcome, Transport};
+use spock_tui::mcp::events::{ClientId, DecidedBy, Outcome, Transport};
 use spock_tui::mcp::server::{Origin, call};
 use spock_tui::sim::device::SimDevice;
 use tokio_util::sync::CancellationToken;
@@ -76,9 +76,13 @@ async fn thousands_of_concurrent_destructive_calls_with_a_denying_responder_neve
             let mut i = t;
             while i < total {
                 let (tool, args) = &calls[(i as usize) % calls.len()];
+                // One client per task: a client may have only a few calls waiting at once.
                 let origin = Origin {
                     transport: Transport::Http,
-                    client: None,
+                    client: Some(ClientId {
+                        name: format!("load-{t}"),
+                        version: "1".into(),
+                    }),
                 };
                 let done = tokio::time::timeout(
                     Duration::from_secs(30),

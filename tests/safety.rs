@@ -446,10 +446,7 @@ fn agent_file(r: &Rig, name: &str, content: &[u8]) -> String {
 }
 
 /// Answers every confirmation with `approve` and hands back what was asked.
-fn person(
-    r: &Rig,
-    approve: bool,
-) -> tokio::task::JoinHandle<Vec<spock_tui::mcp::confirm::Ask>> {
+fn person(r: &Rig, approve: bool) -> tokio::task::JoinHandle<Vec<spock_tui::mcp::confirm::Ask>> {
     let mut rx = r.core.confirmer.attach();
     tokio::spawn(async move {
         let mut seen = Vec::new();
@@ -560,7 +557,8 @@ async fn pushing_over_a_users_photo_is_refused_or_asks() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn saving_over_a_batch_task_asks_like_deleting_it() {
     let r = rig(false, Config::default_config()).await;
-    let launch = json!([{"tool": "android_launch_app", "arguments": {"packageName": "com.example.shop"}}]);
+    let launch =
+        json!([{"tool": "android_launch_app", "arguments": {"packageName": "com.example.shop"}}]);
     let other = json!([{"tool": "android_press_key", "arguments": {"key": "HOME"}}]);
     let done = stdio_call(
         &r.core,
@@ -599,7 +597,10 @@ async fn saving_over_a_batch_task_asks_like_deleting_it() {
         reason.contains("shop_login") && reason.contains("Shop login"),
         "{reason}"
     );
-    assert_eq!(r.core.batch.get("shop_login").unwrap().name, "Shop login v2");
+    assert_eq!(
+        r.core.batch.get("shop_login").unwrap().name,
+        "Shop login v2"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -633,7 +634,12 @@ async fn intents_deep_links_and_app_functions_that_delete_ask() {
         ),
     ] {
         let done = stdio_call(&r.core, tool, args.clone()).await;
-        assert_eq!(done.outcome, Outcome::Denied, "{tool} {args}: {:?}", done.result);
+        assert_eq!(
+            done.outcome,
+            Outcome::Denied,
+            "{tool} {args}: {:?}",
+            done.result
+        );
     }
     assert!(r.dev.is_installed("com.example.notes"));
     // Ordinary ones stay safe actions.
@@ -642,7 +648,10 @@ async fn intents_deep_links_and_app_functions_that_delete_ask() {
             "android_open_intent",
             json!({"action": "android.intent.action.VIEW", "data": "shop://product/42"}),
         ),
-        ("android_open_deep_link", json!({"uri": "shop://product/42"})),
+        (
+            "android_open_deep_link",
+            json!({"uri": "shop://product/42"}),
+        ),
         (
             "android_call_app_function",
             json!({"packageName": "com.example.notes", "functionId": "createNote", "arguments": {"title": "a", "body": "b"}}),
@@ -731,8 +740,13 @@ async fn transfers_through_device_symlinks_out_of_the_roots_are_refused() {
     let r = rig(false, Config::default_config()).await;
     r.dev.with_state(|s| {
         s.fs.mkdir("/data/system", true).unwrap();
-        s.fs.write("/data/system/accounts.db", 0o600, 0, b"secret".to_vec().into())
-            .unwrap();
+        s.fs.write(
+            "/data/system/accounts.db",
+            0o600,
+            0,
+            b"secret".to_vec().into(),
+        )
+        .unwrap();
         s.fs.put_symlink("/data/system", "/storage/emulated/0/Download/sys")
             .unwrap();
         s.fs.put_symlink(
@@ -762,10 +776,22 @@ async fn transfers_through_device_symlinks_out_of_the_roots_are_refused() {
     );
     let src = agent_file(&r, "planted.xml", b"<evil/>");
     for (tool, args) in [
-        ("android_pull_file", json!({"devicePath": "/sdcard/Download/accounts.db"})),
-        ("android_pull_file", json!({"devicePath": "/sdcard/Download/sys/accounts.db"})),
-        ("android_pull_file", json!({"devicePath": "/data/local/tmp/sys/accounts.db"})),
-        ("android_pull_file", json!({"devicePath": "/data/local/tmp/up/accounts.db"})),
+        (
+            "android_pull_file",
+            json!({"devicePath": "/sdcard/Download/accounts.db"}),
+        ),
+        (
+            "android_pull_file",
+            json!({"devicePath": "/sdcard/Download/sys/accounts.db"}),
+        ),
+        (
+            "android_pull_file",
+            json!({"devicePath": "/data/local/tmp/sys/accounts.db"}),
+        ),
+        (
+            "android_pull_file",
+            json!({"devicePath": "/data/local/tmp/up/accounts.db"}),
+        ),
         (
             "android_push_file",
             json!({"localPath": src, "devicePath": "/sdcard/Download/sys/planted.xml"}),
@@ -788,8 +814,16 @@ async fn transfers_through_device_symlinks_out_of_the_roots_are_refused() {
         ),
     ] {
         let done = stdio_call(&r.core, tool, args.clone()).await;
-        assert_eq!(done.outcome, Outcome::Refused, "{tool} {args}: {:?}", done.result);
-        assert!(done.decision.is_none(), "{tool} {args} was shown for approval");
+        assert_eq!(
+            done.outcome,
+            Outcome::Refused,
+            "{tool} {args}: {:?}",
+            done.result
+        );
+        assert!(
+            done.decision.is_none(),
+            "{tool} {args} was shown for approval"
+        );
         let msg = done.result.unwrap_err().message;
         assert!(msg.contains("/data/system"), "{tool} {args}: {msg}");
     }
@@ -802,5 +836,53 @@ async fn transfers_through_device_symlinks_out_of_the_roots_are_refused() {
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(pulled, ["planted.xml"], "only the agent's own file is there");
+    assert_eq!(
+        pulled,
+        ["planted.xml"],
+        "only the agent's own file is there"
+    );
+}
+
+/// The README's table of safe tools that can be destructive for a call is the registry's.
+#[test]
+fn the_readme_names_every_tool_that_can_escalate_and_when() {
+    let readme =
+        std::fs::read_to_string(spock_tui::testdata::repo_root().join("README.md")).unwrap();
+    let section = readme
+        .split("### When a safe action is destructive")
+        .nth(1)
+        .expect("the README has the section");
+    let rows: Vec<(String, String, String)> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with("| android_") || l.starts_with("| spock_"))
+        .map(|l| {
+            let cells: Vec<String> = l
+                .split(" | ")
+                .map(|c| c.trim_matches(['|', ' ']).to_string())
+                .collect();
+            (cells[0].clone(), cells[1].clone(), cells[2].clone())
+        })
+        .collect();
+    let reg = spock_tui::mcp::tools::catalogue();
+    let escalating: Vec<_> = reg
+        .all()
+        .iter()
+        .filter(|t| t.escalates_when.is_some())
+        .collect();
+    assert_eq!(
+        rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        escalating.iter().map(|t| t.name).collect::<Vec<_>>(),
+        "the README's escalation table and the registry disagree"
+    );
+    for (t, (_, level, when)) in escalating.iter().zip(&rows) {
+        assert_eq!(t.level, Level::SafeAction, "{}", t.name);
+        assert_eq!(level, "safe action");
+        let declared = t.escalates_when.unwrap();
+        assert!(
+            when.starts_with(declared),
+            "{}: README {when:?}, registry {declared:?}",
+            t.name
+        );
+    }
 }

@@ -523,68 +523,121 @@ async fn symlinks_as_toybox_makes_and_shows_them() {
     };
     ok(sh(&dev, "echo hi > /data/local/tmp/a.txt").await, "echo");
     ok(sh(&dev, "ln -s a.txt /data/local/tmp/b.txt").await, "ln -s");
-    assert_eq!(ok(sh(&dev, "readlink /data/local/tmp/b.txt").await, "readlink"), "a.txt\n");
     assert_eq!(
-        ok(sh(&dev, "readlink -f /data/local/tmp/b.txt").await, "readlink -f"),
+        ok(sh(&dev, "readlink /data/local/tmp/b.txt").await, "readlink"),
+        "a.txt\n"
+    );
+    assert_eq!(
+        ok(
+            sh(&dev, "readlink -f /data/local/tmp/b.txt").await,
+            "readlink -f"
+        ),
         "/data/local/tmp/a.txt\n"
     );
     assert_eq!(
         ok(sh(&dev, "realpath /data/local/tmp/b.txt").await, "realpath"),
         "/data/local/tmp/a.txt\n"
     );
-    assert_eq!(ok(sh(&dev, "cat /data/local/tmp/b.txt").await, "cat"), "hi\n");
+    assert_eq!(
+        ok(sh(&dev, "cat /data/local/tmp/b.txt").await, "cat"),
+        "hi\n"
+    );
     // readlink of something that is not a link: nothing printed, exit 1 (toybox).
     let r = sh(&dev, "readlink /data/local/tmp/a.txt").await;
     assert_eq!((r.code, r.text().as_str()), (1, ""));
     // readlink -f: the last component may be missing, its directory may not.
     assert_eq!(
-        ok(sh(&dev, "readlink -f /data/local/tmp/new.txt").await, "-f missing"),
+        ok(
+            sh(&dev, "readlink -f /data/local/tmp/new.txt").await,
+            "-f missing"
+        ),
         "/data/local/tmp/new.txt\n"
     );
-    assert_eq!(sh(&dev, "readlink -f /data/local/tmp/no/new.txt").await.code, 1);
-    assert_eq!(sh(&dev, "readlink -e /data/local/tmp/new.txt").await.code, 1);
+    assert_eq!(
+        sh(&dev, "readlink -f /data/local/tmp/no/new.txt")
+            .await
+            .code,
+        1
+    );
+    assert_eq!(
+        sh(&dev, "readlink -e /data/local/tmp/new.txt").await.code,
+        1
+    );
     let ls = ok(sh(&dev, "ls -l /data/local/tmp").await, "ls -l");
-    let line = ls.lines().find(|l| l.ends_with("b.txt -> a.txt")).unwrap_or_else(|| panic!("{ls}"));
+    let line = ls
+        .lines()
+        .find(|l| l.ends_with("b.txt -> a.txt"))
+        .unwrap_or_else(|| panic!("{ls}"));
     assert!(line.starts_with("lrwxrwxrwx"), "{line}");
     // An operand that is a link: -l shows the link itself, a trailing slash what it leads to.
     let ls = ok(sh(&dev, "ls -l /sdcard").await, "ls -l /sdcard");
-    assert!(ls.trim_end().ends_with("/sdcard -> /storage/self/primary"), "{ls}");
+    assert!(
+        ls.trim_end().ends_with("/sdcard -> /storage/self/primary"),
+        "{ls}"
+    );
     let ls = ok(sh(&dev, "ls /sdcard/").await, "ls /sdcard/");
     assert!(ls.contains("Download"), "{ls}");
     let st = ok(sh(&dev, "stat /data/local/tmp/b.txt").await, "stat");
-    assert!(st.contains("File: `/data/local/tmp/b.txt' -> `a.txt'"), "{st}");
+    assert!(
+        st.contains("File: `/data/local/tmp/b.txt' -> `a.txt'"),
+        "{st}"
+    );
     assert!(st.contains("symbolic link"), "{st}");
     assert_eq!(
-        ok(sh(&dev, "stat -c %F /data/local/tmp/b.txt").await, "stat -c"),
+        ok(
+            sh(&dev, "stat -c %F /data/local/tmp/b.txt").await,
+            "stat -c"
+        ),
         "symbolic link\n"
     );
     assert_eq!(
-        ok(sh(&dev, "stat -L -c %F /data/local/tmp/b.txt").await, "stat -L"),
+        ok(
+            sh(&dev, "stat -L -c %F /data/local/tmp/b.txt").await,
+            "stat -L"
+        ),
         "regular file\n"
     );
     // An existing name: refused without -f, replaced with it.
     let r = sh(&dev, "ln -s x /data/local/tmp/b.txt").await;
     assert_eq!(r.code, 1);
     assert!(
-        r.err.contains("ln: cannot create symbolic link from 'x' to '/data/local/tmp/b.txt': File exists"),
+        r.err.contains(
+            "ln: cannot create symbolic link from 'x' to '/data/local/tmp/b.txt': File exists"
+        ),
         "{}",
         r.err
     );
     ok(sh(&dev, "ln -sf x /data/local/tmp/b.txt").await, "ln -sf");
-    assert_eq!(ok(sh(&dev, "readlink /data/local/tmp/b.txt").await, "readlink"), "x\n");
+    assert_eq!(
+        ok(sh(&dev, "readlink /data/local/tmp/b.txt").await, "readlink"),
+        "x\n"
+    );
     // Into a directory: the link takes the target's name.
     ok(sh(&dev, "mkdir /data/local/tmp/d").await, "mkdir");
-    ok(sh(&dev, "ln -s /data/local/tmp/a.txt /data/local/tmp/d").await, "ln into dir");
-    assert_eq!(ok(sh(&dev, "cat /data/local/tmp/d/a.txt").await, "cat"), "hi\n");
+    ok(
+        sh(&dev, "ln -s /data/local/tmp/a.txt /data/local/tmp/d").await,
+        "ln into dir",
+    );
+    assert_eq!(
+        ok(sh(&dev, "cat /data/local/tmp/d/a.txt").await, "cat"),
+        "hi\n"
+    );
     // rm removes the link, not what it points to.
     ok(sh(&dev, "rm /data/local/tmp/d/a.txt").await, "rm link");
-    assert_eq!(ok(sh(&dev, "cat /data/local/tmp/a.txt").await, "cat"), "hi\n");
+    assert_eq!(
+        ok(sh(&dev, "cat /data/local/tmp/a.txt").await, "cat"),
+        "hi\n"
+    );
     // A loop ends in ELOOP, as the kernel's does.
     ok(sh(&dev, "ln -s l2 /data/local/tmp/l1").await, "l1");
     ok(sh(&dev, "ln -s l1 /data/local/tmp/l2").await, "l2");
     let r = sh(&dev, "cat /data/local/tmp/l1").await;
     assert_eq!(r.code, 1);
-    assert!(r.err.contains("Too many levels of symbolic links"), "{}", r.err);
+    assert!(
+        r.err.contains("Too many levels of symbolic links"),
+        "{}",
+        r.err
+    );
     // Emulated storage has no symlinks (sdcardfs / FUSE).
     let r = sh(&dev, "ln -s /data/local/tmp/a.txt /sdcard/Download/a").await;
     assert_eq!(r.code, 1);

@@ -36,6 +36,9 @@ pub struct AuditRecord {
     pub duration_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
+    /// Why a safe tool's call was destructive (then `level` says destructive).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalated: Option<String>,
     /// The batch run this call belonged to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_run: Option<String>,
@@ -63,6 +66,7 @@ impl AuditRecord {
             error: None,
             duration_ms: 0,
             decision: None,
+            escalated: None,
             batch_run: None,
         }
     }

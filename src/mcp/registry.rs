@@ -72,6 +72,9 @@ impl HostGroup {
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>;
 type Runner = Arc<dyn Fn(Ctx, Value) -> ToolFuture + Send + Sync>;
 type Validator = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
+/// Why one call of a safe tool is destructive (`Some`), or `None`; an error refuses the call.
+pub type EscalationFuture = Pin<Box<dyn Future<Output = Result<Option<String>, ToolError>> + Send>>;
+type Escalator = Arc<dyn Fn(Ctx, Value) -> EscalationFuture + Send + Sync>;
 
 /// What a handler may return: any serialisable value with a schema, or a [`ToolOutput`]
 /// built by hand (for image content).
@@ -117,8 +120,12 @@ pub struct ToolDef {
     pub device: bool,
     pub input_schema: Arc<JsonObject>,
     pub output_schema: Arc<JsonObject>,
+    /// Which calls of this safe tool are destructive, in a few words for the catalogue
+    /// ("`overwrite: true` onto an existing file"); `None`: its level never changes.
+    pub escalates_when: Option<&'static str>,
     runner: Runner,
     validator: Validator,
+    escalator: Option<Escalator>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -174,8 +181,10 @@ impl Meta {
             device,
             input_schema: Arc::new(input_schema),
             output_schema: Arc::new(R::output_schema()),
+            escalates_when: None,
             runner,
             validator,
+            escalator: None,
         }
     }
 }
@@ -194,6 +203,50 @@ impl ToolDef {
             check(&a)
         });
         self
+    }
+
+    /// "Safe" means undoable: a safe action whose call would destroy what no normal action
+    /// brings back (a file it overwrites, a task it replaces, an intent that deletes) is
+    /// destructive for that call. `check` looks at the call after its arguments are validated
+    /// and before anyone is asked (at its arguments, and at the device or the store when it
+    /// must) and says why this call is destructive, or `None`; an error refuses the call there.
+    /// The pipeline then asks the person, showing that reason, exactly as for a destructive
+    /// tool (headless: denied). `when` is the catalogue's one-line summary.
+    pub fn escalates<A, F, Fut>(mut self, when: &'static str, check: F) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: Fn(Ctx, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Option<String>, ToolError>> + Send + 'static,
+    {
+        debug_assert_eq!(self.level, Level::SafeAction, "{} escalates", self.name);
+        let check = Arc::new(check);
+        self.escalates_when = Some(when);
+        self.escalator = Some(Arc::new(move |ctx: Ctx, args: Value| {
+            let check = check.clone();
+            Box::pin(async move {
+                let args: A = serde_json::from_value(args).map_err(ToolError::invalid_args)?;
+                check(ctx, args).await
+            })
+        }));
+        self
+    }
+
+    /// [`ToolDef::escalates`] for a check that needs only the arguments.
+    pub fn escalates_if<A>(self, when: &'static str, check: fn(&A) -> Option<String>) -> Self
+    where
+        A: DeserializeOwned + Send + 'static,
+    {
+        self.escalates(when, move |_ctx: Ctx, a: A| async move { Ok(check(&a)) })
+    }
+
+    /// Why this call is destructive although the tool is not (see [`ToolDef::escalates`]).
+    pub async fn escalation(&self, ctx: &Ctx, args: &Value) -> Result<Option<String>, ToolError> {
+        match &self.escalator {
+            Some(check) if self.level == Level::SafeAction => {
+                check(ctx.clone(), args.clone()).await
+            }
+            _ => Ok(None),
+        }
     }
 
     pub fn in_group(mut self, group: HostGroup) -> Self {
@@ -427,6 +480,48 @@ fn compact_property(p: &Value) -> JsonObject {
     out
 }
 
+/// Verbs that name an effect no normal action undoes. Escalation checks that read names an
+/// agent chose (intent actions, deep-link paths, AppFunction ids) look for one of these as a
+/// whole word.
+pub const DESTROYING_VERBS: &[&str] = &[
+    "delete",
+    "remove",
+    "clear",
+    "wipe",
+    "erase",
+    "purge",
+    "destroy",
+    "uninstall",
+    "reset",
+    "format",
+    "truncate",
+];
+
+/// The first word of `text` that is one of [`DESTROYING_VERBS`]. Words are split at anything
+/// not a letter or digit and at lower-to-upper case changes, so `DELETE`, `UNINSTALL_PACKAGE`,
+/// `deleteNote`, `NoteFunctions#removeAll` and `/notes/1/delete` all name their verb.
+pub fn destroying_verb(text: &str) -> Option<&'static str> {
+    let mut words: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in text.chars() {
+        if !c.is_alphanumeric() {
+            words.push(std::mem::take(&mut cur));
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    words.push(cur);
+    words
+        .iter()
+        .find_map(|w| DESTROYING_VERBS.iter().find(|v| **v == w.as_str()).copied())
+}
+
 /// Every tool, in catalogue order, looked up by name.
 #[derive(Debug, Clone, Default)]
 pub struct Registry {
@@ -458,5 +553,35 @@ impl Registry {
     }
     pub fn count(&self, level: Level) -> usize {
         self.tools.iter().filter(|t| t.level == level).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::destroying_verb;
+
+    #[test]
+    fn destroying_verbs_are_found_as_whole_words() {
+        for (text, verb) in [
+            ("android.intent.action.DELETE", "delete"),
+            ("android.intent.action.UNINSTALL_PACKAGE", "uninstall"),
+            ("android.intent.action.FACTORY_RESET", "reset"),
+            ("deleteNote", "delete"),
+            ("com.example.notes.NoteFunctions#removeAllNotes", "remove"),
+            ("notes://notes/all/delete", "delete"),
+            ("shop://cart?action=clear", "clear"),
+        ] {
+            assert_eq!(destroying_verb(text), Some(verb), "{text}");
+        }
+        for text in [
+            "android.intent.action.VIEW",
+            "shop://product/42",
+            "createNote",
+            "searchNotes",
+            "https://example.com/undelete-guide", // one word: undelete
+            "com.example.CLEARANCE_SALE",
+        ] {
+            assert_eq!(destroying_verb(text), None, "{text}");
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The rmcp `ServerHandler` every transport serves, and the one call pipeline:
-//! registry → access → confirmation → events → the tool → events. The same pipeline runs for
-//! batch steps and calls made from the control centre.
+//! registry → access → arguments → escalation → confirmation → events → the tool → events.
+//! The same pipeline runs for batch steps (and a run's keepScreenOn) and calls made from the
+//! control centre.
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -43,6 +44,8 @@ pub struct Ctx {
     pub resolved_device: Arc<std::sync::Mutex<Option<String>>>,
     /// Set for batch steps: the run they belong to.
     pub batch_run: Option<String>,
+    /// A person approved this very call (a destructive tool, or a safe one's call escalated).
+    pub approved: bool,
 }
 
 /// A finished call, as the pipeline reports it.
@@ -87,6 +90,16 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
     .with_details(serde_json::json!({ "decision": decision }))
 }
 
+/// What the confirmation shows as the reason: why the call was escalated, then the reason
+/// the agent stated (`android_run_adb_command`).
+fn ask_reason(escalated: Option<&str>, stated: Option<&str>) -> Option<String> {
+    match (escalated, stated) {
+        (Some(e), Some(s)) => Some(format!("{e} (stated: {s})")),
+        (Some(e), None) => Some(e.to_string()),
+        (None, s) => s.map(str::to_string),
+    }
+}
+
 /// Run one tool call through every check. Never panics; every path ends in a `CallFinished`.
 pub async fn call(
     core: &Arc<Core>,
@@ -108,6 +121,19 @@ pub async fn call_in_run(
     batch_run: Option<String>,
 ) -> Option<CallOutcome> {
     let tool = core.registry.get(name)?.clone();
+    Some(call_tool_def(core, origin, tool, args, cancel, batch_run).await)
+}
+
+/// [`call_in_run`] for a tool that is not in the catalogue: work the program does on an agent's
+/// behalf (a batch run's keepScreenOn), through exactly the same checks and audit.
+pub async fn call_tool_def(
+    core: &Arc<Core>,
+    origin: Origin,
+    tool: ToolDef,
+    args: Value,
+    cancel: CancellationToken,
+    batch_run: Option<String>,
+) -> CallOutcome {
     let call_id = core.next_call_id();
     let args = match args {
         Value::Null => Value::Object(Map::new()),
@@ -133,41 +159,58 @@ pub async fn call_in_run(
     let started = Instant::now();
     let mut decision = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
+    let mut ctx = Ctx {
+        core: core.clone(),
+        call_id,
+        tool: tool.name,
+        origin: origin.clone(),
+        cancel: cancel.clone(),
+        resolved_device: resolved.clone(),
+        batch_run: batch_run.clone(),
+        approved: false,
+    };
+    // A safe tool's call that would destroy data is destructive for this call.
+    let mut level = tool.level;
+    let mut escalated = None;
     let result = async {
         core.access.check(&tool)?;
         tool.validate(&args)?;
-        if tool.level == Level::Destructive {
+        if let Some(why) = tokio::select! {
+            e = tool.escalation(&ctx, &args) => e?,
+            _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
+        } {
+            level = Level::Destructive;
+            escalated = Some(why);
+        }
+        if level == Level::Destructive {
             let ask = Ask {
                 call_id,
                 tool: tool.name,
                 title: tool.title,
-                level: tool.level,
+                level,
                 client: origin.client.clone(),
                 transport: origin.transport,
                 device: requested.clone(),
                 arguments: shown_args.clone(),
-                reason: args.get("reason").and_then(Value::as_str).map(str::to_string),
+                reason: ask_reason(
+                    escalated.as_deref(),
+                    args.get("reason").and_then(Value::as_str),
+                ),
             };
             let d = tokio::select! {
-                d = core.confirmer.ask(ask) => d,
+                d = core.confirmer.ask_for_client(ask) => d.map_err(|e| {
+                    ToolError::refused(format!("{} was not run: {e}.", tool.name))
+                })?,
                 _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client while waiting for approval")),
             };
             decision = Some(d);
             if !d.approved {
                 return Err(denial(&tool, d));
             }
+            ctx.approved = true;
         }
-        let ctx = Ctx {
-            core: core.clone(),
-            call_id,
-            tool: tool.name,
-            origin: origin.clone(),
-            cancel: cancel.clone(),
-            resolved_device: resolved.clone(),
-            batch_run: batch_run.clone(),
-        };
         tokio::select! {
-            r = tool.run(ctx, args.clone()) => r,
+            r = tool.run(ctx.clone(), args.clone()) => r,
             _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
         }
     }
@@ -181,7 +224,8 @@ pub async fn call_in_run(
         Err(e) => e.to_json(),
     };
     core.redactor.redact_json(&mut shown, Audience::Person);
-    let mut record = AuditRecord::new(tool.name, tool.level, origin.transport, shown_args);
+    let mut record = AuditRecord::new(tool.name, level, origin.transport, shown_args);
+    record.escalated = escalated;
     record.client = origin
         .client
         .as_ref()
@@ -224,12 +268,12 @@ pub async fn call_in_run(
         device,
         result: shown,
     });
-    Some(CallOutcome {
+    CallOutcome {
         call_id,
         outcome,
         decision,
         result,
-    })
+    }
 }
 
 /// One MCP session's handler. Cheap to clone; all state lives in [`Core`].

@@ -10,7 +10,7 @@ use super::inspect::refused;
 use crate::device::Device;
 use crate::device::parse::appfn::{self, AppFunction, AppFunctionParam};
 use crate::guard::{self, shell_quote};
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 
@@ -311,6 +311,19 @@ async fn call(ctx: Ctx, a: CallArgs) -> Result<Called, ToolError> {
     })
 }
 
+/// An AppFunction whose id says delete, remove, clear… (`deleteNote`,
+/// `NoteFunctions#removeAllNotes`) is destructive for that call: what it removes inside the app
+/// no normal action brings back. Judged by the id the agent names, before anything runs.
+fn deleting_function(a: &CallArgs) -> Option<String> {
+    destroying_verb(&a.function_id).map(|verb| {
+        format!(
+            "the AppFunction {} of {} says \"{verb}\": what it removes cannot be brought back by \
+             a normal action",
+            a.function_id, a.package_name
+        )
+    })
+}
+
 pub fn tools() -> Vec<ToolDef> {
     vec![
         Meta {
@@ -324,9 +337,11 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_call_app_function",
             title: "Call AppFunction",
             level: Level::SafeAction,
-            description: "Execute an AppFunction; arguments are checked against its listed parameters first.",
+            description: "Execute an AppFunction; arguments are checked against its listed parameters first. \
+                          One whose id says delete, remove, clear… asks the person.",
         }
-        .def(call),
+        .def(call)
+        .escalates_if("a function id that says delete, remove, clear, wipe, reset… (deleteNote)", deleting_function),
     ]
 }
 

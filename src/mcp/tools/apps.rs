@@ -10,7 +10,7 @@ use super::inspect::{current_activity, refused};
 use crate::device::Device;
 use crate::device::parse::am;
 use crate::guard::{self, ExtraValue, shell_quote};
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 
@@ -239,6 +239,44 @@ fn intent_words(a: &IntentArgs) -> Result<Vec<String>, ToolError> {
     Ok(w)
 }
 
+/// The words an agent chose for an intent, checked for a destroying verb: the action
+/// (`android.intent.action.DELETE`, `UNINSTALL_PACKAGE`, an app's own `CLEAR_ALL`), the data URI
+/// (`notes://notes/all/delete`) and the activity (`.DeleteAccountActivity`). What such an intent
+/// starts may delete what no normal action brings back, so the call is destructive; opening an
+/// ordinary screen is not. A heuristic on names: a deleting intent named otherwise is not
+/// caught, which is why the person also sees every tap it would take to confirm a dialog.
+fn intent_escalation(words: &[(&str, Option<&str>)]) -> Option<String> {
+    words.iter().find_map(|(what, value)| {
+        let value = (*value)?;
+        destroying_verb(value).map(|verb| {
+            format!(
+                "the intent's {what} {value} says \"{verb}\": what it starts may delete data \
+                 that no normal action brings back"
+            )
+        })
+    })
+}
+
+fn intent_words_of(a: &IntentArgs) -> Option<String> {
+    intent_escalation(&[
+        ("action", Some(&a.action)),
+        ("data", a.data.as_deref()),
+        ("activity", a.class_name.as_deref()),
+    ])
+}
+
+/// The deep link's own words (its scheme aside): `notes://notes/all/delete` is destructive.
+fn deep_link_words(a: &DeepLinkArgs) -> Option<String> {
+    let rest = a.uri.split_once(':').map_or(a.uri.as_str(), |(_, r)| r);
+    destroying_verb(rest).map(|verb| {
+        format!(
+            "the link {} says \"{verb}\": what it opens may delete data that no normal action \
+             brings back",
+            a.uri
+        )
+    })
+}
+
 pub fn tools() -> Vec<ToolDef> {
     vec![
         Meta {
@@ -276,7 +314,8 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_open_deep_link",
             title: "Open deep link",
             level: Level::SafeAction,
-            description: "Open a URI with ACTION_VIEW (optionally in one package) and report which activity opened.",
+            description: "Open a URI with ACTION_VIEW (optionally in one package) and report which activity opened. \
+                          A link that says delete, remove, clear… asks the person.",
         }
         .def(|ctx: Ctx, a: DeepLinkArgs| async move {
             let intent = IntentArgs {
@@ -292,18 +331,25 @@ pub fn tools() -> Vec<ToolDef> {
             let words = intent_words(&intent)?;
             let dev = ctx.device(a.serial.as_deref()).await?;
             am_start(&ctx, &dev, &words).await
-        }),
+        })
+        .escalates_if("a URI that says delete, remove, clear, wipe, uninstall, reset…", deep_link_words),
         Meta {
             name: "android_open_intent",
             title: "Open intent",
             level: Level::SafeAction,
-            description: "Start an activity from an intent (typed extras).",
+            description: "Start an activity from an intent (typed extras). An action, data or activity that says \
+                          delete, uninstall, clear… asks the person.",
         }
         .def(|ctx: Ctx, a: IntentArgs| async move {
             let words = intent_words(&a)?;
             let dev = ctx.device(a.serial.as_deref()).await?;
             am_start(&ctx, &dev, &words).await
-        }),
+        })
+        .escalates_if(
+            "an action, data URI or activity that says delete, uninstall, clear, wipe, reset… (ACTION_DELETE, \
+             UNINSTALL_PACKAGE)",
+            intent_words_of,
+        ),
         Meta {
             name: "android_revoke_permission",
             title: "Revoke permission",

@@ -151,7 +151,20 @@ pub struct Deleted {
     pub deleted: String,
 }
 
-fn started(ctx: &Ctx, task: Task, keep_screen_on: bool) -> Result<Started, ToolError> {
+async fn started(ctx: &Ctx, task: Task, keep_screen_on: bool) -> Result<Started, ToolError> {
+    if keep_screen_on {
+        // Which phone would stay awake? With several attached and none selected, no run starts
+        // (the runner refuses too, for runs started another way).
+        ctx.device(None).await.map_err(|e| {
+            ToolError::refused(format!(
+                "keepScreenOn needs the one device to keep awake, and it is not known: {} \
+                 (android_batch_run takes no serial: select the device with \
+                 android_select_device first, or run without keepScreenOn)",
+                e.message
+            ))
+            .with_details(e.details.unwrap_or(serde_json::Value::Null))
+        })?;
+    }
     let run_id = ctx.core.batch.run(
         &ctx.core,
         task,
@@ -164,7 +177,30 @@ fn started(ctx: &Ctx, task: Task, keep_screen_on: bool) -> Result<Started, ToolE
     })
 }
 
+/// Saving over a saved task replaces it, and the old version is gone: that call is destructive
+/// (deleting one is). A new id stays a safe action.
+async fn replaces(ctx: Ctx, a: SaveArgs) -> Result<Option<String>, ToolError> {
+    let Some(id) = a.id else { return Ok(None) };
+    let old = blocking(&ctx.core, move |core| match core.batch.get(&id) {
+        Ok(t) => Ok(Some(t)),
+        // An id that cannot name a task is the save's own error to report.
+        Err(_) => Ok(None),
+    })
+    .await?;
+    Ok(old.map(|t| {
+        format!(
+            "replaces the saved batch task {} \"{}\" ({} steps, last saved {}); the version \
+             saved now is lost (save under a new id to keep both)",
+            t.id,
+            t.name,
+            t.steps.len(),
+            t.updated_at
+        )
+    }))
+}
+
 async fn save(ctx: Ctx, a: SaveArgs) -> Result<Saved, ToolError> {
+    let approved = ctx.approved;
     let task = Task::from_draft(TaskDraft {
         id: a.id,
         name: a.name,
@@ -174,11 +210,91 @@ async fn save(ctx: Ctx, a: SaveArgs) -> Result<Saved, ToolError> {
         updated_at: None,
         source: None,
     });
-    blocking(&ctx.core, move |core| {
+    let id = task.id.clone();
+    let saved = blocking(&ctx.core, move |core| {
         let created = matches!(core.batch.get(&task.id), Err(BatchError::NotFound(_)));
-        core.batch.save(task).map(|task| Saved { task, created })
+        if !created && !approved {
+            // Saved by someone else since this call was checked: not replaced unasked.
+            return Ok(None);
+        }
+        core.batch
+            .save(task)
+            .map(|task| Some(Saved { task, created }))
     })
-    .await
+    .await?;
+    saved.ok_or_else(|| {
+        ToolError::refused(format!(
+            "a batch task {id} was saved while this call was being checked; it was not \
+             replaced. Call again to replace it (a person is asked) or use a new id."
+        ))
+    })
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct StayOnArgs {
+    pub serial: Option<String>,
+    /// true: note the device's `stay_on_while_plugged_in` and keep the screen on; false: put
+    /// `restore` back.
+    pub on: bool,
+    /// The value noted when it was turned on.
+    pub restore: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct StayOn {
+    pub serial: String,
+    /// The setting before it was turned on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous: Option<String>,
+    /// The command that put it back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restored_with: Option<String>,
+}
+
+const STAY_ON_KEY: &str = "stay_on_while_plugged_in";
+
+async fn stay_on(ctx: Ctx, a: StayOnArgs) -> Result<StayOn, ToolError> {
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let serial = dev.serial().to_string();
+    if a.on {
+        let previous = ctx
+            .sh_ok(&dev, &format!("settings get global {STAY_ON_KEY}"))
+            .await?
+            .trim()
+            .to_string();
+        ctx.sh_ok(&dev, "svc power stayon true").await?;
+        return Ok(StayOn {
+            serial,
+            previous: Some(previous),
+            restored_with: None,
+        });
+    }
+    // `null` (never set) or anything not a number: the platform default, off.
+    let cmd = match a.restore.as_deref().and_then(|p| p.parse::<u32>().ok()) {
+        Some(n) => format!("settings put global {STAY_ON_KEY} {n}"),
+        None => "svc power stayon false".to_string(),
+    };
+    ctx.sh_ok(&dev, &cmd).await?;
+    Ok(StayOn {
+        serial,
+        previous: None,
+        restored_with: Some(cmd),
+    })
+}
+
+/// A batch run's keepScreenOn (`svc power stayon true`, then the previous setting put back):
+/// not in the catalogue, but run through the call pipeline like a step, so it meets the access
+/// switches (`access.disabled += "android_keep_screen_on"` turns it off) and is audited as the
+/// run's, from the client that started it.
+pub fn keep_screen_on_tool() -> ToolDef {
+    Meta {
+        name: "android_keep_screen_on",
+        title: "Keep screen on (batch run)",
+        level: Level::SafeAction,
+        description: "Keep the device's screen on for a batch run, then put its setting back.",
+    }
+    .def(stay_on)
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -220,9 +336,11 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Save batch task",
             level: Level::SafeAction,
             description: "Create or update a task: {id?, name, description?, steps:[{tool, arguments, waitMs?, \
-                          stopOnError? (default true)}]}. Each step is checked against its tool. A new id keeps the original.",
+                          stopOnError? (default true)}]}. Each step is checked against its tool. Replacing a saved \
+                          task asks the person; a new id keeps the original.",
         }
-        .def(save),
+        .def(save)
+        .escalates("onto an existing task id (replacing it)", replaces),
         Meta {
             name: "android_batch_delete",
             title: "Delete batch task",
@@ -242,7 +360,7 @@ pub fn tools() -> Vec<ToolDef> {
         .def(|ctx: Ctx, a: RunArgs| async move {
             let id = a.id.clone();
             let task = blocking(&ctx.core, move |core| core.batch.get(&id)).await?;
-            started(&ctx, task, a.keep_screen_on)
+            started(&ctx, task, a.keep_screen_on).await
         }),
         Meta {
             name: "android_batch_run_inline",
@@ -253,7 +371,7 @@ pub fn tools() -> Vec<ToolDef> {
         .def(|ctx: Ctx, a: RunInlineArgs| async move {
             let id = crate::batch::task::new_id(INLINE_PREFIX.trim_end_matches('_'));
             let task = Task::new(Some(id), a.name.unwrap_or_else(|| "inline".into()), a.steps, Source::Manual);
-            started(&ctx, task, a.keep_screen_on)
+            started(&ctx, task, a.keep_screen_on).await
         }),
         Meta {
             name: "android_batch_status",

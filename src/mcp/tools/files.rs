@@ -1,9 +1,14 @@
 //! `android_push_file` / `android_pull_file`, deliberately narrower than adb: device paths only
 //! under /sdcard, /storage and /data/local/tmp (checked as written, then again after the
-//! device resolves symlinks), push sources only from the project or the pull directory (push
-//! and pull compose into an arbitrary local read otherwise), pulls only into the pull
-//! directory, staged beside their final name and renamed when complete, 50 MB either way,
-//! enforced before the bytes are kept.
+//! device resolves symlinks: the directory, and the file itself even when it is a dangling
+//! link), push sources only from the project or the pull directory (push and pull compose into
+//! an arbitrary local read otherwise), pulls only into the pull directory, staged beside their
+//! final name and renamed when complete, 50 MB either way, enforced before the bytes are kept.
+//!
+//! Neither replaces anything unasked. A push onto an existing device file is refused, naming
+//! it, unless the agent passes `overwrite: true`, and that call is destructive (the person is
+//! asked; headless it is denied). A pull never replaces a file in the pull directory: a name in
+//! use by other bytes gets `-2`, `-3`… before its extension.
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -13,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::config::paths::{private_dir, write_atomic};
-use crate::device::{Device, DeviceError};
+use crate::device::{Device, DeviceError, RemoteStat};
 use crate::guard::{self, PathRefusal, shell_quote};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
@@ -90,6 +95,37 @@ async fn resolve_on_device(ctx: &Ctx, dev: &Device, p: &str) -> Result<String, T
     })
 }
 
+/// Where a file named `p` (which may not exist yet) really is on the device: toybox
+/// `readlink -f` follows every link, a dangling last one included, and needs only the
+/// directory to exist. Guarded again, so a link out of the allowed roots is refused even when
+/// what it names does not exist yet (an old adbd writes through such a link; a current one
+/// replaces it). A device without it (no toybox) falls back to `realpath` when the file exists.
+async fn resolve_file_on_device(ctx: &Ctx, dev: &Device, p: &str) -> Result<String, ToolError> {
+    let out = ctx
+        .sh(dev, &format!("readlink -f {}", shell_quote(p)))
+        .await?;
+    let text = out.stdout_text();
+    let resolved = text.trim();
+    if out.exit_code == 127 || (!out.success() && resolved.is_empty()) {
+        if out.exit_code != 127 {
+            return Err(ToolError::not_found(format!(
+                "{p} cannot be resolved on {}: {}",
+                dev.serial(),
+                out.stderr_text().trim()
+            )));
+        }
+        return match dev.stat(p, ctx.timeout()).await? {
+            Some(_) => resolve_on_device(ctx, dev, p).await,
+            None => Ok(p.to_string()),
+        };
+    }
+    guard::device_path(resolved).map_err(|e| {
+        ToolError::refused(format!(
+            "refused: {p} resolves on the device to {resolved}, and {e}"
+        ))
+    })
+}
+
 fn too_large(what: &str, size: u64) -> ToolError {
     ToolError::refused(format!(
         "{what} is {size} bytes; transfers are capped at {MAX_BYTES} bytes (50 MB)"
@@ -116,6 +152,9 @@ pub struct PushArgs {
     pub local_path: String,
     /// Destination under /sdcard, /storage or /data/local/tmp (a directory keeps the file name).
     pub device_path: String,
+    /// Replace an existing file there (default false: refused). Replacing asks the person.
+    #[serde(default)]
+    pub overwrite: bool,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -128,13 +167,16 @@ pub struct Pushed {
     pub sha256: String,
 }
 
-async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
+/// Where a push lands, found on the device as the push itself finds it, and what is there now.
+struct PushTarget {
+    dev: Device,
+    /// Every link resolved, guarded.
+    path: String,
+    existing: Option<RemoteStat>,
+}
+
+async fn push_target(ctx: &Ctx, a: &PushArgs, source: &Path) -> Result<PushTarget, ToolError> {
     let wanted = check_device_path(&a.device_path)?;
-    let roots = local_roots(&ctx);
-    let local = PathBuf::from(&a.local_path);
-    let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
-        .await
-        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
     let dev = ctx.device(a.serial.as_deref()).await?;
     let into_dir = dev
         .stat(&wanted, ctx.timeout())
@@ -159,25 +201,101 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
             _ => return Err(ToolError::invalid_args("devicePath names no file")),
         }
     };
-    let dir = resolve_on_device(&ctx, &dev, &parent).await?;
-    let target = check_device_path(&format!("{dir}/{name}"))?;
-    // An existing file there may itself be a link out of the allowed roots.
-    if dev.stat(&target, ctx.timeout()).await?.is_some() {
-        resolve_on_device(&ctx, &dev, &target).await?;
+    let dir = resolve_on_device(ctx, &dev, &parent).await?;
+    let named = check_device_path(&format!("{dir}/{name}"))?;
+    // The name itself may be a link out of the allowed roots, existing or dangling.
+    let path = resolve_file_on_device(ctx, &dev, &named).await?;
+    let existing = dev.stat(&path, ctx.timeout()).await?;
+    if existing.as_ref().is_some_and(RemoteStat::is_dir) {
+        return Err(ToolError::invalid_args(format!(
+            "{path} is a directory on {}; name a file",
+            dev.serial()
+        )));
+    }
+    Ok(PushTarget {
+        dev,
+        path,
+        existing,
+    })
+}
+
+fn describe(st: &RemoteStat) -> String {
+    let when = chrono::DateTime::from_timestamp(st.mtime, 0)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_else(|| "at an unknown time".into());
+    format!("{} bytes, modified {when}", st.size)
+}
+
+fn exists_refusal(t: &PushTarget, st: &RemoteStat) -> ToolError {
+    ToolError::refused(format!(
+        "refused: {} already exists on {} ({}); android_push_file does not replace a file \
+         unasked. Push to a new name, or pass overwrite: true to replace it (the person at the \
+         keyboard is asked first).",
+        t.path,
+        t.dev.serial(),
+        describe(st)
+    ))
+    .with_details(serde_json::json!({ "existing": t.path }))
+}
+
+/// A push onto an existing file destroys it: refused without `overwrite`, destructive with it.
+async fn push_escalation(ctx: Ctx, a: PushArgs) -> Result<Option<String>, ToolError> {
+    // The checks that need no device come first, as in the push itself.
+    check_device_path(&a.device_path)?;
+    let roots = local_roots(&ctx);
+    let local = PathBuf::from(&a.local_path);
+    let source = tokio::task::spawn_blocking(move || check_local_source(&local, &roots))
+        .await
+        .map_err(|e| ToolError::internal(format!("file checker failed: {e}")))??;
+    let t = push_target(&ctx, &a, &source).await?;
+    match &t.existing {
+        None => Ok(None),
+        Some(st) if !a.overwrite => Err(exists_refusal(&t, st)),
+        Some(st) => Ok(Some(format!(
+            "overwrites {} on {} ({}): what is there now cannot be brought back",
+            t.path,
+            t.dev.serial(),
+            describe(st)
+        ))),
+    }
+}
+
+async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
+    check_device_path(&a.device_path)?;
+    let roots = local_roots(&ctx);
+    let local = PathBuf::from(&a.local_path);
+    let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
+        .await
+        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
+    let t = push_target(&ctx, &a, &source).await?;
+    if let Some(st) = &t.existing {
+        if !a.overwrite {
+            return Err(exists_refusal(&t, st));
+        }
+        if !ctx.approved {
+            // It appeared after the call was checked: nobody approved replacing it.
+            return Err(ToolError::refused(format!(
+                "refused: {} appeared on {} while this call was being checked; it was not \
+                 replaced. Call again to replace it (the person is asked).",
+                t.path,
+                t.dev.serial()
+            )));
+        }
     }
     let len = data.len() as u64;
     let sha256 = sha256_hex(&data);
-    dev.push(
-        Bytes::from(data),
-        &target,
-        0o644,
-        transfer_timeout(&ctx, len),
-    )
-    .await?;
+    t.dev
+        .push(
+            Bytes::from(data),
+            &t.path,
+            0o644,
+            transfer_timeout(&ctx, len),
+        )
+        .await?;
     Ok(Pushed {
-        serial: dev.serial().to_string(),
+        serial: t.dev.serial().to_string(),
         local_path: source.display().to_string(),
-        device_path: target,
+        device_path: t.path,
         bytes: len,
         sha256,
     })
@@ -265,16 +383,52 @@ pub async fn pull_into_dir(
             e => e.into(),
         })?;
     let dir = ctx.core.paths.pull_dir();
-    let path = dir.join(name);
-    let (p, bytes) = (path.clone(), data.clone());
-    tokio::task::spawn_blocking(move || {
+    let (name, bytes) = (name.to_string(), data.clone());
+    let path = tokio::task::spawn_blocking(move || {
         private_dir(&dir)?;
-        write_atomic(&p, &bytes, 0o600)
+        let path = claim_name(&dir, &name, &bytes)?;
+        write_atomic(&path, &bytes, 0o600).map(|()| path)
     })
     .await
     .map_err(|e| ToolError::internal(format!("file writer failed: {e}")))?
-    .map_err(|e| ToolError::internal(format!("could not write {}: {e}", path.display())))?;
+    .map_err(|e| ToolError::internal(format!("could not write into the pull directory: {e}")))?;
     Ok((path, data))
+}
+
+/// A name in the pull directory that replaces nothing: `name` when it is free or already holds
+/// these very bytes, else `stem-2.ext`, `stem-3.ext`… Claimed (created empty, exclusively) so a
+/// concurrent pull cannot take it too. Blocking.
+fn claim_name(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s, format!(".{e}")),
+        _ => (name, String::new()),
+    };
+    for n in 1..10_000u32 {
+        let candidate = if n == 1 {
+            name.to_string()
+        } else {
+            format!("{stem}-{n}{ext}")
+        };
+        let p = dir.join(candidate);
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&p)
+        {
+            Ok(_) => return Ok(p),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let same = std::fs::metadata(&p).is_ok_and(|m| m.len() == data.len() as u64)
+                    && std::fs::read(&p).is_ok_and(|old| old == data);
+                if same {
+                    return Ok(p);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other(format!("no free name for {name}")))
 }
 
 async fn pull(ctx: Ctx, a: PullArgs) -> Result<Pulled, ToolError> {
@@ -303,15 +457,17 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Push file",
             level: Level::SafeAction,
             description: "Copy a file from the project (or the pull directory) to the device under /sdcard, /storage \
-                          or /data/local/tmp. 50 MB cap.",
+                          or /data/local/tmp. 50 MB cap. An existing file is replaced only with overwrite: true, \
+                          which asks the person.",
         }
-        .def(push),
+        .def(push)
+        .escalates("`overwrite: true` onto an existing device file", push_escalation),
         Meta {
             name: "android_pull_file",
             title: "Pull file",
             level: Level::SafeAction,
-            description: "Copy a device file (under /sdcard, /storage or /data/local/tmp) into the pull directory; \
-                          text up to 64 KiB comes back inline. 50 MB cap.",
+            description: "Copy a device file (under /sdcard, /storage or /data/local/tmp) into the pull directory \
+                          (never replacing a file there); text up to 64 KiB comes back inline. 50 MB cap.",
         }
         .def(pull),
     ]
@@ -349,6 +505,27 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_pull_never_replaces_a_file_in_the_pull_directory() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        let first = claim_name(d, "report.txt", b"one").unwrap();
+        std::fs::write(&first, b"one").unwrap();
+        assert_eq!(first, d.join("report.txt"));
+        // The same bytes again: the same file. Other bytes: a new name beside it.
+        assert_eq!(claim_name(d, "report.txt", b"one").unwrap(), first);
+        let second = claim_name(d, "report.txt", b"two").unwrap();
+        assert_eq!(second, d.join("report-2.txt"));
+        assert_eq!(
+            claim_name(d, "report.txt", b"three").unwrap(),
+            d.join("report-3.txt")
+        );
+        assert_eq!(claim_name(d, "pulled", b"x").unwrap(), d.join("pulled"));
+        std::fs::write(d.join("pulled"), b"x").unwrap();
+        assert_eq!(claim_name(d, "pulled", b"y").unwrap(), d.join("pulled-2"));
+        assert_eq!(std::fs::read(first).unwrap(), b"one");
     }
 
     #[test]
