@@ -352,7 +352,9 @@ async fn keep_screen_on_meets_the_access_switches() {
     cfg.access.disabled.insert("android_keep_screen_on".into());
     let r = rig_with(false, cfg).await;
     let key = "global/stay_on_while_plugged_in";
-    let before = r.dev.with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone()));
+    let before = r
+        .dev
+        .with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone()));
     let run_id = r
         .core
         .batch
@@ -380,7 +382,8 @@ async fn keep_screen_on_meets_the_access_switches() {
     assert_eq!(rec.steps[0].outcome, StepOutcome::Skipped);
     assert_ne!(r.dev.screen_id(), "login", "no step ran");
     assert_eq!(
-        r.dev.with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone())),
+        r.dev
+            .with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone())),
         before
     );
     let refused = r.core.audit.recent(10);
@@ -421,7 +424,8 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
     let key = "global/stay_on_while_plugged_in";
     let state = |d: &SimDevice| d.with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone()));
     let before = (state(&a), state(&b));
-    let steps = json!([{"tool": "android_press_key", "arguments": {"key": "HOME", "serial": a.serial()}}]);
+    let steps =
+        json!([{"tool": "android_press_key", "arguments": {"key": "HOME", "serial": a.serial()}}]);
     let done = stdio_call(
         &core,
         "android_batch_run_inline",
@@ -434,13 +438,19 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
         "{}",
         err.message
     );
-    assert!(core.batch.history().unwrap().is_empty(), "a run was created");
+    assert!(
+        core.batch.history().unwrap().is_empty(),
+        "a run was created"
+    );
     // The runner itself (a run started some other way) refuses before its first step.
     let run_id = core
         .batch
         .run(
             &core,
-            task(vec![Step::new("android_press_key", json!({"key": "HOME", "serial": a.serial()}))]),
+            task(vec![Step::new(
+                "android_press_key",
+                json!({"key": "HOME", "serial": a.serial()}),
+            )]),
             origin(),
             RunOptions {
                 keep_screen_on: true,
@@ -459,7 +469,10 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
         json!({"steps": steps, "keepScreenOn": true}),
     )
     .await;
-    let run_id = done.result.expect("runs").json["runId"].as_str().unwrap().to_string();
+    let run_id = done.result.expect("runs").json["runId"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let rec = finished(&core, &run_id).await;
     assert_eq!(rec.state, RunState::Succeeded, "{rec:?}");
     drop(sim);

@@ -2,25 +2,26 @@
 //! `Transport::Batch`, the starting client and the run id, so it meets exactly the checks the
 //! tool would meet on its own: a disabled tool refuses, a destructive one asks the person
 //! (per step), and each is audited as its own call linked to the run. Between steps the
-//! runner publishes its position, persists the record and honours cancellation.
+//! runner publishes its position, persists the record and honours cancellation. keepScreenOn
+//! is a call too (`android_keep_screen_on`, through the same pipeline, audited as the run's):
+//! when it cannot be made (the device is ambiguous, the switch is off, the device refuses) no
+//! step runs.
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::record::{RunRecord, RunState, StepOutcome, StepRecord};
 use super::task::{Task, new_id, now};
 use super::{Active, BatchError, RunOptions};
 use crate::audit::scrub_binary;
-use crate::device::Device;
 use crate::mcp::Core;
 use crate::mcp::events::{ClientId, Transport};
 use crate::mcp::result::ToolOutput;
-use crate::mcp::server::{Ctx, Origin, call_in_run};
+use crate::mcp::server::{Origin, call_in_run, call_tool_def};
+use crate::mcp::tools::batch::keep_screen_on_tool;
 use crate::redact::Audience;
-
-const STAY_ON_KEY: &str = "stay_on_while_plugged_in";
 
 pub fn start(
     core: &Arc<Core>,
@@ -106,24 +107,23 @@ async fn execute(
     cancel: CancellationToken,
 ) {
     persist(core, &rec).await;
-    let stay_on = if opts.keep_screen_on {
-        match StayOn::begin(core, &origin, &rec.run_id).await {
-            Ok(s) => Some(s),
-            Err(e) => {
-                rec.warnings.push(format!("keepScreenOn: {e}"));
-                None
-            }
-        }
-    } else {
-        None
-    };
     let step_origin = Origin {
         transport: Transport::Batch,
         client: origin.client.clone(),
     };
     let mut state = RunState::Succeeded;
+    let mut stay_on = None;
+    if opts.keep_screen_on {
+        match StayOn::begin(core, &step_origin, &rec.run_id).await {
+            Ok(s) => stay_on = Some(s),
+            Err(e) => {
+                state = RunState::Failed;
+                rec.stopped_reason = Some(format!("keepScreenOn: {e}; no step was run"));
+            }
+        }
+    }
     for (i, step) in task.steps.iter().enumerate() {
-        if cancel.is_cancelled() {
+        if cancel.is_cancelled() || (opts.keep_screen_on && stay_on.is_none()) {
             break;
         }
         core.batch.update_live(&rec, i);
@@ -222,7 +222,7 @@ async fn execute(
         });
     }
     if let Some(s) = stay_on
-        && let Err(e) = s.end().await
+        && let Err(e) = s.end(core, &step_origin, &rec.run_id).await
     {
         rec.warnings
             .push(format!("keepScreenOn: could not restore: {e}"));
@@ -281,48 +281,45 @@ async fn save_images(core: &Arc<Core>, run_id: &str, step: usize, out: &ToolOutp
 }
 
 /// `keepScreenOn`: the device's previous `stay_on_while_plugged_in`, restored when the run
-/// ends however it ends. Uses the selected (or only) device, as steps without `serial` do.
+/// ends however it ends. Uses the selected (or only) device, as steps without `serial` do, and
+/// restores that same device. Both changes are `android_keep_screen_on` calls through the
+/// pipeline, from the run's origin, linked to the run.
 struct StayOn {
-    ctx: Ctx,
-    dev: Device,
+    serial: String,
     previous: String,
 }
 
 impl StayOn {
-    async fn begin(core: &Arc<Core>, origin: &Origin, run_id: &str) -> Result<StayOn, String> {
-        let ctx = Ctx {
-            core: core.clone(),
-            call_id: core.next_call_id(),
-            tool: "android_batch_run",
-            origin: origin.clone(),
+    async fn call(
+        core: &Arc<Core>,
+        origin: &Origin,
+        run_id: &str,
+        args: Value,
+    ) -> Result<Value, String> {
+        let done = call_tool_def(
+            core,
+            origin.clone(),
+            keep_screen_on_tool(),
+            args,
             // Not the run's token: restoring must still work after a cancel.
-            cancel: CancellationToken::new(),
-            resolved_device: Arc::new(std::sync::Mutex::new(None)),
-            batch_run: Some(run_id.to_string()),
-        };
-        let dev = ctx.device(None).await.map_err(|e| e.message)?;
-        let previous = ctx
-            .sh_ok(&dev, &format!("settings get global {STAY_ON_KEY}"))
-            .await
-            .map_err(|e| e.message)?
-            .trim()
-            .to_string();
-        ctx.sh_ok(&dev, "svc power stayon true")
-            .await
-            .map_err(|e| e.message)?;
-        Ok(StayOn { ctx, dev, previous })
+            CancellationToken::new(),
+            Some(run_id.to_string()),
+        )
+        .await;
+        done.result.map(|o| o.json).map_err(|e| e.message)
     }
 
-    async fn end(self) -> Result<(), String> {
-        // `null` (never set) or anything not a number: the platform default, off.
-        let cmd = match self.previous.parse::<u32>() {
-            Ok(n) => format!("settings put global {STAY_ON_KEY} {n}"),
-            Err(_) => "svc power stayon false".to_string(),
-        };
-        self.ctx
-            .sh_ok(&self.dev, &cmd)
-            .await
-            .map(drop)
-            .map_err(|e| e.message)
+    async fn begin(core: &Arc<Core>, origin: &Origin, run_id: &str) -> Result<StayOn, String> {
+        let out = Self::call(core, origin, run_id, json!({ "on": true })).await?;
+        let text = |k: &str| out.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        Ok(StayOn {
+            serial: text("serial"),
+            previous: text("previous"),
+        })
+    }
+
+    async fn end(self, core: &Arc<Core>, origin: &Origin, run_id: &str) -> Result<(), String> {
+        let args = json!({ "on": false, "serial": self.serial, "restore": self.previous });
+        Self::call(core, origin, run_id, args).await.map(drop)
     }
 }
