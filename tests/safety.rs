@@ -628,10 +628,6 @@ async fn intents_deep_links_and_app_functions_that_delete_ask() {
             "android_call_app_function",
             json!({"packageName": "com.example.notes", "functionId": "deleteNote", "arguments": {"id": "1"}}),
         ),
-        (
-            "android_call_app_function",
-            json!({"packageName": "com.example.notes", "functionId": "com.example.notes.NoteFunctions#removeAllNotes"}),
-        ),
     ] {
         let done = stdio_call(&r.core, tool, args.clone()).await;
         assert_eq!(
@@ -655,6 +651,11 @@ async fn intents_deep_links_and_app_functions_that_delete_ask() {
         (
             "android_call_app_function",
             json!({"packageName": "com.example.notes", "functionId": "createNote", "arguments": {"title": "a", "body": "b"}}),
+        ),
+        // Not a function the device lists: the call says so, nobody is asked.
+        (
+            "android_call_app_function",
+            json!({"packageName": "com.example.notes", "functionId": "com.example.notes.NoteFunctions#removeAllNotes"}),
         ),
     ] {
         let done = stdio_call(&r.core, tool, args.clone()).await;

@@ -502,7 +502,7 @@ async fn app_functions_list_and_execute() {
     let dev = SimDevice::demo();
     let list = sh(&dev, "cmd app_function list-app-functions").await.text();
     let v: serde_json::Value = serde_json::from_str(&list).unwrap();
-    assert_eq!(v["com.example.notes"].as_array().unwrap().len(), 2);
+    assert_eq!(v["com.example.notes"].as_array().unwrap().len(), 3);
     let r = sh(&dev, r#"cmd app_function execute-app-function --package com.example.notes --function createNote --parameters '{"title":"Milk","body":"2L"}'"#).await;
     assert_eq!(r.text(), "{\"result\":\"Created note \\\"Milk\\\"\"}\n");
     let r = sh(&dev, r#"cmd app_function execute-app-function --package com.example.notes --function createNote --parameters '{"title":1}'"#).await;

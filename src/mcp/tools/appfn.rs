@@ -311,17 +311,37 @@ async fn call(ctx: Ctx, a: CallArgs) -> Result<Called, ToolError> {
     })
 }
 
-/// An AppFunction whose id says delete, remove, clear… (`deleteNote`,
-/// `NoteFunctions#removeAllNotes`) is destructive for that call: what it removes inside the app
-/// no normal action brings back. Judged by the id the agent names, before anything runs.
-fn deleting_function(a: &CallArgs) -> Option<String> {
-    destroying_verb(&a.function_id).map(|verb| {
+/// An AppFunction that deletes (its id or the app's own description of it says delete, remove,
+/// clear…: `deleteNote`, `NoteFunctions#removeAllNotes`, "Deletes a note") is destructive for
+/// that call: what it removes inside the app no normal action brings back. Judged against the
+/// device's own listing, after the checks that need no device; a function the device does not
+/// list is left to the call to report.
+async fn deleting_function(ctx: Ctx, a: CallArgs) -> Result<Option<String>, ToolError> {
+    guard::package_name(&a.package_name).map_err(refused)?;
+    check_function_id(&a.function_id)?;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    let all = list_all(&ctx, &dev).await?;
+    let Some((f, _)) = all
+        .iter()
+        .find(|(f, _)| f.package_name == a.package_name && f.function_id == a.function_id)
+    else {
+        return Ok(None);
+    };
+    let said = destroying_verb(&f.function_id)
+        .map(|v| (v, "its id"))
+        .or_else(|| {
+            f.description
+                .as_deref()
+                .and_then(destroying_verb)
+                .map(|v| (v, "the app's description of it"))
+        });
+    Ok(said.map(|(verb, where_)| {
         format!(
-            "the AppFunction {} of {} says \"{verb}\": what it removes cannot be brought back by \
-             a normal action",
+            "the AppFunction {} of {} deletes ({where_} says \"{verb}\"): what it removes cannot \
+             be brought back by a normal action",
             a.function_id, a.package_name
         )
-    })
+    }))
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -338,10 +358,13 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Call AppFunction",
             level: Level::SafeAction,
             description: "Execute an AppFunction; arguments are checked against its listed parameters first. \
-                          One whose id says delete, remove, clear… asks the person.",
+                          One that deletes (its id or description says so) asks the person.",
         }
         .def(call)
-        .escalates_if("a function id that says delete, remove, clear, wipe, reset… (deleteNote)", deleting_function),
+        .escalates(
+            "a function whose id or description says delete, remove, clear, wipe, reset… (deleteNote)",
+            deleting_function,
+        ),
     ]
 }
 
