@@ -60,6 +60,7 @@ async fn run(core: &Arc<Core>, tool: &str, args: Value) -> Result<Value, (ErrorK
     let origin = Origin {
         transport: Transport::Stdio,
         client: None,
+        session: None,
     };
     let outcome = call(core, origin, tool, args, CancellationToken::new())
         .await

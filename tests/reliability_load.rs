@@ -79,6 +79,7 @@ async fn thousands_of_concurrent_destructive_calls_with_a_denying_responder_neve
                 let origin = Origin {
                     transport: Transport::Http,
                     client: None,
+                    session: None,
                 };
                 let done = tokio::time::timeout(
                     Duration::from_secs(30),

@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::confirm::Ask;
+use super::lease::{Connection, Session};
 use super::core::Core;
 use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
 use super::registry::{Level, ToolDef};
@@ -29,6 +30,9 @@ use crate::redact::{Audience, redact_password_nodes};
 pub struct Origin {
     pub transport: Transport,
     pub client: Option<ClientId>,
+    /// The client's connection, which device leases tell holders apart by; `None` for the
+    /// control centre's own calls (a person is not held back by a lease).
+    pub session: Option<Session>,
 }
 
 /// What a tool's handler receives besides its arguments.
@@ -87,6 +91,35 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
     .with_details(serde_json::json!({ "decision": decision }))
 }
 
+/// An action on a device another client has leased is refused here, before anything runs and
+/// before anyone is asked; reads, the holder's own calls and the control centre's pass.
+async fn check_lease(ctx: &Ctx, tool: &ToolDef, requested: Option<&str>) -> Result<(), ToolError> {
+    if tool.level == Level::ReadOnly || !tool.device || ctx.core.leases.is_empty() {
+        return Ok(());
+    }
+    let Some(holder) = super::lease::Holder::of(&ctx.origin) else {
+        return Ok(());
+    };
+    // A device that does not resolve is the tool's own error to report.
+    let Ok(dev) = ctx.device(requested).await else {
+        return Ok(());
+    };
+    match ctx.core.leases.blocker(dev.serial(), Some(&holder)) {
+        None => Ok(()),
+        Some(lease) => {
+            let now = tokio::time::Instant::now();
+            Err(ToolError::refused(format!(
+                "{} was not run: {}. Reads stay allowed; it frees when the holder releases it \
+                 (android_lease_device release=true) or disconnects, when it expires, or when a \
+                 person breaks it on the control centre's Status screen.",
+                tool.name,
+                lease.describe(now)
+            ))
+            .with_details(serde_json::json!({ "lease": lease.info(now) })))
+        }
+    }
+}
+
 /// Run one tool call through every check. Never panics; every path ends in a `CallFinished`.
 pub async fn call(
     core: &Arc<Core>,
@@ -133,9 +166,19 @@ pub async fn call_in_run(
     let started = Instant::now();
     let mut decision = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
+    let ctx = Ctx {
+        core: core.clone(),
+        call_id,
+        tool: tool.name,
+        origin: origin.clone(),
+        cancel: cancel.clone(),
+        resolved_device: resolved.clone(),
+        batch_run: batch_run.clone(),
+    };
     let result = async {
         core.access.check(&tool)?;
         tool.validate(&args)?;
+        check_lease(&ctx, &tool, requested.as_deref()).await?;
         if tool.level == Level::Destructive {
             let ask = Ask {
                 call_id,
@@ -157,15 +200,6 @@ pub async fn call_in_run(
                 return Err(denial(&tool, d));
             }
         }
-        let ctx = Ctx {
-            core: core.clone(),
-            call_id,
-            tool: tool.name,
-            origin: origin.clone(),
-            cancel: cancel.clone(),
-            resolved_device: resolved.clone(),
-            batch_run: batch_run.clone(),
-        };
         tokio::select! {
             r = tool.run(ctx, args.clone()) => r,
             _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
@@ -237,11 +271,36 @@ pub async fn call_in_run(
 pub struct McpServer {
     core: Arc<Core>,
     transport: Transport,
+    /// Dropped with the last clone, when the stdio or SSE connection closes: its leases end.
+    conn: Arc<Connection>,
 }
 
 impl McpServer {
     pub fn new(core: Arc<Core>, transport: Transport) -> Self {
-        McpServer { core, transport }
+        let conn = Arc::new(Connection::new(core.clone(), transport));
+        McpServer {
+            core,
+            transport,
+            conn,
+        }
+    }
+
+    /// The connection a call came through: this service's for stdio and SSE; for HTTP the
+    /// session named by `Mcp-Session-Id`, or (stateless 2026-07-28) only the client's name.
+    fn session_of(&self, client: &Option<ClientId>, ctx: &RequestContext<RoleServer>) -> Session {
+        if let Some(s) = self.conn.session() {
+            return s.clone();
+        }
+        let sid = ctx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .filter(|s| !s.is_empty());
+        match sid {
+            Some(sid) => Session::http(sid),
+            None => Session::stateless(client),
+        }
     }
 
     fn client_of(&self, ctx: &RequestContext<RoleServer>) -> Option<ClientId> {
@@ -363,9 +422,11 @@ impl ServerHandler for McpServer {
             // 2026-07-28 has no initialize: the client names itself on each request.
             self.core.client_seen(self.transport, c, &v.to_string());
         }
+        let session = Some(self.session_of(&client, &context));
         let origin = Origin {
             transport: self.transport,
             client,
+            session,
         };
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let Some(done) = call(&self.core, origin, &request.name, args, context.ct.clone()).await

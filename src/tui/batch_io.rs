@@ -196,6 +196,7 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
             let origin = Origin {
                 transport: Transport::Tui,
                 client: None,
+                session: None,
             };
             match core.batch.run(core, task, origin, RunOptions::default()) {
                 Ok(run_id) => BatchReply::Done(format!("started {name:?} as {run_id}")),

@@ -171,6 +171,7 @@ impl State {
             | ServerEvent::ServerStateChanged { .. }
             | ServerEvent::DevicesChanged
             | ServerEvent::Device { .. }
+            | ServerEvent::LeasesChanged
             | ServerEvent::Navigate { .. } => {}
         }
     }

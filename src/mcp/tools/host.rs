@@ -74,6 +74,8 @@ pub struct Status {
     /// Devices as last seen by the device tracker (no device command is run).
     pub devices: Vec<crate::mcp::tools::common::DeviceRef>,
     pub selected_device: Option<String>,
+    /// Devices leased by clients (`android_lease_device`): holder and expiry.
+    pub leases: Vec<crate::mcp::lease::LeaseInfo>,
     /// adb servers that are not answering, with why.
     pub adb_server_errors: Vec<String>,
     pub demo: bool,
@@ -145,6 +147,10 @@ pub fn status(ctx: &Ctx) -> Status {
         screen: core.screen(),
         devices: core.devices.snapshot().iter().map(Into::into).collect(),
         selected_device: core.selected_device.read().ok().and_then(|s| s.clone()),
+        leases: {
+            let now = tokio::time::Instant::now();
+            core.leases.list().iter().map(|l| l.info(now)).collect()
+        },
         adb_server_errors: core
             .devices
             .server_errors()
