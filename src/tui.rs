@@ -22,6 +22,7 @@ pub mod history;
 pub mod images;
 pub mod input;
 pub mod keys;
+pub mod leases;
 pub mod osc;
 pub mod settings;
 pub mod state;

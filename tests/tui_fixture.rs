@@ -104,6 +104,7 @@ pub fn view() -> CoreView {
         exe: "/usr/local/bin/spock-tui".into(),
         descriptor: "/run/user/1000/spock-tui/endpoint.json".into(),
         token: "tok-for-tests".into(),
+        leases: Vec::new(),
     }
 }
 

@@ -51,6 +51,8 @@ pub enum Action {
     SaveTask,
     Mark,
     TaskFromMarked,
+    BreakLease,
+    NextLease,
 }
 
 impl Action {
@@ -105,6 +107,8 @@ impl Action {
             Action::SaveTask => "check and save the task",
             Action::Mark => "mark / unmark the call for a batch task",
             Action::TaskFromMarked => "make a batch task from the marked calls",
+            Action::BreakLease => "break a device lease (asks first)",
+            Action::NextLease => "next device lease",
         }
     }
 }
@@ -243,6 +247,8 @@ pub const BINDINGS: &[Binding] = &[
     b(ST, ch('t'), Action::ToggleConfigKind),
     b(ST, Right, Action::NextClient),
     b(ST, Left, Action::PrevClient),
+    b(ST, ch('x'), Action::BreakLease),
+    b(ST, ch('l'), Action::NextLease),
     b(TO, ch('/'), Action::Search),
     b(TO, ch('d'), Action::ToggleDestructiveOnly),
     b(TO, Esc, Action::ClearFilters),

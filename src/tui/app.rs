@@ -459,6 +459,15 @@ fn perform<W: std::io::Write>(
             batch.perform(cmd);
             None
         }
+        Effect::BreakLease { id, device } => {
+            notice(match crate::mcp::lease::break_lease(core, &device, id) {
+                Some(l) => format!(
+                    "broke the lease on {device} held by {}",
+                    l.holder.describe()
+                ),
+                None => format!("the lease on {device} had already ended"),
+            })
+        }
         Effect::NavReply(req, result) => {
             match result {
                 Ok(()) => req.applied(),

@@ -121,7 +121,16 @@ impl Editor {
 /// A small yes/no question that has the keyboard (below a destructive-call confirmation).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Prompt {
-    DeleteTask { id: String, name: String },
+    DeleteTask {
+        id: String,
+        name: String,
+    },
+    /// From Status (`super::leases`).
+    BreakLease {
+        id: u64,
+        device: String,
+        holder: String,
+    },
 }
 
 impl Prompt {
@@ -130,6 +139,11 @@ impl Prompt {
             Prompt::DeleteTask { name, .. } => {
                 format!("delete task {:?}? y/n", super::escape::line(name))
             }
+            Prompt::BreakLease { device, holder, .. } => format!(
+                "break the lease on {} held by {}? y/n",
+                super::escape::line(device),
+                super::escape::line(holder)
+            ),
         }
     }
 }
@@ -287,6 +301,9 @@ impl State {
             }
             (Action::Deny, Prompt::DeleteTask { name, .. }) => {
                 self.notice = Some(format!("kept task {:?}", super::escape::line(&name)))
+            }
+            (a @ (Action::Approve | Action::Deny), Prompt::BreakLease { id, device, .. }) => {
+                self.answer_break(a == Action::Approve, id, device, fx)
             }
             (_, p) => self.batch.prompt = Some(p),
         }

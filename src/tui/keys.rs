@@ -153,7 +153,7 @@ impl State {
                     self.status.client =
                         (self.status.client + Client::ALL.len() - 1) % Client::ALL.len()
                 }
-                _ => return false,
+                a => return self.act_lease(a),
             },
             Screen::Tools => match action {
                 Action::Search => {

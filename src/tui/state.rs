@@ -170,6 +170,8 @@ pub struct StatusView {
     /// Index into `clientconfig::Client::ALL`.
     pub client: usize,
     pub http: bool,
+    /// The lease `x` would break, in `core.leases`.
+    pub lease: usize,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -309,7 +311,7 @@ impl State {
 
     /// A countdown or a running call is on screen: the loop ticks once a second, else never.
     pub fn needs_tick(&self) -> bool {
-        !self.confirms.is_empty() || self.history.running() > 0
+        !self.confirms.is_empty() || self.history.running() > 0 || !self.core.leases.is_empty()
     }
 
     pub fn tool(&self, name: &str) -> Option<&ToolInfo> {

@@ -51,6 +51,8 @@ pub enum Effect {
     NavReply(NavRequest, Result<(), String>),
     /// Run, cancel, save, delete or record a batch task.
     Batch(super::batch::BatchCmd),
+    /// Break lease `id` on `device` (the person said yes).
+    BreakLease { id: u64, device: String },
 }
 
 impl State {

@@ -164,13 +164,27 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
     } else {
         clients.len().min(6) as u16
     };
-    let [server, dev, cli, cfg] = Layout::vertical([
+    // Leases, when any: a small block of their own between clients and configuration.
+    let leases = crate::tui::leases::lines(s);
+    let lease_h = if leases.is_empty() {
+        0
+    } else {
+        leases.len().min(4) as u16 + 2
+    };
+    let [server, dev, cli, held, cfg] = Layout::vertical([
         Constraint::Length((server_text.len() as u16 + 2).max(7)),
         Constraint::Length(devices.len().min(6) as u16 + 2),
         Constraint::Length(client_h + 2),
+        Constraint::Length(lease_h),
         Constraint::Min(3),
     ])
     .areas(area);
+    if !leases.is_empty() {
+        f.render_widget(
+            Paragraph::new(leases).block(block(crate::tui::leases::title(s))),
+            held,
+        );
+    }
     f.render_widget(Paragraph::new(server_text).block(block("Server")), server);
     f.render_widget(Paragraph::new(devices).block(block("Devices")), dev);
     f.render_widget(
