@@ -41,7 +41,10 @@ fn error(done: &CallOutcome) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_clients_actions_are_refused_before_anyone_is_asked() {
-    let r = rig_with(true, Config::default_config()).await;
+    let mut cfg = Config::default_config();
+    // Were it asked, the question would be left unanswered: denied after 2 s, not refused.
+    cfg.safety.confirm_timeout_secs = 2;
+    let r = rig_with(true, cfg).await;
     let (a, b) = (agent("agent-a", 9001), agent("agent-b", 9002));
     let taken = run(&r.core, &a, "android_lease_device", json!({})).await;
     assert_eq!(taken.outcome, Outcome::Ok, "{:?}", taken.result);

@@ -191,3 +191,34 @@ async def test_the_holder_disconnecting_frees_the_device(demo):
         await until_free(b)
         (rec,) = await wait_audit(demo, "holder_disconnected", "agent-h/2.0")
         assert rec["transport"] == "http", rec
+
+
+async def test_a_stateless_http_client_holds_by_name_until_time_or_release(demo):
+    """2026-07-28 has no connection: each request stands alone, the lease outlives them all and
+    the client is known by its name and version."""
+    def stateless():
+        return Client(
+            streamable_http_client(demo.url, http_client=demo.http_client()),
+            mode="auto",
+            client_info=Implementation(name="agent-s", version="3.0"),
+        )
+
+    async with stdio(demo, "agent-b") as b:
+        async with stateless() as s:
+            assert s.protocol_version == "2026-07-28"
+            err, got = await call(s, "android_lease_device")
+            assert not err, got
+            assert got["lease"]["holder"]["session"] == "stateless http", got
+            err, sc = await call(s, "android_tap", TAP)
+            assert not err, sc
+            err, sc = await call(b, "android_tap", TAP)
+            assert err and "agent-s/3.0 (stateless http)" in sc["error"], sc
+        # Closing the client ends nothing: there was no connection to end.
+        await asyncio.sleep(0.5)
+        err, sc = await call(b, "android_tap", TAP)
+        assert err and "agent-s/3.0" in sc["error"], sc
+        async with stateless() as s:
+            err, got = await call(s, "android_lease_device", {"release": True})
+            assert not err and got["action"] == "released", got
+        err, sc = await call(b, "android_tap", TAP)
+        assert not err, sc
