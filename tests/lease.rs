@@ -71,7 +71,11 @@ async fn another_clients_actions_are_refused_before_anyone_is_asked() {
     let launch = json!({"packageName": "com.example.shop"});
     let launched = run(&r.core, &b, "android_launch_app", launch.clone()).await;
     assert_eq!(launched.outcome, Outcome::Refused, "{:?}", launched.result);
-    assert_eq!(r.dev.screen_id(), home, "the refused launch reached the device");
+    assert_eq!(
+        r.dev.screen_id(),
+        home,
+        "the refused launch reached the device"
+    );
     let read = run(&r.core, &b, "android_get_battery_info", json!({})).await;
     assert_eq!(read.outcome, Outcome::Ok, "{:?}", read.result);
     // The holder acts; so does the person at the control centre (no client connection).
@@ -108,16 +112,16 @@ async fn batch_steps_act_as_the_client_that_started_the_run() {
         };
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
         let step = loop {
-            let found = r
-                .core
-                .audit
-                .recent(50)
-                .into_iter()
-                .find(|rec| rec.batch_run.as_deref() == Some(run_id.as_str()) && rec.tool == "android_tap");
+            let found = r.core.audit.recent(50).into_iter().find(|rec| {
+                rec.batch_run.as_deref() == Some(run_id.as_str()) && rec.tool == "android_tap"
+            });
             if let Some(rec) = found {
                 break rec;
             }
-            assert!(tokio::time::Instant::now() < deadline, "run {run_id} never ran its step");
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "run {run_id} never ran its step"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
         outcomes.push((step.outcome, step.error.clone()));

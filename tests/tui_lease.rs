@@ -37,7 +37,12 @@ fn status_shows_leases_and_a_person_breaks_one_after_saying_yes() {
     assert!(!s.needs_tick());
     s.update(key('x'));
     assert_eq!(s.layer(), Layer::Screen(Screen::Status));
-    assert!(s.notice.as_deref().unwrap_or("").contains("nothing to break"));
+    assert!(
+        s.notice
+            .as_deref()
+            .unwrap_or("")
+            .contains("nothing to break")
+    );
 
     let ev = leased(&s, &["emulator-5554@127.0.0.1:5037"]);
     s.update(ev);
@@ -97,4 +102,3 @@ fn l_chooses_which_lease_x_breaks() {
         other => panic!("{other:?}"),
     }
 }
-

@@ -205,7 +205,8 @@ pub enum Taken {
     Renewed,
 }
 
-/// The lease table itself: plain data, every clock passed in.
+/// The lease table itself: plain data, every clock passed in. Refusals carry the lease in the
+/// way (boxed: it is large and the rare case).
 #[derive(Debug, Default)]
 pub struct Table {
     leases: HashMap<String, Lease>,
@@ -222,13 +223,13 @@ impl Table {
         dur: Duration,
         now: Instant,
         wall: DateTime<Utc>,
-    ) -> Result<(Taken, Lease), Lease> {
+    ) -> Result<(Taken, Lease), Box<Lease>> {
         let expires_at = wall + chrono::Duration::from_std(dur).unwrap_or(chrono::Duration::MAX);
         if let Some(l) = self.leases.get_mut(device)
             && l.deadline > now
         {
             if l.holder != *holder {
-                return Err(l.clone());
+                return Err(Box::new(l.clone()));
             }
             l.deadline = now + dur;
             l.expires_at = expires_at;
@@ -255,10 +256,10 @@ impl Table {
         device: &str,
         holder: &Holder,
         now: Instant,
-    ) -> Result<Option<Lease>, Lease> {
+    ) -> Result<Option<Lease>, Box<Lease>> {
         match self.leases.get(device) {
             Some(l) if l.deadline <= now => Ok(None),
-            Some(l) if l.holder != *holder => Err(l.clone()),
+            Some(l) if l.holder != *holder => Err(Box::new(l.clone())),
             Some(_) => Ok(self.leases.remove(device)),
             None => Ok(None),
         }
@@ -281,9 +282,7 @@ impl Table {
             .filter(|l| l.deadline <= now)
             .map(|l| l.device.clone())
             .collect();
-        due.iter()
-            .filter_map(|d| self.leases.remove(d))
-            .collect()
+        due.iter().filter_map(|d| self.leases.remove(d)).collect()
     }
 
     /// Remove and return every lease held through the connection `key`.
@@ -294,9 +293,7 @@ impl Table {
             .filter(|l| l.holder.key == key)
             .map(|l| l.device.clone())
             .collect();
-        held.iter()
-            .filter_map(|d| self.leases.remove(d))
-            .collect()
+        held.iter().filter_map(|d| self.leases.remove(d)).collect()
     }
 
     /// Remove lease `id` on `device` (only that one: not a lease taken since it was shown).
@@ -396,7 +393,7 @@ pub fn take(
     device: &str,
     holder: &Holder,
     dur: Duration,
-) -> Result<(Taken, Lease), Lease> {
+) -> Result<(Taken, Lease), Box<Lease>> {
     let now = Instant::now();
     let (expired, r) = core.leases.with(|t| {
         let expired = t.expire(now);
@@ -411,8 +408,10 @@ pub fn take(
 }
 
 /// Give a lease back (the `android_lease_device` call records it).
-pub fn release(core: &Core, device: &str, holder: &Holder) -> Result<Option<Lease>, Lease> {
-    let r = core.leases.with(|t| t.release(device, holder, Instant::now()));
+pub fn release(core: &Core, device: &str, holder: &Holder) -> Result<Option<Lease>, Box<Lease>> {
+    let r = core
+        .leases
+        .with(|t| t.release(device, holder, Instant::now()));
     if matches!(r, Ok(Some(_))) {
         core.emit(ServerEvent::LeasesChanged);
     }
@@ -582,7 +581,11 @@ mod tests {
         assert!(t.blocker("dev@h:1", Some(&a), t0).is_none());
         let stop = t.blocker("dev@h:1", Some(&b), t0).expect("b is stopped");
         assert_eq!(stop.holder.client, "a/1.0");
-        assert!(stop.describe(t0).contains("a/1.0 (stdio#1)"), "{}", stop.describe(t0));
+        assert!(
+            stop.describe(t0).contains("a/1.0 (stdio#1)"),
+            "{}",
+            stop.describe(t0)
+        );
         // Another device is free; the control centre (no holder) is never stopped.
         assert!(t.blocker("other@h:1", Some(&b), t0).is_none());
         assert!(t.blocker("dev@h:1", None, t0).is_none());
@@ -632,7 +635,10 @@ mod tests {
         assert!(t.release("d1", &a, t0).unwrap().is_none());
         // a's connection closes: its leases go, b's stays.
         let ended = t.end_session(&a.key);
-        assert_eq!(ended.iter().map(|l| l.device.as_str()).collect::<Vec<_>>(), ["d2"]);
+        assert_eq!(
+            ended.iter().map(|l| l.device.as_str()).collect::<Vec<_>>(),
+            ["d2"]
+        );
         assert_eq!(t.list(t0).len(), 1);
         // A person breaks the lease shown, not one taken since.
         assert!(t.break_lease("d3", l3.id + 100).is_none());
@@ -675,8 +681,14 @@ mod tests {
         assert_eq!(core.leases.list().len(), 2);
         tokio::time::sleep(Duration::from_secs(2)).await;
         assert_eq!(core.leases.list().len(), 1);
-        assert!(core.leases.with(|t| t.leases.len()) == 1, "swept, not only hidden");
-        assert!(matches!(events.recv().await, Ok(ServerEvent::LeasesChanged)));
+        assert!(
+            core.leases.with(|t| t.leases.len()) == 1,
+            "swept, not only hidden"
+        );
+        assert!(matches!(
+            events.recv().await,
+            Ok(ServerEvent::LeasesChanged)
+        ));
         tokio::time::sleep(Duration::from_secs(60)).await;
         assert!(core.leases.is_empty());
         let recent = core.audit.recent(10);

@@ -17,9 +17,9 @@ use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::confirm::Ask;
-use super::lease::{Connection, Session};
 use super::core::Core;
 use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
+use super::lease::{Connection, Session};
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
 use crate::audit::AuditRecord;

@@ -36,11 +36,9 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
         .with_sse_keep_alive(Some(Duration::from_secs(15)))
         .with_json_response(true);
     let ended = core.clone();
-    config.session_store = Some(Arc::new(
-        super::sessions::ParkedSessions::new(4096).on_end(move |id| {
-            crate::mcp::lease::session_ended(&ended, &crate::mcp::lease::http_key(id))
-        }),
-    ));
+    config.session_store = Some(Arc::new(super::sessions::ParkedSessions::new(4096).on_end(
+        move |id| crate::mcp::lease::session_ended(&ended, &crate::mcp::lease::http_key(id)),
+    )));
     if opts.any_host {
         config = config.disable_allowed_hosts();
     } else {

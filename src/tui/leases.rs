@@ -67,7 +67,13 @@ impl State {
     }
 
     /// The answer to "break the lease?": y breaks it, n or Esc keeps it.
-    pub(super) fn answer_break(&mut self, yes: bool, id: u64, device: String, fx: &mut Vec<Effect>) {
+    pub(super) fn answer_break(
+        &mut self,
+        yes: bool,
+        id: u64,
+        device: String,
+        fx: &mut Vec<Effect>,
+    ) {
         if yes {
             fx.push(Effect::BreakLease { id, device });
         } else {
@@ -99,10 +105,7 @@ pub fn lines(s: &State) -> Vec<Line<'static>> {
                 Span::raw(mark),
                 Span::styled(escape::cell(&l.device, 32), super::ui::bold()),
                 Span::raw("  held by "),
-                Span::styled(
-                    escape::cell(&l.holder, 40),
-                    Style::new().fg(Color::Yellow),
-                ),
+                Span::styled(escape::cell(&l.holder, 40), Style::new().fg(Color::Yellow)),
                 Span::styled(
                     format!(
                         "  {} (until {})",

@@ -52,7 +52,10 @@ pub enum Effect {
     /// Run, cancel, save, delete or record a batch task.
     Batch(super::batch::BatchCmd),
     /// Break lease `id` on `device` (the person said yes).
-    BreakLease { id: u64, device: String },
+    BreakLease {
+        id: u64,
+        device: String,
+    },
 }
 
 impl State {
