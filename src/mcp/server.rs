@@ -137,6 +137,12 @@ pub async fn call_in_run(
         core.access.check(&tool)?;
         tool.validate(&args)?;
         if tool.level == Level::Destructive {
+            // A serial several adb servers have is refused before anyone is asked.
+            if let Some(Err(e @ crate::device::DeviceError::Ambiguous { .. })) =
+                requested.as_deref().map(|s| core.devices.find_now(s))
+            {
+                return Err(e.into());
+            }
             let ask = Ask {
                 call_id,
                 tool: tool.name,
