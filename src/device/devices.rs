@@ -146,6 +146,8 @@ struct Table {
     screens: HashMap<String, (Instant, (u32, u32))>,
     /// Full name → facts.
     facts: HashMap<String, DeviceFacts>,
+    /// Full names ever listed, so a device that left is told apart from one never seen.
+    seen: std::collections::HashSet<String>,
 }
 
 impl Table {
@@ -244,6 +246,7 @@ impl Inner {
                     .or_insert_with(|| e.server.clone());
             }
         }
+        t.seen.extend(all.iter().map(|e| e.id.clone()));
         let old = std::mem::take(&mut t.published);
         for gone in old.iter().filter(|o| !all.iter().any(|n| n.id == o.id)) {
             let _ = self.events.send(DeviceEvent::Removed {
@@ -400,6 +403,12 @@ impl Inner {
                     detail: server_detail(&e),
                 });
             }
+            if !t.seen.contains(&id) {
+                return Err(DeviceError::NoDevice {
+                    serial: id,
+                    known: t.published.iter().map(|d| d.serial.clone()).collect(),
+                });
+            }
             return Err(DeviceError::Detached {
                 device: id,
                 server: ep.to_string(),
@@ -418,12 +427,15 @@ impl Inner {
             .collect();
         let owner = t.owners.get(name);
         match hits.as_slice() {
-            [one] if owner.is_none_or(|o| o == &one.server) => Ok((*one).clone()),
-            [one] => Err(DeviceError::Detached {
-                device: listing::qualified(name, owner.expect("checked above")),
-                server: owner.expect("checked above").to_string(),
-                elsewhere: vec![one.id.clone()],
-            }),
+            [one] => match owner {
+                // It meant a device on another server, which left: never this one silently.
+                Some(o) if o != &one.server => Err(DeviceError::Detached {
+                    device: listing::qualified(name, o),
+                    server: o.to_string(),
+                    elsewhere: vec![one.id.clone()],
+                }),
+                _ => Ok((*one).clone()),
+            },
             [] => match owner {
                 Some(o) => Err(DeviceError::Detached {
                     device: listing::qualified(name, o),

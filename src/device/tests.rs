@@ -561,9 +561,15 @@ async fn names_hold_while_another_server_goes_and_comes() {
         e.to_string().contains(&qa) && e.to_string().contains(&qb),
         "{e}"
     );
-    // The full name of a device nobody else shares is accepted too.
+    // The full name of a device nobody else shares is accepted too; one never seen is not.
     let only_a = format!("only-a@{}", a.ep);
     assert!(d.device(&only_a).shell("true", T).await.is_ok());
+    let e = d
+        .device(&format!("nope@{}", a.ep))
+        .shell("true", T)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, DeviceError::NoDevice { .. }), "{e}");
     b.kill();
     drop(b);
     until(&d, "b's device unreachable", |l| {
