@@ -46,6 +46,7 @@ fn env() -> Env {
         adb: vec![AdbEndpoint::local(closed_port())],
         projects: vec![project.clone()],
         autostart_adb: false,
+        adb_explicit: true,
     })
     .expect("core");
     Env {

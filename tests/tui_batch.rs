@@ -537,6 +537,7 @@ mod live {
             adb: vec![AdbEndpoint::new("127.0.0.1", port)],
             projects: vec![],
             autostart_adb: false,
+            adb_explicit: true,
         })
         .expect("core");
         let (tx, mut rx) = mpsc::unbounded_channel();

@@ -180,6 +180,12 @@ pub async fn call_in_run(
         tool.validate(&args)?;
         check_lease(&ctx, &tool, requested.as_deref()).await?;
         if tool.level == Level::Destructive {
+            // A serial several adb servers have is refused before anyone is asked.
+            if let Some(Err(e @ crate::device::DeviceError::Ambiguous { .. })) =
+                requested.as_deref().map(|s| core.devices.find_now(s))
+            {
+                return Err(e.into());
+            }
             let ask = Ask {
                 call_id,
                 tool: tool.name,

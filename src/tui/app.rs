@@ -153,7 +153,7 @@ fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
                 .snapshot()
                 .into_iter()
                 .map(|d| super::event::DeviceRow {
-                    selected: selected.as_deref() == Some(d.serial.as_str()),
+                    selected: selected.as_deref() == Some(d.id.as_str()),
                     serial: d.serial,
                     state: d.state.to_string(),
                     model: d.model,
