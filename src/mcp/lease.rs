@@ -671,6 +671,7 @@ mod tests {
             adb: vec![crate::device::AdbEndpoint::new("127.0.0.1".to_string(), 1)],
             projects: vec![],
             autostart_adb: false,
+            adb_explicit: true,
         })
         .unwrap();
         let a = holder("a", 1);
