@@ -680,3 +680,79 @@ fn history_search_finds_a_string_only_in_a_result() {
         Some("android_get_logcat")
     );
 }
+
+#[test]
+fn the_timeout_filter_and_search_find_confirmations_that_timed_out() {
+    let mut s = busy_state();
+    // A confirmation nobody answered: denied at the timeout.
+    s.update(started(
+        5,
+        5,
+        "android_uninstall_app",
+        Level::Destructive,
+        Some("R58M123"),
+        json!({"package_name": "com.quiet"}),
+    ));
+    s.update(finished(
+        5,
+        "android_uninstall_app",
+        Outcome::Denied,
+        60_000,
+        Some(Decision {
+            approved: false,
+            by: DecidedBy::Timeout,
+        }),
+        json!({"error": "not run"}),
+    ));
+    // And a tool that timed out on its own.
+    s.update(started(
+        6,
+        6,
+        "android_tap",
+        Level::SafeAction,
+        None,
+        json!({}),
+    ));
+    s.update(finished(
+        6,
+        "android_tap",
+        Outcome::Timeout,
+        20_000,
+        None,
+        json!({}),
+    ));
+    let call_ids = |s: &spock_tui::tui::State| -> Vec<u64> {
+        s.history_view
+            .matches
+            .as_ref()
+            .unwrap()
+            .iter()
+            .filter_map(|seq| s.history.get(*seq)?.call_id)
+            .collect()
+    };
+    s.update(key('4'));
+    // The outcome filter "timeout": both kinds of timeout.
+    s.update(key('f'));
+    let at = s
+        .picker
+        .as_ref()
+        .unwrap()
+        .options
+        .iter()
+        .position(|(_, v)| v == "timeout")
+        .unwrap();
+    for _ in 0..at {
+        s.update(code(KeyCode::Down));
+    }
+    s.update(key(' '));
+    s.update(code(KeyCode::Esc));
+    assert_eq!(call_ids(&s), [6, 5]);
+    // The search "timeout" finds what the row says: "denied (timeout)", "timeout".
+    s.update(key('x'));
+    s.update(key('/'));
+    for c in "timeout".chars() {
+        s.update(key(c));
+    }
+    s.update(code(KeyCode::Enter));
+    assert_eq!(call_ids(&s), [6, 5]);
+}

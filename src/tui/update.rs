@@ -195,7 +195,7 @@ impl State {
             .newest_first()
             .filter(|r| r.matches_lower(&q))
             .filter(|r| f.tools.is_empty() || f.tools.contains(&r.tool))
-            .filter(|r| f.outcomes.is_empty() || f.outcomes.contains(r.outcome_label()))
+            .filter(|r| f.outcomes.is_empty() || r.outcome_in(&f.outcomes))
             .filter(|r| f.devices.is_empty() || f.devices.contains(r.device_label()))
             .filter(|r| f.clients.is_empty() || f.clients.contains(&r.client_label()))
             .map(|r| r.seq)
