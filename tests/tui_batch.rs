@@ -220,7 +220,7 @@ fn run_and_cancel_name_the_right_ids() {
     );
     // Nothing is running: cancel says so and asks nothing of the loop.
     assert!(batch_cmds(s.update(key('x'))).is_empty());
-    assert!(s.notice.as_deref().unwrap().contains("no run"));
+    assert!(s.notice().unwrap().contains("no run"));
     s.update(Event::Batch(running()));
     assert_eq!(
         batch_cmds(s.update(key('x'))),
@@ -420,7 +420,7 @@ fn marked_history_calls_become_a_task_in_order() {
     }
     s.update(key('4'));
     assert!(batch_cmds(s.update(key('b'))).is_empty());
-    assert!(s.notice.as_deref().unwrap().contains("mark"));
+    assert!(s.notice().unwrap().contains("mark"));
     // Newest first on screen: mark call 3, skip 2, mark 1; unmark and re-mark 1.
     s.update(key(' '));
     s.update(key('j'));

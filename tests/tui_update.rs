@@ -432,7 +432,7 @@ fn settings_rows_become_access_and_setting_effects() {
     s.update(code(KeyCode::Enter));
     s.update(key('x'));
     assert!(s.update(code(KeyCode::Enter)).is_empty());
-    assert!(s.notice.as_deref().unwrap_or("").contains("not a number"));
+    assert!(s.notice().unwrap_or("").contains("not a number"));
 }
 
 #[test]

@@ -200,20 +200,20 @@ impl State {
 
     pub(super) fn on_batch_reply(&mut self, reply: BatchReply) {
         match reply {
-            BatchReply::Done(note) => self.notice = Some(note),
+            BatchReply::Done(note) => self.notify(note),
             BatchReply::Saved { task, note } => {
                 if self.batch.editor.as_ref().is_some_and(|e| e.saving) {
                     self.batch.editor = None;
                 }
                 self.batch.select = Some(task.id);
-                self.notice = Some(note);
+                self.notify(note);
             }
             BatchReply::Failed { save, message } => match self.batch.editor.as_mut() {
                 Some(ed) if save && ed.saving => {
                     ed.saving = false;
                     ed.error = Some(EditorError { at: None, message });
                 }
-                _ => self.notice = Some(message),
+                _ => self.notify(message),
             },
         }
     }
@@ -226,13 +226,13 @@ impl State {
                 Some(t) => fx.push(Effect::Batch(BatchCmd::Run {
                     task_id: t.id.clone(),
                 })),
-                None => self.notice = Some("no task to run: record one or press n".into()),
+                None => self.notify("no task to run: record one or press n"),
             },
             Action::CancelRun => match self.batch.running() {
                 Some(id) => fx.push(Effect::Batch(BatchCmd::Cancel {
                     run_id: id.to_string(),
                 })),
-                None => self.notice = Some("no run is in progress".into()),
+                None => self.notify("no run is in progress"),
             },
             Action::DeleteTask => match self.batch.selected() {
                 Some(t) => {
@@ -241,13 +241,13 @@ impl State {
                         name: t.name.clone(),
                     })
                 }
-                None => self.notice = Some("no task to delete".into()),
+                None => self.notify("no task to delete"),
             },
             Action::EditTask => match self.batch.selected() {
                 Some(t) => {
                     self.batch.editor = Some(Editor::new(Some(t.id.clone()), &editor_json(t)))
                 }
-                None => self.notice = Some("no task to edit: press n for a new one".into()),
+                None => self.notify("no task to edit: press n for a new one"),
             },
             Action::NewTask => {
                 let tool = self
@@ -286,7 +286,7 @@ impl State {
                 fx.push(Effect::Batch(BatchCmd::Delete { task_id: id }))
             }
             (Action::Deny, Prompt::DeleteTask { name, .. }) => {
-                self.notice = Some(format!("kept task {:?}", super::escape::line(&name)))
+                self.notify(format!("kept task {:?}", super::escape::line(&name)))
             }
             (_, p) => self.batch.prompt = Some(p),
         }
@@ -297,7 +297,7 @@ impl State {
         match action {
             Action::Cancel => {
                 self.batch.editor = None;
-                self.notice = Some("edit cancelled; nothing saved".into());
+                self.notify("edit cancelled; nothing saved");
             }
             Action::SaveTask => {
                 let Some(ed) = self.batch.editor.as_mut() else {
@@ -339,7 +339,7 @@ impl State {
     /// History: ask for the name of a task made from the marked calls.
     pub(super) fn task_from_marked(&mut self) {
         if self.marked_calls().is_empty() {
-            self.notice = Some("mark calls with Space first".into());
+            self.notify("mark calls with Space first");
         } else {
             self.input = Some((InputTarget::TaskName, LineInput::default()));
         }
@@ -369,7 +369,7 @@ impl State {
     ) {
         let name = text.trim().to_string();
         if name.is_empty() {
-            self.notice = Some("a name is needed; nothing was started or saved".into());
+            self.notify("a name is needed; nothing was started or saved");
             return;
         }
         match target {

@@ -64,7 +64,7 @@ impl State {
         match (target, action) {
             (InputTarget::Setting(f), Action::Submit) => match parse_setting(f, &input.text) {
                 Ok(v) => fx.push(Effect::Setting(f, v)),
-                Err(e) => self.notice = Some(e),
+                Err(e) => self.notify(e),
             },
             (InputTarget::RecordingName | InputTarget::TaskName, Action::Submit) => {
                 self.submit_batch_name(target, &input.text, fx)

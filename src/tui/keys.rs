@@ -31,6 +31,18 @@ impl State {
                     _ => {}
                 }
             }
+            Layer::Messages => {
+                let page = self.page() as u16;
+                let scroll = self.messages.get_or_insert(0);
+                match action {
+                    Action::Messages => self.messages = None,
+                    Action::Up => *scroll = scroll.saturating_sub(1),
+                    Action::Down => *scroll = scroll.saturating_add(1),
+                    Action::PageUp => *scroll = scroll.saturating_sub(page),
+                    Action::PageDown => *scroll = scroll.saturating_add(page),
+                    _ => {}
+                }
+            }
             Layer::Prompt => self.act_prompt(action, fx),
             Layer::Input => self.act_input(action, fx),
             Layer::Editor => self.act_editor(action, fx),
@@ -73,7 +85,7 @@ impl State {
         if let Some(approved) = answer
             && let Some(req) = self.confirms.pop_front()
         {
-            self.notice = Some(format!(
+            self.notify(format!(
                 "{} {}",
                 if approved { "approved" } else { "denied" },
                 req.ask.tool
@@ -93,6 +105,7 @@ impl State {
                 self.help = true;
                 self.help_scroll = 0;
             }
+            Action::Messages => self.messages = Some(0),
             Action::NextScreen => self.go(Screen::ALL[(self.screen.index() + 1) % n]),
             Action::PrevScreen => self.go(Screen::ALL[(self.screen.index() + n - 1) % n]),
             Action::Go(s) => self.go(s),
@@ -101,20 +114,16 @@ impl State {
                 ServerStatus::Stopped | ServerStatus::Failed(_) => {
                     fx.push(Effect::Server(ServerCtl::Start))
                 }
-                ServerStatus::Starting | ServerStatus::Stopping => {
-                    self.notice = Some(format!(
-                        "the server is {}; try again in a moment",
-                        self.server.label()
-                    ))
-                }
+                ServerStatus::Starting | ServerStatus::Stopping => self.notify(format!(
+                    "the server is {}; try again in a moment",
+                    self.server.label()
+                )),
             },
             Action::ServerRestart => match self.server {
-                ServerStatus::Starting | ServerStatus::Stopping => {
-                    self.notice = Some(format!(
-                        "the server is {}; try again in a moment",
-                        self.server.label()
-                    ))
-                }
+                ServerStatus::Starting | ServerStatus::Stopping => self.notify(format!(
+                    "the server is {}; try again in a moment",
+                    self.server.label()
+                )),
                 _ => fx.push(Effect::Server(ServerCtl::Restart)),
             },
             _ => {}
@@ -143,7 +152,7 @@ impl State {
                         what: self.config_title(),
                         text,
                     }),
-                    Err(e) => self.notice = Some(e),
+                    Err(e) => self.notify(e),
                 },
                 Action::ToggleConfigKind => self.status.http = !self.status.http,
                 Action::NextClient => {
@@ -254,7 +263,7 @@ impl State {
             Action::CopyRequest | Action::CopyResponse | Action::SaveImage => {
                 let seq = d.seq;
                 let Some(r) = self.history.get(seq) else {
-                    self.notice = Some("that call has left the history".into());
+                    self.notify("that call has left the history");
                     return true;
                 };
                 match action {
@@ -276,9 +285,7 @@ impl State {
                             text: serde_json::to_string_pretty(&f.result.value())
                                 .unwrap_or_default(),
                         }),
-                        None => {
-                            self.notice = Some("the call is still running: no response yet".into())
-                        }
+                        None => self.notify("the call is still running: no response yet"),
                     },
                     _ => {
                         let found = r
@@ -287,7 +294,7 @@ impl State {
                             .map(|f| images::find(&f.result.value()))
                             .unwrap_or_default();
                         if found.is_empty() {
-                            self.notice = Some("this result holds no image".into());
+                            self.notify("this result holds no image");
                         } else {
                             let stem = format!("call-{}-{}", r.call_id.unwrap_or(r.seq), r.tool);
                             fx.push(Effect::SaveImages {

@@ -8,6 +8,7 @@ use super::history::Finished;
 use super::images::FoundImage;
 use super::state::{Button, Layer, Screen, SettingField, State};
 use crate::mcp::ServerEvent;
+use crate::mcp::events::DecidedBy;
 use crate::mcp::registry::HostGroup;
 use crate::mcp::uilink::NavRequest;
 
@@ -63,7 +64,7 @@ impl State {
             Event::Server(ev) => self.on_server(ev),
             Event::Lagged(n) => {
                 self.lost_events += n;
-                self.notice = Some(format!(
+                self.notify(format!(
                     "{n} server events were missed (the display fell behind)"
                 ));
             }
@@ -88,7 +89,7 @@ impl State {
             Event::Devices(d) => self.set_devices(d),
             Event::Batch(data) => self.on_batch_data(data),
             Event::BatchReply(reply) => self.on_batch_reply(reply),
-            Event::Notice(n) => self.notice = Some(n),
+            Event::Notice(n) => self.notify(n),
             Event::Tick => {}
             Event::Quit => self.quit = true,
         }
@@ -154,6 +155,13 @@ impl State {
                 }
                 if let Some(st) = self.stats.get_mut(&tool) {
                     st.running = st.running.saturating_sub(1);
+                }
+                // The modal went away by itself: say why, or a person looking up wonders.
+                if decision.is_some_and(|d| !d.approved && d.by == DecidedBy::Timeout) {
+                    self.notify(format!(
+                        "confirmation for {} timed out: denied",
+                        super::escape::line(&tool)
+                    ));
                 }
                 self.history.finished(
                     call_id,
@@ -268,6 +276,7 @@ impl State {
         self.picker = None;
         self.input = None;
         self.help = false;
+        self.messages = None;
     }
 
     fn on_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
