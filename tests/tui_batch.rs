@@ -49,7 +49,14 @@ fn task(id: &str, name: &str, source: Source, steps: usize) -> Task {
 }
 
 fn run(id: &str, task: &Task, state: RunState, secs: i64, ran: usize, ok: usize) -> RunRow {
+    let stopped = (state == RunState::Failed).then(|| {
+        format!(
+            "step {} (android_tap) error: no device is connected (adb devices lists none)",
+            ok + 1
+        )
+    });
     RunRow {
+        stopped,
         summary: RunSummary {
             run_id: id.into(),
             task_id: Some(task.id.clone()),
@@ -640,4 +647,30 @@ mod live {
             BatchReply::Failed { .. }
         ));
     }
+}
+
+#[test]
+fn a_failed_run_shows_its_step_and_error_and_says_so() {
+    let mut s = on_batch(running());
+    let mut d = running();
+    let smoke = d.tasks[1].clone();
+    d.runs[0] = run("run_3", &smoke, RunState::Failed, 0, 2, 1);
+    d.status = BatchStatus::default();
+    s.update(Event::Batch(d.clone()));
+    // On the Batch screen, under the run: the failed step and the error.
+    let screen = render(&mut s, 80, 24);
+    assert!(
+        screen.contains("↳ step 2 (android_tap) error: no device is connected"),
+        "{screen}"
+    );
+    // In the footer (and the message log), wherever the person is.
+    let note = s.notice().unwrap_or("").to_string();
+    assert!(
+        note.contains("\"Smoke test\" failed: step 2 (android_tap) error: no device"),
+        "{note}"
+    );
+    // A run that had already failed is not reported again.
+    s.notices.clear();
+    s.update(Event::Batch(d));
+    assert_eq!(s.notice(), None);
 }

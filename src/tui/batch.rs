@@ -10,7 +10,7 @@ use super::action::Action;
 use super::input::LineInput;
 use super::state::{InputTarget, State};
 use super::update::Effect;
-use crate::batch::{BatchStatus, Recording, RunSummary, RunnerState, Task};
+use crate::batch::{BatchStatus, Recording, RunState, RunSummary, RunnerState, Task};
 use crate::mcp::events::Transport;
 use crate::mcp::registry::Level;
 
@@ -29,11 +29,13 @@ pub struct BatchData {
     pub error: Option<String>,
 }
 
-/// One line of the run history: the summary and how many of its steps ended `ok`.
+/// One line of the run history: the summary, how many of its steps ended `ok` and, for a run
+/// that stopped early, why (its failed step and the error, in the runner's words).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRow {
     pub summary: RunSummary,
     pub ok: usize,
+    pub stopped: Option<String>,
 }
 
 /// A call marked in History, as much of it as a task step needs (and the audit shape wants).
@@ -195,6 +197,32 @@ impl State {
             self.batch.select = None;
         }
         self.batch.cursor = self.batch.cursor.min(data.tasks.len().saturating_sub(1));
+        // A run that failed since the last snapshot (not one that had already ended) says so
+        // in the footer, wherever the person is.
+        let failed: Vec<String> = match &self.batch.data {
+            Some(old) => data
+                .runs
+                .iter()
+                .filter(|r| {
+                    r.summary.state == RunState::Failed
+                        && !old.runs.iter().any(|o| {
+                            o.summary.run_id == r.summary.run_id
+                                && o.summary.state != RunState::Processing
+                        })
+                })
+                .map(|r| {
+                    format!(
+                        "batch run of {:?} failed: {}",
+                        super::escape::line(&r.summary.task_name),
+                        r.stopped.as_deref().unwrap_or("no reason was recorded")
+                    )
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        for note in failed {
+            self.notify(note);
+        }
         self.batch.data = Some(data);
     }
 

@@ -1,7 +1,7 @@
 //! Batch: the runner (the live run's step and tool, the recording), the saved tasks and the
-//! run history; the task editor that replaces them while it is open; and the small "delete
-//! task?" prompt. Task names and tools come from agents, so they are escaped like any other
-//! untrusted text.
+//! run history (a failed run with its failed step and error); the task editor that replaces
+//! them while it is open; and the small "delete task?" prompt. Task names and tools come from
+//! agents, so they are escaped like any other untrusted text.
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -160,8 +160,11 @@ fn run_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
         lines.push(Line::styled("No runs yet.", dim()));
         return lines;
     }
-    let rows = (area.height as usize).saturating_sub(1);
-    for r in d.runs.iter().take(rows) {
+    let rows = area.height as usize;
+    for r in &d.runs {
+        if lines.len() >= rows {
+            break;
+        }
         let (label, style) = state_label(r.summary.state);
         lines.push(Line::from(vec![
             Span::styled(format!("{label:<10}"), style),
@@ -172,6 +175,16 @@ fn run_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
                 escape::cell(&r.summary.task_name, name_w)
             )),
         ]));
+        // A failed run says where and why under its line: the step and the error.
+        if r.summary.state == RunState::Failed
+            && let Some(why) = &r.stopped
+            && lines.len() < rows
+        {
+            lines.push(Line::styled(
+                format!("  ↳ {}", escape::cell(why, w.saturating_sub(4))),
+                Style::new().fg(Color::Red),
+            ));
+        }
     }
     lines
 }
