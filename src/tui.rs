@@ -23,6 +23,7 @@ pub mod images;
 pub mod input;
 pub mod keys;
 pub mod osc;
+pub mod prompt;
 pub mod settings;
 pub mod state;
 pub mod ui;

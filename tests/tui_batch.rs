@@ -248,14 +248,7 @@ fn delete_asks_first_and_the_prompt_has_the_keyboard() {
     let mut s = on_batch(data());
     s.update(key('d'));
     assert_eq!(s.layer(), Layer::Prompt);
-    assert!(
-        s.batch
-            .prompt
-            .as_ref()
-            .unwrap()
-            .question()
-            .contains("Shop login")
-    );
+    assert!(s.prompt.as_ref().unwrap().question().contains("Shop login"));
     // Neither screen keys, help nor quit get through.
     for k in ['1', '?', 'q'] {
         assert!(batch_cmds(s.update(key(k))).is_empty());

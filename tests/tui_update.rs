@@ -387,8 +387,10 @@ fn history_is_bounded_by_the_setting() {
 fn settings_rows_become_access_and_setting_effects() {
     let mut s = state();
     s.update(key('5'));
+    // Enable all would allow the host groups too: it asks first, and y goes ahead.
+    assert!(s.update(key('a')).is_empty());
     assert!(matches!(
-        &s.update(key('a'))[..],
+        &s.update(key('y'))[..],
         [Effect::Access(AccessChange::EnableAll)]
     ));
     assert!(matches!(
@@ -679,6 +681,52 @@ fn history_search_finds_a_string_only_in_a_result() {
             .map(|r| r.tool.as_str()),
         Some("android_get_logcat")
     );
+}
+
+#[test]
+fn enable_all_asks_a_second_key_before_allowing_the_host_groups() {
+    let mut s = state();
+    s.update(key('5'));
+    // Both groups are off: a alone changes nothing and asks, naming them.
+    assert!(s.update(key('a')).is_empty());
+    assert_eq!(s.layer(), Layer::Prompt);
+    let screen = render(&mut s, 80, 24);
+    assert!(
+        screen.contains("settings") && screen.contains("adb_server") && screen.contains("y/n"),
+        "{screen}"
+    );
+    // Other keys do not get past the question; n keeps everything as it was.
+    assert!(s.update(key('a')).is_empty());
+    assert!(s.update(key('q')).is_empty());
+    assert!(!s.quit);
+    assert!(s.update(key('n')).is_empty());
+    assert_eq!(s.layer(), Layer::Screen(Screen::Settings));
+    assert!(s.notice().unwrap_or("").contains("nothing changed"));
+    // Enter on the Enable all row asks the same question; y goes ahead.
+    while s.settings_row() != Some(spock_tui::tui::settings::Row::EnableAll) {
+        s.update(code(KeyCode::Down));
+    }
+    assert!(s.update(code(KeyCode::Enter)).is_empty());
+    assert_eq!(s.layer(), Layer::Prompt);
+    assert!(matches!(
+        &s.update(key('y'))[..],
+        [Effect::Access(AccessChange::EnableAll)]
+    ));
+    // With only one group still off, the question names just that one.
+    let mut v = view();
+    v.access.allowed_groups.insert("settings".into());
+    s.update(Event::Sync(v.clone()));
+    s.update(key('a'));
+    let q = s.prompt.as_ref().unwrap().question();
+    assert!(q.contains("adb_server") && !q.contains("settings "), "{q}");
+    s.update(code(KeyCode::Esc));
+    // Every group already allowed: nothing new to warn about, a acts at once.
+    v.access.allowed_groups.insert("adb_server".into());
+    s.update(Event::Sync(v));
+    assert!(matches!(
+        &s.update(key('a'))[..],
+        [Effect::Access(AccessChange::EnableAll)]
+    ));
 }
 
 #[test]

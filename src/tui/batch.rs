@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::action::Action;
 use super::input::LineInput;
+use super::prompt::Prompt;
 use super::state::{InputTarget, State};
 use super::update::Effect;
 use crate::batch::{BatchStatus, Recording, RunState, RunSummary, RunnerState, Task};
@@ -120,22 +121,6 @@ impl Editor {
     }
 }
 
-/// A small yes/no question that has the keyboard (below a destructive-call confirmation).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Prompt {
-    DeleteTask { id: String, name: String },
-}
-
-impl Prompt {
-    pub fn question(&self) -> String {
-        match self {
-            Prompt::DeleteTask { name, .. } => {
-                format!("delete task {:?}? y/n", super::escape::line(name))
-            }
-        }
-    }
-}
-
 #[derive(Debug, Clone, Default)]
 pub struct BatchView {
     /// `None` until the loop first reads the store.
@@ -145,7 +130,6 @@ pub struct BatchView {
     /// Select this task when it shows up in the list (after a save).
     pub select: Option<String>,
     pub editor: Option<Editor>,
-    pub prompt: Option<Prompt>,
 }
 
 impl BatchView {
@@ -264,7 +248,7 @@ impl State {
             },
             Action::DeleteTask => match self.batch.selected() {
                 Some(t) => {
-                    self.batch.prompt = Some(Prompt::DeleteTask {
+                    self.prompt = Some(Prompt::DeleteTask {
                         id: t.id.clone(),
                         name: t.name.clone(),
                     })
@@ -302,22 +286,6 @@ impl State {
             }
         }
         true
-    }
-
-    /// The delete prompt: y deletes, n or Esc keeps the task.
-    pub(super) fn act_prompt(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let Some(prompt) = self.batch.prompt.take() else {
-            return;
-        };
-        match (action, prompt) {
-            (Action::Approve, Prompt::DeleteTask { id, .. }) => {
-                fx.push(Effect::Batch(BatchCmd::Delete { task_id: id }))
-            }
-            (Action::Deny, Prompt::DeleteTask { name, .. }) => {
-                self.notify(format!("kept task {:?}", super::escape::line(&name)))
-            }
-            (_, p) => self.batch.prompt = Some(p),
-        }
     }
 
     /// Editor keys: Ctrl-S checks and saves, Esc throws the edit away; the rest is typing.

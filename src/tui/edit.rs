@@ -10,7 +10,7 @@ use super::update::{AccessChange, Effect};
 impl State {
     pub(super) fn activate_setting(&mut self, fx: &mut Vec<Effect>) {
         match self.settings_row() {
-            Some(Row::EnableAll) => fx.push(Effect::Access(AccessChange::EnableAll)),
+            Some(Row::EnableAll) => self.enable_all(fx),
             Some(Row::ReadOnlyOnly) => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
             Some(Row::Group(group)) => {
                 let on = !settings::group_on(self, group);

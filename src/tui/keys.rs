@@ -1,5 +1,6 @@
 //! What each [`Action`] does to the state, layer by layer. Reached only through `update()`.
-//! The Batch screen's keys, its yes/no prompt and its editor are handled in `batch`.
+//! The Batch screen's keys and its editor are handled in `batch`, the yes/no questions in
+//! `prompt`.
 use serde_json::json;
 
 use super::action::Action;
@@ -238,7 +239,7 @@ impl State {
                 Action::PageDown => self.move_settings(self.page() as isize),
                 Action::Top => self.move_settings(-10_000),
                 Action::Bottom => self.move_settings(10_000),
-                Action::EnableAll => fx.push(Effect::Access(AccessChange::EnableAll)),
+                Action::EnableAll => self.enable_all(fx),
                 Action::ReadOnlyOnly => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
                 Action::Open | Action::Toggle => self.activate_setting(fx),
                 _ => return false,

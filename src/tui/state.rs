@@ -11,6 +11,7 @@ use super::batch::BatchView;
 use super::event::{CoreView, DeviceRow, ServerStatus};
 use super::history::{History, HistorySource, SessionOnly};
 use super::input::LineInput;
+use super::prompt::Prompt;
 use crate::mcp::confirm::ConfirmRequest;
 use crate::mcp::registry::{Level, Registry};
 
@@ -68,7 +69,7 @@ impl Screen {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
     Confirm,
-    /// A small yes/no question of our own (delete a task?).
+    /// A small yes/no question of our own (delete a task? enable the host groups too?).
     Prompt,
     Help,
     /// The message log: every recent footer message, in full.
@@ -243,6 +244,7 @@ pub struct State {
     pub help_scroll: u16,
     pub input: Option<(InputTarget, LineInput)>,
     pub picker: Option<Picker>,
+    pub prompt: Option<Prompt>,
     pub status: StatusView,
     pub tools_view: ToolsView,
     pub activity: CallsView,
@@ -291,6 +293,7 @@ impl State {
             help_scroll: 0,
             input: None,
             picker: None,
+            prompt: None,
             status: StatusView::default(),
             tools_view: ToolsView::default(),
             activity: CallsView::default(),
@@ -313,7 +316,7 @@ impl State {
     pub fn layer(&self) -> Layer {
         if !self.confirms.is_empty() {
             Layer::Confirm
-        } else if self.batch.prompt.is_some() {
+        } else if self.prompt.is_some() {
             Layer::Prompt
         } else if self.help {
             Layer::Help

@@ -113,8 +113,8 @@ pub fn draw(f: &mut Frame, s: &State) {
     if s.help {
         help::draw(f, f.area(), s);
     }
-    if s.batch.prompt.is_some() {
-        batch::draw_prompt(f, f.area(), s);
+    if s.prompt.is_some() {
+        modal::draw_prompt(f, f.area(), s);
     }
     if !s.confirms.is_empty() {
         modal::draw(f, f.area(), s);

@@ -1,15 +1,15 @@
 //! Batch: the runner (the live run's step and tool, the recording), the saved tasks and the
 //! run history (a failed run with its failed step and error); the task editor that replaces
-//! them while it is open; and the small "delete task?" prompt. Task names and tools come from
-//! agents, so they are escaped like any other untrusted text.
+//! them while it is open. Task names and tools come from agents, so they are escaped like any
+//! other untrusted text.
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{ACCENT, block, bold, centered, dim, selected};
+use super::{ACCENT, block, bold, dim, selected};
 use crate::batch::{RunState, RunnerState, Source};
 use crate::tui::batch::{BatchData, Editor};
 use crate::tui::escape;
@@ -288,23 +288,4 @@ pub fn draw_editor(f: &mut Frame, area: Rect, ed: &Editor) {
         ),
     };
     f.render_widget(Paragraph::new(line).wrap(Wrap { trim: true }), msg);
-}
-
-/// The yes/no prompt, small and centred over everything but a destructive-call confirmation.
-pub fn draw_prompt(f: &mut Frame, area: Rect, s: &State) {
-    let Some(p) = &s.batch.prompt else {
-        return;
-    };
-    let b = centered(area, 60, 5);
-    f.render_widget(Clear, b);
-    let frame = Block::bordered()
-        .border_style(Style::new().fg(Color::Yellow))
-        .title(Span::styled(" Are you sure? ", bold().fg(Color::Yellow)));
-    let inner = frame.inner(b);
-    f.render_widget(frame, b);
-    let lines = vec![
-        Line::styled(p.question(), bold()).centered(),
-        Line::styled("y yes · n / Esc no", dim()).centered(),
-    ];
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }
