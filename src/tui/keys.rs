@@ -155,15 +155,28 @@ impl State {
                     }),
                     Err(e) => self.notify(e),
                 },
-                Action::ToggleConfigKind => self.status.http = !self.status.http,
+                Action::ToggleConfigKind => {
+                    self.status.http = !self.status.http;
+                    self.status.scroll = 0;
+                }
                 Action::NextClient => {
-                    self.status.client = (self.status.client + 1) % Client::ALL.len()
+                    self.status.client = (self.status.client + 1) % Client::ALL.len();
+                    self.status.scroll = 0;
                 }
                 Action::PrevClient => {
                     self.status.client =
-                        (self.status.client + Client::ALL.len() - 1) % Client::ALL.len()
+                        (self.status.client + Client::ALL.len() - 1) % Client::ALL.len();
+                    self.status.scroll = 0;
                 }
-                _ => return false,
+                // Status has no list: the moving keys scroll the client configuration.
+                a => {
+                    let max = super::ui::status::config_max_scroll(self);
+                    let pos = usize::from(self.status.scroll.min(max));
+                    let Some(p) = self.moved(a, pos, usize::from(max) + 1) else {
+                        return false;
+                    };
+                    self.status.scroll = p as u16;
+                }
             },
             Screen::Tools => match action {
                 Action::Search => {

@@ -174,6 +174,8 @@ pub struct StatusView {
     /// Index into `clientconfig::Client::ALL`.
     pub client: usize,
     pub http: bool,
+    /// Rows of the client configuration scrolled past.
+    pub scroll: u16,
 }
 
 #[derive(Debug, Clone, Default)]

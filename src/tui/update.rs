@@ -117,6 +117,14 @@ impl State {
             self.history.set_capacity(view.history_size);
             self.refresh_matches();
         }
+        // `spock-tui token rotate` from another terminal: Status shows and copies the new
+        // token from now on, and a configuration copied before no longer works.
+        if view.token != self.core.token && !self.core.token.is_empty() {
+            self.notify(
+                "the token was rotated: the old one is refused; HTTP configurations need the \
+                 new one (t on Status shows it)",
+            );
+        }
         self.core = view;
     }
 
