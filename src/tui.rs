@@ -24,6 +24,7 @@ pub mod input;
 pub mod keys;
 pub mod leases;
 pub mod osc;
+pub mod prompt;
 pub mod settings;
 pub mod state;
 pub mod ui;

@@ -243,3 +243,15 @@ pub fn code(k: crossterm::event::KeyCode) -> Event {
         crossterm::event::KeyModifiers::NONE,
     ))
 }
+
+/// A rendered screen's rows without the frame: what a person reads, row after row.
+pub fn rows(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .map(|l| {
+            l.trim_matches('"')
+                .trim_matches(|c| c == '│' || c == ' ')
+                .to_string()
+        })
+        .collect()
+}

@@ -37,12 +37,7 @@ fn status_shows_leases_and_a_person_breaks_one_after_saying_yes() {
     assert!(!s.needs_tick());
     s.update(key('x'));
     assert_eq!(s.layer(), Layer::Screen(Screen::Status));
-    assert!(
-        s.notice
-            .as_deref()
-            .unwrap_or("")
-            .contains("nothing to break")
-    );
+    assert!(s.notice().unwrap_or("").contains("nothing to break"));
 
     let ev = leased(&s, &["emulator-5554@127.0.0.1:5037"]);
     s.update(ev);
@@ -64,7 +59,7 @@ fn status_shows_leases_and_a_person_breaks_one_after_saying_yes() {
     let fx = s.update(key('n'));
     assert!(fx.is_empty());
     assert_eq!(s.layer(), Layer::Screen(Screen::Status));
-    assert!(s.notice.as_deref().unwrap_or("").contains("kept the lease"));
+    assert!(s.notice().unwrap_or("").contains("kept the lease"));
     // Esc keeps it too; y breaks exactly the lease that was shown.
     s.update(key('x'));
     assert!(s.update(code(KeyCode::Esc)).is_empty());
@@ -80,14 +75,14 @@ fn status_shows_leases_and_a_person_breaks_one_after_saying_yes() {
 }
 
 #[test]
-fn l_chooses_which_lease_x_breaks() {
+fn shift_l_chooses_which_lease_x_breaks() {
     let mut s = state();
     let ev = leased(&s, &["a@h:1", "b@h:1"]);
     s.update(ev);
     let screen = render(&mut s, 80, 24);
-    assert!(screen.contains("l next"), "{screen}");
+    assert!(screen.contains("L next"), "{screen}");
     assert!(screen.contains("▸ a@h:1"), "{screen}");
-    s.update(key('l'));
+    s.update(key('L'));
     assert!(render(&mut s, 80, 24).contains("▸ b@h:1"));
     s.update(key('x'));
     match s.update(key('y')).as_slice() {
@@ -95,7 +90,7 @@ fn l_chooses_which_lease_x_breaks() {
         other => panic!("{other:?}"),
     }
     // Wraps around.
-    s.update(key('l'));
+    s.update(key('L'));
     s.update(key('x'));
     match s.update(key('y')).as_slice() {
         [Effect::BreakLease { id: 7, .. }] => {}

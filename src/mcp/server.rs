@@ -153,9 +153,11 @@ pub async fn call_in_run(
     core.count_call(origin.transport, &origin.client);
     let mut shown_args = args.clone();
     core.redactor.redact_json(&mut shown_args, Audience::Person);
+    // One time for a call wherever it is shown: when it started (live and in the audit trail).
+    let at = Utc::now();
     core.emit(ServerEvent::CallStarted {
         call_id,
-        at: Utc::now(),
+        at,
         tool: tool.name.to_string(),
         level: tool.level,
         transport: origin.transport,
@@ -222,6 +224,7 @@ pub async fn call_in_run(
     };
     core.redactor.redact_json(&mut shown, Audience::Person);
     let mut record = AuditRecord::new(tool.name, tool.level, origin.transport, shown_args);
+    record.time = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     record.client = origin
         .client
         .as_ref()

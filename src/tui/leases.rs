@@ -1,14 +1,14 @@
 //! Device leases on the Status screen: who holds which device and for how long, and a person
 //! breaking one (`x`, then `y` at the yes/no prompt; audited as the control centre's act).
-//! `l` moves between leases when there are several.
+//! `L` moves between leases when there are several (`l` is the message log everywhere).
 use chrono::{DateTime, Utc};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use tokio::time::Instant;
 
 use super::action::Action;
-use super::batch::Prompt;
 use super::escape;
+use super::prompt::Prompt;
 use super::state::State;
 use super::update::Effect;
 use crate::mcp::core::Core;
@@ -49,12 +49,12 @@ impl State {
     pub(super) fn act_lease(&mut self, action: Action) -> bool {
         let n = self.core.leases.len();
         match action {
-            Action::NextLease if n == 0 => self.notice = Some("no device is leased".into()),
+            Action::NextLease if n == 0 => self.notify("no device is leased"),
             Action::NextLease => self.status.lease = (self.lease_cursor() + 1) % n,
             Action::BreakLease => match self.core.leases.get(self.lease_cursor()) {
-                None => self.notice = Some("no device is leased: nothing to break".into()),
+                None => self.notify("no device is leased: nothing to break"),
                 Some(l) => {
-                    self.batch.prompt = Some(Prompt::BreakLease {
+                    self.prompt = Some(Prompt::BreakLease {
                         id: l.id,
                         device: l.device.clone(),
                         holder: l.holder.clone(),
@@ -77,7 +77,7 @@ impl State {
         if yes {
             fx.push(Effect::BreakLease { id, device });
         } else {
-            self.notice = Some(format!("kept the lease on {}", escape::line(&device)));
+            self.notify(format!("kept the lease on {}", escape::line(&device)));
         }
     }
 }
@@ -122,7 +122,7 @@ pub fn lines(s: &State) -> Vec<Line<'static>> {
 /// The block's title, with its keys.
 pub fn title(s: &State) -> String {
     if s.core.leases.len() > 1 {
-        "Leases — x break (asks) · l next".into()
+        "Leases — x break (asks) · L next".into()
     } else {
         "Leases — x break (asks)".into()
     }
