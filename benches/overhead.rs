@@ -36,6 +36,7 @@ fn bench(c: &mut Criterion) {
     let origin = Origin {
         transport: Transport::Stdio,
         client: None,
+        session: None,
     };
     let mut g = c.benchmark_group("per-call");
     g.sample_size(60);

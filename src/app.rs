@@ -66,19 +66,32 @@ pub struct Options {
     pub logs: LogBuffer,
     pub adb: Vec<AdbEndpoint>,
     pub projects: Vec<std::path::PathBuf>,
-    /// Start `adb start-server` when a local adb server is not running (off for the demo).
+    /// Start `adb start-server` when a local adb server is not running (off for the demo), as
+    /// `adb` itself would: only on an endpoint nobody named (see `adb_explicit`).
     pub autostart_adb: bool,
+    /// The endpoints were given explicitly (`--adb` or `device.adb`): never start a server
+    /// there (see [`adb_servers`]).
+    pub adb_explicit: bool,
 }
 
 /// The adb servers to use: `--adb` flags, else the config's, else ANDROID_ADB_SERVER_PORT or
 /// 127.0.0.1:5037.
 pub fn adb_endpoints(cli: &[String], cfg: &Config) -> anyhow::Result<Vec<AdbEndpoint>> {
+    Ok(adb_servers(cli, cfg)?.0)
+}
+
+/// [`adb_endpoints`], and whether they were given explicitly (`--adb` or `device.adb`). An
+/// explicit address may be a tunnel or someone else's server, so spock-tui never starts an adb
+/// server there. The default endpoint (127.0.0.1:5037, or `ANDROID_ADB_SERVER_PORT`'s port,
+/// where `adb` itself starts a server on any command) may get one, as `adb` would.
+pub fn adb_servers(cli: &[String], cfg: &Config) -> anyhow::Result<(Vec<AdbEndpoint>, bool)> {
     let given = if cli.is_empty() {
         cfg.device.adb.clone()
     } else {
         cli.to_vec()
     };
-    Ok(AdbEndpoint::from_args_and_env(&given)?)
+    let explicit = !given.is_empty();
+    Ok((AdbEndpoint::from_args_and_env(&given)?, explicit))
 }
 
 pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
@@ -112,7 +125,7 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
             opts.adb,
             Timeouts::default(),
             DeviceOptions {
-                autostart_local_server: opts.autostart_adb,
+                autostart_local_server: opts.autostart_adb && !opts.adb_explicit,
                 ..DeviceOptions::default()
             },
         ),
@@ -187,11 +200,12 @@ pub async fn assemble(
     logs: LogBuffer,
     args: &crate::cli::RunArgs,
 ) -> anyhow::Result<(Arc<Core>, Option<crate::sim::cli::SimHandle>)> {
-    let (demo, adb) = if args.demo {
+    let (demo, adb, explicit) = if args.demo {
         let (handle, ep) = start_demo().await?;
-        (Some(handle), vec![ep])
+        (Some(handle), vec![ep], true)
     } else {
-        (None, adb_endpoints(&args.adb, &config)?)
+        let (adb, explicit) = adb_servers(&args.adb, &config)?;
+        (None, adb, explicit)
     };
     let core = build_core(Options {
         paths,
@@ -201,6 +215,7 @@ pub async fn assemble(
         adb,
         projects: args.project.clone(),
         autostart_adb: !args.demo,
+        adb_explicit: explicit,
     })?;
     Ok((core, demo))
 }
@@ -228,6 +243,7 @@ pub async fn core_on_virtual_device(
         adb: vec![AdbEndpoint::new(addr.ip().to_string(), addr.port())],
         projects: vec![],
         autostart_adb: false,
+        adb_explicit: true,
     })?;
     Ok((core, sim))
 }

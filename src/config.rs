@@ -114,16 +114,27 @@ impl Config {
         }
     }
 
-    /// Write the whole configuration (settings changed from the control centre or a tool).
+    /// Write the configuration (settings changed from the control centre or a tool): only what
+    /// differs from the built-in default, and every key the file already held, so the file
+    /// says what the person chose and a later default still reaches everything else.
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
         let write = |source| ConfigError::Write {
             path: path.display().to_string(),
             source,
         };
-        let text = toml::to_string_pretty(self).map_err(|e| ConfigError::Invalid {
+        let invalid = |message: String| ConfigError::Invalid {
             path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+            message,
+        };
+        let held: toml::Table = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|text| toml::from_str(&text).ok())
+            .unwrap_or_default();
+        let default: toml::Table =
+            toml::from_str(DEFAULT_TOML).map_err(|e| invalid(e.to_string()))?;
+        let full = toml::Table::try_from(self).map_err(|e| invalid(e.to_string()))?;
+        let text = toml::to_string_pretty(&chosen(full, &default, &held))
+            .map_err(|e| invalid(e.to_string()))?;
         if let Some(dir) = path.parent() {
             paths::private_dir(dir).map_err(write)?;
         }
@@ -147,6 +158,32 @@ impl Config {
             .map_err(|e| format!("redaction.rules: {e}"))?;
         Ok(())
     }
+}
+
+/// The part of `full` worth writing: values that differ from `default`, and keys `held` has.
+fn chosen(full: toml::Table, default: &toml::Table, held: &toml::Table) -> toml::Table {
+    let empty = toml::Table::new();
+    let mut out = toml::Table::new();
+    for (key, value) in full {
+        match (value, default.get(&key)) {
+            (toml::Value::Table(t), Some(toml::Value::Table(d))) => {
+                let h = held
+                    .get(&key)
+                    .and_then(toml::Value::as_table)
+                    .unwrap_or(&empty);
+                let sub = chosen(t, d, h);
+                if !sub.is_empty() {
+                    out.insert(key, toml::Value::Table(sub));
+                }
+            }
+            (v, d) => {
+                if d != Some(&v) || held.contains_key(&key) {
+                    out.insert(key, v);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Deep-merge `over` into `base`; a key `base` does not have is an error naming it.
@@ -212,6 +249,38 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("confirm_timeout_secs"), "{e}");
+    }
+
+    #[test]
+    fn save_writes_only_what_was_chosen() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.toml");
+        // A key the person wrote stays, even when it equals the default.
+        std::fs::write(&path, "[safety]\nconfirm_timeout_secs = 60\n").unwrap();
+        let mut c = Config::load(&path).unwrap();
+        c.history.size = 77;
+        c.access.disabled.insert("android_tap".into());
+        c.save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let table: toml::Table = toml::from_str(&text).unwrap();
+        let keys: Vec<String> = table
+            .iter()
+            .flat_map(|(k, v)| {
+                v.as_table()
+                    .into_iter()
+                    .flat_map(move |t| t.keys().map(move |s| format!("{k}.{s}")))
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "access.disabled",
+                "history.size",
+                "safety.confirm_timeout_secs"
+            ],
+            "{text}"
+        );
+        assert_eq!(Config::load(&path).unwrap(), c);
     }
 
     #[test]

@@ -12,7 +12,8 @@
 //! Shape: [`Devices`] holds the servers, a table of their devices (fed by `host:devices-l` and
 //! the `host:track-devices-l` watchers in [`tracker`]) and a broadcast of [`DeviceEvent`]s;
 //! [`Device`] is a handle by name whose calls ([`ops`]) each open their own connection under a
-//! timeout. A serial present on two servers is named `serial@host:port`.
+//! timeout. Every device has the full name `serial@host:port`, accepted everywhere; listings
+//! show the serial alone while no other server has the same one.
 pub mod parse;
 
 mod devices;
@@ -25,9 +26,9 @@ mod sync;
 mod tracker;
 mod wire;
 
-pub use devices::{Device, DeviceEvent, DeviceOptions, Devices, Timeouts};
+pub use devices::{Device, DeviceEvent, DeviceFacts, DeviceOptions, Devices, Restarted, Timeouts};
 pub use endpoint::{AdbEndpoint, EndpointParseError};
-pub use error::DeviceError;
+pub use error::{DeviceError, NAMES_IN_MESSAGES, some as name_list};
 pub use listing::{DeviceEntry, DeviceState, parse_devices};
 pub use shell::{RunningShell, ShellOutput};
 pub use sync::RemoteStat;

@@ -143,7 +143,7 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
                 &mut out,
                 false,
                 &mut problems,
-                format!("adb server {s}: {e}"),
+                format!("adb server {s}: {e}{}", start_note(s)),
             ),
         }
     }
@@ -257,5 +257,15 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
     Report {
         text: out,
         problems,
+    }
+}
+
+/// Who starts a server that is not running: spock-tui only on the default local endpoint (as
+/// `adb` would, on a call), never on an address given with --adb.
+fn start_note(s: &crate::device::AdbEndpoint) -> &'static str {
+    if s.is_local() {
+        " (spock-tui starts an adb server only on the default endpoint, as `adb` itself would, never on an address given with --adb)"
+    } else {
+        ""
     }
 }

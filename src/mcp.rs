@@ -8,6 +8,7 @@ pub mod confirm;
 pub mod core;
 pub mod events;
 pub mod imagework;
+pub mod lease;
 pub mod logbuf;
 pub mod registry;
 pub mod resources;

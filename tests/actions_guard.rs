@@ -46,6 +46,7 @@ fn env() -> Env {
         adb: vec![AdbEndpoint::local(closed_port())],
         projects: vec![project.clone()],
         autostart_adb: false,
+        adb_explicit: true,
     })
     .expect("core");
     Env {
@@ -60,6 +61,7 @@ async fn run(core: &Arc<Core>, tool: &str, args: Value) -> Result<Value, (ErrorK
     let origin = Origin {
         transport: Transport::Stdio,
         client: None,
+        session: None,
     };
     let outcome = call(core, origin, tool, args, CancellationToken::new())
         .await

@@ -338,7 +338,14 @@ async fn keep_screen_on_restores_the_previous_setting() {
         assert_eq!(a.batch_run.as_deref(), Some(run_id.as_str()));
         assert_eq!(a.transport, Transport::Batch);
         assert_eq!(a.outcome, Outcome::Ok, "{a:?}");
-        assert_eq!(a.device.as_deref(), Some(r.dev.serial().as_str()));
+        // The device it resolved to (`serial`, or `serial@server` when servers are named).
+        let serial = r.dev.serial();
+        assert!(
+            a.device
+                .as_deref()
+                .is_some_and(|d| d == serial || d.starts_with(&format!("{serial}@"))),
+            "{a:?}"
+        );
     }
     assert_eq!(stay_on[0].arguments["on"], true);
     assert_eq!(stay_on[1].arguments["on"], false);
@@ -419,6 +426,7 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
         )],
         projects: vec![],
         autostart_adb: false,
+        adb_explicit: true,
     })
     .unwrap();
     let key = "global/stay_on_while_plugged_in";

@@ -58,6 +58,7 @@ fn devices(port: u16, autostart: bool) -> Devices {
         connect: Duration::from_secs(2),
         host: Duration::from_secs(5),
         start_server: Duration::from_secs(20),
+        ..Timeouts::default()
     };
     let opts = DeviceOptions {
         autostart_local_server: autostart,
@@ -149,11 +150,11 @@ async fn real_adb_server_lists_fails_clearly_and_recovers() {
     );
     assert_eq!(d.server_errors().len(), 1);
 
-    // adb comes back: the next call succeeds and tracking reconnects by itself.
+    // adb comes back: tracking reconnects by itself (a listing while nothing answers asks the
+    // tracker to retry at once), and the next call succeeds.
     let _server = AdbServer::start(port);
     assert!(d.list().await.unwrap().is_empty());
     assert!(d.server_errors().is_empty());
-    wait_for(&mut rx, |e| matches!(e, DeviceEvent::ServerUp { .. })).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -180,4 +181,54 @@ async fn a_refused_local_port_gets_adb_started_on_that_port_only() {
         TcpListener::bind(("127.0.0.1", port)).is_ok(),
         "nothing was started on {port}"
     );
+}
+
+/// Item 3: background work (tracking, its retries) never starts an adb server; on the default
+/// endpoint a call does, as `adb` itself would on any command, and says so. An endpoint given
+/// explicitly (`autostart_local_server: false`, as app.rs builds it for `--adb`) never gets
+/// one, however many calls fail.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn adb_is_started_only_by_a_call_on_the_default_endpoint() {
+    if !adb_on_path() {
+        eprintln!("SKIPPED: no `adb` on PATH (apt-get install -y adb)");
+        return;
+    }
+    let nothing_on = |port: u16| TcpListener::bind(("127.0.0.1", port)).is_ok();
+    // The default endpoint: tracking retries for a while and starts nothing…
+    let port = free_port();
+    let guard = AdbServer(port); // kills what the call below starts
+    let d = devices(port, true);
+    d.start_tracking();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(nothing_on(port), "tracking started an adb server on {port}");
+    assert!(d.notes().is_empty());
+    // …and a call starts one, as `adb devices` would, and says so.
+    assert!(d.list().await.unwrap().is_empty());
+    assert!(!nothing_on(port), "the call started adb on {port}");
+    let notes = d.notes();
+    assert!(
+        notes.len() == 1 && notes[0].contains("started one as `adb` itself would"),
+        "{notes:?}"
+    );
+    drop(d);
+    drop(guard);
+
+    // An explicit endpoint: calls fail, naming the server, and nothing is ever started.
+    let port = free_port();
+    let _guard = AdbServer(port);
+    let d = devices(port, false);
+    d.start_tracking();
+    for _ in 0..3 {
+        let e = d.list().await.unwrap_err();
+        assert!(matches!(e, DeviceError::ServerUnreachable { .. }), "{e}");
+        let e = d
+            .device("emulator-5554")
+            .shell("true", Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains(&port.to_string()), "{e}");
+    }
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert!(nothing_on(port), "something was started on {port}");
+    assert!(d.notes().is_empty());
 }

@@ -83,6 +83,7 @@ async fn thousands_of_concurrent_destructive_calls_with_a_denying_responder_neve
                         name: format!("load-{t}"),
                         version: "1".into(),
                     }),
+                    session: None,
                 };
                 let done = tokio::time::timeout(
                     Duration::from_secs(30),

@@ -678,6 +678,7 @@ async fn one_client_cannot_flood_the_confirmation_modal() {
             name: name.into(),
             version: "1".into(),
         }),
+        session: None,
     };
     let uninstall = |origin: Origin| {
         let core = r.core.clone();

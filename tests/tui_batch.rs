@@ -49,7 +49,14 @@ fn task(id: &str, name: &str, source: Source, steps: usize) -> Task {
 }
 
 fn run(id: &str, task: &Task, state: RunState, secs: i64, ran: usize, ok: usize) -> RunRow {
+    let stopped = (state == RunState::Failed).then(|| {
+        format!(
+            "step {} (android_tap) error: no device is connected (adb devices lists none)",
+            ok + 1
+        )
+    });
     RunRow {
+        stopped,
         summary: RunSummary {
             run_id: id.into(),
             task_id: Some(task.id.clone()),
@@ -220,7 +227,7 @@ fn run_and_cancel_name_the_right_ids() {
     );
     // Nothing is running: cancel says so and asks nothing of the loop.
     assert!(batch_cmds(s.update(key('x'))).is_empty());
-    assert!(s.notice.as_deref().unwrap().contains("no run"));
+    assert!(s.notice().unwrap().contains("no run"));
     s.update(Event::Batch(running()));
     assert_eq!(
         batch_cmds(s.update(key('x'))),
@@ -241,14 +248,7 @@ fn delete_asks_first_and_the_prompt_has_the_keyboard() {
     let mut s = on_batch(data());
     s.update(key('d'));
     assert_eq!(s.layer(), Layer::Prompt);
-    assert!(
-        s.batch
-            .prompt
-            .as_ref()
-            .unwrap()
-            .question()
-            .contains("Shop login")
-    );
+    assert!(s.prompt.as_ref().unwrap().question().contains("Shop login"));
     // Neither screen keys, help nor quit get through.
     for k in ['1', '?', 'q'] {
         assert!(batch_cmds(s.update(key(k))).is_empty());
@@ -420,7 +420,7 @@ fn marked_history_calls_become_a_task_in_order() {
     }
     s.update(key('4'));
     assert!(batch_cmds(s.update(key('b'))).is_empty());
-    assert!(s.notice.as_deref().unwrap().contains("mark"));
+    assert!(s.notice().unwrap().contains("mark"));
     // Newest first on screen: mark call 3, skip 2, mark 1; unmark and re-mark 1.
     s.update(key(' '));
     s.update(key('j'));
@@ -537,6 +537,7 @@ mod live {
             adb: vec![AdbEndpoint::new("127.0.0.1", port)],
             projects: vec![],
             autostart_adb: false,
+            adb_explicit: true,
         })
         .expect("core");
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -640,4 +641,30 @@ mod live {
             BatchReply::Failed { .. }
         ));
     }
+}
+
+#[test]
+fn a_failed_run_shows_its_step_and_error_and_says_so() {
+    let mut s = on_batch(running());
+    let mut d = running();
+    let smoke = d.tasks[1].clone();
+    d.runs[0] = run("run_3", &smoke, RunState::Failed, 0, 2, 1);
+    d.status = BatchStatus::default();
+    s.update(Event::Batch(d.clone()));
+    // On the Batch screen, under the run: the failed step and the error.
+    let screen = render(&mut s, 80, 24);
+    assert!(
+        screen.contains("↳ step 2 (android_tap) error: no device is connected"),
+        "{screen}"
+    );
+    // In the footer (and the message log), wherever the person is.
+    let note = s.notice().unwrap_or("").to_string();
+    assert!(
+        note.contains("\"Smoke test\" failed: step 2 (android_tap) error: no device"),
+        "{note}"
+    );
+    // A run that had already failed is not reported again.
+    s.notices.clear();
+    s.update(Event::Batch(d));
+    assert_eq!(s.notice(), None);
 }

@@ -104,6 +104,7 @@ pub fn view() -> CoreView {
         exe: "/usr/local/bin/spock-tui".into(),
         descriptor: "/run/user/1000/spock-tui/endpoint.json".into(),
         token: "tok-for-tests".into(),
+        leases: Vec::new(),
     }
 }
 
@@ -241,4 +242,16 @@ pub fn code(k: crossterm::event::KeyCode) -> Event {
         k,
         crossterm::event::KeyModifiers::NONE,
     ))
+}
+
+/// A rendered screen's rows without the frame: what a person reads, row after row.
+pub fn rows(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .map(|l| {
+            l.trim_matches('"')
+                .trim_matches(|c| c == '│' || c == ' ')
+                .to_string()
+        })
+        .collect()
 }

@@ -387,8 +387,10 @@ fn history_is_bounded_by_the_setting() {
 fn settings_rows_become_access_and_setting_effects() {
     let mut s = state();
     s.update(key('5'));
+    // Enable all would allow the host groups too: it asks first, and y goes ahead.
+    assert!(s.update(key('a')).is_empty());
     assert!(matches!(
-        &s.update(key('a'))[..],
+        &s.update(key('y'))[..],
         [Effect::Access(AccessChange::EnableAll)]
     ));
     assert!(matches!(
@@ -432,7 +434,7 @@ fn settings_rows_become_access_and_setting_effects() {
     s.update(code(KeyCode::Enter));
     s.update(key('x'));
     assert!(s.update(code(KeyCode::Enter)).is_empty());
-    assert!(s.notice.as_deref().unwrap_or("").contains("not a number"));
+    assert!(s.notice().unwrap_or("").contains("not a number"));
 }
 
 #[test]
@@ -679,4 +681,126 @@ fn history_search_finds_a_string_only_in_a_result() {
             .map(|r| r.tool.as_str()),
         Some("android_get_logcat")
     );
+}
+
+#[test]
+fn enable_all_asks_a_second_key_before_allowing_the_host_groups() {
+    let mut s = state();
+    s.update(key('5'));
+    // Both groups are off: a alone changes nothing and asks, naming them.
+    assert!(s.update(key('a')).is_empty());
+    assert_eq!(s.layer(), Layer::Prompt);
+    let screen = render(&mut s, 80, 24);
+    assert!(
+        screen.contains("settings") && screen.contains("adb_server") && screen.contains("y/n"),
+        "{screen}"
+    );
+    // Other keys do not get past the question; n keeps everything as it was.
+    assert!(s.update(key('a')).is_empty());
+    assert!(s.update(key('q')).is_empty());
+    assert!(!s.quit);
+    assert!(s.update(key('n')).is_empty());
+    assert_eq!(s.layer(), Layer::Screen(Screen::Settings));
+    assert!(s.notice().unwrap_or("").contains("nothing changed"));
+    // Enter on the Enable all row asks the same question; y goes ahead.
+    while s.settings_row() != Some(spock_tui::tui::settings::Row::EnableAll) {
+        s.update(code(KeyCode::Down));
+    }
+    assert!(s.update(code(KeyCode::Enter)).is_empty());
+    assert_eq!(s.layer(), Layer::Prompt);
+    assert!(matches!(
+        &s.update(key('y'))[..],
+        [Effect::Access(AccessChange::EnableAll)]
+    ));
+    // With only one group still off, the question names just that one.
+    let mut v = view();
+    v.access.allowed_groups.insert("settings".into());
+    s.update(Event::Sync(v.clone()));
+    s.update(key('a'));
+    let q = s.prompt.as_ref().unwrap().question();
+    assert!(q.contains("adb_server") && !q.contains("settings "), "{q}");
+    s.update(code(KeyCode::Esc));
+    // Every group already allowed: nothing new to warn about, a acts at once.
+    v.access.allowed_groups.insert("adb_server".into());
+    s.update(Event::Sync(v));
+    assert!(matches!(
+        &s.update(key('a'))[..],
+        [Effect::Access(AccessChange::EnableAll)]
+    ));
+}
+
+#[test]
+fn the_timeout_filter_and_search_find_confirmations_that_timed_out() {
+    let mut s = busy_state();
+    // A confirmation nobody answered: denied at the timeout.
+    s.update(started(
+        5,
+        5,
+        "android_uninstall_app",
+        Level::Destructive,
+        Some("R58M123"),
+        json!({"package_name": "com.quiet"}),
+    ));
+    s.update(finished(
+        5,
+        "android_uninstall_app",
+        Outcome::Denied,
+        60_000,
+        Some(Decision {
+            approved: false,
+            by: DecidedBy::Timeout,
+        }),
+        json!({"error": "not run"}),
+    ));
+    // And a tool that timed out on its own.
+    s.update(started(
+        6,
+        6,
+        "android_tap",
+        Level::SafeAction,
+        None,
+        json!({}),
+    ));
+    s.update(finished(
+        6,
+        "android_tap",
+        Outcome::Timeout,
+        20_000,
+        None,
+        json!({}),
+    ));
+    let call_ids = |s: &spock_tui::tui::State| -> Vec<u64> {
+        s.history_view
+            .matches
+            .as_ref()
+            .unwrap()
+            .iter()
+            .filter_map(|seq| s.history.get(*seq)?.call_id)
+            .collect()
+    };
+    s.update(key('4'));
+    // The outcome filter "timeout": both kinds of timeout.
+    s.update(key('f'));
+    let at = s
+        .picker
+        .as_ref()
+        .unwrap()
+        .options
+        .iter()
+        .position(|(_, v)| v == "timeout")
+        .unwrap();
+    for _ in 0..at {
+        s.update(code(KeyCode::Down));
+    }
+    s.update(key(' '));
+    s.update(code(KeyCode::Esc));
+    assert_eq!(call_ids(&s), [6, 5]);
+    // The search "timeout" finds what the row says: "denied (timeout)", "timeout".
+    s.update(key('x'));
+    s.update(key('/'));
+    for c in "timeout".chars() {
+        s.update(key(c));
+    }
+    s.update(code(KeyCode::Enter));
+    assert_eq!(call_ids(&s), [6, 5]);
 }

@@ -17,7 +17,7 @@ pub struct AuditRecord {
     /// Assigned by [`super::Audit::append`]; strictly increasing and contiguous.
     #[serde(default)]
     pub seq: u64,
-    /// RFC 3339, UTC, milliseconds.
+    /// When the call started: RFC 3339, UTC, milliseconds.
     pub time: String,
     /// `name/version` from `initialize`, or `unknown`: never guessed.
     pub client: String,

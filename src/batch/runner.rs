@@ -110,6 +110,8 @@ async fn execute(
     let step_origin = Origin {
         transport: Transport::Batch,
         client: origin.client.clone(),
+        // Steps act as the client that started the run: its leases, not another's.
+        session: origin.session.clone(),
     };
     let mut state = RunState::Succeeded;
     let mut stay_on = None;

@@ -1,9 +1,14 @@
 //! Where adb servers are: `--adb HOST:PORT` values, else `ANDROID_ADB_SERVER_PORT`, else
 //! 127.0.0.1:5037; and the one place that may start a local adb server.
 //!
-//! Starting a server is deliberately narrow: only for a loopback endpoint that refused the
-//! connection, only with `adb -P <that port> start-server` (never the default port by accident),
-//! under a timeout, at most once per endpoint per [`START_RETRY_AFTER`].
+//! Starting a server is deliberately narrow, as `adb` itself does it: only for the endpoint
+//! nobody named (no `--adb`, no `device.adb` in the config: 127.0.0.1:5037, or the port in
+//! `ANDROID_ADB_SERVER_PORT`, where `adb` would start one too), only when it is on loopback and
+//! refused a call (never from background tracking), only with `adb -P <that port>
+//! start-server`, under a timeout, at most once per endpoint per [`START_RETRY_AFTER`]. An
+//! address given explicitly may be an SSH tunnel or another person's server: spock-tui never
+//! starts anything there; only `spock_restart_adb_server`, approved by a person, restarts a
+//! local server.
 use std::fmt;
 use std::net::IpAddr;
 use std::time::{Duration, Instant};
@@ -201,7 +206,8 @@ impl Starter {
     }
 }
 
-fn find_adb() -> Option<std::path::PathBuf> {
+/// The `adb` binary on PATH, if any.
+pub(crate) fn find_adb() -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join("adb"))

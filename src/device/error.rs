@@ -18,17 +18,39 @@ pub enum DeviceError {
     Unauthorized { serial: String },
     #[error("device {serial} is {state}: wait until it is ready (state `device`) and retry")]
     NotReady { serial: String, state: String },
-    #[error("serial {serial} is attached to several adb servers: name one of {}", candidates.join(", "))]
+    #[error(
+        "serial {serial} is attached to several adb servers: name one of {}",
+        some(candidates)
+    )]
     Ambiguous {
         serial: String,
         candidates: Vec<String>,
+    },
+    /// The device is listed, but its adb server is not answering (stopped, crashed, frozen, or
+    /// the network to it is down). The one wording for "its server is gone", whenever it is
+    /// noticed: before a call, or in the middle of one.
+    #[error(
+        "device {device} is unreachable: its adb server {server} is not answering ({detail}); spock-tui keeps retrying that server in the background, retry later"
+    )]
+    DeviceUnreachable {
+        device: String,
+        server: String,
+        detail: String,
+    },
+    /// The device was attached to a server that still answers, and is not any more.
+    #[error("{}", detached_message(device, server, elsewhere))]
+    Detached {
+        device: String,
+        server: String,
+        /// Full names of devices with the same serial on other servers (never used silently).
+        elsewhere: Vec<String>,
     },
     #[error(
         "device {serial} went away during {what}: check the cable or `adb devices`, then retry"
     )]
     Lost { serial: String, what: String },
     #[error(
-        "adb server at {server} is unreachable ({detail}): start it (`adb -P <port> start-server`) or check --adb / ANDROID_ADB_SERVER_PORT"
+        "adb server at {server} is unreachable ({detail}): check that it runs (`adb -P <port> start-server` on its machine) and --adb / ANDROID_ADB_SERVER_PORT"
     )]
     ServerUnreachable { server: String, detail: String },
     #[error("adb refused the request: {0}")]
@@ -43,15 +65,44 @@ pub enum DeviceError {
     Cancelled,
 }
 
+/// How many names an error message lists before "and N more".
+pub const NAMES_IN_MESSAGES: usize = 5;
+
+/// `a, b, c, d, e and 3 more`: at most [`NAMES_IN_MESSAGES`] names, so an error on a lab of
+/// dozens of devices stays one readable line.
+pub fn some(names: &[String]) -> String {
+    if names.len() <= NAMES_IN_MESSAGES {
+        return names.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        names[..NAMES_IN_MESSAGES].join(", "),
+        names.len() - NAMES_IN_MESSAGES
+    )
+}
+
 fn no_device_message(serial: &str, known: &[String]) -> String {
     if known.is_empty() {
         format!("no device {serial}: no devices are attached; connect one and check `adb devices`")
     } else {
         format!(
-            "no device {serial}: attached devices are {}",
-            known.join(", ")
+            "no device {serial}: attached devices are {} (android_list_devices lists them)",
+            some(known)
         )
     }
+}
+
+fn detached_message(device: &str, server: &str, elsewhere: &[String]) -> String {
+    let mut m = format!(
+        "device {device} is no longer attached to adb server {server} (it disconnected): reconnect it and retry"
+    );
+    if !elsewhere.is_empty() {
+        m.push_str(&format!(
+            "; a different device with the same serial is attached as {}: name it that way to use it",
+            some(elsewhere)
+        ));
+    }
+    m
 }
 
 impl DeviceError {
@@ -72,5 +123,25 @@ pub(crate) async fn bounded<T>(
     match tokio::time::timeout(after, fut).await {
         Ok(r) => r,
         Err(_) => Err(DeviceError::timeout(what, after)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_in_messages_are_capped() {
+        let names: Vec<String> = (1..=8).map(|i| format!("s{i}")).collect();
+        assert_eq!(some(&names[..2]), "s1, s2");
+        assert_eq!(some(&names), "s1, s2, s3, s4, s5 and 3 more");
+        let e = DeviceError::NoDevice {
+            serial: "x".into(),
+            known: names,
+        };
+        assert_eq!(
+            e.to_string(),
+            "no device x: attached devices are s1, s2, s3, s4, s5 and 3 more (android_list_devices lists them)"
+        );
     }
 }

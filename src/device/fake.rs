@@ -3,7 +3,7 @@
 //! same FAIL wording) and plays a device behind `host:transport:`.
 //!
 //! Device behaviour is keyed by command so each test can provoke one thing: `exit42` (stdout,
-//! stderr, exit 42), `hang`, `vanish` (output then a dropped connection), `flood` (2 MiB);
+//! stderr, exit 42), `getprop` (an Android 14 device), `hang`, `vanish` (output then a dropped connection), `flood` (2 MiB);
 //! anything else echoes the command with exit 0. `exec:` sends bytes 0..=255 `N` times for
 //! `exec:bytes N`. `sync:` keeps files in memory.
 use std::collections::HashMap;
@@ -33,6 +33,10 @@ pub struct FakeAdb {
     pub refuse: Mutex<HashMap<String, String>>,
     pub mode: Mutex<HostMode>,
     pub files: Mutex<HashMap<String, (u32, Vec<u8>)>>,
+    /// Serials whose device accepts services and then never answers (a hung phone).
+    pub hung: Mutex<std::collections::HashSet<String>>,
+    /// How many times each shell command ran (v2 and legacy), to prove what was not asked.
+    pub commands: Mutex<HashMap<String, usize>>,
     task: tokio::task::JoinHandle<()>,
     stop: tokio_util::sync::CancellationToken,
 }
@@ -101,6 +105,8 @@ impl FakeAdb {
                 refuse: Mutex::new(HashMap::new()),
                 mode: Mutex::new(HostMode::Normal),
                 files: Mutex::new(HashMap::new()),
+                commands: Mutex::new(HashMap::new()),
+                hung: Mutex::new(Default::default()),
                 task,
                 stop,
             }
@@ -115,6 +121,20 @@ impl FakeAdb {
 
     pub fn set_mode(&self, m: HostMode) {
         *self.mode.lock().unwrap() = m;
+    }
+
+    /// How many times shell command `cmd` ran.
+    pub fn ran(&self, cmd: &str) -> usize {
+        self.commands.lock().unwrap().get(cmd).copied().unwrap_or(0)
+    }
+
+    fn count(&self, cmd: &str) {
+        *self
+            .commands
+            .lock()
+            .unwrap()
+            .entry(cmd.to_string())
+            .or_default() += 1;
     }
 
     async fn serve(&self, mut s: TcpStream) {
@@ -167,6 +187,10 @@ impl FakeAdb {
             let Some(svc) = read_req(&mut s).await else {
                 return;
             };
+            if self.hung.lock().unwrap().contains(serial) {
+                let _ = s.write_all(b"OKAY").await;
+                return std::future::pending::<()>().await;
+            }
             self.device_service(s, &svc).await;
         } else {
             fail(&mut s, "unknown host service").await;
@@ -180,7 +204,17 @@ impl FakeAdb {
             if s.read_exact(&mut close).await.is_err() || close[0] != 4 {
                 return; // the client must close stdin first
             }
+            self.count(cmd);
             match cmd {
+                "getprop" => {
+                    pkt(
+                        &mut s,
+                        1,
+                        b"[ro.build.version.sdk]: [34]\n[ro.build.version.release]: [14]\n",
+                    )
+                    .await;
+                    pkt(&mut s, 3, &[0]).await;
+                }
                 "exit42" => {
                     pkt(&mut s, 1, b"out\n").await;
                     pkt(&mut s, 2, b"err\n").await;
@@ -208,6 +242,7 @@ impl FakeAdb {
                 return;
             };
             let cmd = open.split('\n').next().unwrap_or("");
+            self.count(cmd);
             let sentinel = tail.1.trim_end_matches("$?\"");
             let (out, code): (&[u8], u8) = match cmd {
                 "exit42" => (b"out\nerr\n", 42),

@@ -1,5 +1,9 @@
 //! What `host:devices-l` (and each `host:track-devices-l` update) says, as typed entries, and
-//! how serials from several adb servers are made unique.
+//! how devices on several adb servers are named.
+//!
+//! Every device has a full name, `serial@host:port` ([`DeviceEntry::id`]), which is accepted
+//! everywhere and always means that device, and a short name ([`DeviceEntry::serial`]): the
+//! serial itself, or the full name while another server has a device with the same serial.
 //!
 //! The line format is adb's own (`adb/transport.cpp` `append_transport`): the serial, padded
 //! with spaces to 22 columns (or a tab in the short form), the state word, then ` product:P
@@ -20,6 +24,9 @@ pub enum DeviceState {
     Recovery,
     Sideload,
     Bootloader,
+    /// Not a word adb prints: the device's adb server is not answering, so nothing can reach
+    /// the device (it stays listed, with the server's error, until the server answers again).
+    Unreachable,
     Unknown(String),
 }
 
@@ -36,6 +43,7 @@ impl DeviceState {
             DeviceState::Recovery => "recovery",
             DeviceState::Sideload => "sideload",
             DeviceState::Bootloader => "bootloader",
+            DeviceState::Unreachable => "unreachable",
             DeviceState::Unknown(s) => s,
         }
     }
@@ -70,8 +78,11 @@ impl Serialize for DeviceState {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeviceEntry {
-    /// The name tools use: the raw serial, or `serial@host:port` when two servers share it.
+    /// The shortest name that is unique now: the raw serial, or `serial@host:port` while
+    /// another server has a device with the same serial.
     pub serial: String,
+    /// `serial@host:port`: accepted everywhere, always this device, whatever other servers do.
+    pub id: String,
     pub raw_serial: String,
     pub server: AdbEndpoint,
     pub state: DeviceState,
@@ -104,6 +115,7 @@ fn parse_line(line: &str, server: &AdbEndpoint) -> Option<DeviceEntry> {
     };
     let mut e = DeviceEntry {
         serial: serial.to_string(),
+        id: qualified(serial, server),
         raw_serial: serial.to_string(),
         server: server.clone(),
         state,
@@ -124,8 +136,8 @@ fn parse_line(line: &str, server: &AdbEndpoint) -> Option<DeviceEntry> {
     Some(e)
 }
 
-/// Sets each entry's `serial`: raw, unless the same raw serial is on more than one server,
-/// in which case every one of them becomes `raw@host:port`.
+/// Sets each entry's short name (`serial`): raw, unless the same raw serial is on more than one
+/// server, in which case every one of them is called by its full name `raw@host:port`.
 pub fn qualify(entries: &mut [DeviceEntry]) {
     let servers_of = |raw: &str, all: &[DeviceEntry]| {
         let mut s: Vec<&AdbEndpoint> = all
@@ -141,6 +153,7 @@ pub fn qualify(entries: &mut [DeviceEntry]) {
         .map(|e| servers_of(&e.raw_serial, entries))
         .collect();
     for (e, n) in entries.iter_mut().zip(counts) {
+        e.id = qualified(&e.raw_serial, &e.server);
         e.serial = if n > 1 {
             qualified(&e.raw_serial, &e.server)
         } else {
@@ -220,6 +233,17 @@ mod tests {
         qualify(&mut all);
         let names: Vec<&str> = all.iter().map(|e| e.serial.as_str()).collect();
         assert_eq!(names, ["s1", "same@lab1:5037", "same@lab2:5037", "s2"]);
+        let ids: Vec<&str> = all.iter().map(|e| e.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "s1@lab1:5037",
+                "same@lab1:5037",
+                "same@lab2:5037",
+                "s2@lab2:5037"
+            ],
+            "every device has its full name, colliding or not"
+        );
         let servers = [a.clone(), b.clone()];
         assert_eq!(
             split_qualified("same@lab2:5037", &servers),

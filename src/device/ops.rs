@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
-use super::devices::Device;
+use super::devices::{Device, Target};
 use super::error::{DeviceError, bounded};
 use super::shell::{self, RunningShell, ShellOutput};
 use super::sync::{self, RemoteStat};
@@ -22,21 +22,52 @@ fn short(cmd: &str) -> String {
 }
 
 impl Device {
-    async fn open(&self, service: &str) -> Result<(Conn, String), DeviceError> {
-        let (server, raw) = self.resolve().await?;
-        let c = match server.open_device(&raw, service).await {
-            Ok(c) => c,
-            Err(e) => return Err(self.explain(e).await),
-        };
-        Ok((c, raw))
+    /// Opens `service` on the device `t` names; a refusal names what exists instead.
+    async fn open_on(&self, t: &Target, service: &str) -> Result<Conn, DeviceError> {
+        match t.server.open_device(&t.raw, service).await {
+            Ok(c) => Ok(c),
+            Err(e) => Err(self.explain(e).await),
+        }
     }
 
     /// Opens a shell for `cmd`: v2 when the device has `shell_v2`, else legacy + sentinel.
-    async fn open_shell(&self, cmd: &str) -> Result<(Conn, bool, String), DeviceError> {
-        let v2 = self.has_feature("shell_v2").await?;
+    async fn open_shell(&self, t: &Target, cmd: &str) -> Result<(Conn, bool, String), DeviceError> {
+        let v2 = self.has_feature(t, "shell_v2").await?;
         let sentinel = shell::new_sentinel();
-        let (c, _) = self.open(&shell::service(cmd, v2, &sentinel)).await?;
+        let c = self.open_on(t, &shell::service(cmd, v2, &sentinel)).await?;
         Ok((c, v2, sentinel))
+    }
+
+    /// Runs `body` on this device under `timeout`: resolves it, tells a broken server from a
+    /// broken device, and records whether the device answered (for listings).
+    pub(crate) async fn call<T, F, Fut>(
+        &self,
+        what: &str,
+        timeout: Duration,
+        body: F,
+    ) -> Result<T, DeviceError>
+    where
+        F: FnOnce(Target) -> Fut,
+        Fut: Future<Output = Result<T, DeviceError>>,
+    {
+        let id = std::sync::OnceLock::new();
+        let r = bounded(what, timeout, async {
+            let t = self.resolve().await?;
+            let _ = id.set(t.id());
+            let server = t.server.clone();
+            let raw = t.raw.clone();
+            match body(t).await {
+                Err(e @ (DeviceError::Lost { .. } | DeviceError::Io(_))) => {
+                    Err(self.classify_break(&Target { server, raw }, e).await)
+                }
+                other => other,
+            }
+        })
+        .await;
+        if let Some(id) = id.get() {
+            self.inner.note_outcome(id, &r);
+        }
+        r
     }
 
     pub async fn shell(&self, cmd: &str, timeout: Duration) -> Result<ShellOutput, DeviceError> {
@@ -52,17 +83,17 @@ impl Device {
         cancel: CancellationToken,
     ) -> Result<ShellOutput, DeviceError> {
         let cap = self.inner.opts.shell_output_cap;
-        let run = async {
-            let (mut c, v2, sentinel) = self.open_shell(cmd).await?;
+        let what = format!("shell `{}` on {}", short(cmd), self.serial());
+        let run = self.call(&what, timeout, |t| async move {
+            let (mut c, v2, sentinel) = self.open_shell(&t, cmd).await?;
             if v2 {
                 shell::read_v2(&mut c, &self.name_for_errors(), cap).await
             } else {
                 shell::read_legacy(&mut c, &self.name_for_errors(), &sentinel, cap).await
             }
-        };
-        let what = format!("shell `{}` on {}", short(cmd), self.serial());
+        });
         tokio::select! {
-            r = bounded(&what, timeout, run) => r,
+            r = run => r,
             _ = cancel.cancelled() => Err(DeviceError::Cancelled),
         }
     }
@@ -76,9 +107,10 @@ impl Device {
         max_bytes: usize,
     ) -> Result<Bytes, DeviceError> {
         let what = format!("exec `{}` on {}", short(cmd), self.serial());
-        bounded(&what, timeout, async {
-            let (mut c, _) = self.open(&format!("exec:{cmd}")).await?;
-            c.read_to_end_capped(max_bytes, &what).await
+        let what_ = what.as_str();
+        self.call(what_, timeout, |t| async move {
+            let mut c = self.open_on(&t, &format!("exec:{cmd}")).await?;
+            c.read_to_end_capped(max_bytes, what_).await
         })
         .await
     }
@@ -87,8 +119,11 @@ impl Device {
     /// bounded by the host timeout, the command itself by whoever waits on it.
     pub async fn spawn_shell(&self, cmd: &str) -> Result<RunningShell, DeviceError> {
         let what = format!("starting `{}` on {}", short(cmd), self.serial());
-        let (c, v2, sentinel) =
-            bounded(&what, self.inner.timeouts.host, self.open_shell(cmd)).await?;
+        let (c, v2, sentinel) = self
+            .call(&what, self.inner.timeouts.host, |t| async move {
+                self.open_shell(&t, cmd).await
+            })
+            .await?;
         Ok(RunningShell::start(
             self.name_for_errors(),
             c,
@@ -111,8 +146,8 @@ impl Device {
             data.len(),
             self.serial()
         );
-        bounded(&what, timeout, async {
-            let (mut c, _) = self.open("sync:").await?;
+        self.call(&what, timeout, |t| async move {
+            let mut c = self.open_on(&t, "sync:").await?;
             let mtime = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map(|d| d.as_secs() as u32)
@@ -132,8 +167,8 @@ impl Device {
         timeout: Duration,
     ) -> Result<Bytes, DeviceError> {
         let what = format!("pull of {remote} from {}", self.serial());
-        bounded(&what, timeout, async {
-            let (mut c, _) = self.open("sync:").await?;
+        self.call(&what, timeout, |t| async move {
+            let mut c = self.open_on(&t, "sync:").await?;
             let data = sync::recv(&mut c, remote, max_bytes).await?;
             sync::quit(&mut c).await;
             Ok(data)
@@ -148,9 +183,9 @@ impl Device {
         timeout: Duration,
     ) -> Result<Option<RemoteStat>, DeviceError> {
         let what = format!("stat of {remote} on {}", self.serial());
-        bounded(&what, timeout, async {
-            let v2 = self.has_feature("stat_v2").await?;
-            let (mut c, _) = self.open("sync:").await?;
+        self.call(&what, timeout, |t| async move {
+            let v2 = self.has_feature(&t, "stat_v2").await?;
+            let mut c = self.open_on(&t, "sync:").await?;
             let st = sync::stat(&mut c, remote, v2).await?;
             sync::quit(&mut c).await;
             Ok(st)

@@ -15,10 +15,12 @@ fn devs(servers: &[&FakeAdb]) -> Devices {
         connect: Duration::from_secs(2),
         host: Duration::from_secs(2),
         start_server: T,
+        probe: Duration::from_millis(300),
     };
     let opts = DeviceOptions {
         autostart_local_server: false,
         shell_output_cap: 1 << 20,
+        read_props: true,
     };
     Devices::with_options(servers.iter().map(|f| f.ep.clone()).collect(), t, opts)
 }
@@ -290,10 +292,12 @@ async fn one_dead_server_does_not_hide_the_others() {
         connect: Duration::from_secs(1),
         host: Duration::from_secs(1),
         start_server: T,
+        probe: Duration::from_millis(300),
     };
     let opts = DeviceOptions {
         autostart_local_server: false,
         shell_output_cap: 1 << 20,
+        read_props: false,
     };
     let d = Devices::with_options(vec![a.ep.clone(), dead_ep.clone()], t, opts);
     let list = d.list().await.unwrap();
@@ -327,26 +331,29 @@ async fn tracking_publishes_arrivals_departures_and_server_health() {
         DeviceEvent::Changed(e) if e.serial == "s1" && e.state == DeviceState::Unauthorized));
     assert!(matches!(next_event(&mut rx).await, DeviceEvent::Added(e) if e.serial == "s2"));
     f.devices.send_replace(line("s2", "device", "m", 2));
-    assert_eq!(
-        next_event(&mut rx).await,
-        DeviceEvent::Removed {
-            serial: "s1".into()
-        }
-    );
-    // The server dies: its devices go, and it is reported down.
+    assert!(matches!(next_event(&mut rx).await,
+        DeviceEvent::Removed { serial, id } if serial == "s1" && id == format!("s1@{}", f.ep)));
+    // The server dies: it is reported down, and its devices stay listed as unreachable.
     f.kill();
     drop(f);
     let mut down = false;
     for _ in 0..2 {
         match next_event(&mut rx).await {
             DeviceEvent::ServerDown { .. } => down = true,
-            DeviceEvent::Removed { serial } => assert_eq!(serial, "s2"),
+            DeviceEvent::Changed(e) => {
+                assert_eq!(
+                    (e.serial.as_str(), e.state),
+                    ("s2", DeviceState::Unreachable)
+                )
+            }
             other => panic!("unexpected {other:?}"),
         }
     }
     assert!(down);
-    assert!(d.snapshot().is_empty());
-    // It comes back on the same port: tracking reconnects on its own.
+    let now = d.snapshot();
+    assert_eq!(now.len(), 1);
+    assert_eq!(now[0].state, DeviceState::Unreachable);
+    // It comes back on the same port: tracking reconnects on its own; s2 is gone, s3 arrives.
     let f = FakeAdb::start_on(port, &line("s3", "device", "m", 3)).await;
     assert_eq!(
         next_event(&mut rx).await,
@@ -354,7 +361,16 @@ async fn tracking_publishes_arrivals_departures_and_server_health() {
             server: f.ep.clone()
         }
     );
-    assert!(matches!(next_event(&mut rx).await, DeviceEvent::Added(e) if e.serial == "s3"));
+    let mut seen = Vec::new();
+    for _ in 0..2 {
+        match next_event(&mut rx).await {
+            DeviceEvent::Removed { serial, .. } => seen.push(format!("-{serial}")),
+            DeviceEvent::Added(e) => seen.push(format!("+{}", e.serial)),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    seen.sort();
+    assert_eq!(seen, ["+s3", "-s2"]);
 }
 
 /// The measurement behind not using adb_client's sync (see `sync.rs`): against the same fake
@@ -398,9 +414,9 @@ async fn adb_client_sync_measured_unfit() {
 
 /// While tracking is live a call's device comes from the table (no `host:devices-l` round
 /// trip): with the server refusing to answer listings, `current` still answers at once. When
-/// the stream is lost it asks again, so a dead server is an error, not a stale answer.
+/// the only server is gone, that is an error, not a stale answer.
 #[tokio::test]
-async fn current_uses_the_live_tracked_table_and_falls_back_when_tracking_is_lost() {
+async fn current_uses_the_live_tracked_table_and_fails_when_no_server_answers() {
     let f = FakeAdb::start(&line("s1", "device", "m", 1)).await;
     let d = devs(&[&f]);
     let mut rx = d.subscribe();
@@ -433,4 +449,262 @@ async fn current_uses_the_live_tracked_table_and_falls_back_when_tracking_is_los
     }
     let e = d.current().await.unwrap_err();
     assert!(matches!(e, DeviceError::ServerUnreachable { .. }), "{e}");
+}
+
+/// Tracking on, both servers heard from: waits until `want` holds for the table.
+async fn until(d: &Devices, what: &str, want: impl Fn(&[DeviceEntry]) -> bool) {
+    let deadline = std::time::Instant::now() + T;
+    while !want(&d.snapshot()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: {:?}",
+            d.snapshot()
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+fn state_of(list: &[DeviceEntry], id: &str) -> Option<DeviceState> {
+    list.iter().find(|e| e.id == id).map(|e| e.state.clone())
+}
+
+/// Item 1: a server that stopped answering (it accepts connections, never replies: a frozen or
+/// wedged adb) never slows calls to a device on another server, whose answers come from the
+/// table; its own devices stay listed as unreachable and fail at once, naming the server.
+#[tokio::test]
+async fn a_server_that_stops_answering_never_slows_calls_elsewhere() {
+    let a = FakeAdb::start(&line("s1", "device", "m", 1)).await;
+    let b = FakeAdb::start(&line("s2", "device", "m", 2)).await;
+    let b_port = b.ep.port;
+    let t = Timeouts {
+        connect: Duration::from_secs(5),
+        host: Duration::from_secs(5),
+        start_server: T,
+        probe: Duration::from_millis(300),
+    };
+    let opts = DeviceOptions {
+        autostart_local_server: false,
+        shell_output_cap: 1 << 20,
+        read_props: false,
+    };
+    let d = Devices::with_options(vec![a.ep.clone(), b.ep.clone()], t, opts);
+    d.start_tracking();
+    until(&d, "both listed", |l| l.len() == 2).await;
+    // b dies and comes back wedged: its tracker cannot get a listing any more.
+    b.kill();
+    drop(b);
+    let b = FakeAdb::start_on(b_port, &line("s2", "device", "m", 2)).await;
+    b.set_mode(HostMode::Hang);
+    let s2 = format!("s2@{}", b.ep);
+    until(&d, "s2 unreachable", |l| {
+        state_of(l, &s2) == Some(DeviceState::Unreachable)
+    })
+    .await;
+    for _ in 0..5 {
+        let started = std::time::Instant::now();
+        assert!(d.device("s1").shell("true", T).await.is_ok());
+        assert_eq!(d.list().await.unwrap().len(), 2, "s2 stays listed");
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "a call on a's device waited {:?} (b's host timeout is 5 s)",
+            started.elapsed()
+        );
+    }
+    let started = std::time::Instant::now();
+    let e = d.device("s2").shell("true", T).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(2), "{e}");
+    assert!(
+        matches!(&e, DeviceError::DeviceUnreachable { device, .. } if *device == s2),
+        "{e}"
+    );
+    assert!(e.to_string().contains(&b.ep.to_string()), "{e}");
+    // A live stream that goes quiet because its server froze is caught by the probe.
+    let e2 = d.server_errors();
+    assert_eq!(e2.len(), 1, "{e2:?}");
+    a.set_mode(HostMode::Hang);
+    let s1 = format!("s1@{}", a.ep);
+    until(&d, "s1 unreachable after a froze", |l| {
+        state_of(l, &s1) == Some(DeviceState::Unreachable)
+    })
+    .await;
+    assert!(
+        d.server_errors()[0].1.contains("stopped answering"),
+        "{:?}",
+        d.server_errors()
+    );
+}
+
+/// Items 5 and 6: the full name is accepted for every device and always means it; a bare
+/// serial two servers have is refused naming both; short names do not change while another
+/// server goes down and comes back.
+#[tokio::test]
+async fn names_hold_while_another_server_goes_and_comes() {
+    let a =
+        FakeAdb::start(&(line("same", "device", "A", 1) + &line("only-a", "device", "A", 2))).await;
+    let b = FakeAdb::start(&line("same", "device", "B", 1)).await;
+    let b_port = b.ep.port;
+    let d = devs(&[&a, &b]);
+    d.start_tracking();
+    until(&d, "three listed", |l| l.len() == 3).await;
+    let qa = format!("same@{}", a.ep);
+    let qb = format!("same@{}", b.ep);
+    let names =
+        |d: &Devices| -> Vec<String> { d.snapshot().into_iter().map(|e| e.serial).collect() };
+    let before = names(&d);
+    assert_eq!(before, [qa.clone(), "only-a".into(), qb.clone()]);
+    let e = d.device("same").shell("true", T).await.unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::Ambiguous { candidates, .. } if *candidates == [qa.clone(), qb.clone()]),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains(&qa) && e.to_string().contains(&qb),
+        "{e}"
+    );
+    // The full name of a device nobody else shares is accepted too; one never seen is not.
+    let only_a = format!("only-a@{}", a.ep);
+    assert!(d.device(&only_a).shell("true", T).await.is_ok());
+    let e = d
+        .device(&format!("nope@{}", a.ep))
+        .shell("true", T)
+        .await
+        .unwrap_err();
+    assert!(matches!(e, DeviceError::NoDevice { .. }), "{e}");
+    b.kill();
+    drop(b);
+    until(&d, "b's device unreachable", |l| {
+        state_of(l, &qb) == Some(DeviceState::Unreachable)
+    })
+    .await;
+    assert_eq!(names(&d), before, "names hold while b is down");
+    assert!(
+        d.device(&qa).shell("true", T).await.is_ok(),
+        "a's copy by its listed name"
+    );
+    assert!(d.device("only-a").shell("true", T).await.is_ok());
+    let e = d.device("same").shell("true", T).await.unwrap_err();
+    assert!(
+        matches!(e, DeviceError::Ambiguous { .. }),
+        "still ambiguous: {e}"
+    );
+    let _b = FakeAdb::start_on(b_port, &line("same", "device", "B", 1)).await;
+    until(&d, "b's device back", |l| {
+        state_of(l, &qb) == Some(DeviceState::Device)
+    })
+    .await;
+    assert_eq!(names(&d), before, "and after it comes back");
+}
+
+/// Item 6: a bare serial whose device disconnected is never sent to another device with the
+/// same serial on another server; once a listing has shown the new one under that name, the
+/// name means it.
+#[tokio::test]
+async fn a_bare_serial_never_moves_to_another_server_silently() {
+    let a = FakeAdb::start(&line("x", "device", "A", 1)).await;
+    let b = FakeAdb::start("").await;
+    b.features
+        .lock()
+        .unwrap()
+        .insert("x".into(), super::fake::V2.into());
+    let d = devs(&[&a, &b]);
+    d.start_tracking();
+    until(&d, "x on a", |l| l.len() == 1).await;
+    assert!(d.device("x").shell("true", T).await.is_ok());
+    a.devices.send_replace(String::new());
+    b.devices.send_replace(line("x", "device", "B", 7));
+    let xb = format!("x@{}", b.ep);
+    until(&d, "x on b only", |l| l.len() == 1 && l[0].id == xb).await;
+    let before = b.ran("true");
+    let e = d.device("x").shell("true", T).await.unwrap_err();
+    let xa = format!("x@{}", a.ep);
+    assert_eq!(
+        e,
+        DeviceError::Detached {
+            device: xa.clone(),
+            server: a.ep.to_string(),
+            elsewhere: vec![xb.clone()]
+        }
+    );
+    assert!(e.to_string().contains(&xb), "names the other one: {e}");
+    assert_eq!(b.ran("true"), before, "nothing ran on b's phone");
+    assert!(
+        d.device(&xb).shell("true", T).await.is_ok(),
+        "by its full name"
+    );
+    d.names_shown(&d.snapshot());
+    assert!(
+        d.device("x").shell("true", T).await.is_ok(),
+        "once shown as x"
+    );
+}
+
+/// Item 2: build properties are read once when a device arrives (and again when it
+/// reconnects), never per listing; a phone that does not answer is marked, not waited for.
+#[tokio::test]
+async fn properties_are_read_on_arrival_not_per_listing() {
+    let f = FakeAdb::start(&(line("s1", "device", "m", 1) + &line("s2", "device", "m", 2))).await;
+    f.hung.lock().unwrap().insert("s2".into());
+    let d = devs(&[&f]);
+    d.start_tracking();
+    until(&d, "listed", |l| l.len() == 2).await;
+    let s1 = format!("s1@{}", f.ep);
+    let s2 = format!("s2@{}", f.ep);
+    let deadline = std::time::Instant::now() + T;
+    while d.facts(&s1).and_then(|x| x.props).is_none() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "s1's properties were never read"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(d.facts(&s1).unwrap().props.unwrap().sdk, Some(34));
+    let started = std::time::Instant::now();
+    for _ in 0..50 {
+        d.list().await.unwrap();
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(f.ran("getprop"), 1, "read once, not per listing");
+    // The hung phone: its read times out (host timeout 2 s) and it is marked not answering.
+    let deadline = std::time::Instant::now() + T;
+    while d.facts(&s2).and_then(|x| x.not_answering).is_none() {
+        assert!(std::time::Instant::now() < deadline, "s2 never marked");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(d.facts(&s2).unwrap().props.is_none());
+    // s1 reconnects (a new transport id): read again.
+    f.devices
+        .send_replace(line("s1", "device", "m", 9) + &line("s2", "device", "m", 2));
+    let deadline = std::time::Instant::now() + T;
+    while f.ran("getprop") < 2 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not read again after a reconnect"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// Item 8: a server that dies in the middle of a call is reported as the server's trouble, in
+/// the same words as before a call; a device that drops while its server lives is "lost".
+#[tokio::test]
+async fn a_server_crash_mid_call_is_one_cause_with_one_wording() {
+    let f = FakeAdb::start(&line("s1", "device", "m", 1)).await;
+    let d = devs(&[&f]);
+    let dev = d.device("s1");
+    let e = dev.shell("vanish", T).await.unwrap_err();
+    assert!(matches!(e, DeviceError::Lost { .. }), "{e}");
+    let call = tokio::spawn(async move { dev.shell("hang", T).await });
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    f.kill();
+    let e = call.await.unwrap().unwrap_err();
+    assert!(
+        matches!(&e, DeviceError::DeviceUnreachable { device, .. } if device == &format!("s1@{}", f.ep)),
+        "{e}"
+    );
+    assert!(!e.to_string().contains("cable"), "{e}");
+    assert!(e.to_string().contains("adb server"), "{e}");
 }

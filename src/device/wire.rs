@@ -17,14 +17,24 @@ use super::error::DeviceError;
 /// Largest host reply we accept (a `devices-l` of hundreds of devices is a few tens of KiB).
 pub(crate) const MAX_HOST_REPLY: usize = 1 << 20;
 
-/// One adb server we talk to, with its start-server memory.
+/// One adb server we talk to, with its start-server memory and its tracker's doorbell.
 #[derive(Debug)]
 pub(crate) struct Server {
     pub ep: AdbEndpoint,
     starter: Starter,
+    /// Whether a call may start adb here when the port refuses: only the default local
+    /// endpoint (never one given explicitly), decided by whoever built the [`Devices`].
+    ///
+    /// [`Devices`]: super::Devices
     autostart: bool,
     connect_timeout: Duration,
     start_timeout: Duration,
+    /// Wakes this server's tracker out of its backoff sleep (a call is waiting for it).
+    pub(crate) wake: tokio::sync::Notify,
+    /// Serialises one-off listings, so a burst of calls at start-up asks once, not once each.
+    pub(crate) first_listing: tokio::sync::Mutex<()>,
+    /// What spock-tui started here, said once in the log and kept for status and doctor.
+    started: std::sync::Mutex<Option<String>>,
 }
 
 /// An open smart socket to `server`.
@@ -36,19 +46,31 @@ pub(crate) struct Conn {
 impl Server {
     pub fn new(ep: AdbEndpoint, autostart: bool, connect: Duration, start: Duration) -> Self {
         Server {
+            autostart: autostart && ep.is_local(),
             ep,
             starter: Starter::default(),
-            autostart,
             connect_timeout: connect,
             start_timeout: start,
+            wake: tokio::sync::Notify::new(),
+            first_listing: tokio::sync::Mutex::new(()),
+            started: std::sync::Mutex::new(None),
         }
     }
 
-    /// Connects, starting a local adb server once when the port refuses and adb is on PATH.
+    /// Connects for a call. When the port refuses and this is the default local endpoint, starts
+    /// a server there once (as `adb` itself does on any command), says so, and retries.
     pub async fn connect(&self) -> Result<Conn, DeviceError> {
         match self.connect_once().await {
             Err((kind, err)) if kind == Some(ErrorKind::ConnectionRefused) && self.autostart => {
                 if self.starter.try_start(&self.ep, self.start_timeout).await {
+                    let note = format!(
+                        "no adb server was running on {} (the default endpoint), so spock-tui started one as `adb` itself would (`adb -P {} start-server`); it keeps running after spock-tui exits",
+                        self.ep, self.ep.port
+                    );
+                    tracing::info!(server = %self.ep, "{note}");
+                    if let Ok(mut n) = self.started.lock() {
+                        *n = Some(note);
+                    }
                     self.connect_once().await.map_err(|(_, e)| e)
                 } else {
                     Err(err)
@@ -56,6 +78,21 @@ impl Server {
             }
             other => other.map_err(|(_, e)| e),
         }
+    }
+
+    /// Connects without ever starting anything: what background work (tracking, probes) uses.
+    pub async fn connect_quiet(&self) -> Result<Conn, DeviceError> {
+        self.connect_once().await.map_err(|(_, e)| e)
+    }
+
+    /// Whether a call may start adb on this endpoint (see [`Self::connect`]).
+    pub fn may_autostart(&self) -> bool {
+        self.autostart
+    }
+
+    /// The note left by the last server start on this endpoint, if spock-tui started one.
+    pub fn started_note(&self) -> Option<String> {
+        self.started.lock().ok().and_then(|n| n.clone())
     }
 
     async fn connect_once(&self) -> Result<Conn, (Option<ErrorKind>, DeviceError)> {
@@ -86,6 +123,13 @@ impl Server {
     /// A host service answering one hex-length block (`host:version`, `host:devices-l`, …).
     pub async fn host_query(&self, request: &str) -> Result<Bytes, DeviceError> {
         let mut c = self.connect().await?;
+        c.request(request).await?;
+        c.read_block(MAX_HOST_REPLY, request).await
+    }
+
+    /// [`Self::host_query`] that never starts a server (background work).
+    pub async fn host_query_quiet(&self, request: &str) -> Result<Bytes, DeviceError> {
+        let mut c = self.connect_quiet().await?;
         c.request(request).await?;
         c.read_block(MAX_HOST_REPLY, request).await
     }

@@ -66,6 +66,8 @@ pub struct Core {
     pub demo: bool,
     /// Batch tasks, runs and recording.
     pub batch: crate::batch::Batch,
+    /// Devices leased by clients (`android_lease_device`).
+    pub leases: super::lease::Leases,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -119,6 +121,7 @@ impl Core {
             redactor: parts.redactor,
             demo: parts.demo,
             batch: parts.batch,
+            leases: Default::default(),
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),

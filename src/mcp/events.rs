@@ -136,6 +136,8 @@ pub enum ServerEvent {
     Device {
         change: crate::device::DeviceEvent,
     },
+    /// A device lease was taken, released, expired or broken.
+    LeasesChanged,
     /// A control-centre screen change asked for by `spock_navigate`.
     Navigate {
         screen: String,

@@ -43,9 +43,11 @@ pub async fn read(core: &Core, uri: &str) -> Result<ReadResourceResult, String> 
     let read_at = Utc::now().to_rfc3339();
     let body: Value = match uri {
         DEVICES => match core.devices.list().await {
-            Ok(list) => json!({ "readAt": read_at, "devices": list.iter().map(|d| json!({
-                "serial": d.serial, "state": d.state.to_string(), "model": d.model, "server": d.server.to_string()
-            })).collect::<Vec<_>>(), "serverErrors": core.devices.server_errors().iter().map(|(s, e)| format!("{s}: {e}")).collect::<Vec<_>>() }),
+            Ok(list) => {
+                core.devices.names_shown(&list);
+                json!({ "readAt": read_at, "devices": crate::mcp::tools::common::DeviceRef::all(&core.devices, &list),
+                    "serverErrors": core.devices.server_errors().iter().map(|(s, e)| format!("{s}: {e}")).collect::<Vec<_>>() })
+            }
             Err(e) => json!({ "readAt": read_at, "devices": [], "error": e.to_string() }),
         },
         SELECTED => {
@@ -53,7 +55,7 @@ pub async fn read(core: &Core, uri: &str) -> Result<ReadResourceResult, String> 
             let list = core.devices.list().await.unwrap_or_default();
             let effective = selected
                 .clone()
-                .or_else(|| (list.len() == 1).then(|| list[0].serial.clone()));
+                .or_else(|| (list.len() == 1).then(|| list[0].id.clone()));
             json!({ "readAt": read_at, "selected": selected, "effective": effective,
                     "note": if effective.is_none() && list.len() > 1 { "several devices and none selected: call android_select_device" } else { "" } })
         }

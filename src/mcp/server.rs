@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::confirm::Ask;
 use super::core::Core;
 use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
+use super::lease::{Connection, Session};
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
 use crate::audit::AuditRecord;
@@ -30,6 +31,9 @@ use crate::redact::{Audience, redact_password_nodes};
 pub struct Origin {
     pub transport: Transport,
     pub client: Option<ClientId>,
+    /// The client's connection, which device leases tell holders apart by; `None` for the
+    /// control centre's own calls (a person is not held back by a lease).
+    pub session: Option<Session>,
 }
 
 /// What a tool's handler receives besides its arguments.
@@ -100,6 +104,35 @@ fn ask_reason(escalated: Option<&str>, stated: Option<&str>) -> Option<String> {
     }
 }
 
+/// An action on a device another client has leased is refused here, before anything runs and
+/// before anyone is asked; reads, the holder's own calls and the control centre's pass.
+async fn check_lease(ctx: &Ctx, tool: &ToolDef, requested: Option<&str>) -> Result<(), ToolError> {
+    if tool.level == Level::ReadOnly || !tool.device || ctx.core.leases.is_empty() {
+        return Ok(());
+    }
+    let Some(holder) = super::lease::Holder::of(&ctx.origin) else {
+        return Ok(());
+    };
+    // A device that does not resolve is the tool's own error to report.
+    let Ok(dev) = ctx.device(requested).await else {
+        return Ok(());
+    };
+    match ctx.core.leases.blocker(dev.serial(), Some(&holder)) {
+        None => Ok(()),
+        Some(lease) => {
+            let now = tokio::time::Instant::now();
+            Err(ToolError::refused(format!(
+                "{} was not run: {}. Reads stay allowed; it frees when the holder releases it \
+                 (android_lease_device release=true) or disconnects, when it expires, or when a \
+                 person breaks it on the control centre's Status screen.",
+                tool.name,
+                lease.describe(now)
+            ))
+            .with_details(serde_json::json!({ "lease": lease.info(now) })))
+        }
+    }
+}
+
 /// Run one tool call through every check. Never panics; every path ends in a `CallFinished`.
 pub async fn call(
     core: &Arc<Core>,
@@ -146,9 +179,11 @@ pub async fn call_tool_def(
     core.count_call(origin.transport, &origin.client);
     let mut shown_args = args.clone();
     core.redactor.redact_json(&mut shown_args, Audience::Person);
+    // One time for a call wherever it is shown: when it started (live and in the audit trail).
+    let at = Utc::now();
     core.emit(ServerEvent::CallStarted {
         call_id,
-        at: Utc::now(),
+        at,
         tool: tool.name.to_string(),
         level: tool.level,
         transport: origin.transport,
@@ -175,6 +210,7 @@ pub async fn call_tool_def(
     let result = async {
         core.access.check(&tool)?;
         tool.validate(&args)?;
+        check_lease(&ctx, &tool, requested.as_deref()).await?;
         if let Some(why) = tokio::select! {
             e = tool.escalation(&ctx, &args) => e?,
             _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
@@ -183,6 +219,12 @@ pub async fn call_tool_def(
             escalated = Some(why);
         }
         if level == Level::Destructive {
+            // A serial several adb servers have is refused before anyone is asked.
+            if let Some(Err(e @ crate::device::DeviceError::Ambiguous { .. })) =
+                requested.as_deref().map(|s| core.devices.find_now(s))
+            {
+                return Err(e.into());
+            }
             let ask = Ask {
                 call_id,
                 tool: tool.name,
@@ -226,6 +268,7 @@ pub async fn call_tool_def(
     core.redactor.redact_json(&mut shown, Audience::Person);
     let mut record = AuditRecord::new(tool.name, level, origin.transport, shown_args);
     record.escalated = escalated;
+    record.time = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
     record.client = origin
         .client
         .as_ref()
@@ -281,11 +324,36 @@ pub async fn call_tool_def(
 pub struct McpServer {
     core: Arc<Core>,
     transport: Transport,
+    /// Dropped with the last clone, when the stdio or SSE connection closes: its leases end.
+    conn: Arc<Connection>,
 }
 
 impl McpServer {
     pub fn new(core: Arc<Core>, transport: Transport) -> Self {
-        McpServer { core, transport }
+        let conn = Arc::new(Connection::new(core.clone(), transport));
+        McpServer {
+            core,
+            transport,
+            conn,
+        }
+    }
+
+    /// The connection a call came through: this service's for stdio and SSE; for HTTP the
+    /// session named by `Mcp-Session-Id`, or (stateless 2026-07-28) only the client's name.
+    fn session_of(&self, client: &Option<ClientId>, ctx: &RequestContext<RoleServer>) -> Session {
+        if let Some(s) = self.conn.session() {
+            return s.clone();
+        }
+        let sid = ctx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .filter(|s| !s.is_empty());
+        match sid {
+            Some(sid) => Session::http(sid),
+            None => Session::stateless(client),
+        }
     }
 
     fn client_of(&self, ctx: &RequestContext<RoleServer>) -> Option<ClientId> {
@@ -407,9 +475,11 @@ impl ServerHandler for McpServer {
             // 2026-07-28 has no initialize: the client names itself on each request.
             self.core.client_seen(self.transport, c, &v.to_string());
         }
+        let session = Some(self.session_of(&client, &context));
         let origin = Origin {
             transport: self.transport,
             client,
+            session,
         };
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let Some(done) = call(&self.core, origin, &request.name, args, context.ct.clone()).await

@@ -10,6 +10,7 @@ pub mod files;
 pub mod gestures;
 pub mod host;
 pub mod inspect;
+pub mod lease;
 pub mod project;
 pub mod record;
 pub mod screen;
@@ -23,6 +24,7 @@ use super::registry::{Registry, ToolDef};
 pub fn catalogue() -> Registry {
     let mut tools: Vec<ToolDef> = Vec::new();
     tools.extend(devices::tools());
+    tools.extend(lease::tools());
     tools.extend(inspect::tools());
     tools.extend(screen::tools());
     tools.extend(ui::tools());

@@ -35,7 +35,10 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
         .with_cancellation_token(shared.shutdown.child_token())
         .with_sse_keep_alive(Some(Duration::from_secs(15)))
         .with_json_response(true);
-    config.session_store = Some(Arc::new(super::sessions::ParkedSessions::new(4096)));
+    let ended = core.clone();
+    config.session_store = Some(Arc::new(super::sessions::ParkedSessions::new(4096).on_end(
+        move |id| crate::mcp::lease::session_ended(&ended, &crate::mcp::lease::http_key(id)),
+    )));
     if opts.any_host {
         config = config.disable_allowed_hosts();
     } else {

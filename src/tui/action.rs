@@ -9,6 +9,7 @@ use super::state::{Layer, Screen};
 pub enum Action {
     Quit,
     Help,
+    Messages,
     NextScreen,
     PrevScreen,
     Go(Screen),
@@ -51,6 +52,8 @@ pub enum Action {
     SaveTask,
     Mark,
     TaskFromMarked,
+    BreakLease,
+    NextLease,
 }
 
 impl Action {
@@ -58,6 +61,7 @@ impl Action {
         match self {
             Action::Quit => "quit (stops the server)",
             Action::Help => "show / hide this help",
+            Action::Messages => "message log: recent footer messages in full",
             Action::NextScreen => "next screen",
             Action::PrevScreen => "previous screen",
             Action::Go(Screen::Status) => "Status",
@@ -105,6 +109,8 @@ impl Action {
             Action::SaveTask => "check and save the task",
             Action::Mark => "mark / unmark the call for a batch task",
             Action::TaskFromMarked => "make a batch task from the marked calls",
+            Action::BreakLease => "break a device lease (asks first)",
+            Action::NextLease => "next device lease",
         }
     }
 }
@@ -115,6 +121,7 @@ pub enum Scope {
     Global,
     Confirm,
     Help,
+    Messages,
     Input,
     Editor,
     Prompt,
@@ -129,6 +136,7 @@ impl Scope {
             Scope::Global => "Everywhere",
             Scope::Confirm => "Confirmation",
             Scope::Help => "Help",
+            Scope::Messages => "Message log",
             Scope::Input => "Text input",
             Scope::Editor => "Task editor",
             Scope::Prompt => "Yes/no question",
@@ -200,6 +208,15 @@ pub const BINDINGS: &[Binding] = &[
     b(Scope::Help, ch('j'), Action::Down),
     b(Scope::Help, PageUp, Action::PageUp),
     b(Scope::Help, PageDown, Action::PageDown),
+    b(Scope::Messages, Esc, Action::Messages),
+    b(Scope::Messages, ch('l'), Action::Messages),
+    b(Scope::Messages, ch('q'), Action::Messages),
+    b(Scope::Messages, Up, Action::Up),
+    b(Scope::Messages, ch('k'), Action::Up),
+    b(Scope::Messages, Down, Action::Down),
+    b(Scope::Messages, ch('j'), Action::Down),
+    b(Scope::Messages, PageUp, Action::PageUp),
+    b(Scope::Messages, PageDown, Action::PageDown),
     b(Scope::Prompt, ch('y'), Action::Approve),
     b(Scope::Prompt, ch('n'), Action::Deny),
     b(Scope::Prompt, Esc, Action::Deny),
@@ -217,6 +234,7 @@ pub const BINDINGS: &[Binding] = &[
     b(Scope::Picker, Esc, Action::Back),
     b(Scope::Picker, ch('f'), Action::Back),
     b(G, ch('?'), Action::Help),
+    b(G, ch('l'), Action::Messages),
     b(G, ch('q'), Action::Quit),
     ctrl(G, 'c', Action::Quit),
     b(G, Tab, Action::NextScreen),
@@ -243,6 +261,8 @@ pub const BINDINGS: &[Binding] = &[
     b(ST, ch('t'), Action::ToggleConfigKind),
     b(ST, Right, Action::NextClient),
     b(ST, Left, Action::PrevClient),
+    b(ST, ch('x'), Action::BreakLease),
+    b(ST, ch('L'), Action::NextLease),
     b(TO, ch('/'), Action::Search),
     b(TO, ch('d'), Action::ToggleDestructiveOnly),
     b(TO, Esc, Action::ClearFilters),
@@ -278,6 +298,7 @@ pub fn scopes(layer: Layer) -> &'static [Scope] {
     match layer {
         Layer::Confirm => &[Scope::Confirm],
         Layer::Help => &[Scope::Help],
+        Layer::Messages => &[Scope::Messages],
         Layer::Prompt => &[Scope::Prompt],
         Layer::Input => &[Scope::Input],
         Layer::Editor => &[Scope::Editor],
@@ -356,4 +377,35 @@ pub fn first_key(scope: Scope, action: Action) -> Option<String> {
         .iter()
         .find(|b| b.scope == scope && b.action == action)
         .map(|b| key_label(b.code, b.mods))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A screen's own key never hides a key that works everywhere: the person would lose that
+    /// everywhere-key on one screen without being told (the message log's `l` was shadowed on
+    /// Status by a lease key once).
+    #[test]
+    fn no_screen_key_shadows_a_global_one() {
+        let global: Vec<&Binding> = BINDINGS.iter().filter(|b| b.scope == G).collect();
+        let mut clashes = Vec::new();
+        for b in BINDINGS
+            .iter()
+            .filter(|b| matches!(b.scope, Scope::Screen(_)))
+        {
+            if let Some(g) = global.iter().find(|g| g.code == b.code && g.mods == b.mods)
+                && g.action != b.action
+            {
+                clashes.push(format!(
+                    "{}: {} is {:?} there but {:?} everywhere else",
+                    b.scope.title(),
+                    key_label(b.code, b.mods),
+                    b.action,
+                    g.action
+                ));
+            }
+        }
+        assert!(clashes.is_empty(), "{clashes:#?}");
+    }
 }

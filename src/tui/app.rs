@@ -153,7 +153,7 @@ fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
                 .snapshot()
                 .into_iter()
                 .map(|d| super::event::DeviceRow {
-                    selected: selected.as_deref() == Some(d.serial.as_str()),
+                    selected: selected.as_deref() == Some(d.id.as_str()),
                     serial: d.serial,
                     state: d.state.to_string(),
                     model: d.model,
@@ -337,7 +337,7 @@ pub async fn run_loop(
             }
         }
         for fx in effects {
-            if let Some(ev) = perform(
+            let results = perform(
                 fx,
                 &core,
                 &tokens,
@@ -345,7 +345,8 @@ pub async fn run_loop(
                 &batch_link,
                 &mut terminal,
                 in_tmux,
-            ) {
+            );
+            for ev in results {
                 state.update(ev);
             }
         }
@@ -366,7 +367,7 @@ pub async fn run_loop(
     Ok(())
 }
 
-/// Carry out one effect; its result (if the person should see one) comes back as an event.
+/// Carry out one effect; its results (a fresh view, a line for the person) come back as events.
 fn perform<W: std::io::Write>(
     fx: Effect,
     core: &Arc<Core>,
@@ -375,13 +376,20 @@ fn perform<W: std::io::Write>(
     batch: &BatchLink,
     terminal: &mut Terminal<CrosstermBackend<W>>,
     in_tmux: bool,
-) -> Option<Event> {
-    let notice = |s: String| Some(Event::Notice(s));
-    let resync = || Some(Event::Sync(CoreView::read(core, tokens.token())));
+) -> Vec<Event> {
+    let notice = |s: String| vec![Event::Notice(s)];
+    let resync = || Event::Sync(CoreView::read(core, tokens.token()));
+    let file = crate::config::config_file(&core.paths);
+    let saved = |what: String| {
+        vec![
+            resync(),
+            Event::Notice(format!("saved {what} to {}", file.display())),
+        ]
+    };
     match fx {
         Effect::Server(c) => {
             let _ = ctl.send(c);
-            None
+            Vec::new()
         }
         Effect::Copy { what, text } => {
             let out = terminal.backend_mut();
@@ -398,21 +406,32 @@ fn perform<W: std::io::Write>(
             let _ = out
                 .write_all(&osc::alert(&title, &body, in_tmux))
                 .and_then(|_| out.flush());
-            None
+            Vec::new()
         }
         Effect::Access(change) => {
-            match &change {
+            let onoff = |on: bool| if on { "on" } else { "off" };
+            let what = match &change {
                 AccessChange::SetEnabled { tool, on } => {
                     if let Some(t) = core.registry.get(tool) {
                         core.access.set_enabled(t, *on);
                     }
+                    format!("{tool} {}", onoff(*on))
                 }
-                AccessChange::SetGroup { group, on } => core.access.set_group(*group, *on),
-                AccessChange::EnableAll => core.access.enable_all(),
-                AccessChange::ReadOnlyOnly => core.access.read_only_only(&core.registry),
-            }
+                AccessChange::SetGroup { group, on } => {
+                    core.access.set_group(*group, *on);
+                    format!("host group {} {}", group.key(), onoff(*on))
+                }
+                AccessChange::EnableAll => {
+                    core.access.enable_all();
+                    "every tool and host group on".to_string()
+                }
+                AccessChange::ReadOnlyOnly => {
+                    core.access.read_only_only(&core.registry);
+                    "read-only tools only".to_string()
+                }
+            };
             match core.save_access() {
-                Ok(()) => resync(),
+                Ok(()) => saved(what),
                 Err(e) => notice(format!("access changed but not saved: {e}")),
             }
         }
@@ -423,10 +442,13 @@ fn perform<W: std::io::Write>(
                 SettingField::Port => c.server.port = value as u16,
             });
             match r {
-                Ok(_) if field == SettingField::Port => notice(format!(
-                    "port {value} saved; it applies when the server restarts (R)"
-                )),
-                Ok(_) => resync(),
+                Ok(_) if field == SettingField::Port => vec![
+                    resync(),
+                    Event::Notice(format!(
+                        "port {value} saved; it applies when the server restarts (R)"
+                    )),
+                ],
+                Ok(_) => saved(format!("{} = {value}", field.label())),
                 Err(e) => notice(format!("not saved: {e}")),
             }
         }
@@ -457,14 +479,23 @@ fn perform<W: std::io::Write>(
         }
         Effect::Batch(cmd) => {
             batch.perform(cmd);
-            None
+            Vec::new()
+        }
+        Effect::BreakLease { id, device } => {
+            notice(match crate::mcp::lease::break_lease(core, &device, id) {
+                Some(l) => format!(
+                    "broke the lease on {device} held by {}",
+                    l.holder.describe()
+                ),
+                None => format!("the lease on {device} had already ended"),
+            })
         }
         Effect::NavReply(req, result) => {
             match result {
                 Ok(()) => req.applied(),
                 Err(reason) => req.refused(reason),
             }
-            None
+            Vec::new()
         }
     }
 }

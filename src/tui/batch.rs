@@ -8,9 +8,10 @@ use serde_json::Value;
 
 use super::action::Action;
 use super::input::LineInput;
+use super::prompt::Prompt;
 use super::state::{InputTarget, State};
 use super::update::Effect;
-use crate::batch::{BatchStatus, Recording, RunSummary, RunnerState, Task};
+use crate::batch::{BatchStatus, Recording, RunState, RunSummary, RunnerState, Task};
 use crate::mcp::events::Transport;
 use crate::mcp::registry::Level;
 
@@ -29,11 +30,13 @@ pub struct BatchData {
     pub error: Option<String>,
 }
 
-/// One line of the run history: the summary and how many of its steps ended `ok`.
+/// One line of the run history: the summary, how many of its steps ended `ok` and, for a run
+/// that stopped early, why (its failed step and the error, in the runner's words).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunRow {
     pub summary: RunSummary,
     pub ok: usize,
+    pub stopped: Option<String>,
 }
 
 /// A call marked in History, as much of it as a task step needs (and the audit shape wants).
@@ -118,22 +121,6 @@ impl Editor {
     }
 }
 
-/// A small yes/no question that has the keyboard (below a destructive-call confirmation).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Prompt {
-    DeleteTask { id: String, name: String },
-}
-
-impl Prompt {
-    pub fn question(&self) -> String {
-        match self {
-            Prompt::DeleteTask { name, .. } => {
-                format!("delete task {:?}? y/n", super::escape::line(name))
-            }
-        }
-    }
-}
-
 #[derive(Debug, Clone, Default)]
 pub struct BatchView {
     /// `None` until the loop first reads the store.
@@ -143,7 +130,6 @@ pub struct BatchView {
     /// Select this task when it shows up in the list (after a save).
     pub select: Option<String>,
     pub editor: Option<Editor>,
-    pub prompt: Option<Prompt>,
 }
 
 impl BatchView {
@@ -195,25 +181,51 @@ impl State {
             self.batch.select = None;
         }
         self.batch.cursor = self.batch.cursor.min(data.tasks.len().saturating_sub(1));
+        // A run that failed since the last snapshot (not one that had already ended) says so
+        // in the footer, wherever the person is.
+        let failed: Vec<String> = match &self.batch.data {
+            Some(old) => data
+                .runs
+                .iter()
+                .filter(|r| {
+                    r.summary.state == RunState::Failed
+                        && !old.runs.iter().any(|o| {
+                            o.summary.run_id == r.summary.run_id
+                                && o.summary.state != RunState::Processing
+                        })
+                })
+                .map(|r| {
+                    format!(
+                        "batch run of {:?} failed: {}",
+                        super::escape::line(&r.summary.task_name),
+                        r.stopped.as_deref().unwrap_or("no reason was recorded")
+                    )
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        for note in failed {
+            self.notify(note);
+        }
         self.batch.data = Some(data);
     }
 
     pub(super) fn on_batch_reply(&mut self, reply: BatchReply) {
         match reply {
-            BatchReply::Done(note) => self.notice = Some(note),
+            BatchReply::Done(note) => self.notify(note),
             BatchReply::Saved { task, note } => {
                 if self.batch.editor.as_ref().is_some_and(|e| e.saving) {
                     self.batch.editor = None;
                 }
                 self.batch.select = Some(task.id);
-                self.notice = Some(note);
+                self.notify(note);
             }
             BatchReply::Failed { save, message } => match self.batch.editor.as_mut() {
                 Some(ed) if save && ed.saving => {
                     ed.saving = false;
                     ed.error = Some(EditorError { at: None, message });
                 }
-                _ => self.notice = Some(message),
+                _ => self.notify(message),
             },
         }
     }
@@ -226,28 +238,28 @@ impl State {
                 Some(t) => fx.push(Effect::Batch(BatchCmd::Run {
                     task_id: t.id.clone(),
                 })),
-                None => self.notice = Some("no task to run: record one or press n".into()),
+                None => self.notify("no task to run: record one or press n"),
             },
             Action::CancelRun => match self.batch.running() {
                 Some(id) => fx.push(Effect::Batch(BatchCmd::Cancel {
                     run_id: id.to_string(),
                 })),
-                None => self.notice = Some("no run is in progress".into()),
+                None => self.notify("no run is in progress"),
             },
             Action::DeleteTask => match self.batch.selected() {
                 Some(t) => {
-                    self.batch.prompt = Some(Prompt::DeleteTask {
+                    self.prompt = Some(Prompt::DeleteTask {
                         id: t.id.clone(),
                         name: t.name.clone(),
                     })
                 }
-                None => self.notice = Some("no task to delete".into()),
+                None => self.notify("no task to delete"),
             },
             Action::EditTask => match self.batch.selected() {
                 Some(t) => {
                     self.batch.editor = Some(Editor::new(Some(t.id.clone()), &editor_json(t)))
                 }
-                None => self.notice = Some("no task to edit: press n for a new one".into()),
+                None => self.notify("no task to edit: press n for a new one"),
             },
             Action::NewTask => {
                 let tool = self
@@ -276,28 +288,12 @@ impl State {
         true
     }
 
-    /// The delete prompt: y deletes, n or Esc keeps the task.
-    pub(super) fn act_prompt(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let Some(prompt) = self.batch.prompt.take() else {
-            return;
-        };
-        match (action, prompt) {
-            (Action::Approve, Prompt::DeleteTask { id, .. }) => {
-                fx.push(Effect::Batch(BatchCmd::Delete { task_id: id }))
-            }
-            (Action::Deny, Prompt::DeleteTask { name, .. }) => {
-                self.notice = Some(format!("kept task {:?}", super::escape::line(&name)))
-            }
-            (_, p) => self.batch.prompt = Some(p),
-        }
-    }
-
     /// Editor keys: Ctrl-S checks and saves, Esc throws the edit away; the rest is typing.
     pub(super) fn act_editor(&mut self, action: Action, fx: &mut Vec<Effect>) {
         match action {
             Action::Cancel => {
                 self.batch.editor = None;
-                self.notice = Some("edit cancelled; nothing saved".into());
+                self.notify("edit cancelled; nothing saved");
             }
             Action::SaveTask => {
                 let Some(ed) = self.batch.editor.as_mut() else {
@@ -339,7 +335,7 @@ impl State {
     /// History: ask for the name of a task made from the marked calls.
     pub(super) fn task_from_marked(&mut self) {
         if self.marked_calls().is_empty() {
-            self.notice = Some("mark calls with Space first".into());
+            self.notify("mark calls with Space first");
         } else {
             self.input = Some((InputTarget::TaskName, LineInput::default()));
         }
@@ -369,7 +365,7 @@ impl State {
     ) {
         let name = text.trim().to_string();
         if name.is_empty() {
-            self.notice = Some("a name is needed; nothing was started or saved".into());
+            self.notify("a name is needed; nothing was started or saved");
             return;
         }
         match target {

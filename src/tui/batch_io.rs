@@ -13,7 +13,7 @@ use super::batch::{BatchCmd, BatchData, BatchReply, RunRow};
 use super::event::Event;
 use crate::audit::{AuditRecord, DecidedBy, Decision, Level, Outcome};
 use crate::batch::{BatchError, BatchStatus, RunOptions, RunState, RunnerState, StepOutcome};
-use crate::mcp::events::Transport;
+use crate::mcp::events::{ClientId, Transport};
 use crate::mcp::server::Origin;
 use crate::mcp::{Core, ServerEvent};
 
@@ -41,16 +41,15 @@ impl BatchLink {
         let mut status = core.batch.subscribe_status();
         let mut events = core.subscribe();
         tokio::spawn(async move {
-            let mut ok_counts: HashMap<String, usize> = HashMap::new();
+            let mut done = Outcomes::new();
             loop {
                 let c = core.clone();
-                let counts = std::mem::take(&mut ok_counts);
-                let Ok((data, counts)) =
-                    tokio::task::spawn_blocking(move || read(&c, counts)).await
+                let known = std::mem::take(&mut done);
+                let Ok((data, known)) = tokio::task::spawn_blocking(move || read(&c, known)).await
                 else {
                     break;
                 };
-                ok_counts = counts;
+                done = known;
                 if tx.send(Event::Batch(data)).is_err() {
                     break;
                 }
@@ -97,12 +96,12 @@ async fn changed(
     true
 }
 
-/// One snapshot. `ok_counts` remembers how many steps of each finished run ended `ok`, so a
-/// finished run's file is read for that only once.
-pub fn read(
-    core: &Core,
-    mut ok_counts: HashMap<String, usize>,
-) -> (BatchData, HashMap<String, usize>) {
+/// What a finished run's file says that its summary does not: steps ended `ok`, and why it
+/// stopped early. Read once per run.
+type Outcomes = HashMap<String, (usize, Option<String>)>;
+
+/// One snapshot. `done` remembers what each finished run's file said, so it is read once.
+pub fn read(core: &Core, mut done: Outcomes) -> (BatchData, Outcomes) {
     let b = &core.batch;
     let mut errors = Vec::new();
     let tasks = b.list().unwrap_or_else(|e| {
@@ -121,25 +120,31 @@ pub fn read(
         .take(MAX_RUNS)
         .map(|summary| {
             let finished = summary.state != RunState::Processing;
-            let ok = match ok_counts.remove(&summary.run_id) {
-                Some(n) if finished => n,
+            let (ok, stopped) = match done.remove(&summary.run_id) {
+                Some(known) if finished => known,
                 _ => match b.history_get(&summary.run_id) {
                     Ok(rec) => {
                         if status.current_run_id.as_deref() == Some(rec.run_id.as_str()) {
                             live_tool = rec.steps.last().map(|s| s.tool.clone());
                         }
-                        rec.steps
+                        let ok = rec
+                            .steps
                             .iter()
                             .filter(|s| s.outcome == StepOutcome::Ok)
-                            .count()
+                            .count();
+                        (ok, rec.stopped_reason)
                     }
-                    Err(_) => 0,
+                    Err(_) => (0, None),
                 },
             };
             if finished {
-                kept.insert(summary.run_id.clone(), ok);
+                kept.insert(summary.run_id.clone(), (ok, stopped.clone()));
             }
-            RunRow { summary, ok }
+            RunRow {
+                summary,
+                ok,
+                stopped,
+            }
         })
         .collect();
     // The step running now is the task's step at the runner's index; an inline run names no
@@ -164,6 +169,21 @@ pub fn read(
         error: (!errors.is_empty()).then(|| errors.join("; ")),
     };
     (data, kept)
+}
+
+/// Who acts when the person at the control centre does (a batch run started here, a task
+/// deleted): named, so History and the run record do not say "unknown".
+pub fn control_centre() -> ClientId {
+    ClientId {
+        name: "control centre".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }
+}
+
+/// [`control_centre`] as the audit trail writes a client: `name/version`.
+fn control_centre_label() -> String {
+    let c = control_centre();
+    format!("{}/{}", c.name, c.version)
 }
 
 async fn blocking<T: Send + 'static>(
@@ -195,7 +215,8 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
             // run started from the control centre, and destructive ones still ask here.
             let origin = Origin {
                 transport: Transport::Tui,
-                client: None,
+                client: Some(control_centre()),
+                session: None,
             };
             match core.batch.run(core, task, origin, RunOptions::default()) {
                 Ok(run_id) => BatchReply::Done(format!("started {name:?} as {run_id}")),
@@ -214,16 +235,16 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
         BatchCmd::Delete { task_id } => {
             let id = task_id.clone();
             let started = std::time::Instant::now();
-            let r = blocking(move || c.batch.delete(&id)).await;
             // On record like an agent's android_batch_delete: the person's y at the prompt
-            // is the approval.
+            // is the approval. Stamped before the delete: a call's time is when it started.
             let mut rec = AuditRecord::new(
                 "android_batch_delete",
                 Level::Destructive,
                 Transport::Tui,
                 serde_json::json!({ "id": task_id }),
             );
-            rec.client = "terminal".into();
+            let r = blocking(move || c.batch.delete(&id)).await;
+            rec.client = control_centre_label();
             rec.decision = Some(Decision {
                 approved: true,
                 by: DecidedBy::Key,

@@ -10,7 +10,7 @@ use super::update::{AccessChange, Effect};
 impl State {
     pub(super) fn activate_setting(&mut self, fx: &mut Vec<Effect>) {
         match self.settings_row() {
-            Some(Row::EnableAll) => fx.push(Effect::Access(AccessChange::EnableAll)),
+            Some(Row::EnableAll) => self.enable_all(fx),
             Some(Row::ReadOnlyOnly) => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
             Some(Row::Group(group)) => {
                 let on = !settings::group_on(self, group);
@@ -64,7 +64,7 @@ impl State {
         match (target, action) {
             (InputTarget::Setting(f), Action::Submit) => match parse_setting(f, &input.text) {
                 Ok(v) => fx.push(Effect::Setting(f, v)),
-                Err(e) => self.notice = Some(e),
+                Err(e) => self.notify(e),
             },
             (InputTarget::RecordingName | InputTarget::TaskName, Action::Submit) => {
                 self.submit_batch_name(target, &input.text, fx)

@@ -90,6 +90,8 @@ pub struct CoreView {
     pub descriptor: PathBuf,
     /// For the HTTP client configuration (shown with a warning; it is a credential).
     pub token: String,
+    /// Devices leased by clients, by device.
+    pub leases: Vec<super::leases::LeaseRow>,
 }
 
 impl CoreView {
@@ -116,6 +118,7 @@ impl CoreView {
             exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("spock-tui")),
             descriptor: core.paths.endpoint_file(),
             token,
+            leases: super::leases::rows(core),
         }
     }
 }

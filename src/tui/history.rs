@@ -91,23 +91,50 @@ impl CallRecord {
         }
     }
 
-    /// Case-insensitive match on tool name, arguments and result; `query` already lower-case.
-    /// Searched in place rather than through a lower-cased copy of every record: ten thousand
-    /// copies are megabytes, one pass over them is a few milliseconds per keystroke.
+    /// Case-insensitive match on tool name, outcome and decision (the words the lists show:
+    /// `denied`, `timeout`), arguments and result; `query` already lower-case. Searched in
+    /// place rather than through a lower-cased copy of every record: ten thousand copies are
+    /// megabytes, one pass over them is a few milliseconds per keystroke.
     pub fn matches_lower(&self, query: &str) -> bool {
         query.is_empty()
             || contains_ci(&self.tool, query)
             || contains_ci(&self.arguments.to_string(), query)
-            || self
-                .finished
-                .as_ref()
-                .is_some_and(|f| contains_ci(f.result.text(), query))
+            || self.finished.as_ref().is_some_and(|f| {
+                contains_ci(f.outcome.label(), query)
+                    || f.decision
+                        .is_some_and(|d| contains_ci(decided(d.by), query))
+                    || contains_ci(f.result.text(), query)
+            })
     }
 
     pub fn outcome_label(&self) -> &'static str {
         self.finished
             .as_ref()
             .map_or("running", |f| f.outcome.label())
+    }
+
+    /// The outcome as the lists show it, with how a destructive call was decided:
+    /// `ok (key)`, `denied (timeout)`, `running`.
+    pub fn outcome_text(&self) -> String {
+        match &self.finished {
+            Some(f) => match f.decision {
+                Some(d) => format!("{} ({})", f.outcome.label(), decided(d.by)),
+                None => f.outcome.label().to_string(),
+            },
+            None => "running".into(),
+        }
+    }
+
+    /// The outcome filter: a call is a `timeout` when the tool timed out or when its
+    /// confirmation did (then it is `denied` too).
+    pub fn outcome_in(&self, outcomes: &std::collections::BTreeSet<String>) -> bool {
+        let confirmation_timed_out = self
+            .finished
+            .as_ref()
+            .and_then(|f| f.decision)
+            .is_some_and(|d| d.by == DecidedBy::Timeout);
+        outcomes.contains(self.outcome_label())
+            || (confirmation_timed_out && outcomes.contains(Outcome::Timeout.label()))
     }
 
     pub fn client_label(&self) -> String {
@@ -132,6 +159,17 @@ impl CallRecord {
             "{} ({how})",
             if d.approved { "approved" } else { "denied" }
         ))
+    }
+}
+
+/// How a destructive call was decided, in a word or two.
+pub fn decided(by: DecidedBy) -> &'static str {
+    match by {
+        DecidedBy::Key => "key",
+        DecidedBy::Timeout => "timeout",
+        DecidedBy::NoResponder => "no responder",
+        DecidedBy::Dropped => "dropped",
+        DecidedBy::AllowAll => "allow-all",
     }
 }
 

@@ -53,11 +53,51 @@ fn as_image(obj: &serde_json::Map<String, Value>) -> Option<(&str, &str)> {
 }
 
 fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
+    // `image` is built for PNG only; screenshots default to JPEG, whose header is read here.
+    if let Some(d) = jpeg_dimensions(bytes) {
+        return Some(d);
+    }
     image::ImageReader::new(std::io::Cursor::new(bytes))
         .with_guessed_format()
         .ok()?
         .into_dimensions()
         .ok()
+}
+
+/// Width and height from a JPEG's start-of-frame header (baseline, progressive or any other
+/// SOFn), walking the marker segments that come before it.
+fn jpeg_dimensions(j: &[u8]) -> Option<(u32, u32)> {
+    if !j.starts_with(&[0xFF, 0xD8]) {
+        return None;
+    }
+    let mut i = 2;
+    loop {
+        if *j.get(i)? != 0xFF {
+            return None;
+        }
+        let marker = *j.get(i + 1)?;
+        match marker {
+            // Fill bytes before a marker.
+            0xFF => i += 1,
+            // Markers without a length: TEM, RSTn.
+            0x01 | 0xD0..=0xD7 => i += 2,
+            // End of image or start of scan before any frame header: no dimensions.
+            0xD9 | 0xDA => return None,
+            _ => {
+                let len = usize::from(u16::from_be_bytes([*j.get(i + 2)?, *j.get(i + 3)?]));
+                // SOF0..SOF15 except DHT (C4), JPG (C8) and DAC (CC).
+                if matches!(marker, 0xC0..=0xCF) && !matches!(marker, 0xC4 | 0xC8 | 0xCC) {
+                    let h = u16::from_be_bytes([*j.get(i + 5)?, *j.get(i + 6)?]);
+                    let w = u16::from_be_bytes([*j.get(i + 7)?, *j.get(i + 8)?]);
+                    return (w > 0 && h > 0).then_some((u32::from(w), u32::from(h)));
+                }
+                if len < 2 {
+                    return None;
+                }
+                i += 2 + len;
+            }
+        }
+    }
 }
 
 fn walk<'a>(v: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
@@ -140,6 +180,39 @@ mod tests {
         let s = summarised(&v).to_string();
         assert!(s.contains("<image/png") && s.contains("12×34>"), "{s}");
         assert!(!s.contains(&data));
+    }
+
+    fn jpeg(w: u16, h: u16) -> Vec<u8> {
+        let mut out = Vec::new();
+        let pixels = vec![128u8; usize::from(w) * usize::from(h) * 3];
+        jpeg_encoder::Encoder::new(&mut out, 80)
+            .encode(&pixels, w, h, jpeg_encoder::ColorType::Rgb)
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_jpeg_shows_its_dimensions() {
+        let data = base64::engine::general_purpose::STANDARD.encode(jpeg(576, 1280));
+        let v = json!({"type": "image", "mimeType": "image/jpeg", "data": data});
+        let found = find(&v);
+        assert_eq!(found[0].dimensions, Some((576, 1280)));
+        assert_eq!(found[0].extension(), "jpg");
+        let s = summarised(&v).to_string();
+        assert!(s.contains("576×1280>"), "{s}");
+        assert!(!s.contains("undecodable"), "{s}");
+        // A progressive frame header is read the same way.
+        let mut progressive = jpeg(3, 2);
+        let at = progressive
+            .windows(2)
+            .position(|w| w == [0xFF, 0xC0])
+            .unwrap();
+        progressive[at + 1] = 0xC2;
+        assert_eq!(jpeg_dimensions(&progressive), Some((3, 2)));
+        // Cut short, or not a JPEG: no dimensions and no panic.
+        assert_eq!(jpeg_dimensions(&progressive[..at + 4]), None);
+        assert_eq!(jpeg_dimensions(&[0xFF, 0xD8, 0xFF]), None);
+        assert_eq!(jpeg_dimensions(&png(2, 2)), None);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! What each [`Action`] does to the state, layer by layer. Reached only through `update()`.
-//! The Batch screen's keys, its yes/no prompt and its editor are handled in `batch`.
+//! The Batch screen's keys and its editor are handled in `batch`, the yes/no questions in
+//! `prompt`.
 use serde_json::json;
 
 use super::action::Action;
@@ -28,6 +29,18 @@ impl State {
                     Action::Down => self.help_scroll = self.help_scroll.saturating_add(1),
                     Action::PageUp => self.help_scroll = self.help_scroll.saturating_sub(page),
                     Action::PageDown => self.help_scroll = self.help_scroll.saturating_add(page),
+                    _ => {}
+                }
+            }
+            Layer::Messages => {
+                let page = self.page() as u16;
+                let scroll = self.messages.get_or_insert(0);
+                match action {
+                    Action::Messages => self.messages = None,
+                    Action::Up => *scroll = scroll.saturating_sub(1),
+                    Action::Down => *scroll = scroll.saturating_add(1),
+                    Action::PageUp => *scroll = scroll.saturating_sub(page),
+                    Action::PageDown => *scroll = scroll.saturating_add(page),
                     _ => {}
                 }
             }
@@ -73,7 +86,7 @@ impl State {
         if let Some(approved) = answer
             && let Some(req) = self.confirms.pop_front()
         {
-            self.notice = Some(format!(
+            self.notify(format!(
                 "{} {}",
                 if approved { "approved" } else { "denied" },
                 req.ask.tool
@@ -93,6 +106,7 @@ impl State {
                 self.help = true;
                 self.help_scroll = 0;
             }
+            Action::Messages => self.messages = Some(0),
             Action::NextScreen => self.go(Screen::ALL[(self.screen.index() + 1) % n]),
             Action::PrevScreen => self.go(Screen::ALL[(self.screen.index() + n - 1) % n]),
             Action::Go(s) => self.go(s),
@@ -101,20 +115,16 @@ impl State {
                 ServerStatus::Stopped | ServerStatus::Failed(_) => {
                     fx.push(Effect::Server(ServerCtl::Start))
                 }
-                ServerStatus::Starting | ServerStatus::Stopping => {
-                    self.notice = Some(format!(
-                        "the server is {}; try again in a moment",
-                        self.server.label()
-                    ))
-                }
+                ServerStatus::Starting | ServerStatus::Stopping => self.notify(format!(
+                    "the server is {}; try again in a moment",
+                    self.server.label()
+                )),
             },
             Action::ServerRestart => match self.server {
-                ServerStatus::Starting | ServerStatus::Stopping => {
-                    self.notice = Some(format!(
-                        "the server is {}; try again in a moment",
-                        self.server.label()
-                    ))
-                }
+                ServerStatus::Starting | ServerStatus::Stopping => self.notify(format!(
+                    "the server is {}; try again in a moment",
+                    self.server.label()
+                )),
                 _ => fx.push(Effect::Server(ServerCtl::Restart)),
             },
             _ => {}
@@ -143,17 +153,31 @@ impl State {
                         what: self.config_title(),
                         text,
                     }),
-                    Err(e) => self.notice = Some(e),
+                    Err(e) => self.notify(e),
                 },
-                Action::ToggleConfigKind => self.status.http = !self.status.http,
+                Action::ToggleConfigKind => {
+                    self.status.http = !self.status.http;
+                    self.status.scroll = 0;
+                }
                 Action::NextClient => {
-                    self.status.client = (self.status.client + 1) % Client::ALL.len()
+                    self.status.client = (self.status.client + 1) % Client::ALL.len();
+                    self.status.scroll = 0;
                 }
                 Action::PrevClient => {
                     self.status.client =
-                        (self.status.client + Client::ALL.len() - 1) % Client::ALL.len()
+                        (self.status.client + Client::ALL.len() - 1) % Client::ALL.len();
+                    self.status.scroll = 0;
                 }
-                _ => return false,
+                a @ (Action::NextLease | Action::BreakLease) => return self.act_lease(a),
+                // Status has no list: the moving keys scroll the client configuration.
+                a => {
+                    let max = super::ui::status::config_max_scroll(self);
+                    let pos = usize::from(self.status.scroll.min(max));
+                    let Some(p) = self.moved(a, pos, usize::from(max) + 1) else {
+                        return false;
+                    };
+                    self.status.scroll = p as u16;
+                }
             },
             Screen::Tools => match action {
                 Action::Search => {
@@ -229,7 +253,7 @@ impl State {
                 Action::PageDown => self.move_settings(self.page() as isize),
                 Action::Top => self.move_settings(-10_000),
                 Action::Bottom => self.move_settings(10_000),
-                Action::EnableAll => fx.push(Effect::Access(AccessChange::EnableAll)),
+                Action::EnableAll => self.enable_all(fx),
                 Action::ReadOnlyOnly => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
                 Action::Open | Action::Toggle => self.activate_setting(fx),
                 _ => return false,
@@ -254,7 +278,7 @@ impl State {
             Action::CopyRequest | Action::CopyResponse | Action::SaveImage => {
                 let seq = d.seq;
                 let Some(r) = self.history.get(seq) else {
-                    self.notice = Some("that call has left the history".into());
+                    self.notify("that call has left the history");
                     return true;
                 };
                 match action {
@@ -276,9 +300,7 @@ impl State {
                             text: serde_json::to_string_pretty(&f.result.value())
                                 .unwrap_or_default(),
                         }),
-                        None => {
-                            self.notice = Some("the call is still running: no response yet".into())
-                        }
+                        None => self.notify("the call is still running: no response yet"),
                     },
                     _ => {
                         let found = r
@@ -287,7 +309,7 @@ impl State {
                             .map(|f| images::find(&f.result.value()))
                             .unwrap_or_default();
                         if found.is_empty() {
-                            self.notice = Some("this result holds no image".into());
+                            self.notify("this result holds no image");
                         } else {
                             let stem = format!("call-{}-{}", r.call_id.unwrap_or(r.seq), r.tool);
                             fx.push(Effect::SaveImages {

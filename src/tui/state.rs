@@ -2,6 +2,7 @@
 //! (in `update.rs`) and read by the pure draw functions in `ui`. `layer()` is the one place
 //! that says who has the keyboard.
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::Duration;
 
 use chrono::{DateTime, FixedOffset, Offset as _, Utc};
 use tokio::time::Instant;
@@ -10,6 +11,7 @@ use super::batch::BatchView;
 use super::event::{CoreView, DeviceRow, ServerStatus};
 use super::history::{History, HistorySource, SessionOnly};
 use super::input::LineInput;
+use super::prompt::Prompt;
 use crate::mcp::confirm::ConfirmRequest;
 use crate::mcp::registry::{Level, Registry};
 
@@ -67,9 +69,11 @@ impl Screen {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layer {
     Confirm,
-    /// A small yes/no question of our own (delete a task?).
+    /// A small yes/no question of our own (delete a task? enable the host groups too?).
     Prompt,
     Help,
+    /// The message log: every recent footer message, in full.
+    Messages,
     Input,
     /// The batch task editor.
     Editor,
@@ -170,6 +174,10 @@ pub struct StatusView {
     /// Index into `clientconfig::Client::ALL`.
     pub client: usize,
     pub http: bool,
+    /// The lease `x` would break, in `core.leases`.
+    pub lease: usize,
+    /// Rows of the client configuration scrolled past.
+    pub scroll: u16,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -194,6 +202,20 @@ pub struct HistoryView {
     pub matches: Option<Vec<u64>>,
     /// Calls marked for a batch task, by seq (so oldest first when iterated).
     pub marked: BTreeSet<u64>,
+}
+
+/// How long a footer message stays; every message stays readable in the message log.
+pub const NOTICE_TTL: Duration = Duration::from_secs(8);
+
+/// Messages the log keeps, oldest dropped first.
+pub const NOTICE_LOG: usize = 100;
+
+/// A footer message, as the message log keeps it.
+#[derive(Debug, Clone)]
+pub struct Notice {
+    pub text: String,
+    pub at: Instant,
+    pub wall: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone)]
@@ -226,6 +248,7 @@ pub struct State {
     pub help_scroll: u16,
     pub input: Option<(InputTarget, LineInput)>,
     pub picker: Option<Picker>,
+    pub prompt: Option<Prompt>,
     pub status: StatusView,
     pub tools_view: ToolsView,
     pub activity: CallsView,
@@ -233,7 +256,11 @@ pub struct State {
     pub settings_cursor: usize,
     pub batch: BatchView,
     pub details: Option<Details>,
-    pub notice: Option<String>,
+    /// Footer messages, oldest first; the newest shows in the footer for `notice_ttl`.
+    pub notices: VecDeque<Notice>,
+    pub notice_ttl: Duration,
+    /// The message log overlay is open, scrolled this far.
+    pub messages: Option<u16>,
     pub lost_events: u64,
     pub quit: bool,
 }
@@ -270,6 +297,7 @@ impl State {
             help_scroll: 0,
             input: None,
             picker: None,
+            prompt: None,
             status: StatusView::default(),
             tools_view: ToolsView::default(),
             activity: CallsView::default(),
@@ -277,7 +305,9 @@ impl State {
             settings_cursor: 0,
             batch: BatchView::default(),
             details: None,
-            notice: None,
+            notices: VecDeque::new(),
+            notice_ttl: NOTICE_TTL,
+            messages: None,
             lost_events: 0,
             quit: false,
         };
@@ -285,15 +315,17 @@ impl State {
         s
     }
 
-    /// Who has the keyboard: confirmation > our own yes/no prompt > help > text input >
-    /// editor > picker > details > screen.
+    /// Who has the keyboard: confirmation > our own yes/no prompt > help > message log >
+    /// text input > editor > picker > details > screen.
     pub fn layer(&self) -> Layer {
         if !self.confirms.is_empty() {
             Layer::Confirm
-        } else if self.batch.prompt.is_some() {
+        } else if self.prompt.is_some() {
             Layer::Prompt
         } else if self.help {
             Layer::Help
+        } else if self.messages.is_some() {
+            Layer::Messages
         } else if self.input.is_some() {
             Layer::Input
         } else if self.batch.editor.is_some() {
@@ -307,9 +339,33 @@ impl State {
         }
     }
 
-    /// A countdown or a running call is on screen: the loop ticks once a second, else never.
+    /// A countdown, a running call or a footer message that will expire is on screen: the
+    /// loop ticks once a second, else never.
     pub fn needs_tick(&self) -> bool {
-        !self.confirms.is_empty() || self.history.running() > 0
+        !self.confirms.is_empty()
+            || self.history.running() > 0
+            || !self.core.leases.is_empty()
+            || self.notice().is_some()
+    }
+
+    /// Put a message in the footer (until it expires) and in the message log.
+    pub fn notify(&mut self, text: impl Into<String>) {
+        self.notices.push_back(Notice {
+            text: text.into(),
+            at: self.now,
+            wall: self.wall,
+        });
+        while self.notices.len() > NOTICE_LOG {
+            self.notices.pop_front();
+        }
+    }
+
+    /// The footer's message: the newest, until it is `notice_ttl` old.
+    pub fn notice(&self) -> Option<&str> {
+        self.notices
+            .back()
+            .filter(|n| self.now.saturating_duration_since(n.at) < self.notice_ttl)
+            .map(|n| n.text.as_str())
     }
 
     pub fn tool(&self, name: &str) -> Option<&ToolInfo> {

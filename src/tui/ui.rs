@@ -7,6 +7,7 @@ pub mod batch;
 pub mod details;
 pub mod help;
 pub mod history;
+pub mod messages;
 pub mod modal;
 pub mod picker;
 pub mod settings;
@@ -106,11 +107,14 @@ pub fn draw(f: &mut Frame, s: &State) {
     if s.picker.is_some() {
         picker::draw(f, body, s);
     }
+    if s.messages.is_some() {
+        messages::draw(f, f.area(), s);
+    }
     if s.help {
         help::draw(f, f.area(), s);
     }
-    if s.batch.prompt.is_some() {
-        batch::draw_prompt(f, f.area(), s);
+    if s.prompt.is_some() {
+        modal::draw_prompt(f, f.area(), s);
     }
     if !s.confirms.is_empty() {
         modal::draw(f, f.area(), s);
@@ -233,8 +237,14 @@ pub fn server_span(st: &ServerStatus) -> Span<'static> {
     Span::styled(format!("[{}]", st.label()), style)
 }
 
-/// The few most useful keys for the current layer, from the keymap, then any notice.
+/// The few most useful keys for the current layer, from the keymap, or the latest message.
 fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
+    // A message takes the footer while it lasts; the key hints come back when it expires.
+    if let Some(n) = s.notice() {
+        let line = Line::from(notice_span(n, usize::from(area.width)));
+        f.render_widget(Paragraph::new(line), area);
+        return;
+    }
     let layer = s.layer();
     let hints: &[(Scope, Action)] = match layer {
         Layer::Confirm => &[
@@ -250,6 +260,7 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
             (Scope::Editor, Action::Cancel),
         ],
         Layer::Help => &[(Scope::Help, Action::Help)],
+        Layer::Messages => &[(Scope::Messages, Action::Messages)],
         Layer::Input => &[
             (Scope::Input, Action::Submit),
             (Scope::Input, Action::Cancel),
@@ -304,6 +315,7 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
             Layer::Confirm
                 | Layer::Prompt
                 | Layer::Help
+                | Layer::Messages
                 | Layer::Input
                 | Layer::Editor
                 | Layer::Picker
@@ -319,13 +331,28 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
             spans.push(Span::raw(format!(" {} ", short(a))));
         }
     }
-    if let Some(n) = &s.notice {
-        spans.push(Span::styled(
-            format!(" {}", super::escape::line(n)),
-            Style::new().fg(ACCENT),
-        ));
-    }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The footer's message in `room` columns; cut short, it says which key shows it whole.
+fn notice_span(text: &str, room: usize) -> Span<'static> {
+    let text = format!(" {}", super::escape::line(text));
+    let fits = Span::raw(text.as_str()).width() <= room;
+    let shown = if fits {
+        text
+    } else {
+        let key = action::first_key(Scope::Global, Action::Messages).unwrap_or_default();
+        let more = format!("… ({key}: all)");
+        let mut cut = String::new();
+        for c in text.chars() {
+            if Span::raw(format!("{cut}{c}{more}")).width() > room {
+                break;
+            }
+            cut.push(c);
+        }
+        format!("{cut}{more}")
+    };
+    Span::styled(shown, Style::new().fg(ACCENT))
 }
 
 fn short(a: Action) -> &'static str {
@@ -341,6 +368,7 @@ fn short(a: Action) -> &'static str {
         Action::EnableAll => "enable all",
         Action::ReadOnlyOnly => "read-only only",
         Action::Help => "help",
+        Action::Messages => "messages",
         Action::Quit => "quit",
         Action::Approve => "approve",
         Action::Deny => "deny",

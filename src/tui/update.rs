@@ -8,6 +8,7 @@ use super::history::Finished;
 use super::images::FoundImage;
 use super::state::{Button, Layer, Screen, SettingField, State};
 use crate::mcp::ServerEvent;
+use crate::mcp::events::DecidedBy;
 use crate::mcp::registry::HostGroup;
 use crate::mcp::uilink::NavRequest;
 
@@ -51,6 +52,11 @@ pub enum Effect {
     NavReply(NavRequest, Result<(), String>),
     /// Run, cancel, save, delete or record a batch task.
     Batch(super::batch::BatchCmd),
+    /// Break lease `id` on `device` (the person said yes).
+    BreakLease {
+        id: u64,
+        device: String,
+    },
 }
 
 impl State {
@@ -63,7 +69,7 @@ impl State {
             Event::Server(ev) => self.on_server(ev),
             Event::Lagged(n) => {
                 self.lost_events += n;
-                self.notice = Some(format!(
+                self.notify(format!(
                     "{n} server events were missed (the display fell behind)"
                 ));
             }
@@ -88,7 +94,7 @@ impl State {
             Event::Devices(d) => self.set_devices(d),
             Event::Batch(data) => self.on_batch_data(data),
             Event::BatchReply(reply) => self.on_batch_reply(reply),
-            Event::Notice(n) => self.notice = Some(n),
+            Event::Notice(n) => self.notify(n),
             Event::Tick => {}
             Event::Quit => self.quit = true,
         }
@@ -115,6 +121,14 @@ impl State {
         if view.history_size != self.history.capacity() {
             self.history.set_capacity(view.history_size);
             self.refresh_matches();
+        }
+        // `spock-tui token rotate` from another terminal: Status shows and copies the new
+        // token from now on, and a configuration copied before no longer works.
+        if view.token != self.core.token && !self.core.token.is_empty() {
+            self.notify(
+                "the token was rotated: the old one is refused; HTTP configurations need the \
+                 new one (t on Status shows it)",
+            );
         }
         self.core = view;
     }
@@ -155,6 +169,13 @@ impl State {
                 if let Some(st) = self.stats.get_mut(&tool) {
                     st.running = st.running.saturating_sub(1);
                 }
+                // The modal went away by itself: say why, or a person looking up wonders.
+                if decision.is_some_and(|d| !d.approved && d.by == DecidedBy::Timeout) {
+                    self.notify(format!(
+                        "confirmation for {} timed out: denied",
+                        super::escape::line(&tool)
+                    ));
+                }
                 self.history.finished(
                     call_id,
                     Finished {
@@ -171,6 +192,7 @@ impl State {
             | ServerEvent::ServerStateChanged { .. }
             | ServerEvent::DevicesChanged
             | ServerEvent::Device { .. }
+            | ServerEvent::LeasesChanged
             | ServerEvent::Navigate { .. } => {}
         }
     }
@@ -195,7 +217,7 @@ impl State {
             .newest_first()
             .filter(|r| r.matches_lower(&q))
             .filter(|r| f.tools.is_empty() || f.tools.contains(&r.tool))
-            .filter(|r| f.outcomes.is_empty() || f.outcomes.contains(r.outcome_label()))
+            .filter(|r| f.outcomes.is_empty() || r.outcome_in(&f.outcomes))
             .filter(|r| f.devices.is_empty() || f.devices.contains(r.device_label()))
             .filter(|r| f.clients.is_empty() || f.clients.contains(&r.client_label()))
             .map(|r| r.seq)
@@ -268,6 +290,7 @@ impl State {
         self.picker = None;
         self.input = None;
         self.help = false;
+        self.messages = None;
     }
 
     fn on_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {

@@ -80,6 +80,7 @@ pub async fn rig_with(adb: AdbEndpoint, config: Config) -> Rig {
         adb: vec![adb],
         projects: vec![],
         autostart_adb: false,
+        adb_explicit: true,
     })
     .expect("core");
     let listen = Listen {

@@ -97,7 +97,8 @@ async def test_resources_are_fresh_and_stamped(served):
         second = json.loads((await c.read_resource("android://devices")).contents[0].text)
         assert second["readAt"] > first["readAt"]
         sel = json.loads((await c.read_resource("android://device/selected")).contents[0].text)
-        assert sel["effective"] == adb.serials[0] and sel["readAt"]
+        # The effective device by its full name, `serial@host:port`.
+        assert sel["effective"] == f"{adb.serials[0]}@{adb.endpoint()}" and sel["readAt"]
         app = json.loads((await c.read_resource("android://project/application-id")).contents[0].text)
         assert "readAt" in app
 
@@ -125,7 +126,7 @@ async def test_two_devices_refuse_without_serial_and_name_both(tmp_path):
             assert err and a in r["error"] and b in r["error"]
             assert set(r["candidates"]) == {a, b}
             err, r = await call(c, "android_get_device_info", {"serial": b})
-            assert not err and r["serial"] == b
+            assert not err and r["serial"] == f"{b}@{adb.endpoint()}", r  # results carry the full name
             err, r = await call(c, "android_select_device", {"serial": a})
             assert not err
             err, r = await call(c, "android_get_current_activity", {})

@@ -58,14 +58,17 @@ class Tui:
         self.tmux("kill-server", check=False)
 
 
-def start_tui(tmp_path, *args, config=None):
-    """Start spock-tui in tmux and wait until both transports are up; the caller kills it."""
+def start_tui(tmp_path, *args, config=None, width=120, height=40):
+    """Start spock-tui in tmux and wait until both transports are up; the caller kills it.
+    The same `tmp_path` again starts it on the same home (a restart)."""
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True, exist_ok=True)
     if config is not None:
         (home / "config" / "config.toml").write_text(config)
-    t = Tui(home, *args)
     desc = home / "run" / "endpoint.json"
+    if desc.exists():
+        desc.unlink()
+    t = Tui(home, *args, width=width, height=height)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

@@ -37,6 +37,7 @@ pub fn origin() -> Origin {
     Origin {
         transport: Transport::Stdio,
         client: None,
+        session: None,
     }
 }
 

@@ -15,10 +15,21 @@ impl From<DeviceError> for ToolError {
         let kind = match e {
             DeviceError::Timeout { .. } => ErrorKind::Timeout,
             DeviceError::Cancelled => ErrorKind::Cancelled,
-            DeviceError::NoDevice { .. } => ErrorKind::NotFound,
+            DeviceError::NoDevice { .. } | DeviceError::Detached { .. } => ErrorKind::NotFound,
+            DeviceError::Ambiguous { .. } => ErrorKind::InvalidArguments,
             _ => ErrorKind::Device,
         };
-        ToolError::new(kind, e.to_string())
+        let details = match &e {
+            DeviceError::Ambiguous { candidates, .. } => {
+                Some(serde_json::json!({ "candidates": candidates }))
+            }
+            _ => None,
+        };
+        let err = ToolError::new(kind, e.to_string());
+        match details {
+            Some(d) => err.with_details(d),
+            None => err,
+        }
     }
 }
 
@@ -26,7 +37,7 @@ impl From<DeviceError> for ToolError {
 #[derive(Debug, Default, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SerialOnly {
-    /// Device serial; default: the selected device, or the only one attached.
+    /// Device serial (or serial@host:port); default: the selected device, or the only one attached.
     pub serial: Option<String>,
 }
 
@@ -34,21 +45,95 @@ pub struct SerialOnly {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeviceRef {
+    /// The shortest name that is unique now: the serial, or `serial@host:port` while another
+    /// adb server has the same serial.
     pub serial: String,
+    /// `serial@host:port`: always accepted, always this device.
+    pub id: String,
+    /// adb's state word, or "unreachable" when its adb server is not answering.
     pub state: String,
     pub model: Option<String>,
     pub server: String,
+    /// Why its adb server is not answering (with state "unreachable").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_error: Option<String>,
 }
 
 impl From<&DeviceEntry> for DeviceRef {
     fn from(e: &DeviceEntry) -> Self {
         DeviceRef {
             serial: e.serial.clone(),
+            id: e.id.clone(),
             state: e.state.to_string(),
             model: e.model.clone(),
             server: e.server.to_string(),
+            server_error: None,
         }
     }
+}
+
+impl DeviceRef {
+    /// Every listed device, with the error of its server when that server is down.
+    pub fn all(devices: &crate::device::Devices, entries: &[DeviceEntry]) -> Vec<DeviceRef> {
+        let errors = devices.server_errors();
+        entries
+            .iter()
+            .map(|e| {
+                let mut r = DeviceRef::from(e);
+                if e.state == DeviceState::Unreachable {
+                    r.server_error = errors
+                        .iter()
+                        .find(|(s, _)| s == &e.server)
+                        .map(|(_, m)| m.clone());
+                }
+                r
+            })
+            .collect()
+    }
+}
+
+/// A listed device, ready for a call: its state must be `device`.
+fn usable(devices: &crate::device::Devices, e: &DeviceEntry) -> Result<Device, DeviceError> {
+    match &e.state {
+        DeviceState::Device => Ok(devices.device(&e.id)),
+        DeviceState::Offline => Err(DeviceError::Offline {
+            serial: e.id.clone(),
+        }),
+        DeviceState::Unauthorized => Err(DeviceError::Unauthorized {
+            serial: e.id.clone(),
+        }),
+        other => Err(DeviceError::NotReady {
+            serial: e.id.clone(),
+            state: other.to_string(),
+        }),
+    }
+}
+
+/// The selected device could not be used because it is gone: say so, and name it.
+fn selected_gone(id: &str, e: DeviceError) -> ToolError {
+    let why = match &e {
+        DeviceError::DeviceUnreachable { server, detail, .. } => {
+            format!("its adb server {server} is down: {detail}")
+        }
+        DeviceError::Detached {
+            server, elsewhere, ..
+        } if elsewhere.is_empty() => format!("it disconnected from adb server {server}"),
+        DeviceError::Detached {
+            server, elsewhere, ..
+        } => format!(
+            "it disconnected from adb server {server}; a different device with the same serial is attached as {}",
+            crate::device::name_list(elsewhere)
+        ),
+        _ => return e.into(),
+    };
+    let kind = ToolError::from(e).kind;
+    ToolError::new(
+        kind,
+        format!(
+            "the selected device {id} is not attached ({why}): pass `serial`, or select another with android_select_device"
+        ),
+    )
+    .with_details(serde_json::json!({ "selected": id }))
 }
 
 impl Ctx {
@@ -58,7 +143,8 @@ impl Ctx {
     }
 
     /// The device this call addresses: `serial` if given, else the selected one, else the only
-    /// one attached. With several attached and none selected, refuses and names them.
+    /// one attached. With several attached and none selected, refuses and names them. The
+    /// handle carries the device's full name, so the whole call stays on that device.
     pub async fn device(&self, serial: Option<&str>) -> Result<Device, ToolError> {
         let dev = self.resolve_device(serial).await?;
         if let Ok(mut slot) = self.resolved_device.lock() {
@@ -68,38 +154,10 @@ impl Ctx {
     }
 
     async fn resolve_device(&self, serial: Option<&str>) -> Result<Device, ToolError> {
-        let devices = self.core.devices.current().await.map_err(ToolError::from)?;
-        let known: Vec<String> = devices.iter().map(|d| d.serial.clone()).collect();
-        let pick = |serial: &str| -> Result<Device, ToolError> {
-            let entry = devices
-                .iter()
-                .find(|d| d.serial == serial || d.raw_serial == serial);
-            match entry {
-                None => Err(DeviceError::NoDevice {
-                    serial: serial.to_string(),
-                    known: known.clone(),
-                }
-                .into()),
-                Some(e) => match &e.state {
-                    DeviceState::Device => Ok(self.core.devices.device(&e.serial)),
-                    DeviceState::Offline => Err(DeviceError::Offline {
-                        serial: e.serial.clone(),
-                    }
-                    .into()),
-                    DeviceState::Unauthorized => Err(DeviceError::Unauthorized {
-                        serial: e.serial.clone(),
-                    }
-                    .into()),
-                    other => Err(DeviceError::NotReady {
-                        serial: e.serial.clone(),
-                        state: other.to_string(),
-                    }
-                    .into()),
-                },
-            }
-        };
+        let devices = &self.core.devices;
         if let Some(s) = serial.filter(|s| !s.is_empty()) {
-            return pick(s);
+            let e = devices.find(s).await?;
+            return Ok(usable(devices, &e)?);
         }
         let selected = self
             .core
@@ -107,26 +165,32 @@ impl Ctx {
             .read()
             .ok()
             .and_then(|s| s.clone());
-        if let Some(s) = selected
-            && known.contains(&s)
-        {
-            return pick(&s);
+        if let Some(id) = selected {
+            // Pinned: the selected device or an error naming it, never another device.
+            return match devices.find(&id).await {
+                Ok(e) => Ok(usable(devices, &e)?),
+                Err(e) => Err(selected_gone(&id, e)),
+            };
         }
-        match devices.as_slice() {
+        let listed = devices.list().await?;
+        match listed.as_slice() {
             [] => Err(ToolError::new(
                 ErrorKind::NotFound,
                 "no device is attached: connect one (check `adb devices`), or start spock-tui with --demo",
             )),
-            [only] => pick(&only.serial),
-            several => Err(ToolError::new(
-                ErrorKind::InvalidArguments,
-                format!(
-                    "{} devices are attached and none is selected: pass `serial` (one of {}) or call android_select_device",
-                    several.len(),
-                    known.join(", ")
-                ),
-            )
-            .with_details(serde_json::json!({ "candidates": known }))),
+            [only] => Ok(usable(devices, only)?),
+            several => {
+                let names: Vec<String> = several.iter().map(|d| d.serial.clone()).collect();
+                Err(ToolError::new(
+                    ErrorKind::InvalidArguments,
+                    format!(
+                        "{} devices are attached and none is selected: pass `serial` (one of {}) or call android_select_device",
+                        several.len(),
+                        crate::device::name_list(&names)
+                    ),
+                )
+                .with_details(serde_json::json!({ "candidates": names })))
+            }
         }
     }
 

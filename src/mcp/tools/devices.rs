@@ -18,7 +18,15 @@ pub struct NoArgs {}
 pub struct ListedDevice {
     #[serde(flatten)]
     pub device: DeviceRef,
+    /// From the device's build properties, read once when it arrived (null until then).
     pub sdk: Option<u32>,
+    pub release: Option<String>,
+    /// False when its last call (or the property read) got no answer in time, or its adb server
+    /// is not answering.
+    pub answering: bool,
+    /// Why it counts as not answering.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub not_answering: Option<String>,
     pub selected: bool,
 }
 
@@ -30,33 +38,40 @@ pub struct DeviceList {
     pub server_errors: Vec<String>,
 }
 
+/// How long a listing waits for build properties of devices that have just arrived.
+const FRESH_PROPS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Answers from the live device table: no device is asked anything here (properties were read
+/// when each device arrived), so one hung phone or host never slows a listing down.
 async fn list_devices(ctx: Ctx) -> Result<DeviceList, ToolError> {
-    let entries = ctx.core.devices.list().await?;
+    let devs = &ctx.core.devices;
+    devs.list().await?;
+    devs.props_settled(FRESH_PROPS_WAIT).await;
+    let entries = devs.snapshot();
+    devs.names_shown(&entries);
     let selected = ctx.core.selected_device.read().ok().and_then(|s| s.clone());
-    let sdks = futures::future::join_all(entries.iter().map(|e| {
-        let ctx = ctx.clone();
-        async move {
-            if e.state != DeviceState::Device {
-                return None;
-            }
-            let dev = ctx.core.devices.device(&e.serial);
-            let out = ctx.sh(&dev, "getprop ro.build.version.sdk").await.ok()?;
-            out.stdout_text().trim().parse().ok()
-        }
-    }))
-    .await;
+    let refs = DeviceRef::all(devs, &entries);
     let devices = entries
         .iter()
-        .zip(sdks)
-        .map(|(e, sdk)| ListedDevice {
-            device: DeviceRef::from(e),
-            sdk,
-            selected: selected.as_deref() == Some(e.serial.as_str()),
+        .zip(refs)
+        .map(|(e, device)| {
+            let facts = devs.facts(&e.id).unwrap_or_default();
+            let props = facts.props.unwrap_or_default();
+            let not_answering = match e.state {
+                DeviceState::Unreachable => device.server_error.clone(),
+                _ => facts.not_answering,
+            };
+            ListedDevice {
+                device,
+                sdk: props.sdk,
+                release: props.release,
+                answering: not_answering.is_none(),
+                not_answering,
+                selected: selected.as_deref() == Some(e.id.as_str()),
+            }
         })
         .collect();
-    let server_errors = ctx
-        .core
-        .devices
+    let server_errors = devs
         .server_errors()
         .into_iter()
         .map(|(s, e)| format!("{s}: {e}"))
@@ -211,13 +226,15 @@ async fn screen_info(ctx: Ctx, a: SerialOnly) -> Result<ScreenInfo, ToolError> {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectArgs {
-    /// The serial to use when a call names none.
+    /// The device to use when a call names none: its serial, or `serial@host:port`.
     pub serial: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Selected {
+    /// The device's full name `serial@host:port`: the selection stays on this device; when it
+    /// is gone, calls say so rather than using another.
     pub selected: String,
     pub previous: Option<String>,
 }
@@ -228,7 +245,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_list_devices",
             title: "List devices",
             level: Level::ReadOnly,
-            description: "Attached devices on every adb server: serial, state, model, sdk, selected.",
+            description: "Attached devices on every adb server: serial, id (serial@host:port), state, model, sdk, answering, selected.",
         }
         .def(|ctx: Ctx, _: NoArgs| list_devices(ctx)),
         Meta {
@@ -249,7 +266,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_select_device",
             title: "Select device",
             level: Level::SafeAction,
-            description: "Make a device the default for calls that give no serial (needed when several are attached).",
+            description: "Make a device the default for calls that give no serial (needed when several are attached); pinned to that device.",
         }
         .def(|ctx: Ctx, a: SelectArgs| async move {
             let dev = ctx.device(Some(&a.serial)).await?;

@@ -73,9 +73,16 @@ pub struct Status {
     pub files: FileState,
     /// Devices as last seen by the device tracker (no device command is run).
     pub devices: Vec<crate::mcp::tools::common::DeviceRef>,
+    /// The selected device's full name (`serial@host:port`), even while it is not attached.
     pub selected_device: Option<String>,
+    /// Devices leased by clients (`android_lease_device`): holder and expiry.
+    pub leases: Vec<crate::mcp::lease::LeaseInfo>,
     /// adb servers that are not answering, with why.
     pub adb_server_errors: Vec<String>,
+    /// What spock-tui did to adb servers on its own (it starts one only on the default local
+    /// endpoint, as `adb` would; never on an address given with --adb).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub adb_notes: Vec<String>,
     pub demo: bool,
 }
 
@@ -143,14 +150,19 @@ pub fn status(ctx: &Ctx) -> Status {
             max_sessions: cfg.server.max_sessions,
         },
         screen: core.screen(),
-        devices: core.devices.snapshot().iter().map(Into::into).collect(),
+        devices: crate::mcp::tools::common::DeviceRef::all(&core.devices, &core.devices.snapshot()),
         selected_device: core.selected_device.read().ok().and_then(|s| s.clone()),
+        leases: {
+            let now = tokio::time::Instant::now();
+            core.leases.list().iter().map(|l| l.info(now)).collect()
+        },
         adb_server_errors: core
             .devices
             .server_errors()
             .into_iter()
             .map(|(s, e)| format!("{s}: {e}"))
             .collect(),
+        adb_notes: core.devices.notes(),
         demo: core.demo,
         files: FileState {
             config: crate::config::config_file(&core.paths)

@@ -1,6 +1,7 @@
 //! The escape hatch and the adb server itself: `android_run_adb_command` (destructive, a
 //! stated reason, bounded time and output, a refusal list checked before anyone is asked) and
-//! `spock_restart_adb_server` (disconnects every device).
+//! `spock_restart_adb_server` (local servers only; devices attached with `adb connect` are
+//! reconnected).
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -109,69 +110,56 @@ pub struct NoArgs {}
 #[serde(rename_all = "camelCase")]
 pub struct Restarted {
     pub servers: Vec<String>,
+    /// Devices reconnected with `adb connect` (they had been attached that way before).
+    pub reconnected: Vec<String>,
+    /// `serial: why` for devices attached with `adb connect` that did not come back.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_reconnected: Vec<String>,
+    /// Remote servers left alone: they are restarted on their own machines.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
     pub devices_after: usize,
 }
 
+/// Restarts each local adb server (never a remote one), then reconnects the devices it had
+/// attached with `adb connect`: a person approved this call (it is destructive).
 async fn restart(ctx: Ctx) -> Result<Restarted, ToolError> {
     if ctx.core.demo {
         return Err(ToolError::refused(
             "the built-in demo adb server cannot be restarted (it is part of this process)",
         ));
     }
-    let adb = which_adb()
-        .ok_or_else(|| ToolError::refused("no `adb` binary on PATH to start the server again"))?;
-    let mut servers = Vec::new();
-    for ep in ctx.core.devices.servers() {
-        if !ep.is_local() {
-            continue;
-        }
-        let port = ep.port.to_string();
-        let run = |args: Vec<String>| {
-            let adb = adb.clone();
-            async move {
-                let child = tokio::process::Command::new(&adb)
-                    .args(&args)
-                    .env("ADB_EMU", "0")
-                    .kill_on_drop(true)
-                    .output();
-                tokio::time::timeout(Duration::from_secs(20), child).await
-            }
-        };
-        let _ = run(vec!["-P".into(), port.clone(), "kill-server".into()]).await;
-        match run(vec!["-P".into(), port.clone(), "start-server".into()]).await {
-            Ok(Ok(o)) if o.status.success() => servers.push(ep.to_string()),
-            Ok(Ok(o)) => {
-                return Err(ToolError::device(format!(
-                    "adb start-server on {ep} failed: {}",
-                    String::from_utf8_lossy(&o.stderr).trim()
-                )));
-            }
-            Ok(Err(e)) => return Err(ToolError::device(format!("could not run adb: {e}"))),
-            Err(_) => {
-                return Err(ToolError::device(format!(
-                    "adb start-server on {ep} timed out"
-                )));
-            }
-        }
-    }
-    if servers.is_empty() {
+    let devices = &ctx.core.devices;
+    let (local, remote): (Vec<_>, Vec<_>) =
+        devices.servers().into_iter().partition(|ep| ep.is_local());
+    if local.is_empty() {
         return Err(ToolError::refused(
             "no local adb server is configured; remote servers are restarted on their own machines",
         ));
     }
-    let devices_after = ctx.core.devices.list().await.map(|l| l.len()).unwrap_or(0);
-    Ok(Restarted {
-        servers,
-        devices_after,
-    })
-}
-
-fn which_adb() -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("adb"))
-            .find(|c| c.is_file())
-    })
+    let mut out = Restarted {
+        servers: Vec::new(),
+        reconnected: Vec::new(),
+        not_reconnected: Vec::new(),
+        skipped: remote.iter().map(ToString::to_string).collect(),
+        devices_after: 0,
+    };
+    for ep in &local {
+        let r = devices.restart_local_server(ep).await?;
+        out.servers.push(r.server);
+        out.reconnected.extend(r.reconnected);
+        out.not_reconnected.extend(r.not_reconnected);
+    }
+    out.devices_after = devices
+        .list()
+        .await
+        .map(|l| {
+            l.iter()
+                .filter(|d| d.state == crate::device::DeviceState::Device)
+                .count()
+        })
+        .unwrap_or(0);
+    Ok(out)
 }
 
 pub fn tools() -> Vec<ToolDef> {
@@ -190,7 +178,8 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_restart_adb_server",
             title: "Restart the adb server",
             level: Level::Destructive,
-            description: "Restart the local adb server(s). Disconnects every device; they reconnect on their own.",
+            description: "Restart the local adb server(s), never a remote one. Disconnects every device; USB ones come back \
+                          on their own, ones attached with `adb connect` are reconnected.",
         }
         .def(|ctx: Ctx, _: NoArgs| restart(ctx))
         .in_group(HostGroup::AdbServer),

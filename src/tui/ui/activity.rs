@@ -9,7 +9,6 @@ use ratatui::widgets::Paragraph;
 use super::{
     block, bold, dim, fmt_duration, fmt_time, level_style, outcome_style, running_for, selected,
 };
-use crate::mcp::events::DecidedBy;
 use crate::tui::escape;
 use crate::tui::history::CallRecord;
 use crate::tui::state::{State, page_offset};
@@ -41,26 +40,10 @@ pub fn header(width: u16) -> Line<'static> {
     )
 }
 
-fn decided(by: DecidedBy) -> &'static str {
-    match by {
-        DecidedBy::Key => "key",
-        DecidedBy::Timeout => "timeout",
-        DecidedBy::NoResponder => "no responder",
-        DecidedBy::Dropped => "dropped",
-        DecidedBy::AllowAll => "allow-all",
-    }
-}
-
 pub fn row(s: &State, r: &CallRecord, width: u16, is_selected: bool) -> Line<'static> {
     let (t, d, c) = widths(width);
     let (outcome, took) = match &r.finished {
-        Some(f) => {
-            let o = match f.decision {
-                Some(dec) => format!("{} ({})", f.outcome.label(), decided(dec.by)),
-                None => f.outcome.label().to_string(),
-            };
-            (o, fmt_duration(f.duration))
-        }
+        Some(f) => (r.outcome_text(), fmt_duration(f.duration)),
         None => (format!("running {}", running_for(s, &r.at)), String::new()),
     };
     let spans = vec![

@@ -1,15 +1,15 @@
 //! Batch: the runner (the live run's step and tool, the recording), the saved tasks and the
-//! run history; the task editor that replaces them while it is open; and the small "delete
-//! task?" prompt. Task names and tools come from agents, so they are escaped like any other
-//! untrusted text.
+//! run history (a failed run with its failed step and error); the task editor that replaces
+//! them while it is open. Task names and tools come from agents, so they are escaped like any
+//! other untrusted text.
 use chrono::{DateTime, Utc};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{ACCENT, block, bold, centered, dim, selected};
+use super::{ACCENT, block, bold, dim, selected};
 use crate::batch::{RunState, RunnerState, Source};
 use crate::tui::batch::{BatchData, Editor};
 use crate::tui::escape;
@@ -160,8 +160,11 @@ fn run_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
         lines.push(Line::styled("No runs yet.", dim()));
         return lines;
     }
-    let rows = (area.height as usize).saturating_sub(1);
-    for r in d.runs.iter().take(rows) {
+    let rows = area.height as usize;
+    for r in &d.runs {
+        if lines.len() >= rows {
+            break;
+        }
         let (label, style) = state_label(r.summary.state);
         lines.push(Line::from(vec![
             Span::styled(format!("{label:<10}"), style),
@@ -172,6 +175,16 @@ fn run_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
                 escape::cell(&r.summary.task_name, name_w)
             )),
         ]));
+        // A failed run says where and why under its line: the step and the error.
+        if r.summary.state == RunState::Failed
+            && let Some(why) = &r.stopped
+            && lines.len() < rows
+        {
+            lines.push(Line::styled(
+                format!("  ↳ {}", escape::cell(why, w.saturating_sub(4))),
+                Style::new().fg(Color::Red),
+            ));
+        }
     }
     lines
 }
@@ -275,23 +288,4 @@ pub fn draw_editor(f: &mut Frame, area: Rect, ed: &Editor) {
         ),
     };
     f.render_widget(Paragraph::new(line).wrap(Wrap { trim: true }), msg);
-}
-
-/// The yes/no prompt, small and centred over everything but a destructive-call confirmation.
-pub fn draw_prompt(f: &mut Frame, area: Rect, s: &State) {
-    let Some(p) = &s.batch.prompt else {
-        return;
-    };
-    let b = centered(area, 60, 5);
-    f.render_widget(Clear, b);
-    let frame = Block::bordered()
-        .border_style(Style::new().fg(Color::Yellow))
-        .title(Span::styled(" Are you sure? ", bold().fg(Color::Yellow)));
-    let inner = frame.inner(b);
-    f.render_widget(frame, b);
-    let lines = vec![
-        Line::styled(p.question(), bold()).centered(),
-        Line::styled("y yes · n / Esc no", dim()).centered(),
-    ];
-    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }

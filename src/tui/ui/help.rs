@@ -27,6 +27,7 @@ pub fn scopes(s: &State) -> Vec<Scope> {
         Scope::Prompt,
         Scope::Confirm,
         Scope::Help,
+        Scope::Messages,
     ]);
     for sc in rest {
         if !v.contains(&sc) {

@@ -1,7 +1,8 @@
 //! The confirmation modal for destructive calls: who asks, which tool, which device, the
 //! arguments in full, the stated reason, and a countdown to the default denial. Deny has
 //! focus by default. The geometry is a pure function of the terminal size so mouse clicks
-//! on the buttons map back without the draw code remembering anything.
+//! on the buttons map back without the draw code remembering anything. Also our own small
+//! yes/no prompt (delete a task? enable the host groups too?).
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -148,4 +149,26 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
     };
     f.render_widget(Paragraph::new(Span::styled(DENY, ds)), d);
     f.render_widget(Paragraph::new(Span::styled(APPROVE, as_)), a);
+}
+
+/// The yes/no prompt, small and centred over everything but a destructive-call confirmation.
+pub fn draw_prompt(f: &mut Frame, area: Rect, s: &State) {
+    let Some(p) = &s.prompt else {
+        return;
+    };
+    let question = p.question();
+    // Room for the question wrapped in 58 columns (a line of slack for word breaks) and the keys.
+    let h = (question.chars().count() / 58 + 2) as u16 + 1 + 2;
+    let b = centered(area, 60, h);
+    f.render_widget(Clear, b);
+    let frame = Block::bordered()
+        .border_style(Style::new().fg(Color::Yellow))
+        .title(Span::styled(" Are you sure? ", bold().fg(Color::Yellow)));
+    let inner = frame.inner(b);
+    f.render_widget(frame, b);
+    let lines = vec![
+        Line::styled(question, bold()).centered(),
+        Line::styled("y yes · n / Esc no", dim()).centered(),
+    ];
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }

@@ -1,6 +1,8 @@
 //! Status: what is actually true — server state, the transports really accepting
 //! connections, tool counts, devices (or the honest absence of a device layer), the clients
-//! that identified themselves (or 000_…'s plain sentence), and the client configuration.
+//! that identified themselves (or 000_…'s plain sentence), and the client configuration,
+//! wrapped so a token is never cut at the border and scrolled by the moving keys (Status has
+//! no list of its own), its keys and "more" on the bottom border where a title cannot hide them.
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
@@ -155,44 +157,123 @@ fn client_lines(s: &State) -> Vec<Line<'static>> {
         .collect()
 }
 
-pub fn draw(f: &mut Frame, area: Rect, s: &State) {
-    let server_text = server_lines(s);
-    let devices = device_lines(s);
-    let clients = client_lines(s);
+/// The five panels: server, devices, clients, leases (no rows when there are none), and the
+/// client configuration (the rest).
+fn panels(area: Rect, s: &State) -> [Rect; 5] {
+    let devices = match &s.devices {
+        Some(d) if !d.is_empty() => d.len(),
+        _ => 1,
+    };
     let client_h = if s.core.clients.is_empty() {
         2
     } else {
-        clients.len().min(6) as u16
+        s.core.clients.len().min(6) as u16
     };
-    let [server, dev, cli, cfg] = Layout::vertical([
-        Constraint::Length((server_text.len() as u16 + 2).max(7)),
-        Constraint::Length(devices.len().min(6) as u16 + 2),
+    // Leases, when any: a small block of their own between clients and configuration.
+    let lease_h = match s.core.leases.len() {
+        0 => 0,
+        n => n.min(4) as u16 + 2,
+    };
+    Layout::vertical([
+        Constraint::Length((server_lines(s).len() as u16 + 2).max(7)),
+        Constraint::Length(devices.min(6) as u16 + 2),
         Constraint::Length(client_h + 2),
+        Constraint::Length(lease_h),
         Constraint::Min(3),
     ])
-    .areas(area);
-    f.render_widget(Paragraph::new(server_text).block(block("Server")), server);
-    f.render_widget(Paragraph::new(devices).block(block("Devices")), dev);
+    .areas(area)
+}
+
+/// `line` cut into pieces at most `width` columns wide: a token or a path is shown whole,
+/// over several rows, never cut off at the border.
+fn wrap_hard(line: &str, width: usize) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut used = 0;
+    for c in line.chars() {
+        let w = Span::raw(&*c.encode_utf8(&mut [0; 4])).width();
+        if used + w > width.max(1) && used > 0 {
+            out.push(String::new());
+            used = 0;
+        }
+        if let Some(last) = out.last_mut() {
+            last.push(c);
+        }
+        used += w;
+    }
+    out
+}
+
+/// The configuration panel's rows at `width`, wrapped.
+fn config_lines(s: &State, width: usize) -> Vec<Line<'static>> {
+    match s.config_text() {
+        Ok(text) => {
+            let mut lines = Vec::new();
+            if s.status.http {
+                lines.extend(
+                    wrap_hard(
+                        "This configuration contains the token: treat it like a password. Prefer stdio.",
+                        width,
+                    )
+                    .into_iter()
+                    .map(|l| Line::styled(l, Style::new().fg(Color::Yellow))),
+                );
+            }
+            for l in escape::lines(&text) {
+                lines.extend(wrap_hard(&l, width).into_iter().map(Line::raw));
+            }
+            lines
+        }
+        Err(e) => wrap_hard(&e, width)
+            .into_iter()
+            .map(|l| Line::styled(l, dim()))
+            .collect(),
+    }
+}
+
+/// How far the configuration panel can scroll in the state's terminal size: what key
+/// handling clamps to, so the first key back up always moves.
+pub fn config_max_scroll(s: &State) -> u16 {
+    let [_, body, _] = super::chrome(Rect::new(0, 0, s.size.0, s.size.1));
+    let [.., cfg] = panels(body, s);
+    let inner = block("").inner(cfg);
+    let rows = config_lines(s, inner.width as usize).len();
+    u16::try_from(rows.saturating_sub(inner.height as usize)).unwrap_or(u16::MAX)
+}
+
+pub fn draw(f: &mut Frame, area: Rect, s: &State) {
+    let [server, dev, cli, held, cfg] = panels(area, s);
+    let leases = crate::tui::leases::lines(s);
+    if !leases.is_empty() {
+        f.render_widget(
+            Paragraph::new(leases).block(block(crate::tui::leases::title(s))),
+            held,
+        );
+    }
     f.render_widget(
-        Paragraph::new(clients)
+        Paragraph::new(server_lines(s)).block(block("Server")),
+        server,
+    );
+    f.render_widget(Paragraph::new(device_lines(s)).block(block("Devices")), dev);
+    f.render_widget(
+        Paragraph::new(client_lines(s))
             .wrap(Wrap { trim: true })
             .block(block("Clients (as they identified themselves)")),
         cli,
     );
-    let title = format!("{} — t stdio/HTTP · ←/→ client · y copy", s.config_title());
-    let body: Vec<Line> = match s.config_text() {
-        Ok(text) => {
-            let mut lines = Vec::new();
-            if s.status.http {
-                lines.push(Line::styled(
-                    "This configuration contains the token: treat it like a password. Prefer stdio.",
-                    Style::new().fg(Color::Yellow),
-                ));
-            }
-            lines.extend(escape::lines(&text).into_iter().map(Line::raw));
-            lines
-        }
-        Err(e) => vec![Line::styled(e, dim())],
-    };
-    f.render_widget(Paragraph::new(body).block(block(title)), cfg);
+    // The keys sit on the bottom border, where a long title cannot push them off.
+    let inner = block("").inner(cfg);
+    let body = config_lines(s, inner.width as usize);
+    let scroll = s.status.scroll.min(config_max_scroll(s));
+    let below = body
+        .len()
+        .saturating_sub(usize::from(scroll) + inner.height as usize);
+    let mut keys = "t stdio/HTTP · ←/→ client · y copy".to_string();
+    if below > 0 {
+        keys.push_str(&format!(" · ↓ {below} more (j/↓)"));
+    }
+    if scroll > 0 {
+        keys.push_str(" · ↑ k/↑");
+    }
+    let frame = block(s.config_title()).title_bottom(Span::styled(format!(" {keys} "), bold()));
+    f.render_widget(Paragraph::new(body).scroll((scroll, 0)).block(frame), cfg);
 }
