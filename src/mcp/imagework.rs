@@ -4,23 +4,32 @@
 //! Unbounded, every concurrent screenshot call got a blocking thread of its own: 16 clients
 //! raised a cheap call's p50 from 2.5 to 38.7 ms and memory to 494 MB, 303 MB of it still held
 //! when idle (glibc keeps freed memory in per-thread arenas). Here at most one job per core runs
-//! at a time, later ones wait their turn without holding a thread, and when the last job of a
-//! burst finishes the allocator is asked to hand free memory back to the system.
+//! at a time, later ones wait their turn without holding a thread, and once the pool has been
+//! idle for a moment after a burst the allocator is asked to hand free memory back.
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use tokio::sync::Semaphore;
 
 struct Pool {
     slots: Arc<Semaphore>,
     running: AtomicUsize,
+    /// Jobs ever started: a trim scheduled when the pool went idle runs only if none started
+    /// since.
+    started: AtomicUsize,
 }
+
+/// How long the pool must stay idle before free memory is handed back: long enough for the
+/// replies of the burst's last calls (encoded after the conversion) to be freed too.
+pub const TRIM_AFTER: Duration = Duration::from_secs(2);
 
 fn pool() -> &'static Pool {
     static POOL: OnceLock<Pool> = OnceLock::new();
     POOL.get_or_init(|| Pool {
         slots: Arc::new(Semaphore::new(limit())),
         running: AtomicUsize::new(0),
+        started: AtomicUsize::new(0),
     })
 }
 
@@ -48,24 +57,56 @@ where
         .await
         .map_err(|_| "the image pool is closed".to_string())?;
     p.running.fetch_add(1, Ordering::SeqCst);
-    let joined = tokio::task::spawn_blocking(move || {
+    let _running = Running {
+        started: p.started.fetch_add(1, Ordering::SeqCst) + 1,
+    };
+    tokio::task::spawn_blocking(move || {
         let out = job();
-        // The last job of a burst returns what the burst freed; a lone call on a quiet server
-        // pays this too, which costs well under a millisecond on a small heap.
-        if pool().running.fetch_sub(1, Ordering::SeqCst) == 1 {
-            release_free_memory();
-        }
         drop(permit);
         out
     })
-    .await;
-    joined.map_err(|e| {
-        // A panicking job never reached the decrement above.
-        if e.is_panic() {
-            pool().running.fetch_sub(1, Ordering::SeqCst);
+    .await
+    .map_err(|e| format!("image worker failed: {e}"))
+}
+
+/// One job counted as running until it ends, however it ends (done, panicked, or the caller
+/// gave up waiting).
+struct Running {
+    started: usize,
+}
+
+impl Drop for Running {
+    /// The last job of a burst schedules handing back what the burst freed, once the pool has
+    /// stayed idle for [`TRIM_AFTER`] (the replies are freed after the conversions end).
+    fn drop(&mut self) {
+        if pool().running.fetch_sub(1, Ordering::SeqCst) != 1 {
+            return;
         }
-        format!("image worker failed: {e}")
-    })
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let started = self.started;
+        rt.spawn(async move {
+            tokio::time::sleep(TRIM_AFTER).await;
+            let p = pool();
+            if p.running.load(Ordering::SeqCst) == 0 && p.started.load(Ordering::SeqCst) == started
+            {
+                let _ = tokio::task::spawn_blocking(release_free_memory).await;
+            }
+        });
+    }
+}
+
+/// Called once at start: buffers of a megabyte or more (a decoded screen is 10 MB) are mapped
+/// on their own and unmapped when freed. glibc otherwise raises its mmap threshold after the
+/// first such free and serves later ones from per-thread heaps, where a burst of screenshots
+/// left ~100 MB that no trim could return.
+pub fn tune_allocator() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets an allocator parameter; called before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
 }
 
 /// Hands memory the allocator holds but does not use back to the system.
@@ -81,7 +122,6 @@ fn release_free_memory() {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
-    use std::time::Duration;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn never_more_jobs_at_once_than_cores_and_a_panic_frees_its_slot() {
