@@ -116,7 +116,7 @@ pub fn draw(f: &mut Frame, s: &State) {
     if s.prompt.is_some() {
         modal::draw_prompt(f, f.area(), s);
     }
-    if !s.confirms.is_empty() {
+    if !s.confirms.is_empty() || s.gate.withdrawn.is_some() {
         modal::draw(f, f.area(), s);
     }
 }
