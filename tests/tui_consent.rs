@@ -12,7 +12,7 @@ use crossterm::event::KeyCode;
 use fixture::*;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::style::Modifier;
+use ratatui::style::{Color, Modifier};
 use serde_json::json;
 use spock_tui::mcp::events::{DecidedBy, Decision};
 use spock_tui::tui::event::Event;
@@ -305,6 +305,16 @@ async fn the_focused_button_is_marked_without_colour() {
     let buf = draw(&mut s);
     assert_eq!(marked(&buf, "Deny (n)"), (false, false));
     assert_eq!(marked(&buf, "Approve (y)"), (true, true));
+    // NO_COLOR: not a colour anywhere, and the focus is still marked.
+    s.no_color = true;
+    let buf = draw(&mut s);
+    assert!(
+        buf.content
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
+    );
+    assert_eq!(marked(&buf, "Approve (y)"), (true, true));
+    assert_eq!(marked(&buf, "Deny (n)"), (false, false));
     // The buttons stay where clicks find them, whichever has focus.
     let screen = render(&mut s, 80, 24);
     let row = screen

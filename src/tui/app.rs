@@ -291,6 +291,8 @@ pub async fn run_loop(
         source.as_ref(),
     );
     state.demo = args.demo;
+    // https://no-color.org: present and not empty.
+    state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
     let size = terminal.size()?;
     state.size = (size.width, size.height);

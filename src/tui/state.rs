@@ -290,6 +290,8 @@ pub struct State {
     /// Times are shown in the local zone, fixed at start so drawing reads no clock.
     pub tz: FixedOffset,
     pub demo: bool,
+    /// `NO_COLOR` is set: draw with modifiers only.
+    pub no_color: bool,
     pub server: ServerStatus,
     pub core: CoreView,
     /// `None` until a device layer reports; shown as such, not as "no devices".
@@ -342,6 +344,7 @@ impl State {
             wall: Utc::now(),
             tz: Utc.fix(),
             demo: false,
+            no_color: false,
             server: ServerStatus::Stopped,
             core,
             devices: None,
