@@ -15,3 +15,4 @@ python3 peer.py --peer "$PEER" --rounds 30 --cold 5
 python3 limit.py --rounds 60
 python3 throughput.py --seconds 10
 python3 tui_resources.py --calls 10000 --idle 60 --starts 5
+python3 modal_arming.py --rounds 10

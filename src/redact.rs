@@ -162,6 +162,29 @@ impl Redactor {
     }
 }
 
+impl Redactor {
+    /// The names of the `everywhere` rules that would hide part of some string in `v` from
+    /// the person (each name once, in rule order). Empty when the person sees `v` whole.
+    pub fn hides_from_person(&self, v: &Value) -> Vec<&str> {
+        fn strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+            match v {
+                Value::String(s) => out.push(s),
+                Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
+                Value::Object(map) => map.values().for_each(|i| strings(i, out)),
+                _ => {}
+            }
+        }
+        let mut all = Vec::new();
+        strings(v, &mut all);
+        self.rules
+            .iter()
+            .filter(|r| Self::applies(r, Audience::Person))
+            .filter(|r| all.iter().any(|s| replace(r, s).is_some()))
+            .map(|r| r.name.as_str())
+            .collect()
+    }
+}
+
 /// Replaces every match of one rule; `None` when nothing matched.
 fn replace(rule: &Compiled, s: &str) -> Option<String> {
     let mut out = String::new();

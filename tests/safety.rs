@@ -324,6 +324,63 @@ async fn catastrophic_commands_never_reach_a_confirmation() {
     assert_eq!(answer.await.unwrap(), ORDINARY.len());
 }
 
+/// Issue 15: what a person approves is what they can read. Arguments over 8 KB, or holding a
+/// value an `everywhere` redaction rule would hide from the modal, are refused before anyone
+/// is asked, saying why; just under the limit is asked as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn destructive_arguments_nobody_could_read_whole_are_refused_before_asking() {
+    let mut config = Config::default_config();
+    config
+        .redaction
+        .rules
+        .push(spock_tui::redact::RedactionRule {
+            name: "pin".into(),
+            pattern: "PIN-[0-9]{4}".into(),
+            scope: spock_tui::redact::Scope::Everywhere,
+        });
+    let r = rig(false, config).await;
+    let mut rx = r.core.confirmer.attach();
+    let padded = format!(
+        "echo hello{}; pm uninstall com.example.notes",
+        " ".repeat(9000)
+    );
+    let hidden = "echo PIN-1234; pm uninstall com.example.notes".to_string();
+    for (command, why) in [(padded, "at most 8192 bytes"), (hidden, "`pin`")] {
+        let done = stdio_call(
+            &r.core,
+            "android_run_adb_command",
+            json!({"command": command, "reason": "say hello"}),
+        )
+        .await;
+        assert_eq!(done.outcome, Outcome::Refused);
+        let msg = done.result.as_ref().err().unwrap().message.clone();
+        assert!(
+            msg.contains(why) && msg.contains("nobody was asked"),
+            "{msg}"
+        );
+        assert!(done.decision.is_none());
+        assert!(
+            rx.try_recv().is_err(),
+            "it reached the confirmation channel"
+        );
+    }
+    let answer = tokio::spawn(async move {
+        let req = rx.recv().await.unwrap();
+        let len = serde_json::to_string(&req.ask.arguments).unwrap().len();
+        req.answer(false);
+        len
+    });
+    let command = format!("echo {}", "a".repeat(8000));
+    let done = stdio_call(
+        &r.core,
+        "android_run_adb_command",
+        json!({"command": command, "reason": "say hello"}),
+    )
+    .await;
+    assert_eq!(done.outcome, Outcome::Denied);
+    assert!(answer.await.unwrap() > 8000);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
     let r = rig(false, Config::default_config()).await;

@@ -383,6 +383,7 @@ async fn a_destructive_call_outranks_the_editor_and_the_prompt() {
         .await;
     s.update(Event::Confirm(req));
     assert_eq!(s.layer(), Layer::Confirm);
+    look(&mut s);
     let before = s.batch.editor.as_ref().unwrap().content();
     s.update(key('n'));
     assert!(s.confirms.is_empty());
@@ -399,6 +400,7 @@ async fn a_destructive_call_outranks_the_editor_and_the_prompt() {
         .await;
     s.update(Event::Confirm(req));
     assert_eq!(s.layer(), Layer::Confirm);
+    look(&mut s);
     assert!(
         batch_cmds(s.update(key('y'))).is_empty(),
         "y answered the modal"

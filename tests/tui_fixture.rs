@@ -227,7 +227,16 @@ pub fn render(s: &mut State, w: u16, h: u16) -> String {
     s.size = (w, h);
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
     terminal.draw(|f| spock_tui::tui::ui::draw(f, s)).unwrap();
+    // As the loop does: a confirmation on this frame has now been shown.
+    s.frame_drawn(s.now);
     terminal.backend().to_string()
+}
+
+/// A person looks at the confirmation in front: a frame shows it and the arming time passes,
+/// so its keys count.
+pub fn look(s: &mut State) {
+    s.frame_drawn(s.now);
+    s.now += s.gate.arming;
 }
 
 pub fn key(c: char) -> Event {

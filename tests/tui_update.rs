@@ -98,6 +98,7 @@ async fn y_approves_n_and_esc_deny() {
             .ask(ask("android_uninstall_app", json!({}), None))
             .await;
         s.update(Event::Confirm(req));
+        look(&mut s);
         s.update(k);
         assert!(s.confirms.is_empty());
         assert_eq!(
@@ -118,6 +119,7 @@ async fn enter_presses_the_focused_button_which_starts_on_deny() {
         .ask(ask("android_uninstall_app", json!({}), None))
         .await;
     s.update(Event::Confirm(req));
+    look(&mut s);
     s.update(code(KeyCode::Enter));
     assert!(
         !h.await.unwrap().approved,
@@ -128,6 +130,7 @@ async fn enter_presses_the_focused_button_which_starts_on_deny() {
         .ask(ask("android_uninstall_app", json!({}), None))
         .await;
     s.update(Event::Confirm(req));
+    look(&mut s);
     s.update(code(KeyCode::Tab));
     assert_eq!(s.focus, Button::Approve);
     s.update(code(KeyCode::Enter));
@@ -157,10 +160,14 @@ async fn requests_queue_and_the_count_shows() {
     }
     assert_eq!(s.confirms.len(), 3);
     assert!(render(&mut s, 100, 30).contains("1 of 3 waiting"));
+    look(&mut s);
     s.update(key('y'));
     assert_eq!(s.confirms.len(), 2);
     assert!(render(&mut s, 100, 30).contains("\"package_name\": \"b\""));
     s.update(key('n'));
+    s.update(key('n'));
+    assert_eq!(s.confirms.len(), 1, "c was never drawn: its n is ignored");
+    look(&mut s);
     s.update(key('n'));
     let got: Vec<bool> = futures::future::join_all(handles)
         .await

@@ -133,6 +133,39 @@ async fn check_lease(ctx: &Ctx, tool: &ToolDef, requested: Option<&str>) -> Resu
     }
 }
 
+/// The most a destructive call's arguments may weigh (serialized JSON): a person reads all of
+/// it before saying yes, so it must be readable.
+pub const MAX_CONFIRM_ARGS: usize = 8 * 1024;
+
+/// A destructive call is refused before anyone is asked when the person could not see all of
+/// what they would approve: arguments over [`MAX_CONFIRM_ARGS`], or a value an `everywhere`
+/// redaction rule would hide from the modal.
+pub fn check_shown_in_full(core: &Core, args: &Value) -> Result<(), ToolError> {
+    let size = serde_json::to_string(args).map(|s| s.len()).unwrap_or(0);
+    if size > MAX_CONFIRM_ARGS {
+        return Err(ToolError::refused(format!(
+            "the arguments are {size} bytes of JSON; a destructive call's arguments may be at \
+             most {MAX_CONFIRM_ARGS} bytes, so the person approving it can read all of them \
+             (nobody was asked)"
+        )));
+    }
+    let rules = core.redactor.hides_from_person(args);
+    if !rules.is_empty() {
+        return Err(ToolError::refused(format!(
+            "the arguments contain a value the redaction rule{} {} hides from everyone, so the \
+             person could not see all of what they would approve (nobody was asked); pass the \
+             value another way or change the rule's scope to agent_only",
+            if rules.len() == 1 { "" } else { "s" },
+            rules
+                .iter()
+                .map(|r| format!("`{r}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// Run one tool call through every check. Never panics; every path ends in a `CallFinished`.
 pub async fn call(
     core: &Arc<Core>,
@@ -225,6 +258,7 @@ pub async fn call_tool_def(
             {
                 return Err(e.into());
             }
+            check_shown_in_full(core, &args)?;
             let ask = Ask {
                 call_id,
                 tool: tool.name,

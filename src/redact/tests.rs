@@ -175,3 +175,26 @@ fn redact_json_walks_nested_values_but_not_keys() {
     let mut again = v.clone();
     assert_eq!(r.redact_json(&mut again, Audience::Agent), 0);
 }
+
+#[test]
+fn hides_from_person_names_only_everywhere_rules_that_match() {
+    let r = Redactor::new(&[
+        RedactionRule {
+            name: "pin".into(),
+            pattern: "PIN-[0-9]{4}".into(),
+            scope: Scope::Everywhere,
+        },
+        RedactionRule {
+            name: "agent".into(),
+            pattern: "secret".into(),
+            scope: Scope::AgentOnly,
+        },
+    ])
+    .unwrap();
+    let v = serde_json::json!({"command": "echo secret", "nested": ["PIN-1234"]});
+    assert_eq!(r.hides_from_person(&v), vec!["pin"]);
+    assert!(
+        r.hides_from_person(&serde_json::json!({"a": "secret"}))
+            .is_empty()
+    );
+}

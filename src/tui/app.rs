@@ -103,7 +103,8 @@ fn spawn_input(tx: mpsc::UnboundedSender<Event>, stop: Arc<AtomicBool>) {
                 Err(_) => break,
             }
             let ev = match crossterm::event::read() {
-                Ok(crossterm::event::Event::Key(k)) => Event::Key(k),
+                // Stamped as read, so a key typed before a confirmation was drawn cannot answer it.
+                Ok(crossterm::event::Event::Key(k)) => Event::KeyAt(k, tokio::time::Instant::now()),
                 Ok(crossterm::event::Event::Mouse(m)) if m.kind != MouseEventKind::Moved => {
                     Event::Mouse(m)
                 }
@@ -290,6 +291,8 @@ pub async fn run_loop(
         source.as_ref(),
     );
     state.demo = args.demo;
+    // https://no-color.org: present and not empty.
+    state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
     let size = terminal.size()?;
     state.size = (size.width, size.height);
@@ -301,9 +304,12 @@ pub async fn run_loop(
         state.now = tokio::time::Instant::now();
         state.wall = chrono::Utc::now();
         terminal.draw(|f| ui::draw(f, &state))?;
-        // No fixed frame rate: wait for an event, or a 1 s tick only while something counts.
-        let first = if state.needs_tick() {
-            match tokio::time::timeout(Duration::from_secs(1), rx.recv()).await {
+        // The frame is written: a confirmation on it has now been shown, and arms from here.
+        state.frame_drawn(tokio::time::Instant::now());
+        // No fixed frame rate: wait for an event, or a tick only while something counts
+        // (every 100 ms while a sub-second countdown shows, else every second).
+        let first = if let Some(every) = state.tick_every() {
+            match tokio::time::timeout(every, rx.recv()).await {
                 Ok(Some(ev)) => ev,
                 Ok(None) => break,
                 Err(_) => Event::Tick,

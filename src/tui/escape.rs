@@ -40,6 +40,53 @@ pub fn line(s: &str) -> String {
     out
 }
 
+/// Characters that draw as nothing or as a blank and so could hide text from a reader:
+/// Unicode spaces other than ` `, zero-width and joiner characters, soft hyphen, variation
+/// selectors, the BOM, Unicode tags (used to smuggle text) and our own `␠` marker.
+fn is_invisible(c: char) -> bool {
+    (c.is_whitespace() && c != ' ')
+        || matches!(c,
+            '\u{00AD}' | '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{2060}'..='\u{206F}'
+            | '\u{2420}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}'
+            | '\u{FFF9}'..='\u{FFFB}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
+/// Runs of at least this many spaces are drawn as `␠×N`.
+pub const SPACE_RUN: usize = 2;
+
+/// Every character of `s`, nothing cut: what a person approves. Controls as in [`line`],
+/// invisible characters as `<U+XXXX>`, and each run of [`SPACE_RUN`] or more spaces as
+/// `␠×N`, so 2,100 spaces cannot push the rest of a command out of sight.
+pub fn full(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut spaces = 0usize;
+    let flush = |out: &mut String, n: &mut usize| {
+        match *n {
+            0 => {}
+            n if n >= SPACE_RUN => out.push_str(&format!("␠×{n}")),
+            n => out.extend(std::iter::repeat_n(' ', n)),
+        }
+        *n = 0;
+    };
+    for c in s.chars() {
+        if c == ' ' {
+            spaces += 1;
+            continue;
+        }
+        flush(&mut out, &mut spaces);
+        match c {
+            '\0'..='\x1f' | '\x7f' | '\u{80}'..='\u{9f}' => push_escaped(&mut out, c),
+            c if is_bidi_control(c) || is_invisible(c) => {
+                out.push_str(&format!("<U+{:04X}>", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    flush(&mut out, &mut spaces);
+    out
+}
+
 /// Several lines: split on `\n` (a trailing `\r` dropped), each escaped with [`line`].
 pub fn lines(s: &str) -> Vec<String> {
     s.split('\n')
@@ -95,6 +142,21 @@ mod tests {
         );
         assert_eq!(cell("abcdef", 4), "abc…");
         assert_eq!(cell("ab\x1b", 10), "ab^[");
+    }
+
+    #[test]
+    fn full_hides_nothing() {
+        let padded = format!("echo hello{}; pm uninstall com.x", " ".repeat(2100));
+        assert_eq!(full(&padded), "echo hello␠×2100; pm uninstall com.x");
+        assert_eq!(full("a b"), "a b");
+        assert_eq!(
+            full("a\u{200B}b\u{00A0}c\u{E0041}"),
+            "a<U+200B>b<U+00A0>c<U+E0041>"
+        );
+        assert_eq!(full("x\x1b[2J\u{202E}"), "x^[[2J<U+202E>");
+        assert_eq!(full("fake ␠×9"), "fake <U+2420>×9");
+        let long = "y".repeat(MAX_LINE * 3);
+        assert_eq!(full(&long), long, "nothing is cut");
     }
 
     #[test]

@@ -17,6 +17,9 @@ use crate::mcp::uilink::NavRequest;
 #[derive(Debug)]
 pub enum Event {
     Key(KeyEvent),
+    /// A key with the time the input thread read it: a key read before the frame that first
+    /// showed a confirmation cannot answer it. (`Key` counts as read when it is handled.)
+    KeyAt(KeyEvent, tokio::time::Instant),
     Mouse(MouseEvent),
     Resize(u16, u16),
     Server(ServerEvent),

@@ -20,7 +20,7 @@ impl State {
 
     pub(super) fn act(&mut self, action: Action, fx: &mut Vec<Effect>) {
         match self.layer() {
-            Layer::Confirm => self.act_confirm(action),
+            Layer::Confirm => self.act_confirm(action, self.now),
             Layer::Help => {
                 let page = self.page() as u16;
                 match action {
@@ -61,7 +61,17 @@ impl State {
         }
     }
 
-    fn act_confirm(&mut self, action: Action) {
+    /// A key (read at `at`) or a click on the confirmation. Nothing answers a request no frame
+    /// has shown yet, nothing answers anything while a withdrawn request is on screen, and
+    /// approval also waits for the arming time and for the arguments' last line.
+    pub(super) fn act_confirm(&mut self, action: Action, at: tokio::time::Instant) {
+        if self.gate.withdrawn.is_some() {
+            return;
+        }
+        let seen = match (self.confirms.front(), self.gate.shown) {
+            (Some(r), Some((id, shown))) => r.id == id && at >= shown,
+            _ => false,
+        };
         let answer = match action {
             Action::Approve => Some(true),
             Action::Deny => Some(false),
@@ -73,28 +83,46 @@ impl State {
                 };
                 None
             }
-            Action::Up => {
-                self.confirm_scroll = self.confirm_scroll.saturating_sub(1);
-                None
-            }
-            Action::Down => {
-                self.confirm_scroll = self.confirm_scroll.saturating_add(1);
+            a @ (Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom) => {
+                let max = super::ui::modal::max_scroll(self);
+                let page = super::ui::modal::page(self);
+                let cur = self.confirm_scroll.min(max);
+                self.confirm_scroll = match a {
+                    Action::Up => cur.saturating_sub(1),
+                    Action::Down => cur.saturating_add(1).min(max),
+                    Action::PageUp => cur.saturating_sub(page),
+                    Action::PageDown => cur.saturating_add(page).min(max),
+                    Action::Top => 0,
+                    _ => max,
+                };
+                if self.confirm_scroll >= max {
+                    self.gate.end_seen = true;
+                }
                 None
             }
             _ => None,
         };
-        if let Some(approved) = answer
-            && let Some(req) = self.confirms.pop_front()
-        {
+        let Some(approved) = answer else {
+            return;
+        };
+        // A denial needs only to have been seen; an approval needs everything.
+        if !seen || (approved && self.approve_blocked(at).is_some()) {
+            return;
+        }
+        if let Some(req) = self.confirms.pop_front() {
             self.notify(format!(
                 "{} {}",
                 if approved { "approved" } else { "denied" },
                 req.ask.tool
             ));
             req.answer(approved);
-            // The next request starts from the safe default again.
-            self.focus = Button::Deny;
-            self.confirm_scroll = 0;
+            // The next request starts from the safe default again, and arms afresh.
+            self.front_changed();
         }
     }
 

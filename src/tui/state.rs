@@ -96,6 +96,64 @@ pub enum Button {
     Approve,
 }
 
+/// How long approval keys are ignored after a confirmation first appears on screen.
+pub const CONFIRM_ARMING: Duration = Duration::from_millis(600);
+/// How long a withdrawn (or timed-out) request stays on screen, saying so, before the next.
+pub const WITHDRAWN_HOLD: Duration = Duration::from_millis(1500);
+/// How often the loop redraws while a short countdown (arming, withdrawal) is on screen.
+pub const FAST_TICK: Duration = Duration::from_millis(100);
+
+/// What binds a key to the request the person saw: when a frame first showed the request in
+/// front, whether its arguments have been scrolled to the end, and the notice left by a
+/// request that went away under the person's finger. The durations are settable for tests.
+#[derive(Debug, Clone)]
+pub struct ConfirmGate {
+    /// Approval keys read before `shown + arming` are ignored.
+    pub arming: Duration,
+    /// How long [`Withdrawn`] holds the keyboard.
+    pub hold: Duration,
+    /// The request in front (by id) and the time the first frame showing it was drawn.
+    pub shown: Option<(u64, Instant)>,
+    /// The person has scrolled to the end of the front request's arguments.
+    pub end_seen: bool,
+    pub withdrawn: Option<Withdrawn>,
+}
+
+impl Default for ConfirmGate {
+    fn default() -> Self {
+        ConfirmGate {
+            arming: CONFIRM_ARMING,
+            hold: WITHDRAWN_HOLD,
+            shown: None,
+            end_seen: false,
+            withdrawn: None,
+        }
+    }
+}
+
+/// The request on screen went away by itself (its client withdrew it, or it timed out): the
+/// modal says so until `until`, and keys do nothing to any call meanwhile.
+#[derive(Debug, Clone)]
+pub struct Withdrawn {
+    pub tool: String,
+    pub client: String,
+    pub timed_out: bool,
+    pub until: Instant,
+}
+
+/// Why an approval key is ignored right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Blocked {
+    /// No frame has shown this request yet (or the key was read before it was drawn).
+    NotShown,
+    /// Armed in this much time.
+    Arming(Duration),
+    /// This many lines of arguments are below the visible part.
+    Scroll(u16),
+    /// A withdrawn request is on screen.
+    Withdrawn,
+}
+
 /// What a text input is editing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum InputTarget {
@@ -232,6 +290,8 @@ pub struct State {
     /// Times are shown in the local zone, fixed at start so drawing reads no clock.
     pub tz: FixedOffset,
     pub demo: bool,
+    /// `NO_COLOR` is set: draw with modifiers only.
+    pub no_color: bool,
     pub server: ServerStatus,
     pub core: CoreView,
     /// `None` until a device layer reports; shown as such, not as "no devices".
@@ -244,6 +304,7 @@ pub struct State {
     pub confirms: VecDeque<ConfirmRequest>,
     pub focus: Button,
     pub confirm_scroll: u16,
+    pub gate: ConfirmGate,
     pub help: bool,
     pub help_scroll: u16,
     pub input: Option<(InputTarget, LineInput)>,
@@ -283,6 +344,7 @@ impl State {
             wall: Utc::now(),
             tz: Utc.fix(),
             demo: false,
+            no_color: false,
             server: ServerStatus::Stopped,
             core,
             devices: None,
@@ -293,6 +355,7 @@ impl State {
             confirms: VecDeque::new(),
             focus: Button::Deny,
             confirm_scroll: 0,
+            gate: ConfirmGate::default(),
             help: false,
             help_scroll: 0,
             input: None,
@@ -318,7 +381,7 @@ impl State {
     /// Who has the keyboard: confirmation > our own yes/no prompt > help > message log >
     /// text input > editor > picker > details > screen.
     pub fn layer(&self) -> Layer {
-        if !self.confirms.is_empty() {
+        if !self.confirms.is_empty() || self.gate.withdrawn.is_some() {
             Layer::Confirm
         } else if self.prompt.is_some() {
             Layer::Prompt
@@ -343,9 +406,68 @@ impl State {
     /// loop ticks once a second, else never.
     pub fn needs_tick(&self) -> bool {
         !self.confirms.is_empty()
+            || self.gate.withdrawn.is_some()
             || self.history.running() > 0
             || !self.core.leases.is_empty()
             || self.notice().is_some()
+    }
+
+    /// How long the loop may wait for an event before redrawing: often while a sub-second
+    /// countdown is on screen (arming, a withdrawn request), once a second while
+    /// [`needs_tick`](Self::needs_tick), else never.
+    pub fn tick_every(&self) -> Option<Duration> {
+        let arming = self
+            .confirms
+            .front()
+            .is_some_and(|r| match self.gate.shown {
+                Some((id, at)) if id == r.id => self.now < at + self.gate.arming,
+                _ => true,
+            });
+        if self.gate.withdrawn.is_some() || arming {
+            Some(FAST_TICK)
+        } else if self.needs_tick() {
+            Some(Duration::from_secs(1))
+        } else {
+            None
+        }
+    }
+
+    /// The loop drew a frame at `at`: the request in front, if new, has now been seen, and
+    /// its arming time starts.
+    pub fn frame_drawn(&mut self, at: Instant) {
+        if self.gate.withdrawn.is_some() {
+            return;
+        }
+        match self.confirms.front() {
+            Some(r) if self.gate.shown.map(|(id, _)| id) != Some(r.id) => {
+                self.gate.shown = Some((r.id, at));
+            }
+            Some(_) => {}
+            None => self.gate.shown = None,
+        }
+    }
+
+    /// Whether a key read at `at` may approve the request in front, and if not, why.
+    pub fn approve_blocked(&self, at: Instant) -> Option<Blocked> {
+        if self.gate.withdrawn.is_some() {
+            return Some(Blocked::Withdrawn);
+        }
+        let front = self.confirms.front()?;
+        let Some((_, shown)) = self.gate.shown.filter(|(id, _)| *id == front.id) else {
+            return Some(Blocked::NotShown);
+        };
+        if at < shown {
+            return Some(Blocked::NotShown);
+        }
+        let armed = shown + self.gate.arming;
+        if at < armed {
+            return Some(Blocked::Arming(armed - at));
+        }
+        let below = super::ui::modal::lines_below(self);
+        if !self.gate.end_seen && below > 0 {
+            return Some(Blocked::Scroll(below));
+        }
+        None
     }
 
     /// Put a message in the footer (until it expires) and in the message log.

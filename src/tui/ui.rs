@@ -116,8 +116,21 @@ pub fn draw(f: &mut Frame, s: &State) {
     if s.prompt.is_some() {
         modal::draw_prompt(f, f.area(), s);
     }
-    if !s.confirms.is_empty() {
+    if !s.confirms.is_empty() || s.gate.withdrawn.is_some() {
         modal::draw(f, f.area(), s);
+    }
+    if s.no_color {
+        strip_colours(f);
+    }
+}
+
+/// `NO_COLOR`: no cell sets a colour, so none is written. (crossterm writes a colour change
+/// under `NO_COLOR` as `ESC [ ; m`, which resets bold and reverse video too: the focused
+/// button lost its only mark.) Modifiers — bold, reverse, dim — stay.
+fn strip_colours(f: &mut Frame) {
+    for cell in f.buffer_mut().content.iter_mut() {
+        cell.fg = ratatui::style::Color::Reset;
+        cell.bg = ratatui::style::Color::Reset;
     }
 }
 

@@ -6,7 +6,7 @@ use super::action::{self, Action};
 use super::event::{CoreView, Event};
 use super::history::Finished;
 use super::images::FoundImage;
-use super::state::{Button, Layer, Screen, SettingField, State};
+use super::state::{Button, Layer, Screen, SettingField, State, Withdrawn};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::DecidedBy;
 use crate::mcp::registry::HostGroup;
@@ -62,8 +62,13 @@ pub enum Effect {
 impl State {
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
         let mut fx = Vec::new();
+        // A request that went away since the last event is noticed before any key is read,
+        // so a key never lands on the request that took its place.
+        self.expire_withdrawn();
+        self.drop_abandoned();
         match event {
-            Event::Key(key) => self.on_key(key, &mut fx),
+            Event::Key(key) => self.on_key(key, self.now, &mut fx),
+            Event::KeyAt(key, at) => self.on_key(key, at, &mut fx),
             Event::Mouse(m) => self.on_mouse(m, &mut fx),
             Event::Resize(w, h) => self.size = (w, h),
             Event::Server(ev) => self.on_server(ev),
@@ -75,9 +80,8 @@ impl State {
             }
             Event::Sync(view) => self.sync(view),
             Event::Confirm(req) => {
-                if self.confirms.is_empty() {
-                    self.focus = Button::Deny;
-                    self.confirm_scroll = 0;
+                if self.confirms.is_empty() && self.gate.withdrawn.is_none() {
+                    self.front_changed();
                 }
                 fx.push(Effect::Alert {
                     title: "spock-tui: approval needed".into(),
@@ -107,14 +111,48 @@ impl State {
         self.devices = Some(devices);
     }
 
-    /// A request whose asker stopped waiting (timeout, cancel) leaves the queue.
+    /// A request whose asker stopped waiting (timeout, cancel) leaves the queue. When it was
+    /// the one on screen, the modal says so for `gate.hold` before the next one shows, and
+    /// keys do nothing meanwhile: nothing takes its place under the person's finger.
     fn drop_abandoned(&mut self) {
         let front = self.confirms.front().map(|r| r.id);
+        if let Some(r) = self.confirms.front()
+            && r.is_abandoned()
+            && self.gate.withdrawn.is_none()
+            && self.gate.shown.is_some_and(|(id, _)| id == r.id)
+        {
+            self.gate.withdrawn = Some(Withdrawn {
+                tool: r.ask.tool.to_string(),
+                client: super::escape::full(&crate::mcp::events::ClientId::label(&r.ask.client)),
+                timed_out: self.now >= r.deadline,
+                until: self.now + self.gate.hold,
+            });
+        }
         self.confirms.retain(|r| !r.is_abandoned());
         if self.confirms.front().map(|r| r.id) != front {
-            self.focus = Button::Deny;
-            self.confirm_scroll = 0;
+            self.front_changed();
         }
+    }
+
+    /// The withdrawn notice's time is up: the next request, if any, shows (and arms) afresh.
+    fn expire_withdrawn(&mut self) {
+        if self
+            .gate
+            .withdrawn
+            .as_ref()
+            .is_some_and(|w| self.now >= w.until)
+        {
+            self.gate.withdrawn = None;
+            self.front_changed();
+        }
+    }
+
+    /// Another request is in front (or none): the safe default, the top, not yet seen.
+    pub(super) fn front_changed(&mut self) {
+        self.focus = Button::Deny;
+        self.confirm_scroll = 0;
+        self.gate.end_seen = false;
+        self.gate.shown = None;
     }
 
     fn sync(&mut self, view: CoreView) {
@@ -293,11 +331,17 @@ impl State {
         self.messages = None;
     }
 
-    fn on_key(&mut self, key: KeyEvent, fx: &mut Vec<Effect>) {
+    fn on_key(&mut self, key: KeyEvent, at: tokio::time::Instant, fx: &mut Vec<Effect>) {
         if key.kind != crossterm::event::KeyEventKind::Press {
             return;
         }
         let layer = self.layer();
+        if layer == Layer::Confirm {
+            if let Some(a) = action::lookup(layer, &key) {
+                self.act_confirm(a, at);
+            }
+            return;
+        }
         if layer == Layer::Input {
             match action::lookup(layer, &key) {
                 Some(a) => self.act(a, fx),

@@ -45,7 +45,7 @@ async def test_destructive_calls_on_the_demo_then_record_and_run_a_batch(tui):
         call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
         screen = await tui.wait_for("Approve a destructive call", "android_uninstall_app", '"com.example.notes"')
         assert "sim-1" in screen, screen
-        tui.keys("y")
+        await tui.approve()
         r = await asyncio.wait_for(call, 15)
         assert r.is_error is False, text_of(r)
         assert "com.example.notes" not in await packages(c)
@@ -61,7 +61,7 @@ async def test_destructive_calls_on_the_demo_then_record_and_run_a_batch(tui):
         # The timeout comes down to 3 s through a confirmed settings change (approved with y).
         call = asyncio.create_task(c.call_tool("spock_update_settings", {"confirmTimeoutSecs": 3}))
         await tui.wait_for("Approve a destructive call", '"confirmTimeoutSecs": 3')
-        tui.keys("y")
+        await tui.approve()
         r = await asyncio.wait_for(call, 15)
         assert r.is_error is False, text_of(r)
 
@@ -73,6 +73,7 @@ async def test_destructive_calls_on_the_demo_then_record_and_run_a_batch(tui):
         assert r.is_error is True and "timed out" in text_of(r), text_of(r)
         assert 2.0 <= time.monotonic() - started < 10
         await tui.wait_gone("Approve a destructive call")
+        await tui.wait_gone("Request timed out")  # says so for a moment, keys held back
         assert "com.example.shop" in await packages(c)
 
         # Each decision, in Activity and in History.

@@ -36,7 +36,7 @@ async def test_confirmation_modal_approve_deny_timeout_and_navigate(tui):
         screen = await tui.wait_for("Approve a destructive call", "spock_update_settings", '"confirmTimeoutSecs": 3')
         assert "Denied automatically in" in screen
         assert "Deny (n)" in screen and "Approve (y)" in screen
-        tui.keys("y")
+        await tui.approve()
         r = await asyncio.wait_for(call, 15)
         assert r.is_error is False, text_of(r)
         assert "confirmTimeoutSecs" in r.structured_content["applied"]
@@ -63,6 +63,8 @@ async def test_confirmation_modal_approve_deny_timeout_and_navigate(tui):
         while "Approve a destructive call" in tui.screen() and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         assert "Approve a destructive call" not in tui.screen()
+        # It says it timed out for a moment, then goes too.
+        await tui.wait_gone("Request timed out")
 
         # 4. navigate: applied, the screen changes, and status reports it.
         r = await c.call_tool("spock_navigate", {"destination": "activity"})

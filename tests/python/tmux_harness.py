@@ -11,12 +11,13 @@ from conftest import EXE, Instance
 
 
 class Tui:
-    def __init__(self, home, *args, width=120, height=40):
+    def __init__(self, home, *args, width=120, height=40, env=None):
         self.home = home
         self.sock = f"spock-test-{uuid.uuid4().hex[:8]}"
         self.session = "tui"
         flags = " ".join(shlex.quote(a) for a in (*args, "--port", "0"))
-        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {shlex.quote(EXE)} {flags}"
+        extra = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
+        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {extra} {shlex.quote(EXE)} {flags}"
         self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), cmd)
         # Keep the pane after exit so a crash can be read.
         self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
@@ -26,6 +27,10 @@ class Tui:
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", self.session).stdout
+
+    def screen_with_attributes(self) -> str:
+        """The screen with its SGR sequences (bold, reverse, colours) as tmux holds them."""
+        return self.tmux("capture-pane", "-p", "-e", "-t", self.session).stdout
 
     def keys(self, *keys):
         self.tmux("send-keys", "-t", self.session, *keys)
@@ -50,6 +55,23 @@ class Tui:
             await asyncio.sleep(0.1)
         assert needle not in self.screen(), self.screen()
 
+    async def wait_armed(self, timeout=15.0) -> str:
+        """A confirmation is on screen and its approval keys count: the arming countdown
+        ("y available in …") and any "scroll to the end" are gone."""
+        deadline = time.monotonic() + timeout
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if "Approve a destructive call" in text and "y available in" not in text and "scroll to the end" not in text:
+                return text
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"the confirmation did not arm within {timeout}s:\n{text}")
+
+    async def approve(self):
+        """Approve the confirmation on screen the way a person does: once it can be approved."""
+        await self.wait_armed()
+        self.keys("y")
+
     def pane_dead(self) -> bool:
         r = self.tmux("display-message", "-p", "-t", self.session, "#{pane_dead}", check=False)
         return r.stdout.strip() == "1"
@@ -58,7 +80,7 @@ class Tui:
         self.tmux("kill-server", check=False)
 
 
-def start_tui(tmp_path, *args, config=None, width=120, height=40):
+def start_tui(tmp_path, *args, config=None, width=120, height=40, env=None):
     """Start spock-tui in tmux and wait until both transports are up; the caller kills it.
     The same `tmp_path` again starts it on the same home (a restart)."""
     home = tmp_path / "home"
@@ -68,7 +90,7 @@ def start_tui(tmp_path, *args, config=None, width=120, height=40):
     desc = home / "run" / "endpoint.json"
     if desc.exists():
         desc.unlink()
-    t = Tui(home, *args, width=width, height=height)
+    t = Tui(home, *args, width=width, height=height, env=env)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

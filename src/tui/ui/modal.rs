@@ -1,21 +1,32 @@
 //! The confirmation modal for destructive calls: who asks, which tool, which device, the
 //! arguments in full, the stated reason, and a countdown to the default denial. Deny has
 //! focus by default. The geometry is a pure function of the terminal size so mouse clicks
-//! on the buttons map back without the draw code remembering anything. Also our own small
-//! yes/no prompt (delete a task? enable the host groups too?).
+//! on the buttons map back, and the state can tell how much of the arguments is still below
+//! the visible part, without the draw code remembering anything. Also our own small yes/no
+//! prompt (delete a task? enable the host groups too?).
+//!
+//! Nothing the person approves is hidden: every character of the arguments is drawn (runs of
+//! spaces as `␠×N`, invisible characters named, see [`escape::full`]), wrapped here at the
+//! box's width so the number of lines is known, and approval waits until the last line has
+//! been on screen. Focus is marked with arrows and reverse video, so it survives `NO_COLOR`.
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use unicode_width::UnicodeWidthChar as _;
 
 use super::{bold, centered, dim};
+use crate::mcp::confirm::ConfirmRequest;
 use crate::mcp::events::ClientId;
 use crate::tui::escape;
-use crate::tui::state::{Button, State};
+use crate::tui::state::{Blocked, Button, State};
 
-const DENY: &str = "[ Deny (n) ]";
-const APPROVE: &str = "[ Approve (y) ]";
+// Focused and unfocused labels have the same width, so the geometry does not depend on focus.
+const DENY: &str = "[  Deny (n)  ]";
+const DENY_FOCUSED: &str = "[▸ Deny (n) ◂]";
+const APPROVE: &str = "[  Approve (y)  ]";
+const APPROVE_FOCUSED: &str = "[▸ Approve (y) ◂]";
 
 fn boxed(size: (u16, u16)) -> Rect {
     let area = Rect::new(0, 0, size.0, size.1);
@@ -24,6 +35,27 @@ fn boxed(size: (u16, u16)) -> Rect {
         size.0.saturating_sub(4).min(100),
         size.1.saturating_sub(2).min(30),
     )
+}
+
+/// Inside the border.
+fn inner(size: (u16, u16)) -> Rect {
+    let b = boxed(size);
+    Rect::new(
+        b.x + 1,
+        b.y + 1,
+        b.width.saturating_sub(2),
+        b.height.saturating_sub(2),
+    )
+}
+
+/// Where the request (head and arguments) scrolls: the inner box less the three bottom rows
+/// (countdown, what approval waits for, buttons).
+fn text_rect(size: (u16, u16)) -> Rect {
+    let i = inner(size);
+    Rect {
+        height: i.height.saturating_sub(3),
+        ..i
+    }
 }
 
 /// The button row's rectangles: (deny, approve).
@@ -52,7 +84,167 @@ pub fn button_at(size: (u16, u16), col: u16, row: u16) -> Option<Button> {
     }
 }
 
+/// One logical line as styled pieces, before wrapping.
+type Pieces = Vec<(String, Style)>;
+
+/// The request as the person reads it, one entry per logical line.
+fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
+    let label = |k: &str| (format!("{k:<10}"), bold());
+    let mut out: Vec<Pieces> = vec![
+        vec![
+            label("Client"),
+            (
+                format!(
+                    "{} via {}",
+                    escape::full(&ClientId::label(&req.ask.client)),
+                    req.ask.transport.label()
+                ),
+                Style::new(),
+            ),
+        ],
+        vec![
+            label("Tool"),
+            (
+                req.ask.tool.to_string(),
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            ),
+            (format!(" — {}", req.ask.title), Style::new()),
+        ],
+        vec![
+            label("Device"),
+            (
+                escape::full(req.ask.device.as_deref().unwrap_or("the selected device")),
+                Style::new(),
+            ),
+        ],
+    ];
+    if let Some(reason) = &req.ask.reason {
+        out.push(vec![
+            label("Reason"),
+            (escape::full(reason), Style::new().fg(Color::Yellow)),
+        ]);
+    }
+    out.push(vec![(
+        "Arguments (in full; ␠×N is N spaces; ↑/↓ PgUp/PgDn scroll)".to_string(),
+        bold(),
+    )]);
+    // Pretty JSON keeps strings on one line; its indentation stays as it is, and everything
+    // after it (keys and values) is shown in full.
+    let args = serde_json::to_string_pretty(&req.ask.arguments).unwrap_or_default();
+    for l in args.split('\n') {
+        let body = l.trim_start_matches(' ');
+        let indent = l.len() - body.len();
+        out.push(vec![(
+            format!("{}{}", " ".repeat(indent), escape::full(body)),
+            Style::new(),
+        )]);
+    }
+    out
+}
+
+/// Wraps one logical line at `width` columns: at the last space in the second half of the
+/// row, else mid-word. Every character lands on some row.
+fn wrap(pieces: Pieces, width: usize) -> Vec<Line<'static>> {
+    let width = width.max(1);
+    let chars: Vec<(char, usize)> = pieces
+        .iter()
+        .enumerate()
+        .flat_map(|(i, (t, _))| t.chars().map(move |c| (c, i)))
+        .collect();
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let (mut start, mut col, mut last_space) = (0usize, 0usize, None::<usize>);
+    let mut i = 0;
+    while i < chars.len() {
+        let w = chars[i].0.width().unwrap_or(0);
+        if col + w > width && i > start {
+            let end = match last_space {
+                Some(sp) if sp + 1 > start && (sp + 1 - start) * 2 > width.min(i - start) => sp + 1,
+                _ => i,
+            };
+            rows.push((start, end));
+            start = end;
+            col = chars[start..i]
+                .iter()
+                .map(|(c, _)| c.width().unwrap_or(0))
+                .sum();
+            last_space = None;
+            continue;
+        }
+        if chars[i].0 == ' ' {
+            last_space = Some(i);
+        }
+        col += w;
+        i += 1;
+    }
+    rows.push((start, chars.len()));
+    rows.into_iter()
+        .map(|(a, b)| {
+            let mut spans: Vec<Span<'static>> = Vec::new();
+            let mut cur = String::new();
+            let mut cur_piece = chars.get(a).map(|c| c.1).unwrap_or(0);
+            for &(c, p) in &chars[a..b] {
+                if p != cur_piece && !cur.is_empty() {
+                    spans.push(Span::styled(std::mem::take(&mut cur), pieces[cur_piece].1));
+                }
+                cur_piece = p;
+                cur.push(c);
+            }
+            if !cur.is_empty() {
+                spans.push(Span::styled(cur, pieces[cur_piece].1));
+            }
+            Line::from(spans)
+        })
+        .collect()
+}
+
+/// The front request's rows as drawn at the current size.
+fn rows(s: &State) -> Vec<Line<'static>> {
+    let Some(req) = s.confirms.front() else {
+        return Vec::new();
+    };
+    let width = usize::from(text_rect(s.size).width);
+    request_lines(req)
+        .into_iter()
+        .flat_map(|l| wrap(l, width))
+        .collect()
+}
+
+/// The front request's rows as plain text (what [`draw`] shows, scrolled or not).
+pub fn text_rows(s: &State) -> Vec<String> {
+    rows(s)
+        .iter()
+        .map(|l| l.spans.iter().map(|sp| sp.content.as_ref()).collect())
+        .collect()
+}
+
+/// How far the request can scroll: its rows less the visible height.
+pub fn max_scroll(s: &State) -> u16 {
+    let total = rows(s).len();
+    let h = usize::from(text_rect(s.size).height);
+    u16::try_from(total.saturating_sub(h)).unwrap_or(u16::MAX)
+}
+
+/// Rows a page key scrolls the request by.
+pub fn page(s: &State) -> u16 {
+    text_rect(s.size).height.saturating_sub(1).max(1)
+}
+
+/// Rows of the request below the visible part at the current scroll.
+pub fn lines_below(s: &State) -> u16 {
+    max_scroll(s).saturating_sub(s.confirm_scroll)
+}
+
+/// `0.4 s`: tenths, rounded up, so it never says 0.0 while still waiting.
+fn tenths(d: std::time::Duration) -> String {
+    let t = d.as_millis().div_ceil(100);
+    format!("{}.{} s", t / 10, t % 10)
+}
+
 pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
+    if let Some(w) = &s.gate.withdrawn {
+        draw_withdrawn(f, s, w);
+        return;
+    }
     let Some(req) = s.confirms.front() else {
         return;
     };
@@ -73,50 +265,11 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
     let inner = frame.inner(b);
     f.render_widget(frame, b);
 
-    let field = |k: &str, v: String| {
-        Line::from(vec![Span::styled(format!("{k:<10}"), bold()), Span::raw(v)])
-    };
-    let mut head = vec![
-        field(
-            "Client",
-            format!(
-                "{} via {}",
-                escape::line(&ClientId::label(&req.ask.client)),
-                req.ask.transport.label()
-            ),
-        ),
-        Line::from(vec![
-            Span::styled(format!("{:<10}", "Tool"), bold()),
-            Span::styled(
-                req.ask.tool,
-                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
-            ),
-            Span::raw(format!(" — {}", req.ask.title)),
-        ]),
-        field(
-            "Device",
-            escape::line(req.ask.device.as_deref().unwrap_or("the selected device")),
-        ),
-    ];
-    if let Some(reason) = &req.ask.reason {
-        head.push(Line::from(vec![
-            Span::styled(format!("{:<10}", "Reason"), bold()),
-            Span::styled(escape::line(reason), Style::new().fg(Color::Yellow)),
-        ]));
-    }
-    head.push(Line::styled("Arguments (in full; ↑/↓ scroll)", bold()));
-    let args = serde_json::to_string_pretty(&req.ask.arguments).unwrap_or_default();
-    head.extend(escape::lines(&args).into_iter().map(Line::raw));
-    // One wrapped, scrollable paragraph: a long reason or argument is never cut off.
-    let text_area = Rect {
-        height: inner.height.saturating_sub(3),
-        ..inner
-    };
+    // Wrapped here, so the row count the state checks is the row count drawn.
+    let scroll = s.confirm_scroll.min(max_scroll(s));
     f.render_widget(
-        Paragraph::new(head)
-            .wrap(Wrap { trim: false })
-            .scroll((s.confirm_scroll, 0)),
-        text_area,
+        Paragraph::new(rows(s)).scroll((scroll, 0)),
+        text_rect(s.size),
     );
 
     let left = req.deadline.saturating_duration_since(s.now).as_secs();
@@ -138,17 +291,98 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
         },
     );
 
+    // What approval waits for, if anything: the arming time and the end of the arguments.
+    let blocked = s.approve_blocked(s.now);
+    let mut waits = Vec::new();
+    match blocked {
+        Some(Blocked::NotShown) => waits.push(format!("y available in {}", tenths(s.gate.arming))),
+        Some(Blocked::Arming(d)) => waits.push(format!("y available in {}", tenths(d))),
+        _ => {}
+    }
+    let below = lines_below(s);
+    if !s.gate.end_seen && below > 0 {
+        waits.push(format!(
+            "scroll to the end to approve: ↓ {below} more line{}",
+            if below == 1 { "" } else { "s" }
+        ));
+    }
+    let waiting = (!waits.is_empty()).then(|| waits.join(" · "));
+    if let Some(w) = waiting {
+        f.render_widget(
+            Paragraph::new(Line::styled(w, Style::new().add_modifier(Modifier::BOLD)).centered()),
+            Rect {
+                y: cy + 1,
+                height: 1,
+                ..inner
+            },
+        );
+    }
+
     let (d, a) = buttons(s.size);
-    let focused = Style::new()
-        .fg(Color::Black)
-        .bg(Color::White)
-        .add_modifier(Modifier::BOLD);
-    let (ds, as_) = match s.focus {
-        Button::Deny => (focused, Style::new().fg(Color::Green)),
-        Button::Approve => (Style::new().fg(Color::Red), focused.bg(Color::Green)),
+    // Focus is the arrows and reverse video; colour only adds to it.
+    let focused = |c: Color| {
+        Style::new()
+            .fg(c)
+            .add_modifier(Modifier::REVERSED | Modifier::BOLD)
     };
-    f.render_widget(Paragraph::new(Span::styled(DENY, ds)), d);
-    f.render_widget(Paragraph::new(Span::styled(APPROVE, as_)), a);
+    let (deny, deny_style) = match s.focus {
+        Button::Deny => (DENY_FOCUSED, focused(Color::Green)),
+        Button::Approve => (DENY, Style::new().fg(Color::Green)),
+    };
+    let (approve, mut approve_style) = match s.focus {
+        Button::Approve => (APPROVE_FOCUSED, focused(Color::Red)),
+        Button::Deny => (APPROVE, Style::new().fg(Color::Red)),
+    };
+    if blocked.is_some() {
+        approve_style = approve_style.add_modifier(Modifier::DIM);
+    }
+    f.render_widget(Paragraph::new(Span::styled(deny, deny_style)), d);
+    f.render_widget(Paragraph::new(Span::styled(approve, approve_style)), a);
+}
+
+/// The request on screen went away by itself: say so, with nothing to press, until the hold
+/// ends and the next request (if any) takes its place.
+fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
+    let b = boxed(s.size);
+    f.render_widget(Clear, b);
+    let frame = Block::bordered()
+        .border_style(Style::new().fg(Color::Yellow))
+        .title(Span::styled(
+            if w.timed_out {
+                " ⚠ Request timed out "
+            } else {
+                " ⚠ Request withdrawn "
+            },
+            bold().fg(Color::Yellow),
+        ));
+    let inner = frame.inner(b);
+    f.render_widget(frame, b);
+    let what = if w.timed_out {
+        "timed out: denied automatically"
+    } else {
+        "withdrawn by the client"
+    };
+    let next = s.confirms.len();
+    let left = tenths(w.until.saturating_duration_since(s.now));
+    let mut lines = vec![
+        Line::raw(""),
+        Line::styled(
+            format!("{} from {}: {what}.", escape::full(&w.tool), w.client),
+            bold(),
+        )
+        .centered(),
+        Line::raw(""),
+        Line::raw("Nothing was approved. Keys do nothing until this goes away.").centered(),
+    ];
+    if next > 0 {
+        lines.push(
+            Line::raw(format!(
+                "The next request ({next} waiting) appears in {left}; read it before answering."
+            ))
+            .centered(),
+        );
+    }
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }
 
 /// The yes/no prompt, small and centred over everything but a destructive-call confirmation.

@@ -1,0 +1,332 @@
+//! Issue 15, "the approval is bound to what the person saw", in the control centre's state:
+//! nothing in the arguments is hidden (and approval waits for their last line), keys read
+//! before the modal was drawn or within its arming time do not approve, a request withdrawn
+//! under the person's finger is not replaced by the next one at once, and the focused button
+//! is marked without colour.
+#[path = "tui_fixture.rs"]
+mod fixture;
+
+use std::time::Duration;
+
+use crossterm::event::KeyCode;
+use fixture::*;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::style::{Color, Modifier};
+use serde_json::json;
+use spock_tui::mcp::events::{DecidedBy, Decision};
+use spock_tui::tui::event::Event;
+use spock_tui::tui::state::{Blocked, Button, Layer, Screen};
+
+fn key_at(c: char, at: tokio::time::Instant) -> Event {
+    Event::KeyAt(
+        crossterm::event::KeyEvent::new(KeyCode::Char(c), crossterm::event::KeyModifiers::NONE),
+        at,
+    )
+}
+
+/// The finding: a command padded with 2,100 spaces was approved as "echo hello".
+#[tokio::test]
+async fn padding_cannot_push_the_tail_of_a_command_out_of_sight() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let command = format!(
+        "shell echo hello{}; pm uninstall com.example.notes",
+        " ".repeat(2100)
+    );
+    let (req, h) = asker
+        .ask(ask(
+            "android_run_adb_command",
+            json!({"command": command, "reason": "say hello"}),
+            Some("say hello"),
+        ))
+        .await;
+    s.update(Event::Confirm(req));
+    let screen = render(&mut s, 100, 30);
+    assert!(
+        screen.contains("echo hello␠×2100; pm uninstall com.example.notes"),
+        "{screen}"
+    );
+    look(&mut s);
+    s.update(key('n'));
+    assert!(!h.await.unwrap().approved);
+}
+
+/// Arguments longer than the box: every character is on some row, and `y` does nothing until
+/// the last row has been on screen; the modal says how far there is to go.
+#[tokio::test]
+async fn approval_waits_until_the_arguments_were_scrolled_to_the_end() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let long = "A".repeat(4000);
+    let command = format!("shell echo {long}; pm uninstall com.example.notes");
+    let (req, h) = asker
+        .ask(ask(
+            "android_run_adb_command",
+            json!({"command": command, "reason": "print a long line"}),
+            Some("print a long line"),
+        ))
+        .await;
+    s.update(Event::Confirm(req));
+    let screen = render(&mut s, 80, 24);
+    assert!(!screen.contains("pm uninstall"), "{screen}");
+    let below = spock_tui::tui::ui::modal::lines_below(&s);
+    assert!(below > 10, "{below}");
+    assert!(
+        screen.contains(&format!(
+            "scroll to the end to approve: ↓ {below} more lines"
+        )),
+        "{screen}"
+    );
+    look(&mut s);
+    assert_eq!(s.approve_blocked(s.now), Some(Blocked::Scroll(below)));
+    s.update(key('y'));
+    s.update(code(KeyCode::Tab));
+    s.update(code(KeyCode::Enter));
+    assert_eq!(
+        s.confirms.len(),
+        1,
+        "neither y nor Enter approved unseen text"
+    );
+
+    // Every character is on some row: the rows, joined, are the whole command, and no row is
+    // wider than the box.
+    let text = spock_tui::tui::ui::modal::text_rows(&s);
+    assert!(text.iter().all(|r| r.chars().count() <= 74), "{text:?}");
+    let joined = text.concat();
+    assert!(
+        joined.contains(&format!("\"command\": \"{command}\"")),
+        "{joined}"
+    );
+    // Page by page to the end; the modal counts down the rows left.
+    let mut pages = 0;
+    while spock_tui::tui::ui::modal::lines_below(&s) > 0 {
+        s.update(code(KeyCode::PageDown));
+        pages += 1;
+        assert!(pages < 100);
+    }
+    assert!(pages > 1, "{pages}");
+    let screen = render(&mut s, 80, 24);
+    assert!(
+        screen.contains("; pm uninstall com.example.notes"),
+        "{screen}"
+    );
+    assert!(!screen.contains("scroll to the end"), "{screen}");
+    // Scrolling back up does not take the approval away again: the end was seen.
+    s.update(code(KeyCode::Home));
+    s.update(key('y'));
+    assert_eq!(
+        h.await.unwrap(),
+        Decision {
+            approved: true,
+            by: DecidedBy::Key
+        }
+    );
+}
+
+/// The finding: a `y` 80 ms after the modal opened (meant for "copy config") approved it.
+#[tokio::test]
+async fn keys_before_the_modal_was_drawn_or_within_its_arming_time_do_not_approve() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    assert!(s.gate.arming >= Duration::from_millis(600));
+    let (req, h) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "com.x"}),
+            None,
+        ))
+        .await;
+    let typed = s.now;
+    s.update(Event::Confirm(req));
+    s.now += Duration::from_millis(10);
+    // In the same batch as the request, before any frame: not seen, so not even a denial.
+    s.update(key('y'));
+    s.update(key('n'));
+    assert_eq!(s.confirms.len(), 1);
+    assert_eq!(s.tick_every(), Some(Duration::from_millis(100)));
+    let screen = render(&mut s, 100, 30);
+    assert!(screen.contains("y available in 0.6 s"), "{screen}");
+    // Read before the frame was drawn, handled after it: still ignored.
+    s.now += Duration::from_millis(80);
+    s.update(key_at('y', typed));
+    // 80 ms after the frame: ignored, and the countdown says when it will count.
+    s.update(key('y'));
+    s.update(code(KeyCode::Tab));
+    s.update(code(KeyCode::Enter));
+    assert_eq!(s.confirms.len(), 1);
+    assert_eq!(
+        s.approve_blocked(s.now),
+        Some(Blocked::Arming(Duration::from_millis(520)))
+    );
+    let screen = render(&mut s, 100, 30);
+    assert!(screen.contains("y available in 0.6 s"), "{screen}");
+    s.now += Duration::from_millis(200);
+    assert!(render(&mut s, 100, 30).contains("y available in 0.4 s"));
+    // After the arming time the same key approves.
+    s.now += Duration::from_millis(400);
+    assert_eq!(s.approve_blocked(s.now), None);
+    assert!(!render(&mut s, 100, 30).contains("y available"));
+    s.update(key('y'));
+    assert!(h.await.unwrap().approved);
+}
+
+/// The findings: a withdrawn request was replaced at once by a queued one under the person's
+/// finger, and a double `y` over SSH approved a queued call nobody saw.
+#[tokio::test]
+async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (a, ha) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "com.shown"}),
+            None,
+        ))
+        .await;
+    let (b, hb) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "com.queued"}),
+            None,
+        ))
+        .await;
+    s.update(Event::Confirm(a));
+    s.update(Event::Confirm(b));
+    render(&mut s, 100, 30);
+    look(&mut s);
+    // The client withdraws the request on screen (its call is cancelled).
+    ha.abort();
+    assert!(ha.await.is_err());
+    // The person's double y arrives: neither answers anything.
+    s.update(key('y'));
+    s.update(key('y'));
+    assert_eq!(s.layer(), Layer::Confirm);
+    assert_eq!(s.confirms.len(), 1, "the queued request is still waiting");
+    let screen = render(&mut s, 100, 30);
+    assert!(screen.contains("withdrawn by the client"), "{screen}");
+    assert!(!screen.contains("com.queued"), "{screen}");
+    assert!(screen.contains("Keys do nothing"), "{screen}");
+    // Still held just before the hold ends.
+    s.now += s.gate.hold - Duration::from_millis(1);
+    s.update(Event::Tick);
+    s.update(key('y'));
+    assert!(s.gate.withdrawn.is_some());
+    // Then the queued one shows, and arms afresh: a y right away is ignored.
+    s.now += Duration::from_millis(1);
+    s.update(Event::Tick);
+    assert!(s.gate.withdrawn.is_none());
+    let screen = render(&mut s, 100, 30);
+    assert!(screen.contains("com.queued"), "{screen}");
+    assert!(screen.contains("y available in"), "{screen}");
+    s.update(key('y'));
+    assert_eq!(s.confirms.len(), 1);
+    s.now += s.gate.arming;
+    s.update(key('y'));
+    assert!(hb.await.unwrap().approved);
+    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+}
+
+/// Answering the front request puts the next one in front: a second `y` typed ahead does
+/// not approve it.
+#[tokio::test]
+async fn a_typed_ahead_second_y_does_not_approve_the_next_request() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (a, ha) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "a"}),
+            None,
+        ))
+        .await;
+    let (b, hb) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "b"}),
+            None,
+        ))
+        .await;
+    s.update(Event::Confirm(a));
+    s.update(Event::Confirm(b));
+    render(&mut s, 100, 30);
+    look(&mut s);
+    s.update(key('y'));
+    s.update(key('y'));
+    assert!(ha.await.unwrap().approved);
+    assert_eq!(s.confirms.len(), 1);
+    render(&mut s, 100, 30);
+    s.update(key('y'));
+    assert_eq!(s.confirms.len(), 1, "within b's arming time");
+    s.now += s.gate.arming;
+    s.update(key('n'));
+    assert!(!hb.await.unwrap().approved);
+}
+
+/// The finding: with NO_COLOR the focused button had no styling, so Tab then Enter approved
+/// blind. Focus is arrows and reverse video, neither of which is a colour.
+#[tokio::test]
+async fn the_focused_button_is_marked_without_colour() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (req, _h) = asker
+        .ask(ask(
+            "android_uninstall_app",
+            json!({"package_name": "a"}),
+            None,
+        ))
+        .await;
+    s.update(Event::Confirm(req));
+    look(&mut s);
+    let draw = |s: &mut spock_tui::tui::State| {
+        s.size = (80, 24);
+        let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        t.draw(|f| spock_tui::tui::ui::draw(f, s)).unwrap();
+        t.backend().buffer().clone()
+    };
+    let marked = |buf: &ratatui::buffer::Buffer, label: &str| -> (bool, bool) {
+        for y in 0..buf.area.height {
+            let row: String = (0..buf.area.width)
+                .map(|x| buf[(x, y)].symbol().to_string())
+                .collect();
+            if let Some(byte) = row.find(label) {
+                let x = row[..byte].chars().count() as u16;
+                let arrows = row.contains(&format!("[▸ {label} ◂]"));
+                return (arrows, buf[(x, y)].modifier.contains(Modifier::REVERSED));
+            }
+        }
+        panic!("{label} not drawn");
+    };
+    let buf = draw(&mut s);
+    assert_eq!(s.focus, Button::Deny);
+    assert_eq!(marked(&buf, "Deny (n)"), (true, true));
+    assert_eq!(marked(&buf, "Approve (y)"), (false, false));
+    s.update(code(KeyCode::Tab));
+    let buf = draw(&mut s);
+    assert_eq!(marked(&buf, "Deny (n)"), (false, false));
+    assert_eq!(marked(&buf, "Approve (y)"), (true, true));
+    // NO_COLOR: not a colour anywhere, and the focus is still marked.
+    s.no_color = true;
+    let buf = draw(&mut s);
+    assert!(
+        buf.content
+            .iter()
+            .all(|c| c.fg == Color::Reset && c.bg == Color::Reset)
+    );
+    assert_eq!(marked(&buf, "Approve (y)"), (true, true));
+    assert_eq!(marked(&buf, "Deny (n)"), (false, false));
+    // The buttons stay where clicks find them, whichever has focus.
+    let screen = render(&mut s, 80, 24);
+    let row = screen
+        .lines()
+        .position(|l| l.contains("Approve (y)"))
+        .unwrap() as u16;
+    let line = screen.lines().nth(row as usize).unwrap();
+    let col = line.trim_matches('"')[..line.trim_matches('"').find("Approve").unwrap()]
+        .chars()
+        .count() as u16;
+    assert_eq!(
+        spock_tui::tui::ui::modal::button_at(s.size, col, row),
+        Some(Button::Approve)
+    );
+}
