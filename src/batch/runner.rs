@@ -300,6 +300,7 @@ impl StayOn {
             // Not the run's token: restoring must still work after a cancel.
             cancel: CancellationToken::new(),
             resolved_device: Arc::new(std::sync::Mutex::new(None)),
+            pinned: None,
             batch_run: Some(run_id.to_string()),
         };
         let dev = ctx.device(None).await.map_err(|e| e.message)?;

@@ -45,6 +45,9 @@ pub struct Ctx {
     pub cancel: CancellationToken,
     /// The device the call resolved to, for the activity view and the audit trail.
     pub resolved_device: Arc<std::sync::Mutex<Option<String>>>,
+    /// The device a destructive call was pinned to before the person was asked (see
+    /// [`Ctx::pin_device`]); every device use of the call goes to exactly that connection.
+    pub pinned: Option<crate::device::Device>,
     /// Set for batch steps: the run they belong to.
     pub batch_run: Option<String>,
 }
@@ -89,6 +92,27 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
         format!("{} was not run: {why}.", tool.name),
     )
     .with_details(serde_json::json!({ "decision": decision }))
+}
+
+/// How the person is shown a device: its full name `serial@host:port` when several adb servers
+/// are combined (a bare serial could be another server's phone), else its serial.
+fn device_label(core: &Core, e: &crate::device::DeviceEntry) -> String {
+    if core.devices.servers().len() > 1 {
+        e.id.clone()
+    } else {
+        e.raw_serial.clone()
+    }
+}
+
+/// The device's model as the person knows it: the build's `ro.product.model` when it was read,
+/// else the model word adb lists (underscores for spaces).
+fn device_model(core: &Core, e: &crate::device::DeviceEntry) -> Option<String> {
+    core.devices
+        .facts(&e.id)
+        .and_then(|f| f.props)
+        .and_then(|p| p.model)
+        .or_else(|| e.model.as_ref().map(|m| m.replace('_', " ")))
+        .filter(|m| !m.trim().is_empty())
 }
 
 /// An action on a device another client has leased is refused here, before anything runs and
@@ -168,26 +192,30 @@ pub async fn call_in_run(
     let started = Instant::now();
     let mut decision = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
-    let ctx = Ctx {
+    let mut ctx = Ctx {
         core: core.clone(),
         call_id,
         tool: tool.name,
         origin: origin.clone(),
         cancel: cancel.clone(),
         resolved_device: resolved.clone(),
+        pinned: None,
         batch_run: batch_run.clone(),
     };
     let result = async {
         core.access.check(&tool)?;
         tool.validate(&args)?;
+        // The device is resolved before anyone is asked (an ambiguous serial, a gone selected
+        // device, several devices and none named: refused here), shown to the person, and the
+        // call pinned to it: what runs after the yes is that connection or nothing.
+        let (device_name, device_model) = if tool.level == Level::Destructive && tool.device {
+            let entry = ctx.pin_device(requested.as_deref()).await?;
+            (Some(device_label(core, &entry)), device_model(core, &entry))
+        } else {
+            (requested.clone(), None)
+        };
         check_lease(&ctx, &tool, requested.as_deref()).await?;
         if tool.level == Level::Destructive {
-            // A serial several adb servers have is refused before anyone is asked.
-            if let Some(Err(e @ crate::device::DeviceError::Ambiguous { .. })) =
-                requested.as_deref().map(|s| core.devices.find_now(s))
-            {
-                return Err(e.into());
-            }
             let ask = Ask {
                 call_id,
                 tool: tool.name,
@@ -195,7 +223,8 @@ pub async fn call_in_run(
                 level: tool.level,
                 client: origin.client.clone(),
                 transport: origin.transport,
-                device: requested.clone(),
+                device: device_name,
+                device_model,
                 arguments: shown_args.clone(),
                 reason: args.get("reason").and_then(Value::as_str).map(str::to_string),
             };

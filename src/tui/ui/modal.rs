@@ -93,10 +93,7 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
             ),
             Span::raw(format!(" — {}", req.ask.title)),
         ]),
-        field(
-            "Device",
-            escape::line(req.ask.device.as_deref().unwrap_or("the selected device")),
-        ),
+        field("Device", escape::line(&device_line(&req.ask))),
     ];
     if let Some(reason) = &req.ask.reason {
         head.push(Line::from(vec![
@@ -171,4 +168,13 @@ pub fn draw_prompt(f: &mut Frame, area: Rect, s: &State) {
         Line::styled("y yes · n / Esc no", dim()).centered(),
     ];
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+}
+
+/// The device the call was pinned to before asking, with its model: what runs is exactly this.
+fn device_line(ask: &crate::mcp::confirm::Ask) -> String {
+    match (&ask.device, &ask.device_model) {
+        (Some(d), Some(m)) => format!("{d} ({m})"),
+        (Some(d), None) => d.clone(),
+        (None, _) => "none (this call does not act on a device)".into(),
+    }
 }
