@@ -236,6 +236,13 @@ pub async fn call_in_run(
             if !d.approved {
                 return Err(denial(&tool, d));
             }
+            // A yes that lands as the client leaves is a yes for nobody: nothing runs.
+            if cancel.is_cancelled() {
+                return Err(ToolError::new(
+                    ErrorKind::Cancelled,
+                    "the client left while waiting for approval: nothing was run",
+                ));
+            }
         }
         tokio::select! {
             r = tool.run(ctx, args.clone()) => r,
@@ -311,6 +318,10 @@ pub struct McpServer {
     transport: Transport,
     /// Dropped with the last clone, when the stdio or SSE connection closes: its leases end.
     conn: Arc<Connection>,
+    /// Cancelled by the transport when the client is gone (its stdio connection reached EOF):
+    /// every call of the connection still waiting (for a person, or running) is cancelled, so
+    /// a modal for nobody closes at once and a late yes runs nothing.
+    gone: CancellationToken,
 }
 
 impl McpServer {
@@ -320,7 +331,14 @@ impl McpServer {
             core,
             transport,
             conn,
+            gone: CancellationToken::new(),
         }
+    }
+
+    /// The token the transport cancels when this connection's client is gone.
+    pub fn client_gone(mut self, gone: CancellationToken) -> Self {
+        self.gone = gone;
+        self
     }
 
     /// The connection a call came through: this service's for stdio and SSE; for HTTP the
@@ -466,9 +484,21 @@ impl ServerHandler for McpServer {
             client,
             session,
         };
+        let _answering = self.core.answering();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let Some(done) = call(&self.core, origin, &request.name, args, context.ct.clone()).await
-        else {
+        // Cancelled by the client (notifications/cancelled, an HTTP request dropped) or by its
+        // connection going away.
+        let cancel = context.ct.child_token();
+        let watch = {
+            let (gone, cancel) = (self.gone.clone(), cancel.clone());
+            tokio::spawn(async move {
+                gone.cancelled().await;
+                cancel.cancel();
+            })
+        };
+        let done = call(&self.core, origin, &request.name, args, cancel).await;
+        watch.abort();
+        let Some(done) = done else {
             return Err(McpError::invalid_params(
                 format!(
                     "unknown tool `{}`: call tools/list for the catalogue",
