@@ -164,6 +164,50 @@ pub async fn call_in_run(
     cancel: CancellationToken,
     batch_run: Option<String>,
 ) -> Option<CallOutcome> {
+    run_call(core, origin, name, args, cancel, batch_run, false).await
+}
+
+/// A person's own action in the control centre (deleting a task, saving an edited one), as a
+/// call through the same pipeline: origin `tui`, validated, audited and shown like any call.
+/// The person's keypress at the control centre's own prompt is the approval, so a destructive
+/// call is not asked again (its decision is on record as the key), and access switches, which
+/// govern agents, do not apply.
+pub async fn call_as_person(core: &Arc<Core>, name: &str, args: Value) -> Option<CallOutcome> {
+    let origin = Origin {
+        transport: super::events::Transport::Tui,
+        client: Some(control_centre()),
+        session: None,
+    };
+    run_call(
+        core,
+        origin,
+        name,
+        args,
+        CancellationToken::new(),
+        None,
+        true,
+    )
+    .await
+}
+
+/// Who acts when the person at the control centre does (a batch run started there, a task
+/// deleted): named, so History and the run record do not say "unknown".
+pub fn control_centre() -> ClientId {
+    ClientId {
+        name: "control centre".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }
+}
+
+async fn run_call(
+    core: &Arc<Core>,
+    origin: Origin,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+    batch_run: Option<String>,
+    by_person: bool,
+) -> Option<CallOutcome> {
     let tool = core.registry.get(name)?.clone();
     let call_id = core.next_call_id();
     let args = match args {
@@ -203,7 +247,9 @@ pub async fn call_in_run(
         batch_run: batch_run.clone(),
     };
     let result = async {
-        core.access.check(&tool)?;
+        if !by_person {
+            core.access.check(&tool)?;
+        }
         tool.validate(&args)?;
         // The device is resolved before anyone is asked (an ambiguous serial, a gone selected
         // device, several devices and none named: refused here), shown to the person, and the
@@ -215,7 +261,13 @@ pub async fn call_in_run(
             (requested.clone(), None)
         };
         check_lease(&ctx, &tool, requested.as_deref()).await?;
-        if tool.level == Level::Destructive {
+        if tool.level == Level::Destructive && by_person {
+            // The person said yes at the control centre's own prompt before this call began.
+            decision = Some(Decision {
+                approved: true,
+                by: DecidedBy::Key,
+            });
+        } else if tool.level == Level::Destructive {
             let ask = Ask {
                 call_id,
                 tool: tool.name,
