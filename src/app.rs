@@ -437,6 +437,10 @@ impl Server {
 
     /// Stop both transports; live sessions (and their relays) end.
     pub async fn stop(mut self) {
+        // Calls cut off by the shutdown (the control centre denied what was waiting when it
+        // quit) answer their clients with that denial before the transports close.
+        self.shared.core.answered(Duration::from_secs(3)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
         self.shared.shutdown.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(5), async {
             while self.tasks.join_next().await.is_some() {}

@@ -522,6 +522,71 @@ mod live {
             .expect("a reply")
     }
 
+    /// One gate: the person's own save and delete on the Batch screen are calls through the
+    /// pipeline (origin `tui`, audited like an agent's, saves included), the person's y is the
+    /// approval (nothing is asked again: with a control centre attached that never answers,
+    /// the delete still goes through at once), and access switches, which govern agents, do
+    /// not stop the person (both tools switched off here).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_persons_own_save_and_delete_go_through_the_pipeline() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let core = app::build_core(Options {
+            paths: Paths::under(tmp.path()),
+            config: Config::default_config(),
+            allow_all: false,
+            logs: LogBuffer::new(100),
+            adb: vec![AdbEndpoint::new("127.0.0.1", 1)],
+            projects: vec![],
+            autostart_adb: false,
+            adb_explicit: true,
+        })
+        .expect("core");
+        for tool in ["android_batch_save", "android_batch_delete"] {
+            core.access
+                .set_enabled(core.registry.get(tool).expect("tool"), false);
+        }
+        // A modal nobody answers: were the pipeline to ask, the delete would hang and time out.
+        let mut asks = core.confirmer.attach();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let link = BatchLink::spawn(&core, &tx);
+        next_batch(&mut rx, "an empty store", |_| true).await;
+        let t = Task::new(
+            Some("mine".into()),
+            "Mine",
+            vec![Step::new("android_press_key", json!({"key": "HOME"}))],
+            Source::Manual,
+        );
+        link.perform(BatchCmd::Save { task: t });
+        let reply = next_reply(&mut rx).await;
+        assert!(
+            matches!(&reply, BatchReply::Saved { task, .. } if task.id == "mine"),
+            "{reply:?}"
+        );
+        link.perform(BatchCmd::Delete {
+            task_id: "mine".into(),
+        });
+        let reply = next_reply(&mut rx).await;
+        assert!(matches!(&reply, BatchReply::Done(_)), "{reply:?}");
+        assert!(asks.try_recv().is_err(), "the person was asked again");
+        let recs = core.audit.recent(20);
+        for tool in ["android_batch_save", "android_batch_delete"] {
+            let r = recs
+                .iter()
+                .find(|r| r.tool == tool)
+                .unwrap_or_else(|| panic!("{tool} is not on record: {recs:?}"));
+            assert_eq!(r.transport, Transport::Tui, "{r:?}");
+            assert!(r.client.starts_with("control centre/"), "{r:?}");
+            assert_eq!(r.outcome, Outcome::Ok, "{r:?}");
+            assert_eq!(r.arguments["id"], "mine");
+        }
+        let delete = recs
+            .iter()
+            .find(|r| r.tool == "android_batch_delete")
+            .unwrap();
+        assert!(delete.decision.is_some_and(|d| d.approved));
+        assert!(core.batch.get("mine").is_err(), "deleted");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn snapshots_follow_recording_saving_and_a_run() {
         let sim = start(SimOptions::adb_server_only(vec![Arc::new(

@@ -196,6 +196,7 @@ pub fn ask(tool: &'static str, args: Value, reason: Option<&str>) -> Ask {
         client: client("claude-code"),
         transport: Transport::Stdio,
         device: Some("emulator-5554".into()),
+        device_model: None,
         arguments: args,
         reason: reason.map(str::to_string),
     }

@@ -306,6 +306,7 @@ impl StayOn {
             // Not the run's token: restoring must still work after a cancel.
             CancellationToken::new(),
             Some(run_id.to_string()),
+            false,
         )
         .await;
         done.result.map(|o| o.json).map_err(|e| e.message)

@@ -512,6 +512,7 @@ async fn read_props_task(
         }
         let dev = Device {
             name: id.clone(),
+            transport_id: None,
             inner: strong.clone(),
         };
         let r = tokio::select! {
@@ -932,6 +933,19 @@ impl Devices {
     pub fn device(&self, serial: &str) -> Device {
         Device {
             name: serial.to_string(),
+            transport_id: None,
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// A handle pinned to exactly the connection `entry` lists: its full name, and its adb
+    /// `transport_id` when adb gave one. Every use opens that transport (`host:transport-id:N`);
+    /// once it is gone, uses fail with [`DeviceError::PinnedGone`] instead of reaching a device
+    /// that took the name since (a selection change, another phone under the same serial).
+    pub fn pinned(&self, entry: &DeviceEntry) -> Device {
+        Device {
+            name: entry.id.clone(),
+            transport_id: entry.transport_id,
             inner: self.inner.clone(),
         }
     }
@@ -1127,13 +1141,17 @@ fn is_tcp_serial(s: &str) -> bool {
 #[derive(Clone)]
 pub struct Device {
     name: String,
+    /// Set on handles from [`Devices::pinned`]: only this connection of the device.
+    transport_id: Option<u64>,
     pub(crate) inner: Arc<Inner>,
 }
 
-/// Where a call goes: the server and the device's serial there.
+/// Where a call goes: the server and the device's serial there (and, for a pinned handle, the
+/// one transport of it).
 pub(crate) struct Target {
     pub server: Arc<Server>,
     pub raw: String,
+    pub transport_id: Option<u64>,
 }
 
 impl Target {
@@ -1149,6 +1167,37 @@ impl Device {
         &self.name
     }
 
+    /// The adb transport this handle is pinned to, if any (see [`Devices::pinned`]).
+    pub fn transport_id(&self) -> Option<u64> {
+        self.transport_id
+    }
+
+    /// For a pinned handle: the entry the table lists under its name must still be the same
+    /// connection. A device that left, or a new connection (another phone, or the same one
+    /// reconnected) under the name, is [`DeviceError::PinnedGone`].
+    fn check_pin(
+        &self,
+        found: Result<DeviceEntry, DeviceError>,
+    ) -> Result<DeviceEntry, DeviceError> {
+        let Some(id) = self.transport_id else {
+            return found;
+        };
+        let gone = |now: Option<String>| DeviceError::PinnedGone {
+            device: self.name.clone(),
+            transport_id: id,
+            now,
+        };
+        match found {
+            Ok(e) if e.transport_id.is_none_or(|t| t == id) => Ok(e),
+            Ok(e) => Err(gone(Some(match e.transport_id {
+                Some(t) => format!("{} (transport_id {t})", e.id),
+                None => e.id,
+            }))),
+            Err(DeviceError::NoDevice { .. } | DeviceError::Detached { .. }) => Err(gone(None)),
+            Err(other) => Err(other),
+        }
+    }
+
     /// Which server holds this device, and its serial there.
     pub(crate) async fn resolve(&self) -> Result<Target, DeviceError> {
         let servers = &self.inner.servers;
@@ -1156,7 +1205,7 @@ impl Device {
             inner: self.inner.clone(),
         };
         if self.inner.tracking() {
-            let e = devices.find(&self.name).await?;
+            let e = self.check_pin(devices.find(&self.name).await)?;
             let server = self
                 .inner
                 .server(&e.server)
@@ -1164,6 +1213,7 @@ impl Device {
             return Ok(Target {
                 server,
                 raw: e.raw_serial,
+                transport_id: self.transport_id,
             });
         }
         // Without tracking (one-shot tools such as doctor, tests): adb answers for the device.
@@ -1173,15 +1223,17 @@ impl Device {
             return Ok(Target {
                 server: s.clone(),
                 raw: raw.to_string(),
+                transport_id: self.transport_id,
             });
         }
         if let [only] = servers.as_slice() {
             return Ok(Target {
                 server: only.clone(),
                 raw: self.name.clone(),
+                transport_id: self.transport_id,
             });
         }
-        let e = devices.find(&self.name).await?;
+        let e = self.check_pin(devices.find(&self.name).await)?;
         let server = self
             .inner
             .server(&e.server)
@@ -1189,6 +1241,7 @@ impl Device {
         Ok(Target {
             server,
             raw: e.raw_serial,
+            transport_id: self.transport_id,
         })
     }
 
@@ -1258,12 +1311,22 @@ impl Device {
         if let Some(f) = self.inner.table().features.get(&key) {
             return Ok(f.clone());
         }
-        let body = match t
-            .server
-            .host_query(&format!("host-serial:{}:features", t.raw))
-            .await
-        {
+        let request = match t.transport_id {
+            Some(id) => format!("host-transport-id:{id}:features"),
+            None => format!("host-serial:{}:features", t.raw),
+        };
+        let body = match t.server.host_query(&request).await {
             Ok(b) => b,
+            Err(DeviceError::Adb(m))
+                if t.transport_id.is_some()
+                    && (m.contains("not found") || m.contains("no device")) =>
+            {
+                return Err(DeviceError::PinnedGone {
+                    device: t.id(),
+                    transport_id: t.transport_id.unwrap_or_default(),
+                    now: None,
+                });
+            }
             Err(e) => return Err(self.explain(map_transport_failure(&t.raw, e)).await),
         };
         let list: Vec<String> = String::from_utf8_lossy(&body)

@@ -63,6 +63,28 @@ pub enum DeviceError {
     Io(String),
     #[error("the call was cancelled")]
     Cancelled,
+    /// The call was pinned to one connection of a device (its adb `transport_id`, as shown
+    /// when it was approved), and that connection is gone: nothing runs on whatever has the
+    /// name now.
+    #[error("{}", pinned_gone_message(device, *transport_id, now))]
+    PinnedGone {
+        device: String,
+        transport_id: u64,
+        /// What has the name now, when something does (another connection, another phone).
+        now: Option<String>,
+    },
+}
+
+fn pinned_gone_message(device: &str, transport_id: u64, now: &Option<String>) -> String {
+    let mut m = format!(
+        "the device shown when you approved is gone: {device} (adb transport_id {transport_id}) is no longer attached, so nothing was run"
+    );
+    if let Some(now) = now {
+        m.push_str(&format!(
+            "; {now} now has that name (another connection, possibly another phone): call again to be asked about it"
+        ));
+    }
+    m
 }
 
 /// How many names an error message lists before "and N more".

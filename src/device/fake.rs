@@ -168,6 +168,29 @@ impl FakeAdb {
                     return;
                 }
             }
+        } else if let Some(rest) = req.strip_prefix("host-transport-id:") {
+            let id = rest.strip_suffix(":features").unwrap_or(rest);
+            let serial = by_tid(&devices, id);
+            let f = serial
+                .as_ref()
+                .and_then(|sr| self.features.lock().unwrap().get(sr).cloned());
+            match f {
+                Some(f) => okay_block(&mut s, f.as_bytes()).await,
+                None => fail(&mut s, &format!("no device with transport id '{id}'")).await,
+            }
+        } else if let Some(id) = req.strip_prefix("host:transport-id:") {
+            let Some(serial) = by_tid(&devices, id) else {
+                return fail(&mut s, &format!("no device with transport id '{id}'")).await;
+            };
+            let _ = s.write_all(b"OKAY").await;
+            let Some(svc) = read_req(&mut s).await else {
+                return;
+            };
+            if self.hung.lock().unwrap().contains(&serial) {
+                let _ = s.write_all(b"OKAY").await;
+                return std::future::pending::<()>().await;
+            }
+            self.device_service(s, &svc).await;
         } else if let Some(rest) = req.strip_prefix("host-serial:") {
             let serial = rest.strip_suffix(":features").unwrap_or(rest);
             let f = self.features.lock().unwrap().get(serial).cloned();
@@ -385,4 +408,14 @@ async fn pkt(s: &mut TcpStream, id: u8, data: &[u8]) {
     p.extend_from_slice(&(data.len() as u32).to_le_bytes());
     p.extend_from_slice(data);
     let _ = s.write_all(&p).await;
+}
+
+/// The serial listed with `transport_id:ID` in a `devices-l` text, as adb keys transports.
+fn by_tid(devices: &str, id: &str) -> Option<String> {
+    let want = format!("transport_id:{id}");
+    devices
+        .lines()
+        .find(|l| l.split_whitespace().any(|w| w == want))
+        .and_then(|l| l.split_whitespace().next())
+        .map(str::to_string)
 }

@@ -24,7 +24,7 @@ fn short(cmd: &str) -> String {
 impl Device {
     /// Opens `service` on the device `t` names; a refusal names what exists instead.
     async fn open_on(&self, t: &Target, service: &str) -> Result<Conn, DeviceError> {
-        match t.server.open_device(&t.raw, service).await {
+        match t.server.open_device(&t.raw, t.transport_id, service).await {
             Ok(c) => Ok(c),
             Err(e) => Err(self.explain(e).await),
         }
@@ -56,9 +56,15 @@ impl Device {
             let _ = id.set(t.id());
             let server = t.server.clone();
             let raw = t.raw.clone();
+            let transport_id = t.transport_id;
             match body(t).await {
                 Err(e @ (DeviceError::Lost { .. } | DeviceError::Io(_))) => {
-                    Err(self.classify_break(&Target { server, raw }, e).await)
+                    let t = Target {
+                        server,
+                        raw,
+                        transport_id,
+                    };
+                    Err(self.classify_break(&t, e).await)
                 }
                 other => other,
             }

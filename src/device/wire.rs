@@ -134,12 +134,34 @@ impl Server {
         c.read_block(MAX_HOST_REPLY, request).await
     }
 
-    /// Switches a fresh connection to device `serial`, then opens `service` on it.
-    pub async fn open_device(&self, serial: &str, service: &str) -> Result<Conn, DeviceError> {
+    /// Switches a fresh connection to device `serial`, then opens `service` on it. With a
+    /// `transport_id` the switch is `host:transport-id:N`: exactly that connection of the
+    /// device, never another one that has the serial now.
+    pub async fn open_device(
+        &self,
+        serial: &str,
+        transport_id: Option<u64>,
+        service: &str,
+    ) -> Result<Conn, DeviceError> {
         let mut c = self.connect().await?;
-        c.send(&format!("host:transport:{serial}")).await?;
+        match transport_id {
+            Some(id) => c.send(&format!("host:transport-id:{id}")).await?,
+            None => c.send(&format!("host:transport:{serial}")).await?,
+        }
         if let Err(e) = c.status("host:transport").await {
-            return Err(map_transport_failure(serial, e));
+            return Err(match (transport_id, e) {
+                // adb: "no device with transport id 'N'"; the virtual device: "device not found".
+                (Some(id), DeviceError::Adb(m))
+                    if m.contains("not found") || m.contains("no device") =>
+                {
+                    DeviceError::PinnedGone {
+                        device: super::listing::qualified(serial, &self.ep),
+                        transport_id: id,
+                        now: None,
+                    }
+                }
+                (_, e) => map_transport_failure(serial, e),
+            });
         }
         c.request(service).await.map_err(|e| match e {
             // adbd refusing the service after the transport was fine: the device vanished or

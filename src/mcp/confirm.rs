@@ -51,7 +51,11 @@ pub struct Ask {
     pub level: Level,
     pub client: Option<ClientId>,
     pub transport: Transport,
+    /// The device the call was resolved and pinned to, as the person is shown it (the full
+    /// `serial@host:port` where several adb servers are combined); None for calls on no device.
     pub device: Option<String>,
+    /// That device's model, when known.
+    pub device_model: Option<String>,
     pub arguments: Value,
     pub reason: Option<String>,
 }
@@ -217,6 +221,7 @@ mod tests {
             client: None,
             transport: Transport::Http,
             device: None,
+            device_model: None,
             arguments: Value::Null,
             reason: None,
         }

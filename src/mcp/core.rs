@@ -71,6 +71,9 @@ pub struct Core {
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
+    /// Client calls whose answer has not been handed to their transport yet: a shutdown lets
+    /// them answer (a call cut off by it gets the denial it is recorded with) before closing.
+    answering: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for Core {
@@ -125,6 +128,21 @@ impl Core {
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),
+            answering: std::sync::atomic::AtomicUsize::new(0),
+        }
+    }
+
+    /// Counts a client call until the guard is dropped (its answer handed to the transport).
+    pub fn answering(self: &std::sync::Arc<Self>) -> AnsweringGuard {
+        self.answering.fetch_add(1, Ordering::SeqCst);
+        AnsweringGuard(self.clone())
+    }
+
+    /// Waits (at most `bound`) until every client call has its answer (see [`Self::answering`]).
+    pub async fn answered(&self, bound: Duration) {
+        let deadline = tokio::time::Instant::now() + bound;
+        while self.answering.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
@@ -247,3 +265,12 @@ impl Core {
 /// The sentence from 000_… shown when no client has identified itself.
 pub const NO_CLIENT_YET: &str = "No client has identified itself yet. On either transport, a \
 client is only known once it calls initialize.";
+
+/// See [`Core::answering`].
+pub struct AnsweringGuard(std::sync::Arc<Core>);
+
+impl Drop for AnsweringGuard {
+    fn drop(&mut self) {
+        self.0.answering.fetch_sub(1, Ordering::SeqCst);
+    }
+}

@@ -46,6 +46,9 @@ pub struct Ctx {
     pub cancel: CancellationToken,
     /// The device the call resolved to, for the activity view and the audit trail.
     pub resolved_device: Arc<std::sync::Mutex<Option<String>>>,
+    /// The device a destructive call was pinned to before the person was asked (see
+    /// [`Ctx::pin_device`]); every device use of the call goes to exactly that connection.
+    pub pinned: Option<crate::device::Device>,
     /// Set for batch steps: the run they belong to.
     pub batch_run: Option<String>,
     /// A person approved this very call (a destructive tool, or a safe one's call escalated).
@@ -102,6 +105,27 @@ fn ask_reason(escalated: Option<&str>, stated: Option<&str>) -> Option<String> {
         (Some(e), None) => Some(e.to_string()),
         (None, s) => s.map(str::to_string),
     }
+}
+
+/// How the person is shown a device: its full name `serial@host:port` when several adb servers
+/// are combined (a bare serial could be another server's phone), else its serial.
+fn device_label(core: &Core, e: &crate::device::DeviceEntry) -> String {
+    if core.devices.servers().len() > 1 {
+        e.id.clone()
+    } else {
+        e.raw_serial.clone()
+    }
+}
+
+/// The device's model as the person knows it: the build's `ro.product.model` when it was read,
+/// else the model word adb lists (underscores for spaces).
+fn device_model(core: &Core, e: &crate::device::DeviceEntry) -> Option<String> {
+    core.devices
+        .facts(&e.id)
+        .and_then(|f| f.props)
+        .and_then(|p| p.model)
+        .or_else(|| e.model.as_ref().map(|m| m.replace('_', " ")))
+        .filter(|m| !m.trim().is_empty())
 }
 
 /// An action on a device another client has leased is refused here, before anything runs and
@@ -186,8 +210,52 @@ pub async fn call_in_run(
     cancel: CancellationToken,
     batch_run: Option<String>,
 ) -> Option<CallOutcome> {
+    run_call(core, origin, name, args, cancel, batch_run, false).await
+}
+
+/// A person's own action in the control centre (deleting a task, saving an edited one), as a
+/// call through the same pipeline: origin `tui`, validated, audited and shown like any call.
+/// The person's keypress at the control centre's own prompt is the approval, so a destructive
+/// call is not asked again (its decision is on record as the key), and access switches, which
+/// govern agents, do not apply.
+pub async fn call_as_person(core: &Arc<Core>, name: &str, args: Value) -> Option<CallOutcome> {
+    let origin = Origin {
+        transport: super::events::Transport::Tui,
+        client: Some(control_centre()),
+        session: None,
+    };
+    run_call(
+        core,
+        origin,
+        name,
+        args,
+        CancellationToken::new(),
+        None,
+        true,
+    )
+    .await
+}
+
+/// Who acts when the person at the control centre does (a batch run started there, a task
+/// deleted): named, so History and the run record do not say "unknown".
+pub fn control_centre() -> ClientId {
+    ClientId {
+        name: "control centre".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+    }
+}
+
+async fn run_call(
+    core: &Arc<Core>,
+    origin: Origin,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+    batch_run: Option<String>,
+    by_person: bool,
+) -> Option<CallOutcome> {
     let tool = core.registry.get(name)?.clone();
-    Some(call_tool_def(core, origin, tool, args, cancel, batch_run).await)
+    Some(call_tool_def(core, origin, tool, args, cancel, batch_run, by_person).await)
 }
 
 /// [`call_in_run`] for a tool that is not in the catalogue: work the program does on an agent's
@@ -199,6 +267,7 @@ pub async fn call_tool_def(
     args: Value,
     cancel: CancellationToken,
     batch_run: Option<String>,
+    by_person: bool,
 ) -> CallOutcome {
     let call_id = core.next_call_id();
     let args = match args {
@@ -234,6 +303,7 @@ pub async fn call_tool_def(
         origin: origin.clone(),
         cancel: cancel.clone(),
         resolved_device: resolved.clone(),
+        pinned: None,
         batch_run: batch_run.clone(),
         approved: false,
     };
@@ -241,8 +311,13 @@ pub async fn call_tool_def(
     let mut level = tool.level;
     let mut escalated = None;
     let result = async {
-        core.access.check(&tool)?;
+        if !by_person {
+            core.access.check(&tool)?;
+        }
         tool.validate(&args)?;
+        // The device is resolved before anyone is asked (an ambiguous serial, a gone selected
+        // device, several devices and none named: refused here), shown to the person, and the
+        // call pinned to it: what runs after the yes is that connection or nothing.
         check_lease(&ctx, &tool, requested.as_deref()).await?;
         if let Some(why) = tokio::select! {
             e = tool.escalation(&ctx, &args) => e?,
@@ -251,7 +326,23 @@ pub async fn call_tool_def(
             level = Level::Destructive;
             escalated = Some(why);
         }
-        if level == Level::Destructive {
+        // The device is resolved before anyone is asked (an ambiguous serial, a gone selected
+        // device, several devices and none named: refused here), shown to the person, and the
+        // call pinned to it: what runs after the yes is that connection or nothing.
+        let (device_name, device_model) = if level == Level::Destructive && tool.device {
+            let entry = ctx.pin_device(requested.as_deref()).await?;
+            (Some(device_label(core, &entry)), device_model(core, &entry))
+        } else {
+            (requested.clone(), None)
+        };
+        if level == Level::Destructive && by_person {
+            // The person said yes at the control centre's own prompt before this call began.
+            decision = Some(Decision {
+                approved: true,
+                by: DecidedBy::Key,
+            });
+            ctx.approved = true;
+        } else if level == Level::Destructive {
             // A serial several adb servers have is refused before anyone is asked.
             if let Some(Err(e @ crate::device::DeviceError::Ambiguous { .. })) =
                 requested.as_deref().map(|s| core.devices.find_now(s))
@@ -266,7 +357,8 @@ pub async fn call_tool_def(
                 level,
                 client: origin.client.clone(),
                 transport: origin.transport,
-                device: requested.clone(),
+                device: device_name,
+                device_model,
                 arguments: shown_args.clone(),
                 reason: ask_reason(
                     escalated.as_deref(),
@@ -282,6 +374,13 @@ pub async fn call_tool_def(
             decision = Some(d);
             if !d.approved {
                 return Err(denial(&tool, d));
+            }
+            // A yes that lands as the client leaves is a yes for nobody: nothing runs.
+            if cancel.is_cancelled() {
+                return Err(ToolError::new(
+                    ErrorKind::Cancelled,
+                    "the client left while waiting for approval: nothing was run",
+                ));
             }
             ctx.approved = true;
         }
@@ -360,6 +459,10 @@ pub struct McpServer {
     transport: Transport,
     /// Dropped with the last clone, when the stdio or SSE connection closes: its leases end.
     conn: Arc<Connection>,
+    /// Cancelled by the transport when the client is gone (its stdio connection reached EOF):
+    /// every call of the connection still waiting (for a person, or running) is cancelled, so
+    /// a modal for nobody closes at once and a late yes runs nothing.
+    gone: CancellationToken,
 }
 
 impl McpServer {
@@ -369,7 +472,14 @@ impl McpServer {
             core,
             transport,
             conn,
+            gone: CancellationToken::new(),
         }
+    }
+
+    /// The token the transport cancels when this connection's client is gone.
+    pub fn client_gone(mut self, gone: CancellationToken) -> Self {
+        self.gone = gone;
+        self
     }
 
     /// The connection a call came through: this service's for stdio and SSE; for HTTP the
@@ -515,9 +625,21 @@ impl ServerHandler for McpServer {
             client,
             session,
         };
+        let _answering = self.core.answering();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
-        let Some(done) = call(&self.core, origin, &request.name, args, context.ct.clone()).await
-        else {
+        // Cancelled by the client (notifications/cancelled, an HTTP request dropped) or by its
+        // connection going away.
+        let cancel = context.ct.child_token();
+        let watch = {
+            let (gone, cancel) = (self.gone.clone(), cancel.clone());
+            tokio::spawn(async move {
+                gone.cancelled().await;
+                cancel.cancel();
+            })
+        };
+        let done = call(&self.core, origin, &request.name, args, cancel).await;
+        watch.abort();
+        let Some(done) = done else {
             return Err(McpError::invalid_params(
                 format!(
                     "unknown tool `{}`: call tools/list for the catalogue",

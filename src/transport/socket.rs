@@ -15,6 +15,7 @@ use rmcp::ServiceExt;
 use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, UnixListener};
+use tokio_util::sync::CancellationToken;
 
 use super::Shared;
 use crate::config::paths::{private_dir, write_atomic};
@@ -273,7 +274,15 @@ async fn handle(
     }
     let ct = shared.shutdown.child_token();
     let generation = shared.tokens.generation();
-    let server = McpServer::new(shared.core.clone(), Transport::Stdio);
+    // The client is gone when its side of the connection ends (the relay half-closes when its
+    // agent closes stdin or dies): its calls still waiting for a person are withdrawn at once.
+    // Not on our own shutdown, which answers them with the denial it records.
+    let gone = CancellationToken::new();
+    let reader = EofWatch {
+        inner: reader,
+        gone: gone.clone(),
+    };
+    let server = McpServer::new(shared.core.clone(), Transport::Stdio).client_gone(gone.clone());
     let running = tokio::select! {
         r = server.serve_with_ct((reader, write), ct.clone()) => r,
         _ = watch_rotation(&shared, generation) => return,
@@ -281,7 +290,34 @@ async fn handle(
     let Ok(running) = running else { return };
     tokio::select! {
         _ = running.waiting() => {}
-        _ = watch_rotation(&shared, generation) => { ct.cancel(); }
+        _ = watch_rotation(&shared, generation) => { gone.cancel(); ct.cancel(); }
+    }
+}
+
+/// A reader that cancels `gone` when the peer's side ends (EOF or a read error).
+struct EofWatch<R> {
+    inner: R,
+    gone: CancellationToken,
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for EofWatch<R> {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        let before = buf.filled().len();
+        let r = std::pin::Pin::new(&mut self.inner).poll_read(cx, buf);
+        match &r {
+            std::task::Poll::Ready(Err(_)) => self.gone.cancel(),
+            std::task::Poll::Ready(Ok(()))
+                if buf.filled().len() == before && buf.remaining() > 0 =>
+            {
+                self.gone.cancel()
+            }
+            _ => {}
+        }
+        r
     }
 }
 

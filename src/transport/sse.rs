@@ -63,10 +63,13 @@ struct Cleanup {
     id: String,
     sessions: Arc<Mutex<HashMap<String, Writer>>>,
     ct: CancellationToken,
+    /// The client is gone: its calls waiting for a person are withdrawn.
+    gone: CancellationToken,
 }
 
 impl Drop for Cleanup {
     fn drop(&mut self) {
+        self.gone.cancel();
         self.ct.cancel();
         if let Ok(mut s) = self.sessions.lock() {
             s.remove(&self.id);
@@ -94,7 +97,9 @@ async fn open(State(state): State<SseState>) -> Response {
         sessions.insert(id.clone(), Arc::new(AsyncMutex::new(bridge_write)));
     }
     let ct = state.shared.shutdown.child_token();
-    let server = McpServer::new(state.shared.core.clone(), Transport::Sse);
+    let gone = CancellationToken::new();
+    let server =
+        McpServer::new(state.shared.core.clone(), Transport::Sse).client_gone(gone.clone());
     let session_ct = ct.clone();
     tokio::spawn(async move {
         let (r, w) = tokio::io::split(server_end);
@@ -112,6 +117,7 @@ async fn open(State(state): State<SseState>) -> Response {
         id: id.clone(),
         sessions: state.sessions.clone(),
         ct: ct.clone(),
+        gone,
     };
     let stream = events(id, bridge_read, ct, cleanup);
     Sse::new(stream)

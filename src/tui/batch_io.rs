@@ -11,9 +11,9 @@ use tokio::sync::{Notify, broadcast, mpsc, watch};
 
 use super::batch::{BatchCmd, BatchData, BatchReply, RunRow};
 use super::event::Event;
-use crate::audit::{AuditRecord, DecidedBy, Decision, Level, Outcome};
+use crate::audit::AuditRecord;
 use crate::batch::{BatchError, BatchStatus, RunOptions, RunState, RunnerState, StepOutcome};
-use crate::mcp::events::{ClientId, Transport};
+use crate::mcp::events::Transport;
 use crate::mcp::server::Origin;
 use crate::mcp::{Core, ServerEvent};
 
@@ -171,19 +171,19 @@ pub fn read(core: &Core, mut done: Outcomes) -> (BatchData, Outcomes) {
     (data, kept)
 }
 
-/// Who acts when the person at the control centre does (a batch run started here, a task
-/// deleted): named, so History and the run record do not say "unknown".
-pub fn control_centre() -> ClientId {
-    ClientId {
-        name: "control centre".into(),
-        version: env!("CARGO_PKG_VERSION").into(),
-    }
-}
+pub use crate::mcp::server::control_centre;
 
-/// [`control_centre`] as the audit trail writes a client: `name/version`.
-fn control_centre_label() -> String {
-    let c = control_centre();
-    format!("{}/{}", c.name, c.version)
+/// A person's action as a call through the pipeline ([`crate::mcp::server::call_as_person`]):
+/// its result, or its error as one sentence.
+async fn as_person(
+    core: &Arc<Core>,
+    tool: &str,
+    args: serde_json::Value,
+) -> Result<serde_json::Value, String> {
+    match crate::mcp::server::call_as_person(core, tool, args).await {
+        Some(done) => done.result.map(|out| out.json).map_err(|e| e.message),
+        None => Err(format!("{tool} is not in the catalogue")),
+    }
 }
 
 async fn blocking<T: Send + 'static>(
@@ -232,44 +232,39 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
                 failed(format!("{run_id} is no longer running"))
             }
         }
+        // One gate: the person's own deletes and edits are calls through the pipeline, origin
+        // `tui`, audited like an agent's; the person's y at the prompt is the approval.
         BatchCmd::Delete { task_id } => {
-            let id = task_id.clone();
-            let started = std::time::Instant::now();
-            // On record like an agent's android_batch_delete: the person's y at the prompt
-            // is the approval. Stamped before the delete: a call's time is when it started.
-            let mut rec = AuditRecord::new(
-                "android_batch_delete",
-                Level::Destructive,
-                Transport::Tui,
-                serde_json::json!({ "id": task_id }),
-            );
-            let r = blocking(move || c.batch.delete(&id)).await;
-            rec.client = control_centre_label();
-            rec.decision = Some(Decision {
-                approved: true,
-                by: DecidedBy::Key,
-            });
-            rec.duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            if let Err(e) = &r {
-                rec.outcome = Outcome::Error;
-                rec.error = Some(e.clone());
-            }
-            core.audit.append(rec);
-            match r {
-                Ok(()) => BatchReply::Done(format!("deleted task {task_id}")),
+            let args = serde_json::json!({ "id": task_id });
+            match as_person(core, "android_batch_delete", args).await {
+                Ok(_) => BatchReply::Done(format!("deleted task {task_id}")),
                 Err(e) => failed(e),
             }
         }
-        BatchCmd::Save { task } => match blocking(move || c.batch.save(task)).await {
-            Ok(task) => BatchReply::Saved {
-                note: format!("saved task {:?} ({})", task.name, task.id),
-                task,
-            },
-            Err(message) => BatchReply::Failed {
-                save: true,
-                message,
-            },
-        },
+        BatchCmd::Save { task } => {
+            let args = serde_json::json!({
+                "id": task.id,
+                "name": task.name,
+                "description": task.description,
+                "steps": task.steps,
+            });
+            let saved = as_person(core, "android_batch_save", args)
+                .await
+                .and_then(|json| {
+                    serde_json::from_value::<crate::batch::Task>(json["task"].clone())
+                        .map_err(|e| format!("the saved task could not be read back: {e}"))
+                });
+            match saved {
+                Ok(task) => BatchReply::Saved {
+                    note: format!("saved task {:?} ({})", task.name, task.id),
+                    task,
+                },
+                Err(message) => BatchReply::Failed {
+                    save: true,
+                    message,
+                },
+            }
+        }
         BatchCmd::StartRecording { name } => match core.batch.start_recording(&name) {
             Ok(()) => BatchReply::Done(format!(
                 "recording {name:?}: each successful call is a step until you press m again"

@@ -93,9 +93,9 @@ impl DeviceRef {
 }
 
 /// A listed device, ready for a call: its state must be `device`.
-fn usable(devices: &crate::device::Devices, e: &DeviceEntry) -> Result<Device, DeviceError> {
+fn usable(e: &DeviceEntry) -> Result<DeviceEntry, DeviceError> {
     match &e.state {
-        DeviceState::Device => Ok(devices.device(&e.id)),
+        DeviceState::Device => Ok(e.clone()),
         DeviceState::Offline => Err(DeviceError::Offline {
             serial: e.id.clone(),
         }),
@@ -145,19 +145,39 @@ impl Ctx {
     /// The device this call addresses: `serial` if given, else the selected one, else the only
     /// one attached. With several attached and none selected, refuses and names them. The
     /// handle carries the device's full name, so the whole call stays on that device.
+    ///
+    /// A call pinned by the pipeline before it asked a person ([`Self::pin_device`]) gets the
+    /// pinned device: exactly the connection shown when it was approved, whatever the selection
+    /// or the serial's owner is now.
     pub async fn device(&self, serial: Option<&str>) -> Result<Device, ToolError> {
-        let dev = self.resolve_device(serial).await?;
+        if let Some(dev) = &self.pinned {
+            return Ok(dev.clone());
+        }
+        let e = self.resolve_device(serial).await?;
+        let dev = self.core.devices.device(&e.id);
         if let Ok(mut slot) = self.resolved_device.lock() {
             *slot = Some(dev.serial().to_string());
         }
         Ok(dev)
     }
 
-    async fn resolve_device(&self, serial: Option<&str>) -> Result<Device, ToolError> {
+    /// Resolves the device now (as [`Self::device`] would) and pins the rest of the call to it,
+    /// down to its adb `transport_id`. The pipeline does this before asking a person, so what
+    /// the person is shown is what runs; the entry is returned for showing it.
+    pub async fn pin_device(&mut self, serial: Option<&str>) -> Result<DeviceEntry, ToolError> {
+        let e = self.resolve_device(serial).await?;
+        if let Ok(mut slot) = self.resolved_device.lock() {
+            *slot = Some(e.id.clone());
+        }
+        self.pinned = Some(self.core.devices.pinned(&e));
+        Ok(e)
+    }
+
+    async fn resolve_device(&self, serial: Option<&str>) -> Result<DeviceEntry, ToolError> {
         let devices = &self.core.devices;
         if let Some(s) = serial.filter(|s| !s.is_empty()) {
             let e = devices.find(s).await?;
-            return Ok(usable(devices, &e)?);
+            return Ok(usable(&e)?);
         }
         let selected = self
             .core
@@ -168,7 +188,7 @@ impl Ctx {
         if let Some(id) = selected {
             // Pinned: the selected device or an error naming it, never another device.
             return match devices.find(&id).await {
-                Ok(e) => Ok(usable(devices, &e)?),
+                Ok(e) => Ok(usable(&e)?),
                 Err(e) => Err(selected_gone(&id, e)),
             };
         }
@@ -178,7 +198,7 @@ impl Ctx {
                 ErrorKind::NotFound,
                 "no device is attached: connect one (check `adb devices`), or start spock-tui with --demo",
             )),
-            [only] => Ok(usable(devices, only)?),
+            [only] => Ok(usable(only)?),
             several => {
                 let names: Vec<String> = several.iter().map(|d| d.serial.clone()).collect();
                 Err(ToolError::new(

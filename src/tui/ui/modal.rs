@@ -112,10 +112,7 @@ fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
         ],
         vec![
             label("Device"),
-            (
-                escape::full(req.ask.device.as_deref().unwrap_or("the selected device")),
-                Style::new(),
-            ),
+            (escape::full(&device_line(&req.ask)), Style::new()),
         ],
     ];
     if let Some(reason) = &req.ask.reason {
@@ -405,4 +402,13 @@ pub fn draw_prompt(f: &mut Frame, area: Rect, s: &State) {
         Line::styled("y yes · n / Esc no", dim()).centered(),
     ];
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+}
+
+/// The device the call was pinned to before asking, with its model: what runs is exactly this.
+fn device_line(ask: &crate::mcp::confirm::Ask) -> String {
+    match (&ask.device, &ask.device_model) {
+        (Some(d), Some(m)) => format!("{d} ({m})"),
+        (Some(d), None) => d.clone(),
+        (None, _) => "none (this call does not act on a device)".into(),
+    }
 }
