@@ -63,7 +63,8 @@ async def test_confirmation_modal_approve_deny_timeout_and_navigate(tui):
         while "Approve a destructive call" in tui.screen() and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
         assert "Approve a destructive call" not in tui.screen()
-        # It says it timed out for a moment, then goes too.
+        # It says it timed out for a moment (keys held back), then goes too.
+        await tui.wait_for("Request timed out")
         await tui.wait_gone("Request timed out")
 
         # 4. navigate: applied, the screen changes, and status reports it.
