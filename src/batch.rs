@@ -244,13 +244,20 @@ impl Batch {
 
     /// Close the recording and save it as a normal task (`source: recorded`).
     pub fn stop_recording(&self) -> Result<Task, BatchError> {
+        let t = self.finish_recording()?;
+        self.save(t)
+    }
+
+    /// Stops the recording and returns its task, not yet saved (the control centre saves it
+    /// through the call pipeline).
+    pub fn finish_recording(&self) -> Result<Task, BatchError> {
         let rec = self.recorder.stop().ok_or(BatchError::NotRecording)?;
         if rec.steps.is_empty() {
             return Err(BatchError::NothingRecorded);
         }
         let mut t = Task::new(None, rec.name, rec.steps, Source::Recorded);
         t.description = Some(format!("Recorded from {}", rec.started_at));
-        self.save(t)
+        Ok(t)
     }
 
     pub fn is_recording(&self) -> bool {
@@ -272,12 +279,17 @@ impl Batch {
     /// Save a task made from a selection in the history (`source: history`), in the order
     /// given. Batch tools are left out; the arguments are those the audit trail kept.
     pub fn task_from_calls(&self, name: &str, calls: &[AuditRecord]) -> Result<Task, BatchError> {
+        self.save(Self::draft_from_calls(name, calls))
+    }
+
+    /// A new task (not yet saved) whose steps are `calls`, batch tools left out.
+    pub fn draft_from_calls(name: &str, calls: &[AuditRecord]) -> Task {
         let steps: Vec<Step> = calls
             .iter()
             .filter(|c| !task::is_batch_tool(&c.tool))
             .map(|c| Step::new(c.tool.clone(), c.arguments.clone()))
             .collect();
-        self.save(Task::new(None, name, steps, Source::History))
+        Task::new(None, name, steps, Source::History)
     }
 
     // --- for the runner ---

@@ -587,6 +587,64 @@ mod live {
         assert!(core.batch.get("mine").is_err(), "deleted");
     }
 
+    /// A task the person makes (History's marked calls) is stored through the pipeline as the
+    /// person's call: on the audit trail as the control centre's, never replacing a task.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_persons_new_tasks_go_through_the_pipeline() {
+        let tmp = tempfile::tempdir().expect("tmp");
+        let core = app::build_core(Options {
+            paths: Paths::under(tmp.path()),
+            config: Config::default_config(),
+            allow_all: false,
+            logs: LogBuffer::new(100),
+            adb: vec![AdbEndpoint::new("127.0.0.1", 1)],
+            projects: vec![],
+            autostart_adb: false,
+            adb_explicit: true,
+        })
+        .expect("core");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let link = BatchLink::spawn(&core, &tx);
+        next_batch(&mut rx, "an empty store", |_| true).await;
+        let picked = spock_tui::tui::batch::PickedCall {
+            tool: "android_press_key".into(),
+            level: spock_tui::mcp::registry::Level::SafeAction,
+            transport: Transport::Http,
+            arguments: json!({"key": "HOME"}),
+        };
+        link.perform(BatchCmd::FromCalls {
+            name: "from history".into(),
+            calls: vec![picked],
+        });
+        let reply = next_reply(&mut rx).await;
+        let BatchReply::Saved { task, .. } = &reply else {
+            panic!("{reply:?}")
+        };
+        assert_eq!(
+            task.source,
+            Source::History,
+            "the task keeps where it came from"
+        );
+        assert_eq!(task.steps.len(), 1);
+        let recs = core.audit.recent(20);
+        let r = recs
+            .iter()
+            .find(|r| r.tool == "android_batch_store")
+            .unwrap_or_else(|| panic!("the new task is not on record: {recs:?}"));
+        assert_eq!(r.transport, Transport::Tui, "{r:?}");
+        assert!(r.client.starts_with("control centre/"), "{r:?}");
+        assert_eq!(r.outcome, Outcome::Ok, "{r:?}");
+        assert_eq!(r.arguments["task"]["id"], task.id.as_str());
+        // The same tool never replaces a task that exists.
+        let again = spock_tui::mcp::server::call_def_as_person(
+            &core,
+            spock_tui::mcp::tools::batch::store_new_task_tool(),
+            json!({ "task": task }),
+        )
+        .await;
+        assert!(again.result.is_err(), "an existing task was replaced");
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn snapshots_follow_recording_saving_and_a_run() {
         let sim = start(SimOptions::adb_server_only(vec![Arc::new(

@@ -236,6 +236,26 @@ pub async fn call_as_person(core: &Arc<Core>, name: &str, args: Value) -> Option
     .await
 }
 
+/// [`call_as_person`] for a tool that is not in the catalogue (the control centre's own new
+/// tasks).
+pub async fn call_def_as_person(core: &Arc<Core>, tool: ToolDef, args: Value) -> CallOutcome {
+    let origin = Origin {
+        transport: super::events::Transport::Tui,
+        client: Some(control_centre()),
+        session: None,
+    };
+    call_tool_def(
+        core,
+        origin,
+        tool,
+        args,
+        CancellationToken::new(),
+        None,
+        true,
+    )
+    .await
+}
+
 /// Who acts when the person at the control centre does (a batch run started there, a task
 /// deleted): named, so History and the run record do not say "unknown".
 pub fn control_centre() -> ClientId {

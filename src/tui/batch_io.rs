@@ -186,6 +186,21 @@ async fn as_person(
     }
 }
 
+/// A new task the person made (a recording, History's marked calls), stored through the
+/// pipeline as the person's call: audited like any save.
+async fn store_as_person(
+    core: &Arc<Core>,
+    task: crate::batch::Task,
+) -> Result<crate::batch::Task, String> {
+    let tool = crate::mcp::tools::batch::store_new_task_tool();
+    let done =
+        crate::mcp::server::call_def_as_person(core, tool, serde_json::json!({ "task": task }))
+            .await;
+    let json = done.result.map(|out| out.json).map_err(|e| e.message)?;
+    serde_json::from_value(json["task"].clone())
+        .map_err(|e| format!("the stored task could not be read back: {e}"))
+}
+
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, BatchError> + Send + 'static,
 ) -> Result<T, String> {
@@ -271,23 +286,30 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
             )),
             Err(e) => failed(e.to_string()),
         },
-        BatchCmd::StopRecording => match blocking(move || c.batch.stop_recording()).await {
-            Ok(task) => BatchReply::Saved {
-                note: format!(
-                    "recording saved as task {:?} with {} steps",
-                    task.name,
-                    task.steps.len()
-                ),
-                task,
-            },
-            Err(e) => failed(e),
-        },
+        BatchCmd::StopRecording => {
+            let task = match blocking(move || c.batch.finish_recording()).await {
+                Ok(t) => t,
+                Err(e) => return failed(e),
+            };
+            match store_as_person(core, task).await {
+                Ok(task) => BatchReply::Saved {
+                    note: format!(
+                        "recording saved as task {:?} with {} steps",
+                        task.name,
+                        task.steps.len()
+                    ),
+                    task,
+                },
+                Err(e) => failed(e),
+            }
+        }
         BatchCmd::FromCalls { name, calls } => {
             let records: Vec<AuditRecord> = calls
                 .into_iter()
                 .map(|p| AuditRecord::new(p.tool, p.level, p.transport, p.arguments))
                 .collect();
-            match blocking(move || c.batch.task_from_calls(&name, &records)).await {
+            let task = crate::batch::Batch::draft_from_calls(&name, &records);
+            match store_as_person(core, task).await {
                 Ok(task) => BatchReply::Saved {
                     note: format!("made task {:?} from {} calls", task.name, task.steps.len()),
                     task,

@@ -297,6 +297,40 @@ pub fn keep_screen_on_tool() -> ToolDef {
     .def(stay_on)
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StoreArgs {
+    pub task: Task,
+}
+
+/// The control centre's own new tasks (a recording stopped, a task made from History's marked
+/// calls): not in the catalogue, but stored through the call pipeline as the person's call, so
+/// they are audited like any save. Only a new id is stored: nothing is replaced this way.
+pub fn store_new_task_tool() -> ToolDef {
+    Meta {
+        name: "android_batch_store",
+        title: "Store a new batch task (control centre)",
+        level: Level::SafeAction,
+        description: "Store a new batch task made in the control centre.",
+    }
+    .def(|ctx: Ctx, a: StoreArgs| async move {
+        let task = a.task;
+        let stored = blocking(&ctx.core, move |core| {
+            if !matches!(core.batch.get(&task.id), Err(BatchError::NotFound(_))) {
+                return Ok(None);
+            }
+            core.batch.save(task).map(Some)
+        })
+        .await?;
+        let task =
+            stored.ok_or_else(|| ToolError::refused("a task with that id exists already"))?;
+        Ok(Saved {
+            task,
+            created: true,
+        })
+    })
+}
+
 pub fn tools() -> Vec<ToolDef> {
     vec![
         Meta {
