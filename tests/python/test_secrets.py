@@ -1,0 +1,82 @@
+"""Secrets stay hidden from the agent on every side path (issue 16): an agent's argument is
+only ever matched against what the agent is shown, never against the hidden text."""
+import json
+import shutil
+
+import pytest
+from conftest import ROOT, RealAdb, call, have_adb, start_instance
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+# The demo's settings screen shows "Visa •••• 4242"; this rule hides the last four digits.
+CARD_RULE = '[[redaction.rules]]\nname = "card"\npattern = "•+ (?P<secret>[0-9]{4})"\n'
+
+
+def shown(v):
+    """Every string the agent was shown, minus the serial (its port may hold any digits)."""
+    if isinstance(v, dict):
+        return " ".join(shown(x) for k, x in v.items() if k not in ("serial", "revision"))
+    if isinstance(v, list):
+        return " ".join(shown(x) for x in v)
+    return str(v)
+
+
+async def to_settings(c):
+    for step in [
+        ("android_tap_element", {"selector": {"viewId": "sign_in"}}),
+        ("android_tap_element", {"element": "Settings"}),
+    ]:
+        err, r = await call(c, *step)
+        assert not err, r
+
+
+async def test_selectors_match_the_tree_the_agent_sees(tmp_path):
+    inst = start_instance(tmp_path, "--demo", config=CARD_RULE)
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            await to_settings(c)
+            err, tree = await call(c, "android_get_ui_tree", {})
+            assert not err and "4242" not in shown(tree) and "«redacted:card»" in shown(tree), tree
+            # Probing the hidden digits one guess at a time finds nothing...
+            for probe in [{"textContains": "4242"}, {"textContains": "42"}, {"text": "Visa •••• 4242"}]:
+                err, r = await call(c, "android_find_ui_element", {"selector": probe})
+                assert err or not r.get("matches"), (probe, r)
+                err, r = await call(c, "android_assert_visible", {"selector": probe})
+                assert err or not r.get("passed"), (probe, r)
+            err, r = await call(c, "android_find_ui_element", {"element": "4242"})
+            assert err or not r.get("matches"), r
+            err, r = await call(c, "android_wait_for_element", {"selector": {"textContains": "4242"}, "timeoutMs": 300})
+            assert err or not r.get("met"), r
+            # ...while what the agent can see still matches.
+            err, r = await call(c, "android_find_ui_element", {"selector": {"textContains": "Visa"}})
+            assert not err and r["matches"], r
+            assert "4242" not in shown(r)
+    finally:
+        inst.stop()
+
+
+async def test_logcat_contains_matches_redacted_text(tmp_path):
+    if not have_adb():
+        pytest.skip("no adb binary")
+    scen = tmp_path / "scen"
+    shutil.copytree(ROOT / "assets" / "demo", scen)
+    toml = (scen / "demo.toml").read_text()
+    toml += '\n[[logcat]]\nlevel = "W"\ntag = "Auth"\nmessage = "retrying login?user=bob&password=hunter2xyz"\n'
+    (scen / "demo.toml").write_text(toml)
+    adb = RealAdb(tmp_path, scenarios=[scen / "demo.toml"])
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            # The oracle: a substring of the hidden password must match nothing.
+            for probe in ["password=h", "hunter2", "hunter2xyz"]:
+                err, r = await call(c, "android_get_logcat", {"contains": probe})
+                assert not err, r
+                assert r["lines"] == [], (probe, r)
+            # What the agent sees still matches.
+            err, r = await call(c, "android_get_logcat", {"contains": "password=«redacted"})
+            assert not err and len(r["lines"]) == 1, r
+    finally:
+        inst.stop()
+        adb.close()
