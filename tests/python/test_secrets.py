@@ -80,3 +80,46 @@ async def test_logcat_contains_matches_redacted_text(tmp_path):
     finally:
         inst.stop()
         adb.close()
+
+
+async def test_batch_export_is_redacted_like_every_other_answer(tmp_path):
+    import base64
+    import io
+    import time
+    import zipfile
+
+    import anyio
+
+    inst = start_instance(tmp_path, "--demo", config=CARD_RULE)
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            await to_settings(c)
+            err, started = await call(c, "android_batch_run_inline", {"name": "read settings", "steps": [
+                {"tool": "android_get_ui_tree", "arguments": {}},
+                {"tool": "android_get_logcat", "arguments": {"lines": 5, "contains": "password=hunter2xyz"}},
+            ]})
+            assert not err, started
+            run_id = started["runId"]
+            deadline = time.monotonic() + 30
+            while True:
+                err, rec = await call(c, "android_batch_history_get", {"runId": run_id})
+                assert not err, rec
+                if rec["state"] != "processing":
+                    break
+                assert time.monotonic() < deadline, rec
+                await anyio.sleep(0.1)
+            assert "«redacted:card»" in shown(rec) and "4242" not in shown(rec)
+            assert "hunter2xyz" not in shown(rec)
+            err, exp = await call(c, "android_batch_history_export", {"runId": run_id})
+            assert not err, exp
+            z = zipfile.ZipFile(io.BytesIO(base64.b64decode(exp["zipBase64"])))
+            inner = z.read("run.json").decode()
+            assert "4242" not in shown(json.loads(inner)), inner[:2000]
+            assert "hunter2xyz" not in inner, inner[:2000]
+            assert "«redacted:card»" in inner and "password=«redacted:password»" in inner
+    finally:
+        inst.stop()
+    # The person's copy on disk keeps the whole record.
+    runs = list((inst.home / "data").rglob("run.json"))
+    assert runs and "hunter2xyz" in runs[0].read_text()
