@@ -268,9 +268,17 @@ impl Batch {
     }
 
     /// The pipeline's hook: offered every finished call that is not a batch step.
-    pub fn record(&self, tool: &str, args: &Value, transport: Transport, outcome: Outcome) {
+    /// `private`: arguments kept out of the recorded step (a password field's text).
+    pub fn record(
+        &self,
+        tool: &str,
+        args: &Value,
+        private: Option<&Value>,
+        transport: Transport,
+        outcome: Outcome,
+    ) {
         if transport != Transport::Batch {
-            self.recorder.offer(tool, args, outcome);
+            self.recorder.offer(tool, args, private, outcome);
         }
     }
 

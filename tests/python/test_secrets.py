@@ -123,3 +123,46 @@ async def test_batch_export_is_redacted_like_every_other_answer(tmp_path):
     # The person's copy on disk keeps the whole record.
     runs = list((inst.home / "data").rglob("run.json"))
     assert runs and "hunter2xyz" in runs[0].read_text()
+
+
+async def test_text_typed_into_a_password_field_is_recorded_as_password(tmp_path):
+    import time
+
+    import anyio
+
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            err, r = await call(c, "android_input_text_into_element",
+                                {"selector": {"viewId": "login_password"}, "text": "hunter2xyz"})
+            assert not err, r
+            assert "hunter2xyz" not in json.dumps(r)
+            # A batch step typing into the same field: its run record says «password» too.
+            err, started = await call(c, "android_batch_run_inline", {"name": "login", "steps": [
+                {"tool": "android_input_text_into_element",
+                 "arguments": {"selector": {"viewId": "login_password"}, "text": "s3cretpw", "clear": True}},
+            ]})
+            assert not err, started
+            deadline = time.monotonic() + 30
+            while True:
+                err, rec = await call(c, "android_batch_history_get", {"runId": started["runId"]})
+                if rec["state"] != "processing":
+                    break
+                assert time.monotonic() < deadline, rec
+                await anyio.sleep(0.1)
+            assert rec["state"] == "succeeded", rec
+            assert rec["steps"][0]["arguments"]["text"] == "«password»", rec
+            err, exp = await call(c, "android_batch_history_export", {"runId": started["runId"]})
+            assert "s3cretpw" not in json.dumps(exp)
+    finally:
+        inst.stop()
+    audit = (inst.home / "data" / "audit" / "audit.jsonl").read_text()
+    assert "hunter2xyz" not in audit, audit[-3000:]
+    # Only the inline run's own arguments hold s3cretpw: the agent wrote it there itself.
+    holders = {json.loads(l)["tool"] for l in audit.splitlines() if "s3cretpw" in l}
+    assert holders == {"android_batch_run_inline"}, holders
+    typed = [r for r in map(json.loads, audit.splitlines()) if r["tool"] == "android_input_text_into_element"]
+    assert len(typed) == 2 and all(t["arguments"]["text"] == "«password»" for t in typed), typed
+    runs = list((inst.home / "data").rglob("run.json"))
+    assert runs and "s3cretpw" not in runs[0].read_text()

@@ -117,6 +117,11 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     pause(&ctx, 150).await?;
     let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
     let password = tree.node(field).is_some_and(|n| n.password);
+    if password {
+        // Recorded as «password» wherever the call is shown (audit, history, recordings).
+        ctx.typed_password
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
     if a.clear {
         clear(&ctx, &dev, &tree, field).await?;
     }
