@@ -460,6 +460,7 @@ pub async fn call_tool_def(
         let images = out
             .images
             .iter()
+            .map(|i| i.whole.as_deref().unwrap_or(i))
             .map(|i| serde_json::json!({ "type": "image", "mimeType": i.mime, "data": b64.encode(&i.data) }))
             .collect();
         map.insert("_images".into(), Value::Array(images));
