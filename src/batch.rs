@@ -202,9 +202,14 @@ impl Batch {
     }
 
     /// The ZIP of a finished run: `run.json` and its images.
-    pub fn export(&self, run_id: &str) -> Result<Vec<u8>, BatchError> {
+    /// The run as a ZIP; `view` rewrites `run.json` for its reader (redaction).
+    pub fn export(
+        &self,
+        run_id: &str,
+        view: impl FnOnce(&mut serde_json::Value),
+    ) -> Result<Vec<u8>, BatchError> {
         self.refuse_if_running(run_id)?;
-        export::zip_run(&self.store, run_id)
+        export::zip_run(&self.store, run_id, view)
     }
 
     pub fn delete_run(&self, run_id: &str) -> Result<(), BatchError> {
@@ -270,9 +275,17 @@ impl Batch {
     }
 
     /// The pipeline's hook: offered every finished call that is not a batch step.
-    pub fn record(&self, tool: &str, args: &Value, transport: Transport, outcome: Outcome) {
+    /// `private`: arguments kept out of the recorded step (a password field's text).
+    pub fn record(
+        &self,
+        tool: &str,
+        args: &Value,
+        private: Option<&Value>,
+        transport: Transport,
+        outcome: Outcome,
+    ) {
         if transport != Transport::Batch {
-            self.recorder.offer(tool, args, outcome);
+            self.recorder.offer(tool, args, private, outcome);
         }
     }
 

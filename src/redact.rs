@@ -163,6 +163,43 @@ impl Redactor {
 }
 
 impl Redactor {
+    /// Rewrites every node's strings as `audience` is shown them (for agents, a password
+    /// field's text becomes `«redacted:password»`), so that selectors, finds, waits and
+    /// asserts match the tree that audience sees, never the hidden text. Returns how many
+    /// nodes changed.
+    pub fn redact_tree(&self, tree: &mut crate::uitree::UiTree, audience: Audience) -> usize {
+        let mut n = 0;
+        for node in tree.nodes_mut() {
+            let mut changed = false;
+            for s in [
+                &mut node.text,
+                &mut node.content_desc,
+                &mut node.hint,
+                &mut node.resource_id,
+            ] {
+                if let Cow::Owned(new) = self.redact_str(s, audience) {
+                    *s = new;
+                    changed = true;
+                }
+            }
+            if audience == Audience::Agent
+                && node.password
+                && !node.text.is_empty()
+                && !node.text.starts_with(MARKER_PREFIX)
+            {
+                node.text = format!("{MARKER_PREFIX}password»");
+                changed = true;
+            }
+            n += usize::from(changed);
+        }
+        n
+    }
+
+    /// Whether any rule hides anything from `audience` at all.
+    pub fn has_rules_for(&self, audience: Audience) -> bool {
+        self.rules.iter().any(|r| Self::applies(r, audience))
+    }
+
     /// The names of the `everywhere` rules that would hide part of some string in `v` from
     /// the person (each name once, in rule order). Empty when the person sees `v` whole.
     pub fn hides_from_person(&self, v: &Value) -> Vec<&str> {

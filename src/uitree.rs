@@ -231,6 +231,12 @@ impl UiTree {
         &self.nodes
     }
 
+    /// The nodes for rewriting their strings in place (redaction); ids, structure and
+    /// bounds stay as they are.
+    pub fn nodes_mut(&mut self) -> &mut [Node] {
+        &mut self.nodes
+    }
+
     pub fn node(&self, id: NodeId) -> Option<&Node> {
         self.nodes.get(id.index())
     }

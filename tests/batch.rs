@@ -203,7 +203,7 @@ async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
         "the screenshot is kept as a file"
     );
     assert!(r.dev.is_installed("com.example.shop"));
-    let zip = r.core.batch.export(&run_id).unwrap();
+    let zip = r.core.batch.export(&run_id, |_| {}).unwrap();
     assert_eq!(&zip[..2], b"PK");
 }
 

@@ -679,6 +679,7 @@ mod live {
         core.batch.record(
             "android_launch_app",
             &json!({"packageName": "com.example.shop"}),
+            None,
             Transport::Stdio,
             Outcome::Ok,
         );

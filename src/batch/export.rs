@@ -12,9 +12,19 @@ use super::store::{RUN_FILE, Store};
 /// The most image bytes one export carries.
 pub const MAX_EXPORT_BYTES: usize = 64 * 1024 * 1024;
 
-pub fn zip_run(store: &Store, run_id: &str) -> Result<Vec<u8>, BatchError> {
+/// `view` rewrites `run.json` for its reader before it is packed: an agent's export is
+/// redacted exactly as every other answer it gets (the ZIP is opaque to the answer's own
+/// redaction, so it must happen here).
+pub fn zip_run(
+    store: &Store,
+    run_id: &str,
+    view: impl FnOnce(&mut serde_json::Value),
+) -> Result<Vec<u8>, BatchError> {
     let run = store.get_run(run_id)?;
-    let record = serde_json::to_vec_pretty(&run)
+    let mut value =
+        serde_json::to_value(&run).map_err(|e| BatchError::Io(format!("encoding the run: {e}")))?;
+    view(&mut value);
+    let record = serde_json::to_vec_pretty(&value)
         .map_err(|e| BatchError::Io(format!("encoding the run: {e}")))?;
     let zerr = |e: zip::result::ZipError| BatchError::Io(format!("building the ZIP: {e}"));
     let ioerr = |e: std::io::Error| BatchError::Io(format!("building the ZIP: {e}"));
@@ -85,7 +95,7 @@ mod tests {
             }],
         };
         store.put_run(&run).unwrap();
-        let bytes = zip_run(&store, "r1").unwrap();
+        let bytes = zip_run(&store, "r1", |_| {}).unwrap();
         let mut z = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
         let mut text = String::new();
         z.by_name(RUN_FILE)
@@ -101,8 +111,50 @@ mod tests {
             .unwrap();
         assert_eq!(img, png);
         assert!(matches!(
-            zip_run(&store, "nope"),
+            zip_run(&store, "nope", |_| {}),
             Err(BatchError::RunNotFound(_))
         ));
+    }
+
+    #[test]
+    fn an_agents_export_is_redacted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().to_path_buf());
+        let mut run: RunRecord = serde_json::from_value(serde_json::json!({
+            "runId": "r2", "taskId": null, "taskName": "t", "state": "succeeded",
+            "startedAt": "2025-01-01T00:00:00.000Z", "finishedAt": null, "totalSteps": 1,
+            "keepScreenOn": false, "client": "c", "transport": "stdio", "warnings": [],
+            "steps": [],
+        }))
+        .unwrap();
+        run.steps.push(StepRecord {
+            index: 0,
+            tool: "android_get_logcat".into(),
+            arguments: serde_json::json!({"contains": "password=hunter2xyz"}),
+            outcome: StepOutcome::Ok,
+            result: Some(serde_json::json!({"lines": ["Bearer abcdefgh12345678"]})),
+            error: None,
+            duration_ms: 1,
+            started_at: "2025-01-01T00:00:00.000Z".into(),
+            images: vec![],
+            call_id: None,
+        });
+        store.put_run(&run).unwrap();
+        let r = crate::redact::Redactor::with_defaults();
+        let bytes = zip_run(&store, "r2", |v| {
+            r.redact_json(v, crate::redact::Audience::Agent);
+        })
+        .unwrap();
+        let mut z = zip::ZipArchive::new(Cursor::new(bytes)).unwrap();
+        let mut text = String::new();
+        z.by_name(RUN_FILE)
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert!(
+            !text.contains("hunter2xyz") && !text.contains("abcdefgh12345678"),
+            "{text}"
+        );
+        assert!(text.contains("«redacted:password»") && text.contains("«redacted:bearer»"));
     }
 }

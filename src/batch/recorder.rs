@@ -60,14 +60,17 @@ impl Recorder {
     }
 
     /// Offered every finished call that is not itself a batch step.
-    pub fn offer(&self, tool: &str, args: &Value, outcome: Outcome) {
+    /// `private`: arguments kept out of the step's record (see [`Step::private`]).
+    pub fn offer(&self, tool: &str, args: &Value, private: Option<&Value>, outcome: Outcome) {
         if !records(tool, outcome) {
             return;
         }
         if let Ok(mut slot) = self.slot.lock()
             && let Some(rec) = slot.as_mut()
         {
-            rec.steps.push(Step::new(tool, args.clone()));
+            let mut step = Step::new(tool, args.clone());
+            step.private = private.cloned();
+            rec.steps.push(step);
         }
     }
 }
@@ -83,6 +86,7 @@ mod tests {
         r.offer(
             "android_launch_app",
             &json!({"packageName": "a.b"}),
+            None,
             Outcome::Ok,
         );
         assert!(r.start("demo"));
@@ -90,17 +94,24 @@ mod tests {
         r.offer(
             "android_launch_app",
             &json!({"packageName": "a.b"}),
+            None,
             Outcome::Ok,
         );
-        r.offer("android_tap", &json!({"x": 1, "y": 2}), Outcome::Error);
+        r.offer(
+            "android_tap",
+            &json!({"x": 1, "y": 2}),
+            None,
+            Outcome::Error,
+        );
         r.offer(
             "android_uninstall_app",
             &json!({"packageName": "a.b"}),
+            None,
             Outcome::Denied,
         );
-        r.offer("android_batch_list", &json!({}), Outcome::Ok);
-        r.offer("spock_get_status", &json!({}), Outcome::Ok);
-        r.offer("android_take_screenshot", &json!({}), Outcome::Ok);
+        r.offer("android_batch_list", &json!({}), None, Outcome::Ok);
+        r.offer("spock_get_status", &json!({}), None, Outcome::Ok);
+        r.offer("android_take_screenshot", &json!({}), None, Outcome::Ok);
         assert_eq!(r.current().map(|c| c.steps.len()), Some(2));
         let rec = r.stop().unwrap();
         assert_eq!(rec.name, "demo");

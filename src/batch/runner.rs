@@ -135,7 +135,7 @@ async fn execute(
             core,
             step_origin.clone(),
             &step.tool,
-            step.arguments.clone(),
+            step.run_arguments(),
             cancel.child_token(),
             Some(rec.run_id.clone()),
         )
@@ -157,6 +157,15 @@ async fn execute(
             None => sr.error = Some(format!("`{}` is not a tool", step.tool)),
             Some(d) => {
                 sr.call_id = Some(d.call_id);
+                if d.typed_password
+                    && let Value::Object(map) = &mut sr.arguments
+                    && map.contains_key("text")
+                {
+                    map.insert(
+                        "text".into(),
+                        Value::String(crate::mcp::server::PASSWORD_PLACEHOLDER.into()),
+                    );
+                }
                 sr.outcome = d.outcome.into();
                 match d.result {
                     Ok(out) => {

@@ -20,6 +20,14 @@ fn io(what: &str, path: &Path, e: std::io::Error) -> BatchError {
     BatchError::Io(format!("{what} {}: {e}", path.display()))
 }
 
+fn remove_if_there(path: &Path) -> Result<(), BatchError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(io("deleting", path, e)),
+    }
+}
+
 impl Store {
     pub fn new(root: PathBuf) -> Store {
         Store { root }
@@ -30,6 +38,17 @@ impl Store {
     }
     pub fn runs_dir(&self) -> PathBuf {
         self.root.join("runs")
+    }
+
+    /// Where tasks' private parts live (values kept out of the task records): a directory of
+    /// its own, so nothing that lists or reads tasks can pick one up as a task.
+    pub fn private_dir(&self) -> PathBuf {
+        self.root.join("tasks-private")
+    }
+
+    fn private_path(&self, id: &str) -> Result<PathBuf, BatchError> {
+        check_id(id)?;
+        Ok(self.private_dir().join(format!("{id}.json")))
     }
 
     fn task_path(&self, id: &str) -> Result<PathBuf, BatchError> {
@@ -86,6 +105,22 @@ impl Store {
             .map_err(|e| BatchError::Io(format!("{} is not a task: {e}", path.display())))?;
         // The file name is the id: a hand-edited file cannot claim another task's id.
         task.id = id.to_string();
+        let private = self.private_path(id)?;
+        match std::fs::read_to_string(&private) {
+            Ok(text) => {
+                let parts: std::collections::BTreeMap<usize, serde_json::Value> =
+                    serde_json::from_str(&text).map_err(|e| {
+                        BatchError::Io(format!("{} is not a private part: {e}", private.display()))
+                    })?;
+                for (i, v) in parts {
+                    if let Some(step) = task.steps.get_mut(i) {
+                        step.private = Some(v);
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io("reading", &private, e)),
+        }
         Ok(task)
     }
 
@@ -95,11 +130,30 @@ impl Store {
         private_dir(&dir).map_err(|e| io("creating", &dir, e))?;
         let bytes = serde_json::to_vec_pretty(task)
             .map_err(|e| BatchError::Io(format!("encoding the task: {e}")))?;
+        // The private part first: a task whose record says «password» is never on disk
+        // without the value it replays.
+        let parts: std::collections::BTreeMap<usize, &serde_json::Value> = task
+            .steps
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| s.private.as_ref().map(|v| (i, v)))
+            .collect();
+        let private = self.private_path(&task.id)?;
+        if parts.is_empty() {
+            remove_if_there(&private)?;
+        } else {
+            let pdir = self.private_dir();
+            private_dir(&pdir).map_err(|e| io("creating", &pdir, e))?;
+            let pbytes = serde_json::to_vec(&parts)
+                .map_err(|e| BatchError::Io(format!("encoding the task: {e}")))?;
+            write_atomic(&private, &pbytes, 0o600).map_err(|e| io("writing", &private, e))?;
+        }
         write_atomic(&path, &bytes, 0o600).map_err(|e| io("writing", &path, e))
     }
 
     pub fn delete_task(&self, id: &str) -> Result<(), BatchError> {
         let path = self.task_path(id)?;
+        remove_if_there(&self.private_path(id)?)?;
         match std::fs::remove_file(&path) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -224,5 +278,42 @@ mod tests {
             store.delete_task("t1"),
             Err(BatchError::NotFound(_))
         ));
+    }
+
+    #[test]
+    fn a_recorded_password_lives_only_in_the_private_part() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join("batch"));
+        let rec = crate::batch::recorder::Recorder::default();
+        assert!(rec.start("login"));
+        let private = serde_json::json!({"text": "hunter2xyz"});
+        rec.offer(
+            "android_input_text_into_element",
+            &serde_json::json!({"element": "login_password", "text": "«password»"}),
+            Some(&private),
+            crate::mcp::events::Outcome::Ok,
+        );
+        let steps = rec.stop().unwrap().steps;
+        let t = Task::new(Some("t2".into()), "Login", steps, Source::Recorded);
+        store.put_task(&t).unwrap();
+        // The record (what android_batch_get and the Batch screen show) holds the placeholder.
+        let record = std::fs::read_to_string(store.tasks_dir().join("t2.json")).unwrap();
+        assert!(
+            !record.contains("hunter2xyz") && record.contains("«password»"),
+            "{record}"
+        );
+        assert!(!serde_json::to_string(&t).unwrap().contains("hunter2xyz"));
+        let p = store.private_dir().join("t2.json");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&p), 0o600);
+        assert_eq!(mode(&store.private_dir()), 0o700);
+        // Replay puts the value back.
+        let back = store.get_task("t2").unwrap();
+        assert_eq!(back, t);
+        assert!(!serde_json::to_string(&back).unwrap().contains("hunter2xyz"));
+        assert_eq!(back.steps[0].run_arguments()["text"], "hunter2xyz");
+        assert_eq!(store.list_tasks().unwrap().len(), 1);
+        store.delete_task("t2").unwrap();
+        assert!(!p.exists());
     }
 }

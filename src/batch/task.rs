@@ -36,6 +36,13 @@ pub struct Step {
     /// Stop the run when this step fails or is denied (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_on_error: Option<bool>,
+    /// Arguments kept out of the record: text typed into a password field while recording
+    /// (the record says «password»). Stored in the task's private part (a 0600 file of its
+    /// own, never serialized with the task, so never returned by `android_batch_get` or an
+    /// export) and laid over `arguments` only when the step runs.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub private: Option<Value>,
 }
 
 impl Step {
@@ -45,7 +52,19 @@ impl Step {
             arguments,
             wait_ms: None,
             stop_on_error: None,
+            private: None,
         }
+    }
+
+    /// The arguments the step runs with: the record's, with the private part laid over them.
+    pub fn run_arguments(&self) -> Value {
+        let mut args = self.arguments.clone();
+        if let (Value::Object(to), Some(Value::Object(from))) = (&mut args, &self.private) {
+            for (k, v) in from {
+                to.insert(k.clone(), v.clone());
+            }
+        }
+        args
     }
     pub fn stops_on_error(&self) -> bool {
         self.stop_on_error.unwrap_or(true)

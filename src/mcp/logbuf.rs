@@ -86,6 +86,20 @@ impl LogBuffer {
         min_level: Option<Level>,
         contains: Option<&str>,
     ) -> (Vec<LogEntry>, usize, usize) {
+        self.query_as(limit, min_level, contains, |s| s.to_string())
+    }
+
+    /// [`LogBuffer::query`] as a reader sees the log: `view` turns each message and target
+    /// into what that reader is shown (redaction), and `contains` matches that text, never
+    /// the original, so a substring filter cannot probe what the reader is not shown. The
+    /// entries come back whole; the answer is redacted on its way to the reader.
+    pub fn query_as(
+        &self,
+        limit: usize,
+        min_level: Option<Level>,
+        contains: Option<&str>,
+        view: impl Fn(&str) -> String,
+    ) -> (Vec<LogEntry>, usize, usize) {
         let Ok(inner) = self.inner.lock() else {
             return (Vec::new(), 0, 0);
         };
@@ -96,7 +110,8 @@ impl LogBuffer {
             .filter(|e| min_level.is_none_or(|min| level_of(&e.level).is_some_and(|l| l <= min)))
             .filter(|e| {
                 needle.as_ref().is_none_or(|n| {
-                    e.message.to_lowercase().contains(n) || e.target.to_lowercase().contains(n)
+                    view(&e.message).to_lowercase().contains(n)
+                        || view(&e.target).to_lowercase().contains(n)
                 })
             })
             .collect();
@@ -158,6 +173,20 @@ impl<S: Subscriber> Layer<S> for BufferLayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contains_matches_what_the_reader_is_shown_not_the_hidden_text() {
+        let b = LogBuffer::new(10);
+        b.push("INFO", "t", "login password=hunter2xyz".to_string());
+        let r = crate::redact::Redactor::with_defaults();
+        let view = |s: &str| r.redact_str(s, crate::redact::Audience::Agent).into_owned();
+        for probe in ["hunter2", "password=h", "xyz"] {
+            let (hit, n, _) = b.query_as(200, None, Some(probe), view);
+            assert_eq!((n, hit.len()), (0, 0), "{probe} matched hidden text");
+        }
+        let (hit, n, _) = b.query_as(200, None, Some("password=«redacted"), view);
+        assert_eq!((n, hit.len()), (1, 1));
+    }
 
     #[test]
     fn filters_limit_oldest_first_and_truncates() {

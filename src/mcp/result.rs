@@ -12,6 +12,10 @@ pub struct Image {
     pub data: Vec<u8>,
     pub width: u32,
     pub height: u32,
+    /// The person's copy when parts of this (the agent's) image were blacked out: the
+    /// control centre shows and saves it whole. Agents, the audit trail and batch runs only
+    /// ever get `data`.
+    pub whole: Option<Box<Image>>,
 }
 
 #[derive(Debug, Clone)]

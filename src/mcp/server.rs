@@ -53,7 +53,13 @@ pub struct Ctx {
     pub batch_run: Option<String>,
     /// A person approved this very call (a destructive tool, or a safe one's call escalated).
     pub approved: bool,
+    /// Set by a tool that typed this call's `text` into a password field: every record of
+    /// the call (audit trail, history, a recorded step) shows it as «password».
+    pub typed_password: Arc<std::sync::atomic::AtomicBool>,
 }
+
+/// What a password field's typed text is shown as wherever the call is recorded.
+pub const PASSWORD_PLACEHOLDER: &str = "«password»";
 
 /// A finished call, as the pipeline reports it.
 #[derive(Debug, Clone)]
@@ -62,6 +68,8 @@ pub struct CallOutcome {
     pub outcome: Outcome,
     pub decision: Option<Decision>,
     pub result: Result<ToolOutput, ToolError>,
+    /// The call typed its `text` into a password field: records show it as «password».
+    pub typed_password: bool,
 }
 
 fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
@@ -316,6 +324,7 @@ pub async fn call_tool_def(
     let started = Instant::now();
     let mut decision = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
+    let typed_password = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut ctx = Ctx {
         core: core.clone(),
         call_id,
@@ -326,6 +335,7 @@ pub async fn call_tool_def(
         pinned: None,
         batch_run: batch_run.clone(),
         approved: false,
+        typed_password: typed_password.clone(),
     };
     // A safe tool's call that would destroy data is destructive for this call.
     let mut level = tool.level;
@@ -419,6 +429,20 @@ pub async fn call_tool_def(
         Err(e) => e.to_json(),
     };
     core.redactor.redact_json(&mut shown, Audience::Person);
+    // Text typed into a password field is recorded as «password» everywhere; a recording
+    // keeps the value in the step's private part so the task still replays it.
+    let mut recorded_args = args.clone();
+    let mut private = None;
+    if typed_password.load(std::sync::atomic::Ordering::SeqCst) {
+        for a in [&mut shown_args, &mut recorded_args] {
+            if let Some(Value::Object(map)) = Some(a)
+                && map.contains_key("text")
+            {
+                map.insert("text".into(), Value::String(PASSWORD_PLACEHOLDER.into()));
+            }
+        }
+        private = args.get("text").map(|t| serde_json::json!({ "text": t }));
+    }
     let mut record = AuditRecord::new(tool.name, level, origin.transport, shown_args);
     record.escalated = escalated;
     record.time = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
@@ -437,8 +461,13 @@ pub async fn call_tool_def(
         Err(e) => record.error = Some(e.message.clone()),
     }
     if record.batch_run.is_none() {
-        core.batch
-            .record(tool.name, &args, origin.transport, outcome);
+        core.batch.record(
+            tool.name,
+            &recorded_args,
+            private.as_ref(),
+            origin.transport,
+            outcome,
+        );
     }
     core.audit.append(record);
     // The control centre shows images as size and dimensions and can save them: it gets the
@@ -451,6 +480,7 @@ pub async fn call_tool_def(
         let images = out
             .images
             .iter()
+            .map(|i| i.whole.as_deref().unwrap_or(i))
             .map(|i| serde_json::json!({ "type": "image", "mimeType": i.mime, "data": b64.encode(&i.data) }))
             .collect();
         map.insert("_images".into(), Value::Array(images));
@@ -469,6 +499,7 @@ pub async fn call_tool_def(
         outcome,
         decision,
         result,
+        typed_password: typed_password.load(std::sync::atomic::Ordering::SeqCst),
     }
 }
 

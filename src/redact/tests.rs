@@ -198,3 +198,44 @@ fn hides_from_person_names_only_everywhere_rules_that_match() {
             .is_empty()
     );
 }
+
+#[test]
+fn a_tree_redacted_for_the_agent_matches_only_what_the_agent_sees() {
+    use crate::uitree::Selector;
+    let xml = r#"<?xml version='1.0' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="p" content-desc="" clickable="false" enabled="true" password="false" bounds="[0,0][1080,2400]"><node index="0" text="Visa •••• 4242" resource-id="android:id/summary" class="android.widget.TextView" package="p" content-desc="card •••• 4242" clickable="false" enabled="true" password="false" bounds="[63,780][1017,840]" /><node index="1" text="hunter2" resource-id="pw" class="android.widget.EditText" package="p" content-desc="" clickable="true" enabled="true" password="true" bounds="[63,900][1017,1000]" /></node></hierarchy>"#;
+    let r = Redactor::with_defaults_and(&[RedactionRule {
+        name: "card".into(),
+        pattern: "•+ (?P<secret>[0-9]{4})".into(),
+        scope: Scope::AgentOnly,
+    }])
+    .unwrap();
+    let raw = crate::uitree::parse(xml).unwrap();
+    let probe = |t: &crate::uitree::UiTree, s: Selector| t.find(&s).map(|v| v.len()).unwrap_or(0);
+    let digits = || Selector {
+        text_contains: Some("4242".into()),
+        ..Selector::default()
+    };
+    let pw = || Selector {
+        text_contains: Some("hunt".into()),
+        ..Selector::default()
+    };
+    assert_eq!(probe(&raw, digits()), 1, "the fixture must hold the digits");
+    let mut person = raw.clone();
+    assert_eq!(r.redact_tree(&mut person, Audience::Person), 0);
+    let mut agent = raw.clone();
+    assert_eq!(r.redact_tree(&mut agent, Audience::Agent), 2);
+    assert_eq!(probe(&agent, digits()), 0);
+    assert_eq!(probe(&agent, pw()), 0);
+    assert_eq!(agent.resolve_query("4242"), Vec::new());
+    let visa = Selector {
+        text_contains: Some("visa".into()),
+        ..Selector::default()
+    };
+    assert_eq!(probe(&agent, visa), 1);
+    let n = &agent.nodes()[1];
+    assert_eq!(n.text, "Visa •••• «redacted:card»");
+    assert_eq!(n.content_desc, "card •••• «redacted:card»");
+    assert_eq!(agent.nodes()[2].text, "«redacted:password»");
+    assert_eq!(n.bounds, raw.nodes()[1].bounds);
+    assert_eq!(agent.revision(), raw.revision());
+}

@@ -445,7 +445,15 @@ pub fn tools() -> Vec<ToolDef> {
         }
         .def(|ctx: Ctx, a: RunIdArgs| async move {
             let id = a.run_id.clone();
-            let bytes = blocking(&ctx.core, move |core| core.batch.export(&id)).await?;
+            // The ZIP is opaque to the answer's redaction: run.json is redacted for its reader
+            // before it is packed, as every other answer is.
+            let audience = ctx.audience();
+            let bytes = blocking(&ctx.core, move |core| {
+                core.batch.export(&id, |v| {
+                    core.redactor.redact_json(v, audience);
+                })
+            })
+            .await?;
             Ok(Exported {
                 run_id: a.run_id,
                 zip_base64: base64::engine::general_purpose::STANDARD.encode(bytes),

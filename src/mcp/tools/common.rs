@@ -137,6 +137,17 @@ fn selected_gone(id: &str, e: DeviceError) -> ToolError {
 }
 
 impl Ctx {
+    /// Who reads this call's answer: the person for the control centre's own calls, an agent
+    /// for everything else (MCP clients and batch runs, whose records agents can read).
+    /// Whatever matches a caller's argument against hidden text uses this audience's view.
+    pub fn audience(&self) -> crate::redact::Audience {
+        if self.origin.transport == crate::mcp::events::Transport::Tui {
+            crate::redact::Audience::Person
+        } else {
+            crate::redact::Audience::Agent
+        }
+    }
+
     /// The default timeout for one device command.
     pub fn timeout(&self) -> Duration {
         Duration::from_millis(self.core.config().device.command_timeout_ms.max(100))

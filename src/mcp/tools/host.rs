@@ -248,7 +248,11 @@ pub fn tools() -> Vec<ToolDef> {
                     ToolError::invalid_args(format!("level {s:?}: use ERROR, WARN, INFO, DEBUG or TRACE"))
                 })?),
             };
-            let (entries, matched, total) = ctx.core.logs.query(limit, level, a.contains.as_deref());
+            // `contains` matches what the caller is shown, never the hidden text.
+            let audience = ctx.audience();
+            let (entries, matched, total) = ctx.core.logs.query_as(limit, level, a.contains.as_deref(), |s| {
+                ctx.core.redactor.redact_str(s, audience).into_owned()
+            });
             Ok(Logs { entries: entries.into_iter().map(Into::into).collect(), matched, total })
         }),
         Meta {

@@ -290,9 +290,20 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
         since,
         contains: a.contains.clone(),
     };
+    // Every filter runs on the lines as the caller is shown them: `contains` must not match
+    // text that redaction hides, or it reads a secret back one character at a time. The
+    // line itself goes on whole (the answer is redacted for the agent, the person's record
+    // keeps it).
+    let audience = ctx.audience();
+    let redactor = &ctx.core.redactor;
     let all: Vec<_> = logcat::parse_threadtime(&text)
         .into_iter()
-        .filter(|l| filter.matches(l))
+        .filter(|l| {
+            let mut shown = l.clone();
+            shown.message = redactor.redact_str(&l.message, audience).into_owned();
+            shown.tag = redactor.redact_str(&l.tag, audience).into_owned();
+            filter.matches(&shown)
+        })
         .collect();
     let crashes = logcat::crashes(&all);
     let truncated = all.len() > want;

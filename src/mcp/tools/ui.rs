@@ -14,8 +14,19 @@ use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
 use crate::uitree::{self, Candidate, NodeId, SelectError, Selector, TreeOptions, UiTree};
 
-/// Dump and parse the current screen.
+/// Dump and parse the current screen as the caller is shown it: for an agent, every string
+/// is redacted first, so a selector (`textContains: "4"`), a find, a wait or an assert
+/// matches only what the agent can see and cannot probe hidden text one guess at a time.
+/// Node ids, bounds and the revision are those of the raw dump.
 pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    let mut tree = dump_raw(ctx, dev).await?;
+    ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+    Ok(tree)
+}
+
+/// The screen as the device reports it, unredacted: for checks that never answer an agent's
+/// question about text (verifying typed text by length) and for the person's views.
+pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     let out = ctx.sh(dev, "uiautomator dump /dev/tty").await?;
     let text = out.stdout_text();
     if !out.success() && !text.contains("<hierarchy") {

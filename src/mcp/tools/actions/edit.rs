@@ -10,7 +10,7 @@ use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
-use crate::mcp::tools::ui::{ElementRef, dump, node_out};
+use crate::mcp::tools::ui::{ElementRef, dump_raw, node_out};
 use crate::uitree::{NodeId, UiTree};
 
 /// `KEYCODE_MOVE_END` and `KEYCODE_DEL` by number: every `input` build knows numbers.
@@ -95,8 +95,14 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     // Refused before the device is touched.
     let escaped = check_text(&a.text)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
-    let tree = dump(&ctx, &dev).await?;
-    let id = a.target.resolve(&tree)?;
+    // The field is found on the tree as the caller sees it; the typed text is checked on the
+    // raw one (a password field's length, text a rule would hide).
+    let tree = dump_raw(&ctx, &dev).await?;
+    let id = {
+        let mut view = tree.clone();
+        ctx.core.redactor.redact_tree(&mut view, ctx.audience());
+        a.target.resolve(&view)?
+    };
     let field = text_field(&tree, id)?;
     if visible_rect(&tree, field).is_none() {
         return Err(ToolError::not_found(format!(
@@ -111,12 +117,17 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     pause(&ctx, 150).await?;
     let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
     let password = tree.node(field).is_some_and(|n| n.password);
+    if password {
+        // Recorded as «password» wherever the call is shown (audit, history, recordings).
+        ctx.typed_password
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
     if a.clear {
         clear(&ctx, &dev, &tree, field).await?;
     }
     ctx.sh_ok(&dev, &format!("input text {escaped}")).await?;
     pause(&ctx, 150).await?;
-    let after = dump(&ctx, &dev).await?;
+    let after = dump_raw(&ctx, &dev).await?;
     match same_field(&tree, field, &after).and_then(|f| after.node(f)) {
         Some(n) if password => {
             let want = if a.clear { 0 } else { before.chars().count() } + a.text.chars().count();

@@ -1,0 +1,231 @@
+"""Secrets stay hidden from the agent on every side path (issue 16): an agent's argument is
+only ever matched against what the agent is shown, never against the hidden text."""
+import json
+import shutil
+
+import pytest
+from conftest import ROOT, RealAdb, call, have_adb, start_instance
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+# The demo's settings screen shows "Visa •••• 4242"; this rule hides the last four digits.
+CARD_RULE = '[[redaction.rules]]\nname = "card"\npattern = "•+ (?P<secret>[0-9]{4})"\n'
+
+
+def shown(v):
+    """Every string the agent was shown, minus the serial (its port may hold any digits)."""
+    if isinstance(v, dict):
+        return " ".join(shown(x) for k, x in v.items() if k not in ("serial", "revision"))
+    if isinstance(v, list):
+        return " ".join(shown(x) for x in v)
+    return str(v)
+
+
+async def to_settings(c):
+    for step in [
+        ("android_tap_element", {"selector": {"viewId": "sign_in"}}),
+        ("android_tap_element", {"element": "Settings"}),
+    ]:
+        err, r = await call(c, *step)
+        assert not err, r
+
+
+async def test_selectors_match_the_tree_the_agent_sees(tmp_path):
+    inst = start_instance(tmp_path, "--demo", config=CARD_RULE)
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            await to_settings(c)
+            err, tree = await call(c, "android_get_ui_tree", {})
+            assert not err and "4242" not in shown(tree) and "«redacted:card»" in shown(tree), tree
+            # Probing the hidden digits one guess at a time finds nothing...
+            for probe in [{"textContains": "4242"}, {"textContains": "42"}, {"text": "Visa •••• 4242"}]:
+                err, r = await call(c, "android_find_ui_element", {"selector": probe})
+                assert err or not r.get("matches"), (probe, r)
+                err, r = await call(c, "android_assert_visible", {"selector": probe})
+                assert err or not r.get("passed"), (probe, r)
+            err, r = await call(c, "android_find_ui_element", {"element": "4242"})
+            assert err or not r.get("matches"), r
+            err, r = await call(c, "android_wait_for_element", {"selector": {"textContains": "4242"}, "timeoutMs": 300})
+            assert err or not r.get("met"), r
+            # ...while what the agent can see still matches.
+            err, r = await call(c, "android_find_ui_element", {"selector": {"textContains": "Visa"}})
+            assert not err and r["matches"], r
+            assert "4242" not in shown(r)
+    finally:
+        inst.stop()
+
+
+async def test_logcat_contains_matches_redacted_text(tmp_path):
+    if not have_adb():
+        pytest.skip("no adb binary")
+    scen = tmp_path / "scen"
+    shutil.copytree(ROOT / "assets" / "demo", scen)
+    toml = (scen / "demo.toml").read_text()
+    toml += '\n[[logcat]]\nlevel = "W"\ntag = "Auth"\nmessage = "retrying login?user=bob&password=hunter2xyz"\n'
+    (scen / "demo.toml").write_text(toml)
+    adb = RealAdb(tmp_path, scenarios=[scen / "demo.toml"])
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            # The oracle: a substring of the hidden password must match nothing.
+            for probe in ["password=h", "hunter2", "hunter2xyz"]:
+                err, r = await call(c, "android_get_logcat", {"contains": probe})
+                assert not err, r
+                assert r["lines"] == [], (probe, r)
+            # What the agent sees still matches.
+            err, r = await call(c, "android_get_logcat", {"contains": "password=«redacted"})
+            assert not err and len(r["lines"]) == 1, r
+    finally:
+        inst.stop()
+        adb.close()
+
+
+async def test_batch_export_is_redacted_like_every_other_answer(tmp_path):
+    import base64
+    import io
+    import time
+    import zipfile
+
+    import anyio
+
+    inst = start_instance(tmp_path, "--demo", config=CARD_RULE)
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            await to_settings(c)
+            err, started = await call(c, "android_batch_run_inline", {"name": "read settings", "steps": [
+                {"tool": "android_get_ui_tree", "arguments": {}},
+                {"tool": "android_get_logcat", "arguments": {"lines": 5, "contains": "password=hunter2xyz"}},
+            ]})
+            assert not err, started
+            run_id = started["runId"]
+            deadline = time.monotonic() + 30
+            while True:
+                err, rec = await call(c, "android_batch_history_get", {"runId": run_id})
+                assert not err, rec
+                if rec["state"] != "processing":
+                    break
+                assert time.monotonic() < deadline, rec
+                await anyio.sleep(0.1)
+            assert "«redacted:card»" in shown(rec) and "4242" not in shown(rec)
+            assert "hunter2xyz" not in shown(rec)
+            err, exp = await call(c, "android_batch_history_export", {"runId": run_id})
+            assert not err, exp
+            z = zipfile.ZipFile(io.BytesIO(base64.b64decode(exp["zipBase64"])))
+            inner = z.read("run.json").decode()
+            assert "4242" not in shown(json.loads(inner)), inner[:2000]
+            assert "hunter2xyz" not in inner, inner[:2000]
+            assert "«redacted:card»" in inner and "password=«redacted:password»" in inner
+    finally:
+        inst.stop()
+    # The person's copy on disk keeps the whole record.
+    runs = list((inst.home / "data").rglob("run.json"))
+    assert runs and "hunter2xyz" in runs[0].read_text()
+
+
+async def test_text_typed_into_a_password_field_is_recorded_as_password(tmp_path):
+    import time
+
+    import anyio
+
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            err, r = await call(c, "android_input_text_into_element",
+                                {"selector": {"viewId": "login_password"}, "text": "hunter2xyz"})
+            assert not err, r
+            assert "hunter2xyz" not in json.dumps(r)
+            # A batch step typing into the same field: its run record says «password» too.
+            err, started = await call(c, "android_batch_run_inline", {"name": "login", "steps": [
+                {"tool": "android_input_text_into_element",
+                 "arguments": {"selector": {"viewId": "login_password"}, "text": "s3cretpw", "clear": True}},
+            ]})
+            assert not err, started
+            deadline = time.monotonic() + 30
+            while True:
+                err, rec = await call(c, "android_batch_history_get", {"runId": started["runId"]})
+                if rec["state"] != "processing":
+                    break
+                assert time.monotonic() < deadline, rec
+                await anyio.sleep(0.1)
+            assert rec["state"] == "succeeded", rec
+            assert rec["steps"][0]["arguments"]["text"] == "«password»", rec
+            err, exp = await call(c, "android_batch_history_export", {"runId": started["runId"]})
+            assert "s3cretpw" not in json.dumps(exp)
+    finally:
+        inst.stop()
+    audit = (inst.home / "data" / "audit" / "audit.jsonl").read_text()
+    assert "hunter2xyz" not in audit, audit[-3000:]
+    # Only the inline run's own arguments hold s3cretpw: the agent wrote it there itself.
+    holders = {json.loads(l)["tool"] for l in audit.splitlines() if "s3cretpw" in l}
+    assert holders == {"android_batch_run_inline"}, holders
+    typed = [r for r in map(json.loads, audit.splitlines()) if r["tool"] == "android_input_text_into_element"]
+    assert len(typed) == 2 and all(t["arguments"]["text"] == "«password»" for t in typed), typed
+    runs = list((inst.home / "data").rglob("run.json"))
+    assert runs and "s3cretpw" not in runs[0].read_text()
+
+
+def png_pixels(data):
+    """A minimal PNG decoder (8-bit RGB/RGBA, non-interlaced): (width, height, rows of bytes, bpp)."""
+    import struct
+    import zlib
+
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        (n,) = struct.unpack(">I", data[pos:pos + 4])
+        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", body[:10])
+            assert depth == 8 and color in (2, 6), (depth, color)
+            bpp = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line)
+        prev = line
+    return w, h, rows, bpp
+
+
+async def test_screenshot_blacks_out_what_the_tree_hides(tmp_path):
+    import base64
+
+    inst = start_instance(tmp_path, "--demo", config=CARD_RULE)
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            await to_settings(c)
+            res = await c.call_tool("android_take_screenshot", {"format": "png", "maxSize": 0})
+            assert not res.is_error
+            img = next(x for x in res.content if x.type == "image")
+            w, h, rows, bpp = png_pixels(base64.b64decode(img.data))
+            assert (w, h) == (1080, 2400)
+            px = lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
+            # The card's summary line ([63,780][1017,840]) is solid black for the agent...
+            card = {px(x, y) for x in range(63, 1017, 7) for y in range(780, 840, 3)}
+            assert card == {(0, 0, 0)}, card
+            assert res.structured_content["hiddenRegions"] == 1
+            # ...and only it: the title above it is still drawn.
+            title = {px(x, y) for x in range(63, 1017, 7) for y in range(720, 780, 3)}
+            assert len(title) > 1
+    finally:
+        inst.stop()
