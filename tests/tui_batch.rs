@@ -522,6 +522,21 @@ mod live {
             .expect("a reply")
     }
 
+    /// A core on `tmp` whose one adb server is 127.0.0.1:`port` (nothing listens on port 1).
+    fn core_on(tmp: &tempfile::TempDir, port: u16) -> Arc<spock_tui::mcp::Core> {
+        app::build_core(Options {
+            paths: Paths::under(tmp.path()),
+            config: Config::default_config(),
+            allow_all: false,
+            logs: LogBuffer::new(100),
+            adb: vec![AdbEndpoint::new("127.0.0.1", port)],
+            projects: vec![],
+            autostart_adb: false,
+            adb_explicit: true,
+        })
+        .expect("core")
+    }
+
     /// One gate: the person's own save and delete on the Batch screen are calls through the
     /// pipeline (origin `tui`, audited like an agent's, saves included), the person's y is the
     /// approval (nothing is asked again: with a control centre attached that never answers,
@@ -530,17 +545,7 @@ mod live {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_persons_own_save_and_delete_go_through_the_pipeline() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let core = app::build_core(Options {
-            paths: Paths::under(tmp.path()),
-            config: Config::default_config(),
-            allow_all: false,
-            logs: LogBuffer::new(100),
-            adb: vec![AdbEndpoint::new("127.0.0.1", 1)],
-            projects: vec![],
-            autostart_adb: false,
-            adb_explicit: true,
-        })
-        .expect("core");
+        let core = core_on(&tmp, 1);
         for tool in ["android_batch_save", "android_batch_delete"] {
             core.access
                 .set_enabled(core.registry.get(tool).expect("tool"), false);
@@ -592,17 +597,7 @@ mod live {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_persons_new_tasks_go_through_the_pipeline() {
         let tmp = tempfile::tempdir().expect("tmp");
-        let core = app::build_core(Options {
-            paths: Paths::under(tmp.path()),
-            config: Config::default_config(),
-            allow_all: false,
-            logs: LogBuffer::new(100),
-            adb: vec![AdbEndpoint::new("127.0.0.1", 1)],
-            projects: vec![],
-            autostart_adb: false,
-            adb_explicit: true,
-        })
-        .expect("core");
+        let core = core_on(&tmp, 1);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let link = BatchLink::spawn(&core, &tx);
         next_batch(&mut rx, "an empty store", |_| true).await;
@@ -654,17 +649,7 @@ mod live {
         .expect("sim");
         let port = sim.adb_server.expect("adb server").port();
         let tmp = tempfile::tempdir().expect("tmp");
-        let core = app::build_core(Options {
-            paths: Paths::under(tmp.path()),
-            config: Config::default_config(),
-            allow_all: false,
-            logs: LogBuffer::new(100),
-            adb: vec![AdbEndpoint::new("127.0.0.1", port)],
-            projects: vec![],
-            autostart_adb: false,
-            adb_explicit: true,
-        })
-        .expect("core");
+        let core = core_on(&tmp, port);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let link = BatchLink::spawn(&core, &tx);
         let first = next_batch(&mut rx, "an empty store", |_| true).await;
