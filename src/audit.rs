@@ -158,6 +158,18 @@ impl Audit {
         seq
     }
 
+    /// [`Audit::append`] for a call about to be answered: a destructive, denied or refused
+    /// call's record is written and synced (fdatasync) before this returns, so a crash right
+    /// after the answer cannot lose it; any other record follows the writer's short window.
+    pub async fn append_answered(&self, record: AuditRecord) -> u64 {
+        let keep = record.must_keep();
+        let seq = self.append(record);
+        if keep && let Err(e) = self.flush().await {
+            tracing::error!(seq, "audit record not confirmed on disk: {e}");
+        }
+        seq
+    }
+
     /// The last `n` records, oldest first. Beyond the in-memory window they are read back from
     /// the file (a blocking read: call it off the async runtime).
     pub fn recent(&self, n: usize) -> Vec<Arc<AuditRecord>> {
