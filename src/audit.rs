@@ -16,10 +16,12 @@ use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
 use tokio::sync::broadcast;
 
+mod chain;
 mod file;
 mod record;
 mod writer;
 
+pub use chain::{Break, GENESIS, Verified, trail_files, verify};
 pub use file::LoadReport;
 pub use record::{
     AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, now_rfc3339,
@@ -82,6 +84,15 @@ impl Audit {
                 "audit file had damaged lines; they were skipped"
             );
         }
+        let prev = match loaded.last_hash {
+            Some(h) => h,
+            None => match file::rotated_files(dir)?.pop() {
+                Some((_, newest)) => {
+                    file::last_line_hash(&newest)?.unwrap_or_else(|| GENESIS.to_string())
+                }
+                None => GENESIS.to_string(),
+            },
+        };
         let handle = file::open_append(&path)?;
         let (tx, rx) = mpsc::channel();
         let w = Writer {
@@ -89,6 +100,7 @@ impl Audit {
             cap,
             lines: loaded.lines,
             file: handle,
+            prev,
         };
         std::thread::Builder::new()
             .name("audit-writer".into())

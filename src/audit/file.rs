@@ -32,10 +32,12 @@ pub(super) struct Loaded {
     pub next_seq: u64,
     /// Lines in the file after repair, for the compaction trigger.
     pub lines: usize,
+    /// The hash of the file's last line ([`super::chain`]), if it has one.
+    pub last_hash: Option<String>,
     pub report: LoadReport,
 }
 
-fn io(path: &Path, source: std::io::Error) -> AuditError {
+pub(super) fn io(path: &Path, source: std::io::Error) -> AuditError {
     AuditError::Io {
         path: path.to_path_buf(),
         source,
@@ -65,6 +67,7 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
         recent: VecDeque::new(),
         next_seq: 1,
         lines: 0,
+        last_hash: None,
         report: LoadReport::default(),
     };
     let file = match File::open(path) {
@@ -84,6 +87,9 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
             return Ok(());
         }
         let parsed = serde_json::from_slice::<AuditRecord>(text).ok();
+        if complete || parsed.is_some() {
+            out.last_hash = Some(super::chain::line_hash(text));
+        }
         if !complete {
             out.report.torn_tail = true;
             repair = Some(if parsed.is_some() {
@@ -131,8 +137,39 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
     Ok(out)
 }
 
+/// Rotated files in `dir` (`audit.N.jsonl`), oldest (lowest N) first.
+pub(super) fn rotated_files(dir: &Path) -> Result<Vec<(u64, std::path::PathBuf)>, AuditError> {
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(io(dir, e)),
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(n) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("audit."))
+            .and_then(|n| n.strip_suffix(".jsonl"))
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        out.push((n, e.path()));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The hash of the last non-blank line of `path`, if it has one.
+pub(super) fn last_line_hash(path: &Path) -> Result<Option<String>, AuditError> {
+    let mut last = None;
+    each_line(path, |l| last = Some(super::chain::line_hash(l)))?;
+    Ok(last)
+}
+
 /// Every line as read, its `\n` included (the last one lacks it when a write was torn).
-fn raw_lines(
+pub(super) fn raw_lines(
     reader: &mut impl BufRead,
     path: &Path,
     mut f: impl FnMut(&[u8]) -> Result<(), AuditError>,

@@ -211,3 +211,75 @@ fn recent_beyond_the_memory_window_comes_back_from_the_file() {
     assert_eq!(seen.first(), Some(&501));
     assert!(seen.windows(2).all(|w| w[1] == w[0] + 1));
 }
+
+fn chained_trail(n: u64) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open(dir.path(), 100).expect("open");
+    for i in 0..n {
+        audit.append(rec("android_tap", i));
+    }
+    audit.flush_blocking().expect("flush");
+    let path = audit.path().to_path_buf();
+    drop(audit);
+    (dir, path)
+}
+
+#[test]
+fn each_record_carries_the_hash_of_the_line_before() {
+    let (dir, path) = chained_trail(4);
+    let lines = lines(&path);
+    let prev = |l: &str| {
+        serde_json::from_str::<serde_json::Value>(l).expect("json")["prev"]
+            .as_str()
+            .expect("prev")
+            .to_string()
+    };
+    assert_eq!(prev(&lines[0]), GENESIS);
+    for w in lines.windows(2) {
+        assert_eq!(prev(&w[1]), chain::line_hash(w[0].as_bytes()));
+    }
+    let v = verify(dir.path()).expect("verify");
+    assert_eq!((v.records, v.files, v.broken), (4, 1, None));
+    // Reopening continues the chain from the last line on disk.
+    let audit = Audit::open(dir.path(), 100).expect("reopen");
+    audit.append(rec("t", 9));
+    audit.flush_blocking().expect("flush");
+    assert_eq!(verify(dir.path()).expect("verify").broken, None);
+    assert_eq!(verify(dir.path()).expect("verify").records, 5);
+}
+
+#[test]
+fn verify_names_an_altered_record() {
+    let (dir, path) = chained_trail(5);
+    let text = std::fs::read_to_string(&path).expect("read");
+    // One byte of the third record's arguments: {"n":2} becomes {"n":7}.
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert!(lines[2].contains(r#""n":2"#), "{}", lines[2]);
+    lines[2] = lines[2].replace(r#""n":2"#, r#""n":7"#);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let b = verify(dir.path()).expect("verify").broken.expect("a break");
+    assert_eq!((b.line, b.seq), (3, Some(3)), "{b}");
+    assert_eq!(b.file, path);
+    assert!(b.what.contains("altered"), "{b}");
+}
+
+#[test]
+fn verify_names_a_deleted_record() {
+    let (dir, path) = chained_trail(5);
+    let mut lines = lines(&path);
+    lines.remove(2);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let b = verify(dir.path()).expect("verify").broken.expect("a break");
+    assert_eq!((b.line, b.seq), (3, Some(4)), "{b}");
+    assert!(b.what.contains("seq 3 is missing"), "{b}");
+}
+
+#[test]
+fn a_garbled_line_is_a_break() {
+    let (dir, path) = chained_trail(3);
+    let mut lines = lines(&path);
+    lines[1].replace_range(0..1, "x");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let b = verify(dir.path()).expect("verify").broken.expect("a break");
+    assert_eq!((b.line, b.seq), (2, None), "{b}");
+}

@@ -47,6 +47,16 @@ pub(super) struct Writer {
     pub cap: usize,
     pub lines: usize,
     pub file: File,
+    /// The hash of the last line written ([`super::chain`]).
+    pub prev: String,
+}
+
+/// A record as written: its fields, then `prev`, the hash of the line before it.
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    #[serde(flatten)]
+    rec: &'a AuditRecord,
+    prev: &'a str,
 }
 
 impl Writer {
@@ -56,6 +66,7 @@ impl Writer {
             cap,
             mut lines,
             file,
+            mut prev,
         } = self;
         let mut w = BufWriter::new(file);
         let mut dirty = false;
@@ -91,18 +102,24 @@ impl Writer {
             };
             match msg {
                 Some(Msg::Record(rec)) => {
-                    let mut line = match serde_json::to_vec(&*rec) {
+                    let line = Line {
+                        rec: &rec,
+                        prev: &prev,
+                    };
+                    let mut line = match serde_json::to_vec(&line) {
                         Ok(l) => l,
                         Err(e) => {
                             fail(&mut failure, "serialisation", &e);
                             continue;
                         }
                     };
+                    let hash = super::chain::line_hash(&line);
                     line.push(b'\n');
                     if let Err(e) = w.write_all(&line) {
                         fail(&mut failure, "write", &e);
                         continue;
                     }
+                    prev = hash;
                     if !dirty {
                         first_unsynced = Instant::now();
                     }
