@@ -401,6 +401,18 @@ impl Audit {
     pub fn cap(&self) -> usize {
         self.state().cap
     }
+
+    /// A new history size, applied at once: a lower one trims the records held in memory (and
+    /// what [`Audit::snapshot`] and [`Audit::search`] see) now, not at the next start. Nothing
+    /// is removed from disk.
+    pub fn set_cap(&self, cap: usize) {
+        let mut st = self.state();
+        st.cap = cap.max(1);
+        let keep = st.cap.min(MEMORY_WINDOW);
+        while st.recent.len() > keep {
+            st.recent.pop_front();
+        }
+    }
 }
 
 #[cfg(test)]
