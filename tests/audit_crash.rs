@@ -229,3 +229,73 @@ fn a_denied_call_is_on_disk_before_its_answer() {
         );
     }
 }
+
+/// The figure in RELIABILITY.md: ordinary (read-only) records lost when `serve` is killed with
+/// SIGKILL right after an answer, and after waiting `IDLE` past it. Run with
+/// `cargo test --test audit_crash -- --ignored --nocapture window`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn window_for_ordinary_records() {
+    for wait_ms in [0u64, 50, 250, 1100] {
+        let mut lost_total = 0;
+        let rounds = 5;
+        for round in 0..rounds {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let home = dir.path().join("home");
+            let mut serve = spock(&home, &["serve", "--demo", "--port", "0"])
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn serve");
+            let out = lines_of(serve.stdout.take().expect("stdout"));
+            while !out.recv_timeout(WAIT).expect("up").starts_with("demo ") {}
+            let descriptor = home.join("run").join("endpoint.json");
+            let mut relay = spock(&home, &["relay", descriptor.to_str().expect("utf-8")])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn relay");
+            let answers = lines_of(relay.stdout.take().expect("stdout"));
+            let stdin = relay.stdin.as_mut().expect("stdin");
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-06-18","capabilities":{{}},"clientInfo":{{"name":"w","version":"1"}}}}}}"#
+            )
+            .expect("write");
+            writeln!(
+                stdin,
+                r#"{{"jsonrpc":"2.0","method":"notifications/initialized"}}"#
+            )
+            .expect("write");
+            stdin.flush().expect("flush");
+            answers.recv_timeout(WAIT).expect("initialize answered");
+            let calls = 100;
+            for id in 0..calls {
+                let call = json!({"jsonrpc": "2.0", "id": 10 + id, "method": "tools/call",
+                    "params": {"name": "android_get_battery_info", "arguments": {}}});
+                writeln!(stdin, "{call}").expect("write");
+                stdin.flush().expect("flush");
+                answers.recv_timeout(WAIT).expect("answered");
+            }
+            std::thread::sleep(Duration::from_millis(wait_ms));
+            serve.kill().expect("SIGKILL");
+            serve.wait().expect("wait");
+            let _ = relay.kill();
+            let _ = relay.wait();
+            let file = find_file(&home, "audit.jsonl").expect("an audit file");
+            let text = std::fs::read_to_string(&file).expect("read audit");
+            let on_disk = text
+                .lines()
+                .filter(|l| l.contains(r#""tool":"android_get_battery_info""#))
+                .count();
+            lost_total += calls as usize - on_disk;
+            let _ = round;
+        }
+        println!(
+            "kill -9 {wait_ms} ms after the last answer: {lost_total} of {} answered read-only calls lost ({rounds} rounds)",
+            rounds * 100
+        );
+    }
+}

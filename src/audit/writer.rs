@@ -1,7 +1,8 @@
 //! The background writer: the only code that touches the audit file after it is opened.
 //!
 //! Callers hand records over a channel and return at once; this thread serialises them,
-//! writes them in `seq` order, syncs to disk shortly after a burst ends (and at least every
+//! writes them in `seq` order (handed to the kernel as soon as the queue is drained, so a
+//! killed process loses none it has answered), syncs to disk shortly after a burst ends (and at least every
 //! second while records keep coming), rotates the live file when it reaches its size
 //! (`audit.jsonl` becomes the next `audit.N.jsonl`), deletes the oldest rotated file only while
 //! the trail is over its total cap, and answers flush requests once everything before them is
@@ -12,7 +13,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use super::AuditRecord;
@@ -90,10 +91,24 @@ impl Writer {
         };
         loop {
             let msg = if dirty {
-                match rx.recv_timeout(IDLE_SYNC) {
+                match rx.try_recv() {
                     Ok(m) => Some(m),
-                    Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => break,
+                    Err(TryRecvError::Disconnected) => break,
+                    Err(TryRecvError::Empty) => {
+                        // Nothing queued: hand what is buffered to the kernel now, so a killed
+                        // process loses nothing it has answered; the sync to disk follows on
+                        // the idle timer. Under a flood this batches, one write per drain.
+                        if !w.buffer().is_empty()
+                            && let Err(e) = w.flush()
+                        {
+                            fail(&mut failure, "write", &e);
+                        }
+                        match rx.recv_timeout(IDLE_SYNC) {
+                            Ok(m) => Some(m),
+                            Err(RecvTimeoutError::Timeout) => None,
+                            Err(RecvTimeoutError::Disconnected) => break,
+                        }
+                    }
                 }
             } else {
                 match rx.recv() {
