@@ -109,8 +109,12 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
     {
         projects.push(p);
     }
-    let audit = crate::audit::Audit::open(&opts.paths.audit_dir(), opts.config.history.size)
-        .context("opening the audit trail")?;
+    let audit = crate::audit::Audit::open_with(
+        &opts.paths.audit_dir(),
+        opts.config.history.size,
+        crate::audit::Limits::total_mb(opts.config.audit.max_total_mb),
+    )
+    .context("opening the audit trail")?;
     let redactor = crate::redact::Redactor::with_defaults_and(&opts.config.redaction.rules)
         .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
     let registry = tools::catalogue();

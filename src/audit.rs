@@ -4,22 +4,30 @@
 //! One [`Audit`] value (cheap to clone) is shared by the MCP server, batch runner and TUI.
 //! [`Audit::append`] never waits on the disk: it assigns the sequence number, keeps the
 //! record in a bounded in-memory window, tells subscribers, and hands it to a background
-//! writer thread ([`writer`]), which syncs regularly and compacts the file when it passes
-//! twice the cap. The file is `audit.jsonl` (mode 0600) in a 0700 directory; a crash costs
-//! at most the records not yet written and a torn last line ([`file`]). Destructive calls are
+//! writer thread ([`writer`]), which syncs regularly and rotates the live file into numbered
+//! files (`audit.1.jsonl`, `audit.2.jsonl`, … oldest first) under a total cap ([`Limits`]):
+//! no record is dropped to make room; only the oldest rotated file goes, when the trail is over
+//! the cap. Destructive, denied and refused records are kept in an index so History can always
+//! show them. The live file is `audit.jsonl` (mode 0600) in a 0700 directory; a destructive,
+//! denied or refused call's record is synced before its answer ([`Audit::append_answered`]),
+//! any other within the writer's window; a crash costs at most a torn last line ([`file`]).
+//! Each record carries the hash of the one before it ([`chain`], `spock-tui audit verify`). Destructive calls are
 //! also logged with `tracing::warn!`, so they reach the log file too.
 //!
 //! Call [`Audit::flush`] before the process exits: records still queued when it ends are lost.
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
 use tokio::sync::broadcast;
 
+mod chain;
 mod file;
 mod record;
 mod writer;
 
+pub use chain::{Break, GENESIS, Verified, trail_files, verify};
 pub use file::LoadReport;
 pub use record::{
     AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, now_rfc3339,
@@ -30,6 +38,54 @@ use writer::{FlushReply, Msg, Writer};
 const SUBSCRIBER_BACKLOG: usize = 1024;
 /// Records kept in memory; older ones are read back from the file when asked for.
 const MEMORY_WINDOW: usize = 1000;
+
+/// How large the trail may grow on disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The live file is rotated when it reaches this size.
+    pub rotate_bytes: u64,
+    /// The oldest rotated file is deleted only while the whole trail is over this.
+    pub max_total_bytes: u64,
+}
+
+impl Limits {
+    /// A total cap of `mb` MiB (`audit.max_total_mb`); files rotate at an eighth of it, at
+    /// most 64 MiB.
+    pub fn total_mb(mb: u64) -> Limits {
+        let max_total_bytes = mb.max(1) * 1024 * 1024;
+        Limits {
+            rotate_bytes: (max_total_bytes / 8).clamp(64 * 1024, 64 * 1024 * 1024),
+            max_total_bytes,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits::total_mb(1024)
+    }
+}
+
+/// How full the trail is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub bytes: u64,
+    pub max_bytes: u64,
+}
+
+impl Usage {
+    /// A warning once the trail holds 90% of its cap or more.
+    pub fn warning(&self) -> Option<String> {
+        (self.bytes.saturating_mul(10) >= self.max_bytes.saturating_mul(9)).then(|| {
+            format!(
+                "the audit trail is at {}% of its {} MiB cap: the oldest rotated file will be deleted to make room (raise audit.max_total_mb in config.toml to keep more)",
+                self.bytes.saturating_mul(100) / self.max_bytes.max(1),
+                self.max_bytes / (1024 * 1024)
+            )
+        })
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
@@ -56,12 +112,16 @@ struct Inner {
     state: Mutex<State>,
     report: LoadReport,
     path: PathBuf,
+    limits: Limits,
+    total_bytes: Arc<AtomicU64>,
 }
 
 struct State {
     next_seq: u64,
     cap: usize,
     recent: VecDeque<Arc<AuditRecord>>,
+    /// Every destructive, denied and refused record of the trail, oldest first.
+    kept: Vec<Arc<AuditRecord>>,
     tx: mpsc::Sender<Msg>,
     events: broadcast::Sender<Arc<AuditRecord>>,
 }
@@ -70,6 +130,11 @@ impl Audit {
     /// Opens (or creates) `dir/audit.jsonl`, reads back what is there, keeps the most recent
     /// `cap` records in memory, and starts the writer thread.
     pub fn open(dir: &Path, cap: usize) -> Result<Audit, AuditError> {
+        Audit::open_with(dir, cap, Limits::default())
+    }
+
+    /// [`Audit::open`] with the trail's size limits.
+    pub fn open_with(dir: &Path, cap: usize, limits: Limits) -> Result<Audit, AuditError> {
         let cap = cap.max(1);
         file::prepare_dir(dir)?;
         let path = dir.join(file::FILE_NAME);
@@ -82,13 +147,31 @@ impl Audit {
                 "audit file had damaged lines; they were skipped"
             );
         }
+        let prev = match loaded.last_hash {
+            Some(h) => h,
+            None => match file::rotated_files(dir)?.pop() {
+                Some((_, newest)) => {
+                    file::last_line_hash(&newest)?.unwrap_or_else(|| GENESIS.to_string())
+                }
+                None => GENESIS.to_string(),
+            },
+        };
+        let mut kept = Vec::new();
+        for (_, p) in file::rotated_files(dir)? {
+            kept.extend(file::kept_records(&p)?);
+        }
+        kept.extend(loaded.kept);
         let handle = file::open_append(&path)?;
+        let total = writer::enforce_cap(&path, limits.max_total_bytes)?;
+        let total_bytes = Arc::new(AtomicU64::new(total));
         let (tx, rx) = mpsc::channel();
         let w = Writer {
             path: path.clone(),
-            cap,
-            lines: loaded.lines,
+            limits,
+            live_bytes: handle.metadata().map(|m| m.len()).unwrap_or(0),
+            total_bytes: total_bytes.clone(),
             file: handle,
+            prev,
         };
         std::thread::Builder::new()
             .name("audit-writer".into())
@@ -105,6 +188,7 @@ impl Audit {
                 }
                 r
             },
+            kept,
             tx,
             events,
         };
@@ -113,6 +197,8 @@ impl Audit {
                 state: Mutex::new(state),
                 report: loaded.report,
                 path,
+                limits,
+                total_bytes,
             }),
         })
     }
@@ -146,6 +232,9 @@ impl Audit {
         st.next_seq += 1;
         record.seq = seq;
         let rec = Arc::new(record);
+        if rec.must_keep() {
+            st.kept.push(rec.clone());
+        }
         st.recent.push_back(rec.clone());
         while st.recent.len() > st.cap.min(MEMORY_WINDOW) {
             st.recent.pop_front();
@@ -158,8 +247,20 @@ impl Audit {
         seq
     }
 
+    /// [`Audit::append`] for a call about to be answered: a destructive, denied or refused
+    /// call's record is written and synced (fdatasync) before this returns, so a crash right
+    /// after the answer cannot lose it; any other record follows the writer's short window.
+    pub async fn append_answered(&self, record: AuditRecord) -> u64 {
+        let keep = record.must_keep();
+        let seq = self.append(record);
+        if keep && let Err(e) = self.flush().await {
+            tracing::error!(seq, "audit record not confirmed on disk: {e}");
+        }
+        seq
+    }
+
     /// The last `n` records, oldest first. Beyond the in-memory window they are read back from
-    /// the file (a blocking read: call it off the async runtime).
+    /// the trail's files (a blocking read: call it off the async runtime).
     pub fn recent(&self, n: usize) -> Vec<Arc<AuditRecord>> {
         let st = self.state();
         let skip = st.recent.len().saturating_sub(n);
@@ -168,40 +269,68 @@ impl Audit {
             return mem;
         }
         drop(st);
+        let _ = self.flush_blocking();
         let first_in_memory = mem.first().map_or(u64::MAX, |r| r.seq);
-        let older = file::load(&self.inner.path, n)
-            .map(|l| l.recent)
-            .unwrap_or_default();
-        let mut out: Vec<Arc<AuditRecord>> = older
-            .into_iter()
-            .filter(|r| r.seq < first_in_memory)
-            .collect();
+        let mut out: Vec<Arc<AuditRecord>> = Vec::new();
+        let files = self.dir().map(trail_files).transpose().ok().flatten();
+        let _ = file::visit_tail_many(&files.unwrap_or_default(), n, &mut |r| {
+            if r.seq < first_in_memory {
+                out.push(Arc::new(r));
+            }
+        });
         out.extend(mem);
         let skip = out.len().saturating_sub(n);
         out.split_off(skip)
     }
 
-    /// The last `n` records, oldest first, handed to `f` one at a time (read from the file, then
-    /// any newer ones still in memory). For a caller that keeps its own compact form of each.
-    /// A blocking read: call it off the async runtime.
+    fn dir(&self) -> Option<&Path> {
+        self.inner.path.parent()
+    }
+
+    /// The last `n` records, oldest first, handed to `f` one at a time (read from the trail's
+    /// files, then any newer ones still in memory), preceded by every older destructive, denied
+    /// or refused record: those are never out of History's reach, however many others came
+    /// after them. For a caller that keeps its own compact form of each. A blocking read: call
+    /// it off the async runtime.
     pub fn visit_recent(&self, n: usize, mut f: impl FnMut(AuditRecord)) -> Result<(), AuditError> {
         let _ = self.flush_blocking();
-        let mut last_seq = 0;
-        file::visit_tail(&self.inner.path, n, &mut |r: AuditRecord| {
-            last_seq = last_seq.max(r.seq);
+        let kept: Vec<Arc<AuditRecord>> = self.state().kept.clone();
+        let mut kept_done = false;
+        let last_seq = std::cell::Cell::new(0);
+        let mut emit = |r: AuditRecord, f: &mut dyn FnMut(AuditRecord)| {
+            if !kept_done {
+                kept_done = true;
+                for k in kept.iter().filter(|k| k.seq < r.seq) {
+                    f((**k).clone());
+                }
+            }
+            last_seq.set(last_seq.get().max(r.seq));
             f(r);
-        })?;
+        };
+        let files = match self.dir() {
+            Some(d) => trail_files(d)?,
+            None => Vec::new(),
+        };
+        file::visit_tail_many(&files, n, &mut |r: AuditRecord| emit(r, &mut f))?;
         let newer: Vec<Arc<AuditRecord>> = self
             .state()
             .recent
             .iter()
-            .filter(|r| r.seq > last_seq)
+            .filter(|r| r.seq > last_seq.get())
             .cloned()
             .collect();
         for r in newer {
-            f((*r).clone());
+            emit((*r).clone(), &mut f);
         }
         Ok(())
+    }
+
+    /// How full the trail is on disk, against its cap.
+    pub fn usage(&self) -> Usage {
+        Usage {
+            bytes: self.inner.total_bytes.load(Ordering::Relaxed),
+            max_bytes: self.inner.limits.max_total_bytes,
+        }
     }
 
     /// Every record held in memory (at most `cap`), oldest first.
@@ -271,6 +400,18 @@ impl Audit {
 
     pub fn cap(&self) -> usize {
         self.state().cap
+    }
+
+    /// A new history size, applied at once: a lower one trims the records held in memory (and
+    /// what [`Audit::snapshot`] and [`Audit::search`] see) now, not at the next start. Nothing
+    /// is removed from disk.
+    pub fn set_cap(&self, cap: usize) {
+        let mut st = self.state();
+        st.cap = cap.max(1);
+        let keep = st.cap.min(MEMORY_WINDOW);
+        while st.recent.len() > keep {
+            st.recent.pop_front();
+        }
     }
 }
 

@@ -67,6 +67,11 @@ pub enum Command {
     },
     /// Check adb, the adb servers, each device, the running instance and file permissions.
     Doctor(DoctorArgs),
+    /// The audit trail.
+    Audit {
+        #[command(subcommand)]
+        action: AuditAction,
+    },
     /// Print a shell completion script.
     Completions { shell: clap_complete::Shell },
     /// Start virtual Android devices (adb server and/or adbd over TCP).
@@ -95,6 +100,13 @@ pub struct DoctorArgs {
 }
 
 #[derive(Subcommand, Debug)]
+pub enum AuditAction {
+    /// Check the hash chain of every audit file; report the first break (file, line, seq).
+    /// Exit code 1 on a break.
+    Verify,
+}
+
+#[derive(Subcommand, Debug)]
 pub enum TokenAction {
     /// Replace the token; both transports refuse the old one at once.
     Rotate,
@@ -115,6 +127,9 @@ pub fn main() -> ExitCode {
         Some(Command::Config(args)) => print_config(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
         Some(Command::Doctor(args)) => doctor(args),
+        Some(Command::Audit {
+            action: AuditAction::Verify,
+        }) => audit_verify(),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "spock-tui", &mut script);
@@ -127,6 +142,38 @@ pub fn main() -> ExitCode {
         Err(e) => {
             eprintln!("spock-tui: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `spock-tui audit verify`: "intact: N records in M files", or the first break (exit 1).
+fn audit_verify() -> anyhow::Result<ExitCode> {
+    let paths = Paths::discover()?;
+    let dir = paths.audit_dir();
+    let v = crate::audit::verify(&dir)?;
+    match &v.broken {
+        None => {
+            let mut text = format!(
+                "intact: {} records in {} files ({})\n",
+                v.records,
+                v.files,
+                dir.display()
+            );
+            if v.unchained > 0 {
+                text.push_str(&format!(
+                    "note: the first {} records predate the hash chain (no prev)\n",
+                    v.unchained
+                ));
+            }
+            print_out(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(b) => {
+            eprintln!(
+                "spock-tui: audit trail broken after {} intact records: {b}",
+                v.records
+            );
+            Ok(ExitCode::from(1))
         }
     }
 }

@@ -22,6 +22,7 @@ pub struct Config {
     pub safety: SafetyConfig,
     pub access: AccessSettings,
     pub history: HistoryConfig,
+    pub audit: AuditConfig,
     pub device: DeviceConfig,
     pub redaction: RedactionConfig,
 }
@@ -47,6 +48,13 @@ pub struct SafetyConfig {
 #[serde(deny_unknown_fields)]
 pub struct HistoryConfig {
     pub size: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditConfig {
+    /// The whole audit trail (live and rotated files) in MiB; read at start.
+    pub max_total_mb: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -150,6 +158,9 @@ impl Config {
         }
         if self.history.size == 0 || self.history.size > 1_000_000 {
             return Err("history.size must be between 1 and 1000000".into());
+        }
+        if self.audit.max_total_mb == 0 || self.audit.max_total_mb > 1024 * 1024 {
+            return Err("audit.max_total_mb must be between 1 and 1048576".into());
         }
         if self.server.max_body_bytes < 1024 {
             return Err("server.max_body_bytes must be at least 1024".into());

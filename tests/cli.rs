@@ -515,3 +515,48 @@ fn relay_is_quiet_when_its_client_closes_and_speaks_when_the_server_leaves() {
     let err = relay.stderr_at_exit();
     assert!(err.contains("the server closed the session"), "{err:?}");
 }
+
+#[test]
+fn audit_verify_says_intact_then_names_the_first_break() {
+    use spock_tui::audit::{Audit, AuditRecord, Level, Transport};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let audit_dir = spock_tui::config::Paths::under(&home).audit_dir();
+    let audit = Audit::open(&audit_dir, 100).expect("open");
+    for n in 0..6 {
+        audit.append(AuditRecord::new(
+            "android_tap",
+            Level::SafeAction,
+            Transport::Http,
+            serde_json::json!({ "x": n }),
+        ));
+    }
+    audit.flush_blocking().expect("flush");
+    let file = audit.path().to_path_buf();
+    drop(audit);
+
+    let (out, stdout, stderr) = run(&home, &["audit", "verify"]);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("intact: 6 records in 1 files"),
+        "{stdout}"
+    );
+
+    // One byte of the fourth record changed: verify names that record, exit code 1.
+    let text = std::fs::read_to_string(&file).expect("read");
+    let at = text
+        .match_indices(r#""x":3"#)
+        .next()
+        .expect("fourth record")
+        .0;
+    let mut bytes = text.into_bytes();
+    bytes[at + 4] = b'4';
+    std::fs::write(&file, &bytes).expect("write");
+    let (out, stdout, stderr) = run(&home, &["audit", "verify"]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("line 4, seq 4"), "{stderr}");
+    assert!(stderr.contains("altered"), "{stderr}");
+    // Run flags belong to the control centre, not to `audit verify`.
+    let (out, _, _) = run(&home, &["audit", "verify", "--demo"]);
+    assert!(!out.status.success());
+}

@@ -945,3 +945,26 @@ fn the_readme_names_every_tool_that_can_escalate_and_when() {
         );
     }
 }
+
+/// Lowering the history size at run time applies at once: the audit trail's in-memory window
+/// (what History and searches see) shrinks now, not at the next start.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lowering_the_history_size_applies_at_once() {
+    let r = rig(false, Config::default_config()).await;
+    for _ in 0..30 {
+        stdio_call(&r.core, "android_get_battery_info", json!({})).await;
+    }
+    assert!(r.core.audit.snapshot().len() >= 30);
+    // The Settings screen and spock_update_settings both go through update_config.
+    r.core
+        .update_config(|c| c.history.size = 10)
+        .expect("update");
+    assert_eq!(r.core.audit.cap(), 10);
+    assert_eq!(r.core.audit.snapshot().len(), 10);
+    // A config.toml edited on disk (the watcher) applies at once too.
+    let mut cfg = r.core.config();
+    cfg.history.size = 5;
+    r.core.adopt_config(cfg);
+    assert_eq!(r.core.audit.cap(), 5);
+    assert_eq!(r.core.audit.snapshot().len(), 5);
+}

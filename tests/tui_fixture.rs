@@ -96,6 +96,7 @@ pub fn view() -> CoreView {
         access: Default::default(),
         allow_all: false,
         history_size: 10_000,
+        audit_warning: None,
         confirm_timeout_secs: 60,
         port: 8765,
         bind: "127.0.0.1".into(),

@@ -83,3 +83,25 @@ fn a_rotated_token_shows_and_copies_at_once() {
     };
     assert!(text.contains(&"0123abcd".repeat(8)) && !text.contains(TOKEN));
 }
+
+#[test]
+fn status_warns_when_the_audit_trail_nears_its_cap() {
+    let mut s = state();
+    let screen = render(&mut s, 200, 60);
+    assert!(!screen.contains("of its 1024 MiB cap"), "{screen}");
+    let mut v = view();
+    v.audit_warning = Some(
+        spock_tui::audit::Usage {
+            bytes: 950 * 1024 * 1024,
+            max_bytes: 1024 * 1024 * 1024,
+        }
+        .warning()
+        .expect("a warning at 92%"),
+    );
+    s.update(Event::Sync(v));
+    let screen = render(&mut s, 200, 60);
+    assert!(
+        screen.contains("the audit trail is at 92% of its 1024 MiB cap"),
+        "{screen}"
+    );
+}

@@ -1,5 +1,5 @@
 //! The audit file on disk: reading it back after a crash, opening it with private
-//! permissions, and compacting it.
+//! permissions, and finding the rotated files.
 //!
 //! The file is append-only JSON lines. A process killed mid-write leaves at most one torn
 //! last line; reading back drops it (or keeps it, when the only thing missing was the
@@ -7,7 +7,7 @@
 //! corrupt line in the middle (disk trouble, a hand edit) is skipped and counted, never fatal.
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::Arc;
@@ -30,12 +30,14 @@ pub struct LoadReport {
 pub(super) struct Loaded {
     pub recent: VecDeque<Arc<AuditRecord>>,
     pub next_seq: u64,
-    /// Lines in the file after repair, for the compaction trigger.
-    pub lines: usize,
+    /// Destructive, denied and refused records, oldest first (they are never out of reach).
+    pub kept: Vec<Arc<AuditRecord>>,
+    /// The hash of the file's last line ([`super::chain`]), if it has one.
+    pub last_hash: Option<String>,
     pub report: LoadReport,
 }
 
-fn io(path: &Path, source: std::io::Error) -> AuditError {
+pub(super) fn io(path: &Path, source: std::io::Error) -> AuditError {
     AuditError::Io {
         path: path.to_path_buf(),
         source,
@@ -64,7 +66,8 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
     let mut out = Loaded {
         recent: VecDeque::new(),
         next_seq: 1,
-        lines: 0,
+        kept: Vec::new(),
+        last_hash: None,
         report: LoadReport::default(),
     };
     let file = match File::open(path) {
@@ -84,6 +87,9 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
             return Ok(());
         }
         let parsed = serde_json::from_slice::<AuditRecord>(text).ok();
+        if complete || parsed.is_some() {
+            out.last_hash = Some(super::chain::line_hash(text));
+        }
         if !complete {
             out.report.torn_tail = true;
             repair = Some(if parsed.is_some() {
@@ -96,16 +102,16 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
             Some(rec) => {
                 max_seq = max_seq.max(rec.seq);
                 out.report.loaded += 1;
-                out.lines += 1;
-                out.recent.push_back(Arc::new(rec));
+                let rec = Arc::new(rec);
+                if rec.must_keep() {
+                    out.kept.push(rec.clone());
+                }
+                out.recent.push_back(rec);
                 if out.recent.len() > cap {
                     out.recent.pop_front();
                 }
             }
-            None if complete => {
-                out.report.skipped_corrupt += 1;
-                out.lines += 1;
-            }
+            None if complete => out.report.skipped_corrupt += 1,
             None => {}
         }
         good_len += n;
@@ -131,8 +137,39 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
     Ok(out)
 }
 
+/// Rotated files in `dir` (`audit.N.jsonl`), oldest (lowest N) first.
+pub(super) fn rotated_files(dir: &Path) -> Result<Vec<(u64, std::path::PathBuf)>, AuditError> {
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(io(dir, e)),
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(n) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("audit."))
+            .and_then(|n| n.strip_suffix(".jsonl"))
+            .and_then(|n| n.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        out.push((n, e.path()));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The hash of the last non-blank line of `path`, if it has one.
+pub(super) fn last_line_hash(path: &Path) -> Result<Option<String>, AuditError> {
+    let mut last = None;
+    each_line(path, |l| last = Some(super::chain::line_hash(l)))?;
+    Ok(last)
+}
+
 /// Every line as read, its `\n` included (the last one lacks it when a write was torn).
-fn raw_lines(
+pub(super) fn raw_lines(
     reader: &mut impl BufRead,
     path: &Path,
     mut f: impl FnMut(&[u8]) -> Result<(), AuditError>,
@@ -151,6 +188,25 @@ fn raw_lines(
     }
 }
 
+/// The destructive, denied and refused records of `path`, oldest first. Lines that cannot be
+/// one are passed over without parsing.
+pub(super) fn kept_records(path: &Path) -> Result<Vec<Arc<AuditRecord>>, AuditError> {
+    let mut out = Vec::new();
+    each_line(path, |l| {
+        let s = String::from_utf8_lossy(l);
+        if (s.contains(r#""level":"destructive""#)
+            || s.contains(r#""outcome":"denied""#)
+            || s.contains(r#""outcome":"refused""#)
+            || s.contains(r#""approved":false"#))
+            && let Ok(r) = serde_json::from_slice::<AuditRecord>(l)
+            && r.must_keep()
+        {
+            out.push(Arc::new(r));
+        }
+    })?;
+    Ok(out)
+}
+
 /// Each non-blank line of the file, in order, without its `\n`; a missing file has none.
 fn each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), AuditError> {
     let mut reader = match File::open(path) {
@@ -166,78 +222,40 @@ fn each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), AuditError> {
     })
 }
 
-/// Hand the last `n` records of the file to `f`, oldest first, parsing one line at a time: a
-/// reader that keeps its own compact form never holds the whole tail as JSON values. The file
-/// is read twice (count, then parse the tail) so memory stays one line, whatever `n` is.
-pub(super) fn visit_tail(
-    path: &Path,
+/// [`visit_tail`] across the trail's files (oldest first): the last `n` records of them all.
+/// A file deleted meanwhile (the cap) simply has no lines.
+pub(super) fn visit_tail_many(
+    files: &[std::path::PathBuf],
     n: usize,
     f: &mut dyn FnMut(AuditRecord),
 ) -> Result<(), AuditError> {
-    let mut count = 0usize;
-    each_line(path, |_| count += 1)?;
-    let mut skip = count.saturating_sub(n);
-    each_line(path, |line| {
-        if skip > 0 {
-            skip -= 1;
-        } else if let Ok(rec) = serde_json::from_slice::<AuditRecord>(line) {
-            f(rec);
+    let mut need = n;
+    let mut start = files.len();
+    let mut skip = 0;
+    for (i, p) in files.iter().enumerate().rev() {
+        if need == 0 {
+            break;
         }
-    })
+        let mut count = 0usize;
+        each_line(p, |_| count += 1)?;
+        start = i;
+        skip = count.saturating_sub(need);
+        need = need.saturating_sub(count);
+    }
+    for (i, p) in files.iter().enumerate().skip(start) {
+        let mut s = if i == start { skip } else { 0 };
+        each_line(p, |line| {
+            if s > 0 {
+                s -= 1;
+            } else if let Ok(rec) = serde_json::from_slice::<AuditRecord>(line) {
+                f(rec);
+            }
+        })?;
+    }
+    Ok(())
 }
 
 enum Repair {
     TruncateTo(u64),
     AddNewline,
-}
-
-/// Rewrites the file keeping its last `keep` lines: to a temporary beside it, synced, then
-/// renamed over, so a crash during compaction leaves either the old file or the new one.
-/// Returns the number of lines kept.
-pub(super) fn compact(path: &Path, keep: usize) -> Result<usize, AuditError> {
-    let mut src = File::open(path).map_err(|e| io(path, e))?;
-    let total = count_lines(&mut src).map_err(|e| io(path, e))?;
-    src.seek(SeekFrom::Start(0)).map_err(|e| io(path, e))?;
-    let skip = total.saturating_sub(keep);
-    let tmp = path.with_extension("jsonl.tmp");
-    let out = OpenOptions::new()
-        .create(true)
-        .write(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(&tmp)
-        .map_err(|e| io(&tmp, e))?;
-    let mut w = BufWriter::new(out);
-    let mut index = 0;
-    let mut kept = 0;
-    raw_lines(&mut BufReader::new(src), path, |line| {
-        if index >= skip && line.last() == Some(&b'\n') {
-            w.write_all(line).map_err(|e| io(&tmp, e))?;
-            kept += 1;
-        }
-        index += 1;
-        Ok(())
-    })?;
-    let out = w.into_inner().map_err(|e| io(&tmp, e.into_error()))?;
-    out.sync_all().map_err(|e| io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
-    if let Some(dir) = path.parent()
-        && let Ok(d) = File::open(dir)
-    {
-        // Makes the rename itself durable; failure only weakens durability, so it is ignored.
-        let _ = d.sync_all();
-    }
-    Ok(kept)
-}
-
-fn count_lines(f: &mut File) -> std::io::Result<usize> {
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut n = 0;
-    loop {
-        let got = f.read(&mut buf)?;
-        if got == 0 {
-            return Ok(n);
-        }
-        n += buf[..got].iter().filter(|b| **b == b'\n').count();
-    }
 }

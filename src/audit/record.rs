@@ -72,6 +72,16 @@ impl AuditRecord {
     }
 }
 
+impl AuditRecord {
+    /// A destructive, denied or refused call: its record is on disk before its answer goes
+    /// back ([`super::Audit::append_answered`]) and it is never dropped from the trail.
+    pub fn must_keep(&self) -> bool {
+        self.level == Level::Destructive
+            || matches!(self.outcome, Outcome::Denied | Outcome::Refused)
+            || self.decision.is_some_and(|d| !d.approved)
+    }
+}
+
 pub fn now_rfc3339() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }

@@ -1,5 +1,4 @@
-//! Audit store behaviour: read-back repair, compaction, permissions, search, subscribe.
-use std::io::Write;
+//! Audit store behaviour: read-back repair, rotation under a cap, the hash chain, permissions, search, subscribe.
 use std::os::unix::fs::PermissionsExt;
 
 use serde_json::json;
@@ -100,41 +99,106 @@ fn a_tail_missing_only_its_newline_is_kept() {
     assert_eq!(lines(audit.path()).len(), 2);
 }
 
-#[test]
-fn compaction_keeps_the_most_recent_cap() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let audit = Audit::open(dir.path(), 10).expect("open");
-    for n in 0..25 {
-        audit.append(rec("t", n));
+fn small() -> Limits {
+    Limits {
+        rotate_bytes: 2000,
+        max_total_bytes: 1_000_000,
     }
-    audit.flush_blocking().expect("flush");
-    let on_disk = lines(audit.path());
-    assert!(on_disk.len() <= 20, "{} lines", on_disk.len());
-    assert_eq!(audit.snapshot().len(), 10);
-    drop(audit);
-    let audit = Audit::open(dir.path(), 10).expect("reopen");
-    let seqs: Vec<u64> = audit.snapshot().iter().map(|r| r.seq).collect();
-    assert_eq!(seqs, (16..=25).collect::<Vec<_>>());
-    assert!(!dir.path().join("audit.jsonl.tmp").exists());
 }
 
 #[test]
-fn an_oversized_file_is_compacted_at_open() {
+fn the_live_file_rotates_and_no_record_is_dropped() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut f = std::fs::File::create(dir.path().join("audit.jsonl")).expect("create");
-    for n in 1..=50 {
-        let line = serde_json::to_string(&AuditRecord {
-            seq: n,
-            ..rec("t", n)
-        })
-        .expect("json");
-        writeln!(f, "{line}").expect("write");
+    let audit = Audit::open_with(dir.path(), 10, small()).expect("open");
+    for n in 0..60 {
+        audit.append(rec("t", n));
     }
-    drop(f);
-    let audit = Audit::open(dir.path(), 10).expect("open");
     audit.flush_blocking().expect("flush");
-    assert_eq!(lines(audit.path()).len(), 10);
-    assert_eq!(audit.append(rec("t", 0)), 51);
+    let files = trail_files(dir.path()).expect("files");
+    assert!(files.len() > 3, "{files:?}");
+    assert_eq!(files.last(), Some(&dir.path().join("audit.jsonl")));
+    assert_eq!(files[0], dir.path().join("audit.1.jsonl"));
+    let v = verify(dir.path()).expect("verify");
+    assert_eq!((v.records, v.broken), (60, None));
+    // Every record is still read back, across the files, in order.
+    let seqs: Vec<u64> = audit.recent(60).iter().map(|r| r.seq).collect();
+    assert_eq!(seqs, (1..=60).collect::<Vec<_>>());
+    assert_eq!(audit.snapshot().len(), 10);
+    drop(audit);
+    // Reopening continues the chain and the sequence.
+    let audit = Audit::open_with(dir.path(), 10, small()).expect("reopen");
+    assert_eq!(audit.append(rec("t", 60)), 61);
+    audit.flush_blocking().expect("flush");
+    let v = verify(dir.path()).expect("verify");
+    assert_eq!((v.records, v.broken), (61, None));
+}
+
+#[test]
+fn only_the_oldest_rotated_file_goes_and_only_over_the_cap() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let limits = Limits {
+        rotate_bytes: 2000,
+        max_total_bytes: 8000,
+    };
+    let audit = Audit::open_with(dir.path(), 10, limits).expect("open");
+    for n in 0..200 {
+        audit.append(rec("t", n));
+    }
+    audit.flush_blocking().expect("flush");
+    let files = trail_files(dir.path()).expect("files");
+    let total: u64 = files
+        .iter()
+        .map(|p| std::fs::metadata(p).expect("stat").len())
+        .sum();
+    assert!(total <= 8000 + 2000, "{total}");
+    assert!(!dir.path().join("audit.1.jsonl").exists());
+    // What is left chains intact from the oldest file kept.
+    let v = verify(dir.path()).expect("verify");
+    assert_eq!(v.broken, None);
+    assert!(audit.usage().bytes <= audit.usage().max_bytes + 2000);
+}
+
+#[test]
+fn near_the_cap_warns() {
+    let u = Usage {
+        bytes: 89,
+        max_bytes: 100,
+    };
+    assert_eq!(u.warning(), None);
+    let u = Usage {
+        bytes: 90,
+        max_bytes: 100,
+    };
+    assert!(u.warning().expect("warning").contains("90%"));
+}
+
+#[test]
+fn destructive_denied_and_refused_records_stay_within_reach_of_history() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open_with(dir.path(), 50, small()).expect("open");
+    let mut overwrite = rec("android_push_file", 0);
+    overwrite.level = Level::Destructive;
+    audit.append(overwrite);
+    let mut denied = rec("android_uninstall_app", 0);
+    denied.outcome = Outcome::Denied;
+    audit.append(denied);
+    for n in 0..2000 {
+        audit.append(rec("android_get_screen", n));
+    }
+    let mut seen = Vec::new();
+    audit
+        .visit_recent(50, |r| seen.push((r.seq, r.tool)))
+        .expect("visit");
+    assert_eq!(seen.len(), 52);
+    assert_eq!(seen[0], (1, "android_push_file".to_string()));
+    assert_eq!(seen[1], (2, "android_uninstall_app".to_string()));
+    assert_eq!(seen[2].0, 1953);
+    drop(audit);
+    // And after a restart, from the rotated files.
+    let audit = Audit::open_with(dir.path(), 50, small()).expect("reopen");
+    let mut seen = Vec::new();
+    audit.visit_recent(50, |r| seen.push(r.seq)).expect("visit");
+    assert_eq!(&seen[..3], &[1, 2, 1953]);
 }
 
 #[test]
@@ -210,4 +274,76 @@ fn recent_beyond_the_memory_window_comes_back_from_the_file() {
     assert_eq!(seen.len(), 2000);
     assert_eq!(seen.first(), Some(&501));
     assert!(seen.windows(2).all(|w| w[1] == w[0] + 1));
+}
+
+fn chained_trail(n: u64) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open(dir.path(), 100).expect("open");
+    for i in 0..n {
+        audit.append(rec("android_tap", i));
+    }
+    audit.flush_blocking().expect("flush");
+    let path = audit.path().to_path_buf();
+    drop(audit);
+    (dir, path)
+}
+
+#[test]
+fn each_record_carries_the_hash_of_the_line_before() {
+    let (dir, path) = chained_trail(4);
+    let lines = lines(&path);
+    let prev = |l: &str| {
+        serde_json::from_str::<serde_json::Value>(l).expect("json")["prev"]
+            .as_str()
+            .expect("prev")
+            .to_string()
+    };
+    assert_eq!(prev(&lines[0]), GENESIS);
+    for w in lines.windows(2) {
+        assert_eq!(prev(&w[1]), chain::line_hash(w[0].as_bytes()));
+    }
+    let v = verify(dir.path()).expect("verify");
+    assert_eq!((v.records, v.files, v.broken), (4, 1, None));
+    // Reopening continues the chain from the last line on disk.
+    let audit = Audit::open(dir.path(), 100).expect("reopen");
+    audit.append(rec("t", 9));
+    audit.flush_blocking().expect("flush");
+    assert_eq!(verify(dir.path()).expect("verify").broken, None);
+    assert_eq!(verify(dir.path()).expect("verify").records, 5);
+}
+
+#[test]
+fn verify_names_an_altered_record() {
+    let (dir, path) = chained_trail(5);
+    let text = std::fs::read_to_string(&path).expect("read");
+    // One byte of the third record's arguments: {"n":2} becomes {"n":7}.
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert!(lines[2].contains(r#""n":2"#), "{}", lines[2]);
+    lines[2] = lines[2].replace(r#""n":2"#, r#""n":7"#);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let b = verify(dir.path()).expect("verify").broken.expect("a break");
+    assert_eq!((b.line, b.seq), (3, Some(3)), "{b}");
+    assert_eq!(b.file, path);
+    assert!(b.what.contains("altered"), "{b}");
+}
+
+#[test]
+fn verify_names_a_deleted_record() {
+    let (dir, path) = chained_trail(5);
+    let mut lines = lines(&path);
+    lines.remove(2);
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let b = verify(dir.path()).expect("verify").broken.expect("a break");
+    assert_eq!((b.line, b.seq), (3, Some(4)), "{b}");
+    assert!(b.what.contains("seq 3 is missing"), "{b}");
+}
+
+#[test]
+fn a_garbled_line_is_a_break() {
+    let (dir, path) = chained_trail(3);
+    let mut lines = lines(&path);
+    lines[1].replace_range(0..1, "x");
+    std::fs::write(&path, lines.join("\n") + "\n").expect("write");
+    let b = verify(dir.path()).expect("verify").broken.expect("a break");
+    assert_eq!((b.line, b.seq), (2, None), "{b}");
 }

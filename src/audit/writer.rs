@@ -1,19 +1,24 @@
 //! The background writer: the only code that touches the audit file after it is opened.
 //!
 //! Callers hand records over a channel and return at once; this thread serialises them,
-//! writes them in `seq` order, syncs to disk shortly after a burst ends (and at least every
-//! second while records keep coming), compacts when the file passes twice the cap, and
-//! answers flush requests once everything before them is on disk. It exits when the last
+//! writes them in `seq` order (handed to the kernel as soon as the queue is drained, so a
+//! killed process loses none it has answered), syncs to disk shortly after a burst ends (and at least every
+//! second while records keep coming), rotates the live file when it reaches its size
+//! (`audit.jsonl` becomes the next `audit.N.jsonl`), deletes the oldest rotated file only while
+//! the trail is over its total cap, and answers flush requests once everything before them is
+//! on disk. No record is ever dropped to make room for another. It exits when the last
 //! [`super::Audit`] handle is dropped, after a final sync.
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use super::AuditRecord;
-use super::file::{compact, open_append};
+use super::file::{io, open_append, rotated_files};
+use super::{AuditError, Limits};
 
 const IDLE_SYNC: Duration = Duration::from_millis(200);
 const MAX_UNSYNCED: Duration = Duration::from_secs(1);
@@ -44,18 +49,32 @@ impl FlushReply {
 
 pub(super) struct Writer {
     pub path: PathBuf,
-    pub cap: usize,
-    pub lines: usize,
+    pub limits: Limits,
+    /// Bytes in the live file, and in the whole trail (shared with [`super::Audit::usage`]).
+    pub live_bytes: u64,
+    pub total_bytes: Arc<AtomicU64>,
     pub file: File,
+    /// The hash of the last line written ([`super::chain`]).
+    pub prev: String,
+}
+
+/// A record as written: its fields, then `prev`, the hash of the line before it.
+#[derive(serde::Serialize)]
+struct Line<'a> {
+    #[serde(flatten)]
+    rec: &'a AuditRecord,
+    prev: &'a str,
 }
 
 impl Writer {
     pub(super) fn run(self, rx: Receiver<Msg>) {
         let Writer {
             path,
-            cap,
-            mut lines,
+            limits,
+            mut live_bytes,
+            total_bytes,
             file,
+            mut prev,
         } = self;
         let mut w = BufWriter::new(file);
         let mut dirty = false;
@@ -70,18 +89,26 @@ impl Writer {
             w.flush()?;
             w.get_ref().sync_data()
         };
-        if lines > 2 * cap {
-            match compact(&path, cap) {
-                Ok(kept) => lines = kept,
-                Err(e) => fail(&mut failure, "compaction", &e),
-            }
-        }
         loop {
             let msg = if dirty {
-                match rx.recv_timeout(IDLE_SYNC) {
+                match rx.try_recv() {
                     Ok(m) => Some(m),
-                    Err(RecvTimeoutError::Timeout) => None,
-                    Err(RecvTimeoutError::Disconnected) => break,
+                    Err(TryRecvError::Disconnected) => break,
+                    Err(TryRecvError::Empty) => {
+                        // Nothing queued: hand what is buffered to the kernel now, so a killed
+                        // process loses nothing it has answered; the sync to disk follows on
+                        // the idle timer. Under a flood this batches, one write per drain.
+                        if !w.buffer().is_empty()
+                            && let Err(e) = w.flush()
+                        {
+                            fail(&mut failure, "write", &e);
+                        }
+                        match rx.recv_timeout(IDLE_SYNC) {
+                            Ok(m) => Some(m),
+                            Err(RecvTimeoutError::Timeout) => None,
+                            Err(RecvTimeoutError::Disconnected) => break,
+                        }
+                    }
                 }
             } else {
                 match rx.recv() {
@@ -91,34 +118,45 @@ impl Writer {
             };
             match msg {
                 Some(Msg::Record(rec)) => {
-                    let mut line = match serde_json::to_vec(&*rec) {
+                    let line = Line {
+                        rec: &rec,
+                        prev: &prev,
+                    };
+                    let mut line = match serde_json::to_vec(&line) {
                         Ok(l) => l,
                         Err(e) => {
                             fail(&mut failure, "serialisation", &e);
                             continue;
                         }
                     };
+                    let hash = super::chain::line_hash(&line);
                     line.push(b'\n');
                     if let Err(e) = w.write_all(&line) {
                         fail(&mut failure, "write", &e);
                         continue;
                     }
+                    prev = hash;
                     if !dirty {
                         first_unsynced = Instant::now();
                     }
                     dirty = true;
-                    lines += 1;
-                    if lines > 2 * cap {
+                    live_bytes += line.len() as u64;
+                    total_bytes.fetch_add(line.len() as u64, Ordering::Relaxed);
+                    if live_bytes >= limits.rotate_bytes {
                         if let Err(e) = sync(&mut w) {
                             fail(&mut failure, "sync", &e);
                         }
                         dirty = false;
-                        match compact(&path, cap).and_then(|kept| Ok((kept, open_append(&path)?))) {
-                            Ok((kept, f)) => {
-                                lines = kept;
+                        match rotate(&path).and_then(|()| open_append(&path)) {
+                            Ok(f) => {
                                 w = BufWriter::new(f);
+                                live_bytes = 0;
                             }
-                            Err(e) => fail(&mut failure, "compaction", &e),
+                            Err(e) => fail(&mut failure, "rotation", &e),
+                        }
+                        match enforce_cap(&path, limits.max_total_bytes) {
+                            Ok(total) => total_bytes.store(total, Ordering::Relaxed),
+                            Err(e) => fail(&mut failure, "cap", &e),
                         }
                     } else if first_unsynced.elapsed() >= MAX_UNSYNCED {
                         if let Err(e) = sync(&mut w) {
@@ -146,4 +184,36 @@ impl Writer {
             fail(&mut failure, "final sync", &e);
         }
     }
+}
+
+/// `audit.jsonl` becomes `audit.N.jsonl`, N one past the newest rotated file; one rename, so a
+/// crash leaves either name. The directory is synced so the rename itself is durable.
+fn rotate(live: &Path) -> Result<(), AuditError> {
+    let dir = live.parent().unwrap_or(Path::new("."));
+    let next = rotated_files(dir)?.last().map_or(1, |(n, _)| n + 1);
+    let to = dir.join(format!("audit.{next}.jsonl"));
+    std::fs::rename(live, &to).map_err(|e| io(live, e))?;
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Deletes the oldest rotated files while the trail is over `max_total`; the live file is
+/// never deleted. Returns the trail's total size afterwards.
+pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<u64, AuditError> {
+    let dir = live.parent().unwrap_or(Path::new("."));
+    let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+    let rotated = rotated_files(dir)?;
+    let mut total: u64 = size(live) + rotated.iter().map(|(_, p)| size(p)).sum::<u64>();
+    for (_, p) in rotated {
+        if total <= max_total {
+            break;
+        }
+        let n = size(&p);
+        tracing::warn!(file = %p.display(), bytes = n, "audit trail over its total cap: oldest file deleted");
+        std::fs::remove_file(&p).map_err(|e| io(&p, e))?;
+        total = total.saturating_sub(n);
+    }
+    Ok(total)
 }

@@ -177,6 +177,7 @@ impl Core {
         self.access.replace(cfg.access.clone());
         cfg.save(&crate::config::config_file(&self.paths))
             .map_err(|e| e.to_string())?;
+        self.audit.set_cap(cfg.history.size);
         if let Ok(mut slot) = self.config.write() {
             *slot = cfg.clone();
         }
@@ -189,6 +190,7 @@ impl Core {
         self.confirmer
             .set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
         self.access.replace(cfg.access.clone());
+        self.audit.set_cap(cfg.history.size);
         if let Ok(mut slot) = self.config.write() {
             *slot = cfg;
         }

@@ -469,7 +469,8 @@ pub async fn call_tool_def(
             outcome,
         );
     }
-    core.audit.append(record);
+    // A destructive, denied or refused call's record is on disk before its answer goes back.
+    core.audit.append_answered(record).await;
     // The control centre shows images as size and dimensions and can save them: it gets the
     // image content beside the JSON (the audit trail keeps only their size and hash).
     if let (Ok(out), Value::Object(map)) = (&result, &mut shown)

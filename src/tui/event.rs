@@ -83,6 +83,8 @@ pub struct CoreView {
     pub access: AccessSettings,
     pub allow_all: bool,
     pub history_size: usize,
+    /// Set when the audit trail is at 90% of its cap or more (`audit.max_total_mb`).
+    pub audit_warning: Option<String>,
     pub confirm_timeout_secs: u64,
     pub port: u16,
     pub bind: String,
@@ -113,6 +115,7 @@ impl CoreView {
             access: core.access.settings(),
             allow_all: core.access.allow_all(),
             history_size: cfg.history.size,
+            audit_warning: core.audit.usage().warning(),
             confirm_timeout_secs: cfg.safety.confirm_timeout_secs,
             port: cfg.server.port,
             bind: cfg.server.bind,

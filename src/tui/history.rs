@@ -48,7 +48,7 @@ impl From<Value> for Payload {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallRecord {
-    /// Local, contiguous, unique within one [`History`].
+    /// Local, increasing, unique within one [`History`] (gaps where calls were evicted).
     pub seq: u64,
     /// The core's call id, for calls made while this control centre ran.
     pub call_id: Option<u64>,
@@ -64,6 +64,16 @@ pub struct CallRecord {
 }
 
 impl CallRecord {
+    /// Destructive, denied or refused: never evicted to make room for other calls, so History
+    /// can always show it.
+    pub fn kept(&self) -> bool {
+        self.level == Level::Destructive
+            || self.finished.as_ref().is_some_and(|f| {
+                matches!(f.outcome, Outcome::Denied | Outcome::Refused)
+                    || f.decision.is_some_and(|d| !d.approved)
+            })
+    }
+
     /// A record from outside the event stream (an audit store's entry at merge time).
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -298,9 +308,7 @@ impl History {
         record.seq = self.next_seq;
         self.next_seq += 1;
         self.entries.push_back(record);
-        while self.entries.len() > self.cap {
-            self.entries.pop_front();
-        }
+        self.evict();
         self.next_seq - 1
     }
 
@@ -351,9 +359,19 @@ impl History {
     }
 
     pub fn get(&self, seq: u64) -> Option<&CallRecord> {
-        let front = self.entries.front()?.seq;
-        let idx = usize::try_from(seq.checked_sub(front)?).ok()?;
+        let idx = self.entries.binary_search_by_key(&seq, |r| r.seq).ok()?;
         self.entries.get(idx)
+    }
+
+    /// Drops the oldest calls beyond the capacity, except destructive, denied and refused ones
+    /// ([`CallRecord::kept`]), which stay however many others come after them.
+    fn evict(&mut self) {
+        while self.entries.len() > self.cap {
+            let Some(i) = self.entries.iter().position(|r| !r.kept()) else {
+                return;
+            };
+            self.entries.remove(i);
+        }
     }
 
     pub fn by_call_id(&self, call_id: u64) -> Option<&CallRecord> {
@@ -394,9 +412,7 @@ impl History {
 
     pub fn set_capacity(&mut self, cap: usize) {
         self.cap = cap.max(1);
-        while self.entries.len() > self.cap {
-            self.entries.pop_front();
-        }
+        self.evict();
     }
 
     pub fn running(&self) -> usize {
@@ -436,6 +452,42 @@ mod tests {
         assert_eq!(h.newest_first().next().map(|r| r.seq), Some(5));
         h.set_capacity(1);
         assert_eq!(h.len(), 1);
+    }
+
+    #[test]
+    fn destructive_and_denied_calls_are_never_evicted() {
+        let mut h = History::new(3);
+        let d = h.started(
+            1,
+            Utc::now(),
+            "android_push_file",
+            Level::Destructive,
+            Transport::Http,
+            None,
+            None,
+            json!({}),
+        );
+        let denied = start(&mut h, 2, "android_tap");
+        h.finished(
+            2,
+            Finished {
+                outcome: Outcome::Denied,
+                duration: Duration::ZERO,
+                decision: None,
+                result: json!({}).into(),
+            },
+        );
+        for i in 3..=2000 {
+            start(&mut h, i, "android_get_screen");
+        }
+        assert_eq!(h.len(), 3);
+        assert_eq!(h.get(d).map(|r| r.tool.as_str()), Some("android_push_file"));
+        assert_eq!(h.get(denied).map(|r| r.tool.as_str()), Some("android_tap"));
+        assert_eq!(h.newest_first().next().and_then(|r| r.call_id), Some(2000));
+        // Lowering the size keeps them too.
+        h.set_capacity(1);
+        assert_eq!(h.len(), 2);
+        assert!(h.get(d).is_some() && h.get(denied).is_some());
     }
 
     #[test]

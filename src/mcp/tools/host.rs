@@ -33,6 +33,17 @@ pub struct AccessState {
     pub confirmation_responder: bool,
 }
 
+/// The audit trail on disk against its cap (`audit.max_total_mb`).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AuditState {
+    pub bytes: u64,
+    pub max_bytes: u64,
+    /// Set at 90% of the cap or more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsState {
@@ -67,6 +78,7 @@ pub struct Status {
     pub clients_note: Option<String>,
     pub tools: ToolCounts,
     pub access: AccessState,
+    pub audit: AuditState,
     pub settings: SettingsState,
     /// The control centre's current screen ("none" when headless).
     pub screen: String,
@@ -141,6 +153,14 @@ pub fn status(ctx: &Ctx) -> Status {
             disabled: access.disabled.into_iter().collect(),
             allowed_groups: access.allowed_groups.into_iter().collect(),
             confirmation_responder: core.confirmer.has_responder(),
+        },
+        audit: {
+            let u = core.audit.usage();
+            AuditState {
+                bytes: u.bytes,
+                max_bytes: u.max_bytes,
+                warning: u.warning(),
+            }
         },
         settings: SettingsState {
             port: cfg.server.port,

@@ -110,6 +110,12 @@ fn server_lines(s: &State) -> Vec<Line<'static>> {
     lines.extend(transports);
     lines.push(Line::from(tools));
     lines.push(Line::from(confirm));
+    if let Some(w) = &s.core.audit_warning {
+        lines.push(Line::from(vec![
+            Span::styled("Audit       ", bold()),
+            Span::styled(w.clone(), Style::new().fg(Color::Yellow)),
+        ]));
+    }
     lines
 }
 

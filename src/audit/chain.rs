@@ -1,0 +1,186 @@
+//! Tamper evidence: every record carries `prev`, the hex SHA-256 of the previous record's line
+//! (its bytes as written, without the `\n`). The first record ever chains from [`GENESIS`]; the
+//! first record of a file chains from the last record of the file before it (rotated files are
+//! `audit.1.jsonl`, `audit.2.jsonl`, … oldest first, then the live `audit.jsonl`).
+//!
+//! [`verify`] walks the files in that order and reports the first break: a line that is not a
+//! record, a record whose `prev` does not match the line before it (that line was altered, or
+//! records between them are missing), or a record without `prev` after the chain began.
+//! Records written before this existed carry no `prev`; they are counted, not a break. When the
+//! total cap removed the oldest files, the oldest file left may chain from a record that is
+//! gone; that is not a break either.
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+use super::AuditError;
+use super::file::{FILE_NAME, io, raw_lines, rotated_files};
+
+/// What the first record of a trail chains from.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// The hex SHA-256 of one line, without its `\n`.
+pub(super) fn line_hash(line: &[u8]) -> String {
+    Sha256::digest(line)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Where the chain breaks first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Break {
+    pub file: PathBuf,
+    /// 1-based line number in `file`.
+    pub line: usize,
+    pub seq: Option<u64>,
+    pub what: String,
+}
+
+impl std::fmt::Display for Break {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}, line {}", self.file.display(), self.line)?;
+        if let Some(s) = self.seq {
+            write!(f, ", seq {s}")?;
+        }
+        write!(f, ": {}", self.what)
+    }
+}
+
+/// What [`verify`] found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Verified {
+    pub records: usize,
+    pub files: usize,
+    /// Records from before the chain existed (no `prev`), at the start of the trail.
+    pub unchained: usize,
+    pub broken: Option<Break>,
+}
+
+/// The trail's files, oldest first: rotated ones by number, then the live file (if present).
+pub fn trail_files(dir: &Path) -> Result<Vec<PathBuf>, AuditError> {
+    let mut files: Vec<PathBuf> = rotated_files(dir)?.into_iter().map(|(_, p)| p).collect();
+    let live = dir.join(FILE_NAME);
+    if live.exists() {
+        files.push(live);
+    }
+    Ok(files)
+}
+
+struct Seen {
+    file: usize,
+    line: usize,
+    seq: Option<u64>,
+}
+
+/// Checks the chain across every file of the trail in `dir`.
+pub fn verify(dir: &Path) -> Result<Verified, AuditError> {
+    let files = trail_files(dir)?;
+    let mut out = Verified {
+        files: files.len(),
+        ..Verified::default()
+    };
+    let mut expected: Option<String> = None;
+    let mut chained = false;
+    let mut last: Option<Seen> = None;
+    let mut before_last: Option<u64> = None;
+    for (fi, path) in files.iter().enumerate() {
+        let f = std::fs::File::open(path).map_err(|e| io(path, e))?;
+        let mut line_no = 0;
+        let mut broken: Option<Break> = None;
+        let is_live = fi + 1 == files.len();
+        raw_lines(&mut BufReader::new(f), path, |raw| {
+            line_no += 1;
+            if broken.is_some() || raw.iter().all(u8::is_ascii_whitespace) {
+                return Ok(());
+            }
+            let complete = raw.last() == Some(&b'\n');
+            let text = raw.strip_suffix(b"\n").unwrap_or(raw);
+            let here = |seq, what: String| Break {
+                file: path.clone(),
+                line: line_no,
+                seq,
+                what,
+            };
+            let Ok(v) = serde_json::from_slice::<Value>(text) else {
+                if !complete && is_live {
+                    // Being written right now, or torn by a crash (repaired at the next start).
+                    return Ok(());
+                }
+                broken = Some(here(None, "not a valid record (altered or damaged)".into()));
+                return Ok(());
+            };
+            let seq = v.get("seq").and_then(Value::as_u64);
+            match v.get("prev").and_then(Value::as_str) {
+                None if chained => {
+                    broken = Some(here(seq, "no hash of the previous record".into()));
+                    return Ok(());
+                }
+                None => out.unchained += 1,
+                Some(p) => {
+                    chained = true;
+                    if let Some(exp) = &expected
+                        && p != exp
+                    {
+                        broken = Some(blame(&files, &last, before_last, here(seq, String::new())));
+                        return Ok(());
+                    }
+                }
+            }
+            expected = Some(line_hash(text));
+            before_last = last.as_ref().and_then(|l| l.seq);
+            last = Some(Seen {
+                file: fi,
+                line: line_no,
+                seq,
+            });
+            out.records += 1;
+            Ok(())
+        })?;
+        if broken.is_some() {
+            out.broken = broken;
+            return Ok(out);
+        }
+    }
+    Ok(out)
+}
+
+/// A record's `prev` does not match the line before it: either that line was altered (the
+/// sequence numbers run on) or records between them are missing (they jump).
+fn blame(files: &[PathBuf], last: &Option<Seen>, before_last: Option<u64>, here: Break) -> Break {
+    let Some(l) = last else {
+        return Break {
+            what: "does not chain from the previous record".into(),
+            ..here
+        };
+    };
+    let runs_on = matches!((l.seq, here.seq), (Some(a), Some(b)) if b == a + 1);
+    let last_in_order = match (before_last, l.seq) {
+        (Some(a), Some(b)) => b == a + 1,
+        _ => true,
+    };
+    if runs_on || !last_in_order {
+        return Break {
+            file: files[l.file].clone(),
+            line: l.line,
+            seq: l.seq,
+            what: format!(
+                "record altered: its hash no longer matches the one the next record ({}, line {}) carries",
+                here.file.display(),
+                here.line
+            ),
+        };
+    }
+    let what = match (l.seq, here.seq) {
+        (Some(a), Some(b)) if b > a + 1 && b == a + 2 => {
+            format!("record seq {} is missing before it", a + 1)
+        }
+        (Some(a), Some(b)) if b > a + 1 => {
+            format!("records seq {}..={} are missing before it", a + 1, b - 1)
+        }
+        _ => "does not chain from the previous record (records missing or reordered)".into(),
+    };
+    Break { what, ..here }
+}
