@@ -34,11 +34,43 @@ pub fn origin_allowed(origin: &str) -> bool {
     } else {
         rest.split(':').next().unwrap_or("")
     };
-    let host = host.trim_end_matches('/');
+    loopback_name(host.trim_end_matches('/'))
+}
+
+/// A name for this machine's loopback: `localhost`, `::1`, or an address in 127.0.0.0/8.
+fn loopback_name(host: &str) -> bool {
     matches!(host, "localhost" | "127.0.0.1" | "::1")
         || host.starts_with("127.")
             && host.split('.').count() == 4
             && host.split('.').all(|p| p.parse::<u8>().is_ok())
+}
+
+/// A `Host` header naming this machine's loopback (`127.0.0.1:8765`, `[::1]:8765`,
+/// `localhost`): what a page on a foreign name rebound to 127.0.0.1 cannot send.
+pub fn host_allowed(host: &str) -> bool {
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(""),
+        None => host.rsplit_once(':').map_or(host, |(h, _)| h),
+    };
+    loopback_name(name)
+}
+
+/// The legacy SSE pair checks `Host` as rmcp checks it on `/mcp` (DNS rebinding), unless the
+/// user bound a non-loopback address on purpose.
+pub async fn check_host(State(any_host): State<bool>, request: Request, next: Next) -> Response {
+    let ok = any_host
+        || request
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .is_some_and(host_allowed);
+    if !ok {
+        return json_response(
+            StatusCode::FORBIDDEN,
+            json!({"error": "Host not allowed"}).to_string(),
+        );
+    }
+    next.run(request).await
 }
 
 pub fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -115,6 +147,30 @@ mod tests {
             "http://192.168.1.2",
         ] {
             assert!(!origin_allowed(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn hosts() {
+        for ok in [
+            "127.0.0.1:8765",
+            "localhost",
+            "localhost:1",
+            "[::1]:8765",
+            "127.0.0.9",
+        ] {
+            assert!(host_allowed(ok), "{ok}");
+        }
+        for bad in [
+            "evil.example",
+            "evil.example:8765",
+            "localhost.evil.com:80",
+            "127.0.0.1.evil.com",
+            "[::2]:1",
+            "",
+            "10.0.0.5:8765",
+        ] {
+            assert!(!host_allowed(bad), "{bad}");
         }
     }
 

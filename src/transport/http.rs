@@ -54,7 +54,12 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
         .layer(axum::middleware::from_fn(super::collapse::collapse));
     Router::new()
         .nest("/mcp", mcp)
-        .merge(sse::routes(shared.clone()))
+        .merge(
+            sse::routes(shared.clone()).layer(axum::middleware::from_fn_with_state(
+                opts.any_host,
+                auth::check_host,
+            )),
+        )
         .layer(axum::middleware::from_fn_with_state(
             opts.max_body_bytes,
             read_body_in_time,

@@ -235,3 +235,22 @@ async def test_tcp_fallback_when_the_socket_path_is_too_long(tmp_path):
         assert read_line(s).startswith("ERROR unauthorized")
     finally:
         inst.stop()
+
+
+def test_legacy_sse_checks_host_like_mcp(instance):
+    """DNS rebinding: a page on a foreign name that resolves to 127.0.0.1 sends Host: evil.example.
+    /mcp refuses it; the legacy pair must too, token or not (issue 16)."""
+    auth = {"Authorization": f"Bearer {instance.token}", "Connection": "close"}
+    foreign = {**auth, "Host": "evil.example"}
+    r = httpx2.post(instance.url, headers={**HDRS, **foreign}, content=json.dumps(INIT), timeout=10)
+    assert r.status_code == 403, r.status_code
+    r = httpx2.get(instance.base + "/sse", headers=foreign, timeout=5)
+    assert r.status_code == 403, (r.status_code, r.text[:200])
+    r = httpx2.post(instance.base + "/message?sessionId=x", headers={**foreign, "Content-Type": "application/json"},
+                    content=json.dumps(INIT), timeout=5)
+    assert r.status_code == 403, (r.status_code, r.text[:200])
+    assert r.json() == {"error": "Host not allowed"}
+    # The loopback names still work.
+    for host in ("localhost", "127.0.0.1"):
+        with httpx2.stream("GET", instance.base + "/sse", headers={**auth, "Host": host}, timeout=5) as r:
+            assert r.status_code == 200, (host, r.status_code)
