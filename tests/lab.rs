@@ -3,8 +3,6 @@
 //! `spock_restart_adb_server` does (restart a local server, then reconnect what had been
 //! attached with `adb connect`). Skips (saying so) without `adb`; fails instead when `CI` is set.
 //! The several-host behaviour through the MCP server is `tests/python/test_lab.py`.
-use std::net::TcpListener;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -13,73 +11,9 @@ use spock_tui::sim::Target;
 use spock_tui::sim::cli::{SimOptions, start};
 use spock_tui::sim::device::SimDevice;
 
-fn adb_present() -> bool {
-    let found = Command::new("adb")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but no `adb` binary is installed (apt-get install adb)"
-        );
-        eprintln!("SKIPPED: no `adb` binary on PATH (apt-get install adb)");
-    }
-    found
-}
-
-/// A free loopback port outside 5554-5585, where adb would take it for an emulator.
-fn free_port() -> u16 {
-    loop {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if !(5554..=5585).contains(&port) {
-            return port;
-        }
-    }
-}
-
-/// A private adb server with its own HOME, killed on drop.
-struct PrivateAdb {
-    port: u16,
-    home: tempfile::TempDir,
-}
-
-impl PrivateAdb {
-    fn start() -> PrivateAdb {
-        let a = PrivateAdb {
-            port: free_port(),
-            home: tempfile::tempdir().unwrap(),
-        };
-        let out = a.adb(&["start-server"]);
-        assert!(out.status.success(), "adb start-server: {out:?}");
-        a
-    }
-
-    fn adb(&self, args: &[&str]) -> std::process::Output {
-        Command::new("adb")
-            .arg("-P")
-            .arg(self.port.to_string())
-            .args(args)
-            .env("ADB_EMU", "0")
-            .env("HOME", self.home.path())
-            .output()
-            .unwrap()
-    }
-
-    fn ep(&self) -> AdbEndpoint {
-        AdbEndpoint::local(self.port)
-    }
-}
-
-impl Drop for PrivateAdb {
-    fn drop(&mut self) {
-        let _ = self.adb(&["kill-server"]);
-    }
-}
+#[path = "support/private_adb.rs"]
+mod private_adb;
+use private_adb::{PrivateAdb, adb_present};
 
 async fn until(d: &Devices, what: &str, want: impl Fn(&[spock_tui::device::DeviceEntry]) -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);

@@ -5,8 +5,6 @@
 //! The selection tests run against the virtual device's own front door (two phones); the
 //! transport tests run a private Debian `adb` server `adb connect`-ed to virtual adbds, so a
 //! reconnect gets a new transport_id as on a real lab (skipped without `adb`, failing under CI).
-use std::net::TcpListener;
-use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,7 +21,10 @@ use spock_tui::sim::device::SimDevice;
 
 #[path = "support/device_rig.rs"]
 mod device_rig;
+#[path = "support/private_adb.rs"]
+mod private_adb;
 use device_rig::stdio_call;
+use private_adb::{PrivateAdb, adb_present};
 
 const APP: &str = "com.example.notes";
 
@@ -198,101 +199,6 @@ async fn denied_and_timed_out_calls_are_audited_with_the_resolved_device() {
     }
     assert!(a.is_installed(APP));
     sim.stop().await;
-}
-
-fn adb_present() -> bool {
-    let found = Command::new("adb")
-        .arg("version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !found {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but no `adb` binary is installed (apt-get install adb)"
-        );
-        eprintln!("SKIPPED: no `adb` binary on PATH (apt-get install adb)");
-    }
-    found
-}
-
-/// A free loopback port outside 5554-5585, where adb would take it for an emulator.
-fn free_port() -> u16 {
-    loop {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        if !(5554..=5585).contains(&port) {
-            return port;
-        }
-    }
-}
-
-/// A private adb server with its own HOME, killed on drop.
-struct PrivateAdb {
-    port: u16,
-    home: tempfile::TempDir,
-}
-
-impl PrivateAdb {
-    fn start() -> PrivateAdb {
-        let a = PrivateAdb {
-            port: free_port(),
-            home: tempfile::tempdir().unwrap(),
-        };
-        let out = a.adb(&["start-server"]);
-        assert!(out.status.success(), "adb start-server: {out:?}");
-        a
-    }
-
-    /// Runs `adb`; on a runtime worker it gives the worker's queued tasks away first (the
-    /// virtual phone it talks to may be one of them).
-    fn adb(&self, args: &[&str]) -> std::process::Output {
-        let run = || {
-            Command::new("adb")
-                .arg("-P")
-                .arg(self.port.to_string())
-                .args(args)
-                .env("ADB_EMU", "0")
-                .env("HOME", self.home.path())
-                .output()
-                .unwrap()
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(run)
-            }
-            _ => run(),
-        }
-    }
-
-    /// `adb connect`, retried for a few seconds (a listener that just started may be missed).
-    fn connect(&self, addr: &str) {
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            let out = self.adb(&["connect", addr]);
-            if String::from_utf8_lossy(&out.stdout).contains("connected to") {
-                return;
-            }
-            assert!(Instant::now() < deadline, "{out:?}");
-            let pause = || std::thread::sleep(Duration::from_millis(200));
-            match tokio::runtime::Handle::try_current() {
-                Ok(_) => tokio::task::block_in_place(pause),
-                Err(_) => pause(),
-            }
-        }
-    }
-
-    fn ep(&self) -> AdbEndpoint {
-        AdbEndpoint::local(self.port)
-    }
-}
-
-impl Drop for PrivateAdb {
-    fn drop(&mut self) {
-        let _ = self.adb(&["kill-server"]);
-    }
 }
 
 async fn phone_on(addr: std::net::SocketAddr, dev: &SimDevice) -> SimHandle {
