@@ -1,4 +1,5 @@
 //! The command line: parses arguments and dispatches. Wiring lives in `app`.
+use std::os::fd::AsRawFd as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -89,6 +90,9 @@ pub struct ConfigArgs {
     /// The client to format it for.
     #[arg(long, value_enum, default_value = "generic")]
     pub client: Client,
+    /// For a client on another machine: run the relay there over `ssh -T HOST` (stdio only).
+    #[arg(long, value_name = "HOST", conflicts_with = "http")]
+    pub ssh: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -189,6 +193,12 @@ fn print_out(text: &str) -> anyhow::Result<()> {
     }
 }
 
+const RELAY_ON_A_TTY: &str = "spock-tui relay: stdin or stdout is a terminal, so no MCP client \
+is on the other side. relay carries an MCP client's stdio to the running instance: put it in the \
+client's configuration (`spock-tui config --stdio`). From another machine use `ssh -T HOST \
+spock-tui relay` (`spock-tui config --stdio --ssh HOST` prints it): a pty (`ssh -t`/`-tt`) echoes \
+input and rewrites line endings, which corrupts the protocol.";
+
 fn relay_main() -> ExitCode {
     let out = match crate::transport::relay::claim_stdout() {
         Ok(f) => f,
@@ -198,7 +208,16 @@ fn relay_main() -> ExitCode {
         }
     };
     // Parsed only now, so even clap's help cannot reach the protocol's stdout.
-    let descriptor = match Cli::try_parse() {
+    let parsed = Cli::try_parse();
+    // A terminal on either side is not an MCP client: a pty (`ssh -t`, `ssh -tt`) echoes what
+    // it reads and turns "\n" into "\r\n", which corrupts JSON-RPC in both directions.
+    // SAFETY: isatty on the process's own descriptors (0, and the claimed stdout).
+    let tty = unsafe { libc::isatty(0) == 1 || libc::isatty(out.as_raw_fd()) == 1 };
+    if tty && parsed.is_ok() {
+        eprintln!("{RELAY_ON_A_TTY}");
+        return ExitCode::from(2);
+    }
+    let descriptor = match parsed {
         Ok(Cli {
             command: Some(Command::Relay { descriptor }),
             ..
@@ -260,11 +279,22 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
     })
 }
 
+/// SIGINT, SIGTERM or SIGHUP: a `serve` whose SSH session ends gets SIGHUP and must stop as
+/// cleanly as on SIGTERM (audit flushed, socket and descriptor removed).
 async fn wait_for_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    use tokio::signal::unix::{SignalKind, signal};
+    async fn on(kind: SignalKind) {
+        match signal(kind) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    }
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
-        _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
+        _ = on(SignalKind::terminate()) => {}
+        _ = on(SignalKind::hangup()) => {}
     }
 }
 
@@ -326,10 +356,17 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
             clientconfig::destination(client, std::env::consts::OS)
         );
         let exe = std::env::current_exe().context("locating this executable")?;
-        print_out(&format!(
-            "{}\n",
-            clientconfig::stdio(client, &exe, &paths.endpoint_file()).trim_end()
-        ))
+        let text = match &args.ssh {
+            Some(host) => {
+                eprintln!(
+                    "# The client runs `ssh -T {host} …`: its machine needs a key for {host} (no password prompt can be answered) and {host} must be this machine."
+                );
+                clientconfig::stdio_over_ssh(client, host, &exe, &paths.endpoint_file())
+                    .map_err(anyhow::Error::msg)?
+            }
+            None => clientconfig::stdio(client, &exe, &paths.endpoint_file()),
+        };
+        print_out(&format!("{}\n", text.trim_end()))
     }
 }
 

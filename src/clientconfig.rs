@@ -99,6 +99,39 @@ fn toml_str(s: &str) -> String {
 pub fn stdio(client: Client, exe: &Path, descriptor: &Path) -> String {
     let exe = exe.display().to_string();
     let args = vec!["relay".to_string(), descriptor.display().to_string()];
+    stdio_command(client, exe, args)
+}
+
+/// The stdio configuration for a client on another machine: `ssh -T HOST exe relay DESCRIPTOR`.
+/// `-T`: no pty (a pty corrupts the stream; `relay` refuses one). `BatchMode=yes`: a missing
+/// key fails at once instead of waiting at a password prompt nobody sees.
+pub fn stdio_over_ssh(
+    client: Client,
+    host: &str,
+    exe: &Path,
+    descriptor: &Path,
+) -> Result<String, String> {
+    if host.is_empty()
+        || host.starts_with('-')
+        || host.chars().any(|c| c.is_whitespace() || c.is_control())
+    {
+        return Err(format!(
+            "{host:?} is not an SSH host: give a name or user@name (as in ~/.ssh/config), not an option"
+        ));
+    }
+    // ssh joins its remote words with spaces for the remote shell: quote them once, here.
+    let remote = shell_words::join([
+        exe.display().to_string(),
+        "relay".to_string(),
+        descriptor.display().to_string(),
+    ]);
+    let args = ["-T", "-o", "BatchMode=yes", host, remote.as_str()]
+        .map(String::from)
+        .to_vec();
+    Ok(stdio_command(client, "ssh".to_string(), args))
+}
+
+fn stdio_command(client: Client, exe: String, args: Vec<String>) -> String {
     match client {
         Client::ClaudeCode => format!(
             "claude mcp add --transport stdio {NAME} -- {} {}",
@@ -154,6 +187,51 @@ pub fn http(client: Client, url: &str, token: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stdio_over_ssh_runs_relay_remotely_without_a_pty() {
+        let s = stdio_over_ssh(
+            Client::Generic,
+            "me@lab",
+            Path::new("/opt/my tools/spock-tui"),
+            Path::new("/run/user/1000/spock-tui/endpoint.json"),
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        let server = &v["mcpServers"][NAME];
+        assert_eq!(server["command"], "ssh");
+        let args: Vec<&str> = server["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        assert_eq!(&args[..4], ["-T", "-o", "BatchMode=yes", "me@lab"]);
+        // The remote shell splits the last word back into exactly the three words.
+        assert_eq!(
+            shell_words::split(args[4]).unwrap(),
+            [
+                "/opt/my tools/spock-tui",
+                "relay",
+                "/run/user/1000/spock-tui/endpoint.json"
+            ]
+        );
+        let cc =
+            stdio_over_ssh(Client::ClaudeCode, "lab", Path::new("/s"), Path::new("/e")).unwrap();
+        let words = shell_words::split(&cc).unwrap();
+        let cmd = words.iter().position(|w| w == "--").unwrap() + 1;
+        assert_eq!(
+            words[cmd..],
+            ["ssh", "-T", "-o", "BatchMode=yes", "lab", "/s relay /e"],
+            "{cc}"
+        );
+        for bad in ["-oProxyCommand=touch /tmp/x", "", "a b", "lab\n"] {
+            assert!(
+                stdio_over_ssh(Client::Generic, bad, Path::new("/s"), Path::new("/e")).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
 
     #[test]
     fn stdio_has_no_token_and_http_has_it() {

@@ -196,6 +196,7 @@ pub fn ask(tool: &'static str, args: Value, reason: Option<&str>) -> Ask {
         level: Level::Destructive,
         client: client("claude-code"),
         transport: Transport::Stdio,
+        via: None,
         device: Some("emulator-5554".into()),
         device_model: None,
         arguments: args,

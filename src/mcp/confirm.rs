@@ -51,6 +51,8 @@ pub struct Ask {
     pub level: Level,
     pub client: Option<ClientId>,
     pub transport: Transport,
+    /// `ssh from 10.0.0.5:51234` when a stdio client's relay runs under sshd.
+    pub via: Option<String>,
     /// The device the call was resolved and pinned to, as the person is shown it (the full
     /// `serial@host:port` where several adb servers are combined); None for calls on no device.
     pub device: Option<String>,
@@ -220,6 +222,7 @@ mod tests {
             level: Level::Destructive,
             client: None,
             transport: Transport::Http,
+            via: None,
             device: None,
             device_model: None,
             arguments: Value::Null,

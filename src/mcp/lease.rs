@@ -47,15 +47,24 @@ pub struct Session {
     key: String,
     /// What people and other clients see: `stdio#3`, `http session 1a2b3c4d`, `stateless http`.
     label: String,
+    /// Where a stdio client's relay runs from when it came over SSH (`10.0.0.5:51234`, from the
+    /// relay's `SSH_CONNECTION`): shown to the person beside the client's name.
+    via: Option<String>,
 }
 
 impl Session {
+    /// `ssh from 10.0.0.5:51234` for a stdio client whose relay runs under sshd.
+    pub fn via(&self) -> Option<&str> {
+        self.via.as_deref()
+    }
+
     /// A stdio or legacy-SSE connection, numbered in the order they opened.
     pub fn connection(transport: Transport, n: u64) -> Session {
         let key = format!("{}#{n}", transport.label());
         Session {
             label: key.clone(),
             key,
+            via: None,
         }
     }
 
@@ -67,6 +76,7 @@ impl Session {
         Session {
             key: http_key(session_id),
             label: format!("http session {:08x}", h.finish() as u32),
+            via: None,
         }
     }
 
@@ -75,6 +85,7 @@ impl Session {
         Session {
             key: format!("http-stateless:{}", client_label(client)),
             label: "stateless http".into(),
+            via: None,
         }
     }
 
@@ -542,6 +553,13 @@ impl Connection {
 
     pub fn session(&self) -> Option<&Session> {
         self.session.as_ref()
+    }
+
+    /// Record where the connection's client came from (see [`Session::via`]).
+    pub fn set_via(&mut self, via: Option<String>) {
+        if let Some(s) = &mut self.session {
+            s.via = via;
+        }
     }
 }
 

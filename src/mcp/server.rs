@@ -387,6 +387,10 @@ pub async fn call_tool_def(
                 level,
                 client: origin.client.clone(),
                 transport: origin.transport,
+                via: origin
+                    .session
+                    .as_ref()
+                    .and_then(|s| s.via().map(str::to_string)),
                 device: device_name,
                 device_model,
                 arguments: shown_args.clone(),
@@ -526,6 +530,14 @@ impl McpServer {
             conn,
             gone: CancellationToken::new(),
         }
+    }
+
+    /// Where this connection's client came from, as its relay reported it (`ssh from …`).
+    pub fn via(mut self, via: Option<String>) -> Self {
+        if let Some(conn) = Arc::get_mut(&mut self.conn) {
+            conn.set_via(via);
+        }
+        self
     }
 
     /// The token the transport cancels when this connection's client is gone.

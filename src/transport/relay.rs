@@ -111,7 +111,17 @@ pub fn run(descriptor: &Path, mut out: File) -> i32 {
             return 3;
         }
     };
-    if conn.write_all(format!("{}\n", d.token).as_bytes()).is_err() {
+    // Under sshd, say where the client came from: the person sees it in the approval modal.
+    let via = std::env::var("SSH_CONNECTION")
+        .ok()
+        .map(|c| c.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        .filter(|c| !c.is_empty() && !c.contains(['\n', '\t']))
+        .map(|c| format!("\tssh={c}"))
+        .unwrap_or_default();
+    if conn
+        .write_all(format!("{}{via}\n", d.token).as_bytes())
+        .is_err()
+    {
         eprintln!("spock-tui relay: the server closed the connection during the handshake");
         return 3;
     }

@@ -250,8 +250,9 @@ async fn handle(
         Ok(Err(_)) | Ok(Ok(0)) => return,
         Ok(Ok(_)) => {}
     }
-    let presented = String::from_utf8_lossy(&line).trim().to_string();
-    if !shared.tokens.check(&presented) {
+    let text = String::from_utf8_lossy(&line).trim().to_string();
+    let (presented, via) = handshake_line(&text);
+    if !shared.tokens.check(presented) {
         tracing::warn!("socket connection presented a wrong token");
         return reply(write, "ERROR unauthorized: Missing or invalid bearer token (the endpoint descriptor is stale? restart the relay)\n".into()).await;
     }
@@ -282,7 +283,9 @@ async fn handle(
         inner: reader,
         gone: gone.clone(),
     };
-    let server = McpServer::new(shared.core.clone(), Transport::Stdio).client_gone(gone.clone());
+    let server = McpServer::new(shared.core.clone(), Transport::Stdio)
+        .via(via)
+        .client_gone(gone.clone());
     let running = tokio::select! {
         r = server.serve_with_ct((reader, write), ct.clone()) => r,
         _ = watch_rotation(&shared, generation) => return,
@@ -321,6 +324,22 @@ impl<R: AsyncRead + Unpin> AsyncRead for EofWatch<R> {
     }
 }
 
+/// The relay's first line: the token, then optionally a tab and `ssh=CLIENT_IP CLIENT_PORT`
+/// (the first two words of its `SSH_CONNECTION`). Only a well-formed address and port are kept,
+/// so nothing the line carries can draw anything else in the modal.
+fn handshake_line(line: &str) -> (&str, Option<String>) {
+    let Some((token, rest)) = line.split_once('\t') else {
+        return (line, None);
+    };
+    let via = rest.strip_prefix("ssh=").and_then(|a| {
+        let mut w = a.split_whitespace();
+        let ip: std::net::IpAddr = w.next()?.parse().ok()?;
+        let port: u16 = w.next()?.parse().ok()?;
+        Some(format!("ssh from {}", std::net::SocketAddr::new(ip, port)))
+    });
+    (token, via)
+}
+
 async fn reply<W: AsyncWrite + Unpin>(mut w: W, msg: String) {
     let _ = w.write_all(msg.as_bytes()).await;
     let _ = w.shutdown().await;
@@ -333,6 +352,27 @@ async fn watch_rotation(shared: &Shared, generation: u64) {
         tick.tick().await;
         if shared.tokens.generation() != generation {
             return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod handshake_tests {
+    use super::handshake_line;
+
+    #[test]
+    fn the_relay_may_say_where_ssh_brought_it_from() {
+        assert_eq!(handshake_line("tok"), ("tok", None));
+        assert_eq!(
+            handshake_line("tok\tssh=10.0.0.5 51234"),
+            ("tok", Some("ssh from 10.0.0.5:51234".into()))
+        );
+        assert_eq!(
+            handshake_line("tok\tssh=fe80::1 22"),
+            ("tok", Some("ssh from [fe80::1]:22".into()))
+        );
+        for junk in ["tok\tssh=\x1b[31m 1", "tok\tssh=10.0.0.5", "tok\tother=1"] {
+            assert_eq!(handshake_line(junk), ("tok", None), "{junk:?}");
         }
     }
 }

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Context as _;
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, MouseEventKind};
+use crossterm::event::{DisableMouseCapture, MouseEventKind};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
@@ -69,6 +69,20 @@ fn restore_terminal() {
     let _ = disable_raw_mode();
 }
 
+/// Mouse reporting for clicks, wheel and drags only (`?1000h ?1002h` with SGR coordinates
+/// `?1006h`). crossterm's `EnableMouseCapture` also asks for every motion (`?1003h`): after a
+/// dropped SSH session the terminal goes on reporting each mouse move as escape junk typed
+/// into the shell. Turned off by `DisableMouseCapture`, which resets all of them.
+struct EnableMouseButtons;
+
+impl crossterm::Command for EnableMouseButtons {
+    fn write_ansi(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        f.write_str(MOUSE_BUTTONS_ON)
+    }
+}
+
+pub(crate) const MOUSE_BUTTONS_ON: &str = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
+
 /// Raw mode, alternate screen and mouse on; off again on drop and in the panic hook.
 struct TerminalGuard;
 
@@ -81,7 +95,7 @@ impl TerminalGuard {
         }));
         enable_raw_mode().context("the terminal cannot enter raw mode (is this a terminal?)")?;
         let guard = TerminalGuard;
-        crossterm::execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+        crossterm::execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseButtons)?;
         Ok(guard)
     }
 }
@@ -97,26 +111,55 @@ fn spawn_input(tx: mpsc::UnboundedSender<Event>, stop: Arc<AtomicBool>) {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             // Polling lets the thread notice `stop`; it produces no event and no redraw.
+            // A read error is a terminal that went away: stop the whole program cleanly.
             match crossterm::event::poll(Duration::from_millis(250)) {
                 Ok(false) => continue,
                 Ok(true) => {}
-                Err(_) => break,
+                Err(_) => {
+                    let _ = tx.send(Event::Quit);
+                    break;
+                }
             }
             let ev = match crossterm::event::read() {
                 // Stamped as read, so a key typed before a confirmation was drawn cannot answer it.
-                Ok(crossterm::event::Event::Key(k)) => Event::KeyAt(k, tokio::time::Instant::now()),
+                Ok(crossterm::event::Event::Key(k)) => {
+                    let at = tokio::time::Instant::now();
+                    let mut keys = esc_then_key(k).into_iter();
+                    let last = keys.next_back().expect("at least the key itself");
+                    if keys.any(|k| tx.send(Event::KeyAt(k, at)).is_err()) {
+                        break;
+                    }
+                    Event::KeyAt(last, at)
+                }
                 Ok(crossterm::event::Event::Mouse(m)) if m.kind != MouseEventKind::Moved => {
                     Event::Mouse(m)
                 }
                 Ok(crossterm::event::Event::Resize(w, h)) => Event::Resize(w, h),
                 Ok(_) => continue,
-                Err(_) => break,
+                Err(_) => {
+                    let _ = tx.send(Event::Quit);
+                    break;
+                }
             };
             if tx.send(ev).is_err() {
                 break;
             }
         }
     });
+}
+
+/// An Esc followed by type-ahead arrives in one read and crossterm reports it as Alt+key
+/// (what a terminal sends for Alt is exactly Esc, key). No binding here uses Alt, so the
+/// person meant what they typed: Esc (close, cancel), then the key.
+fn esc_then_key(k: crossterm::event::KeyEvent) -> Vec<crossterm::event::KeyEvent> {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    if k.modifiers.contains(KeyModifiers::ALT) && matches!(k.code, KeyCode::Char(_)) {
+        let mut key = k;
+        key.modifiers.remove(KeyModifiers::ALT);
+        vec![KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), key]
+    } else {
+        vec![k]
+    }
 }
 
 fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
@@ -299,11 +342,19 @@ pub async fn run_loop(
     let in_tmux = osc::in_tmux();
     let mut written_screen = String::new();
 
+    // A terminal that fails to take a frame (a dropped SSH link: EIO) ends the loop like
+    // SIGHUP does, through the same clean-up below, never with the server's socket,
+    // descriptor and lock left behind.
+    let mut lost: Option<std::io::Error> = None;
     // Draw once per drained batch of events: nothing arrives, nothing is drawn.
     while !state.quit {
         state.now = tokio::time::Instant::now();
         state.wall = chrono::Utc::now();
-        terminal.draw(|f| ui::draw(f, &state))?;
+        if let Err(e) = terminal.draw(|f| ui::draw(f, &state)) {
+            tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
+            lost = Some(e);
+            break;
+        }
         // The frame is written: a confirmation on it has now been shown, and arms from here.
         state.frame_drawn(tokio::time::Instant::now());
         // No fixed frame rate: wait for an event, or a tick only while something counts
@@ -370,7 +421,10 @@ pub async fn run_loop(
     let _ = tokio::time::timeout(Duration::from_secs(6), controller).await;
     drop(terminal);
     drop(guard);
-    Ok(())
+    match lost {
+        Some(e) => Err(anyhow::Error::new(e).context("the terminal went away")),
+        None => Ok(()),
+    }
 }
 
 /// Carry out one effect; its results (a fresh view, a line for the person) come back as events.
@@ -403,7 +457,15 @@ fn perform<W: std::io::Write>(
                 .write_all(&osc::clipboard(&text, in_tmux))
                 .and_then(|_| out.flush());
             notice(match ok {
-                Ok(()) => format!("copied {what} to the clipboard (OSC 52); it is also on screen"),
+                // Only the terminal knows whether it honoured the escape: say what was done.
+                Ok(()) => format!(
+                    "sent {what} to the terminal's clipboard (OSC 52; works where the terminal allows it{}); it is also on screen",
+                    if in_tmux {
+                        ", and tmux has allow-passthrough on"
+                    } else {
+                        ""
+                    }
+                ),
                 Err(e) => format!("could not copy: {e}"),
             })
         }
@@ -502,6 +564,45 @@ fn perform<W: std::io::Write>(
                 Err(reason) => req.refused(reason),
             }
             Vec::new()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn esc_then_type_ahead_is_two_keys_not_alt() {
+        use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+        let alt_j = KeyEvent::new(KeyCode::Char('j'), KeyModifiers::ALT);
+        assert_eq!(
+            esc_then_key(alt_j),
+            vec![
+                KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE),
+                KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE)
+            ]
+        );
+        let plain = KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE);
+        assert_eq!(esc_then_key(plain), vec![plain]);
+        let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert_eq!(esc_then_key(ctrl_c), vec![ctrl_c]);
+    }
+
+    #[test]
+    fn mouse_reporting_never_asks_for_every_motion() {
+        let mut s = String::new();
+        crossterm::Command::write_ansi(&EnableMouseButtons, &mut s).unwrap();
+        assert!(s.contains("?1002h") && s.contains("?1006h"), "{s:?}");
+        assert!(!s.contains("?1003h"), "all-motion reporting: {s:?}");
+        // Whatever we turn on, the reset turns off.
+        let mut off = String::new();
+        crossterm::Command::write_ansi(&DisableMouseCapture, &mut off).unwrap();
+        for mode in ["1000", "1002", "1006"] {
+            assert!(
+                off.contains(&format!("?{mode}l")),
+                "{mode} left on: {off:?}"
+            );
         }
     }
 }

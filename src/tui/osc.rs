@@ -3,18 +3,15 @@
 //! person is probably not looking at. Each returns bytes; the loop writes them between frames.
 use base64::Engine as _;
 
-/// Inside tmux an escape must be wrapped to reach the outer terminal (`allow-passthrough`);
-/// with `set-clipboard on` tmux also takes the plain OSC 52 itself, so both are sent.
+/// Inside tmux an escape must be wrapped to reach the outer terminal (tmux needs
+/// `allow-passthrough on`; README). Only the wrapped form is sent: sending the plain one too
+/// made tmux with `set-clipboard on` deliver it twice (two notifications, two copies).
 fn tmux_wrap(seq: &str) -> String {
     format!("\x1bPtmux;{}\x1b\\", seq.replace('\x1b', "\x1b\x1b"))
 }
 
 fn with_tmux(seq: String, in_tmux: bool) -> Vec<u8> {
-    let mut out = seq.clone();
-    if in_tmux {
-        out.push_str(&tmux_wrap(&seq));
-    }
-    out.into_bytes()
+    if in_tmux { tmux_wrap(&seq) } else { seq }.into_bytes()
 }
 
 /// Text placed in a notification title/body: no controls, no `;` (the OSC 777 separator).
@@ -61,9 +58,9 @@ mod tests {
     #[test]
     fn tmux_passthrough_doubles_escapes() {
         let s = String::from_utf8(clipboard("hi", true)).unwrap();
-        assert!(
-            s.starts_with("\x1b]52;c;aGk=\x07\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\"),
-            "{s:?}"
+        assert_eq!(
+            s, "\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\",
+            "sent once, wrapped"
         );
     }
 

@@ -95,9 +95,14 @@ fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
             label("Client"),
             (
                 format!(
-                    "{} via {}",
+                    "{} via {}{}",
                     escape::full(&ClientId::label(&req.ask.client)),
-                    req.ask.transport.label()
+                    req.ask.transport.label(),
+                    req.ask
+                        .via
+                        .as_deref()
+                        .map(|v| format!(", {}", escape::full(v)))
+                        .unwrap_or_default()
                 ),
                 Style::new(),
             ),
