@@ -12,10 +12,12 @@ the parent process stays outside only to write the user-namespace maps and then 
 - for every request read from stdin (one JSON object per line: `{"cmd": ..., "shell": "mksh" or
   "busybox", "limit": seconds}`) mounts a fresh tmpfs, copies TEMPLATE into it, bind-mounts the
   storage aliases Android has (`/storage/emulated`, `/mnt/user/0/emulated`,
-  `/mnt/pass_through/0/emulated` are all `/data/media`), points `/system/bin/sh` at the shell,
+  `/mnt/pass_through/0/emulated` are all `/data/media`), bind-mounts the shells, toybox and
+  their libraries read-only from outside the template, points `/system/bin/sh` at the shell,
   records the markers, then runs `sh -c CMD` chrooted into that tmpfs as uid 2000 with no
-  capabilities and `no_new_privs`, stdin empty, and descriptor 9 open on a log file outside the
-  root that the stub programs append their argv to;
+  capabilities and `no_new_privs`, bounded processes, memory, file size and CPU time, stdin
+  empty, and descriptor 9 open on a log file outside the root that the stub programs append
+  their argv to;
 - waits for the command and every process it left behind, up to the time limit, then kills
   everything in the pid namespace, records the markers again, unmounts the root and writes one
   JSON object per request to stdout: the markers before and after, the stub log, the output
@@ -30,6 +32,8 @@ import ctypes.util
 import hashlib
 import json
 import os
+import resource
+import shutil
 import signal
 import stat
 import sys
@@ -45,6 +49,8 @@ CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID = 2
 MS_NODEV = 4
+MS_RDONLY = 1
+MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
@@ -71,6 +77,8 @@ ANDROID_ENV = {
 }
 
 libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+# Resolved now: the host's PATH directories may not be searchable once the uid has changed.
+CP = shutil.which("cp") or "/bin/cp"
 
 
 def _check(rc: int, what: str) -> None:
@@ -166,11 +174,14 @@ def run_one(template: str, work: str, req: dict) -> dict:
     scratch = os.path.join(work, "scratch")
     mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, f"size=48m,mode=755,uid={SHELL_UID},gid={SHELL_UID}")
     try:
-        rc = os.spawnv(os.P_WAIT, "/bin/cp", ["cp", "-a", template + "/.", root + "/"])
+        rc = os.spawnv(os.P_WAIT, CP, ["cp", "-a", template + "/.", root + "/"])
         if rc != 0:
             raise RuntimeError(f"cp -a of the template failed: {rc}")
         for b in BINDS:
             mount(root + "/data/media", f"{root}/{b}", None, MS_BIND)
+        for src, rel in req.get("ro", ()):
+            mount(src, root + rel, None, MS_BIND)
+            mount("none", root + rel, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
         sh = os.path.join(root, "system/bin/sh")
         os.unlink(sh)
         os.symlink(req["shell"], sh)
@@ -188,6 +199,11 @@ def run_one(template: str, work: str, req: dict) -> dict:
         if pid == 0:
             try:
                 os.setsid()
+                # Bounded so that no command can exhaust the machine (a fork bomb, a huge file).
+                resource.setrlimit(resource.RLIMIT_NPROC, (256, 256))
+                resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+                resource.setrlimit(resource.RLIMIT_FSIZE, (64 << 20, 64 << 20))
+                resource.setrlimit(resource.RLIMIT_CPU, (20, 20))
                 os.chroot(root)
                 os.chdir("/")
                 os.setgroups([])

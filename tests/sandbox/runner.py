@@ -52,11 +52,18 @@ class Jail:
             raise Unavailable(f"the sandbox did not start: {err.strip() or 'no output'}")
 
     def run(self, req: dict) -> dict:
-        self.proc.stdin.write(json.dumps(req) + "\n")
-        self.proc.stdin.flush()
-        line = self.proc.stdout.readline()
+        """One request; the jail is killed if it does not answer well after the command's own
+        time limit (the jail enforces that limit inside; this one guards the jail itself)."""
+        watchdog = threading.Timer(float(req.get("limit", 5)) + 30, self.proc.kill)
+        watchdog.start()
+        try:
+            self.proc.stdin.write(json.dumps(req) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        finally:
+            watchdog.cancel()
         if not line:
-            raise RuntimeError(f"the sandbox died: {self.proc.stderr.read()[-600:]}")
+            raise RuntimeError(f"the sandbox died or hung: {self.proc.stderr.read()[-600:]}")
         return json.loads(line)
 
     def close(self) -> None:
@@ -74,6 +81,7 @@ class Sandbox:
         self.jails: list[Jail] = []
         self.markers = tree.marker_paths()
         self.versions: dict = {}
+        self.read_only: list[tuple[str, str]] = []
 
     @classmethod
     def start(cls, workers: int = 2) -> "Sandbox":
@@ -93,7 +101,7 @@ class Sandbox:
             os.chmod(sb.base, 0o755)
             shutil.copy2(HERE / "jail.py", sb.base / "jail.py")
             os.chmod(sb.base / "jail.py", 0o644)
-            tree.build_template(sb.base / "template", shells)
+            sb.read_only = tree.build_template(sb.base / "template", shells)
             for i in range(workers):
                 sb.jails.append(Jail(sb.base, sb.base / "template", i))
             probe = sb.jails[0].run(sb.request("id -u; echo probe-ok", "mksh"))
@@ -107,7 +115,7 @@ class Sandbox:
         return sb
 
     def request(self, cmd: str, shell: str, limit: float = 5.0) -> dict:
-        return {"cmd": cmd, "shell": shell, "limit": limit, "markers": self.markers}
+        return {"cmd": cmd, "shell": shell, "limit": limit, "markers": self.markers, "ro": self.read_only}
 
     def run(self, reqs: list[dict]) -> list[dict]:
         """Runs every request on some jail; results in the same order."""

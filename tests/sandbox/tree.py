@@ -191,8 +191,11 @@ pm|cmd)
     path\ *|*" path "*) echo "package:/data/app/~~r4nd0m==/com.example.app-1/base.apk" ;;
   esac ;;
 getprop)
-  if [ $# -eq 0 ]; then printf '[ro.build.version.sdk]: [34]\n[ro.product.model]: [Sandbox]\n'
-  else echo 34; fi ;;
+  case $1 in
+    '') printf '[ro.build.version.sdk]: [34]\n[ro.product.model]: [Sandbox]\n' ;;
+    ro.build.version.sdk) echo 34 ;;
+    ro.product.model) echo Sandbox ;;
+  esac ;;
 settings)
   [ "$1" = get ] && echo null ;;
 dumpsys)
@@ -273,10 +276,14 @@ def _link(path: pathlib.Path, target: str) -> None:
     os.symlink(target, path)
 
 
-def build_template(dest: pathlib.Path, shells: dict[str, pathlib.Path]) -> None:
+def build_template(dest: pathlib.Path, shells: dict) -> list[tuple[str, str]]:
     """Lays out the tree in `dest` (created) and hands it to the sandbox's uid 2000.
 
-    `shells` names the extracted binaries: `mksh`, `busybox`, `toybox`.
+    `shells` names the extracted binaries: `mksh`, `busybox`, `toybox` and the libraries they
+    need. Those are not copied for every run: they go to `dest.parent / "ro"`, the tree holds
+    empty files in their place, and the returned `(host path, path in the root)` pairs are
+    bind-mounted read-only over them by the sandbox, so a command can neither alter them nor
+    slow every run with a few megabytes of copying.
     """
     r = dest
     r.mkdir(parents=True)
@@ -345,7 +352,7 @@ def build_template(dest: pathlib.Path, shells: dict[str, pathlib.Path]) -> None:
         ("test/file", "t\n"),
         ("build/file", "b\n"),
         ("logs/l.txt", "l\n"),
-        ("scripts/s.sh", "# never run: rm -rf /\n"),
+        ("scripts/s.sh", "# never run: rm -rf /system\n"),
     ):
         _write(tmp / rel, body)
     _write(r / "data/cache/recovery/last_log", "recovery log\n")
@@ -353,10 +360,10 @@ def build_template(dest: pathlib.Path, shells: dict[str, pathlib.Path]) -> None:
     # Fake devices: regular files, no device node anywhere.
     dev = r / "dev"
     _write(dev / "null", b"")
-    _write(dev / "zero", bytes(1 << 20))
+    _write(dev / "zero", bytes(1 << 18))
     _write(dev / "urandom", os.urandom(1 << 16))
     for d in BLOCK_DEVICES:
-        _write(dev / "block" / d, f"FAKE BLOCK DEVICE {d}\n".encode() + bytes(65536))
+        _write(dev / "block" / d, f"FAKE BLOCK DEVICE {d}\n".encode() + bytes(16384))
     for name, d in PARTITIONS.items():
         _link(dev / "block/by-name" / name, f"/dev/block/{d}")
 
@@ -373,9 +380,20 @@ def build_template(dest: pathlib.Path, shells: dict[str, pathlib.Path]) -> None:
     # Programs: shells, toybox, busybox, stubs.
     bin_ = r / "system/bin"
     bin_.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(shells["mksh"], bin_ / "mksh")
-    shutil.copy2(shells["busybox"], bin_ / "busybox")
-    shutil.copy2(shells["toybox"], bin_ / "toybox")
+    ro = dest.parent / "ro"
+    binds: list[tuple[str, str]] = []
+
+    def read_only(src: str, rel: str) -> None:
+        host = ro / rel.lstrip("/")
+        host.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(os.path.realpath(src), host)
+        os.chmod(host, 0o755)
+        _write(r / rel.lstrip("/"), b"")
+        os.chmod(r / rel.lstrip("/"), 0o755)
+        binds.append((str(host), rel))
+
+    for name in ("mksh", "busybox", "toybox"):
+        read_only(str(shells[name]), f"/system/bin/{name}")
     _link(bin_ / "sh", "mksh")
     _write(bin_ / "android-stub", STUB)
     os.chmod(bin_ / "android-stub", 0o755)
@@ -392,10 +410,8 @@ def build_template(dest: pathlib.Path, shells: dict[str, pathlib.Path]) -> None:
             _link(bin_ / a, "busybox")
     # The glibc the dynamic mksh and toybox need (Android's are bionic, in /system).
     for lib in shells["libs"]:
-        target = r / str(lib).lstrip("/")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists():
-            shutil.copy2(os.path.realpath(lib), target)
+        if not (r / str(lib).lstrip("/")).exists():
+            read_only(str(lib), str(lib))
 
     # Everything belongs to the sandbox's shell uid.
     for dirpath, dirnames, filenames in os.walk(r):
@@ -403,3 +419,6 @@ def build_template(dest: pathlib.Path, shells: dict[str, pathlib.Path]) -> None:
             os.lchown(os.path.join(dirpath, n), SHELL_UID_OUTER, SHELL_UID_OUTER)
     os.lchown(r, SHELL_UID_OUTER, SHELL_UID_OUTER)
     os.chmod(r, 0o755)
+    for dirpath, _, _ in os.walk(ro):
+        os.chmod(dirpath, 0o755)
+    return binds
