@@ -1,0 +1,1 @@
+"""The sandbox that proves the guard corpora's labels with real shells (see runner.py)."""
