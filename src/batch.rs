@@ -10,6 +10,7 @@ pub mod export;
 pub mod record;
 pub mod recorder;
 pub mod runner;
+pub mod secrets;
 pub mod store;
 pub mod task;
 
@@ -84,6 +85,7 @@ pub struct Batch {
     recorder: Recorder,
     status: watch::Sender<BatchStatus>,
     active: Mutex<Option<Active>>,
+    typed: secrets::TypedSecrets,
 }
 
 impl std::fmt::Debug for Batch {
@@ -98,6 +100,7 @@ impl Batch {
     /// `root` is `paths.batch_dir()`; `registry` is the catalogue steps are checked against.
     pub fn new(root: PathBuf, registry: Registry) -> Batch {
         Batch {
+            typed: secrets::TypedSecrets::new(root.join("history-private")),
             store: Store::new(root),
             registry,
             recorder: Recorder::default(),
@@ -110,6 +113,20 @@ impl Batch {
         &self.store
     }
 
+    /// Keeps the real text of a call recorded as «password» (audit record `seq`) for a task
+    /// made from History, as long as History can hold the record (`window`: `history.size`).
+    /// Blocking file I/O.
+    pub fn keep_typed(&self, seq: u64, text: &str, window: usize) {
+        if let Err(e) = self.typed.keep(seq, text, window) {
+            tracing::warn!(seq, "a typed password was not kept for History: {e}");
+        }
+    }
+
+    /// The text the call recorded as `seq` typed, while it is kept (see [`Self::keep_typed`]).
+    pub fn typed_value(&self, seq: u64) -> Option<String> {
+        self.typed.get(seq)
+    }
+
     // --- tasks ---
 
     pub fn list(&self) -> Result<Vec<Task>, BatchError> {
@@ -120,14 +137,26 @@ impl Batch {
         self.store.get_task(id)
     }
 
-    /// Create or update. An update keeps the stored `createdAt` and `source`; saving under a
-    /// new id leaves the original untouched. Returns the task as stored.
+    /// Create or update. An update keeps the stored `createdAt` and `source`, and the private
+    /// part of each «password» step it leaves unchanged; saving under a new id leaves the
+    /// original untouched. Returns the task as stored.
     pub fn save(&self, mut task: Task) -> Result<Task, BatchError> {
         task.validate(&self.registry)?;
         match self.store.get_task(&task.id) {
             Ok(old) => {
                 task.created_at = old.created_at;
                 task.source = old.source;
+                // An edit that leaves a «password» step as it was keeps the value it stands for
+                // (no editor ever sees it, so none can send it back).
+                for (new, old) in task.steps.iter_mut().zip(old.steps) {
+                    if new.private.is_none()
+                        && new.tool == old.tool
+                        && new.arguments == old.arguments
+                        && crate::mcp::typed::is_placeholder(&new.arguments)
+                    {
+                        new.private = old.private;
+                    }
+                }
             }
             Err(BatchError::NotFound(_)) => {}
             Err(e) => return Err(e),
@@ -289,20 +318,31 @@ impl Batch {
         }
     }
 
-    /// Save a task made from a selection in the history (`source: history`), in the order
-    /// given. Batch tools are left out; the arguments are those the audit trail kept.
-    pub fn task_from_calls(&self, name: &str, calls: &[AuditRecord]) -> Result<Task, BatchError> {
-        self.save(Self::draft_from_calls(name, calls))
-    }
-
-    /// A new task (not yet saved) whose steps are `calls`, batch tools left out.
-    pub fn draft_from_calls(name: &str, calls: &[AuditRecord]) -> Task {
+    /// A task made from a selection in the history (`source: history`), in the order given.
+    /// Batch tools are left out; the arguments are those the audit trail kept. A call recorded
+    /// with «password» for its typed text gets the real value back from the typed-password
+    /// store (by its record's `seq`, 0 for none) into the step's private part. Returns the task
+    /// and the steps (0-based) whose value is no longer kept: they refuse to run rather than
+    /// type the placeholder. Blocking file I/O.
+    pub fn task_from_history(&self, name: &str, calls: &[AuditRecord]) -> (Task, Vec<usize>) {
+        let mut lost = Vec::new();
         let steps: Vec<Step> = calls
             .iter()
             .filter(|c| !task::is_batch_tool(&c.tool))
-            .map(|c| Step::new(c.tool.clone(), c.arguments.clone()))
+            .enumerate()
+            .map(|(i, c)| {
+                let mut step = Step::new(c.tool.clone(), c.arguments.clone());
+                let typed = self.registry.get(&c.tool).is_some_and(|t| t.types_text);
+                if typed && crate::mcp::typed::is_placeholder(&c.arguments) {
+                    match (c.seq > 0).then(|| self.typed_value(c.seq)).flatten() {
+                        Some(text) => step.private = Some(serde_json::json!({ "text": text })),
+                        None => lost.push(i),
+                    }
+                }
+                step
+            })
             .collect();
-        Task::new(None, name, steps, Source::History)
+        (Task::new(None, name, steps, Source::History), lost)
     }
 
     // --- for the runner ---

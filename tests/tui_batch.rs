@@ -606,6 +606,7 @@ mod live {
             level: spock_tui::mcp::registry::Level::SafeAction,
             transport: Transport::Http,
             arguments: json!({"key": "HOME"}),
+            audit_seq: None,
         };
         link.perform(BatchCmd::FromCalls {
             name: "from history".into(),

@@ -169,6 +169,7 @@ pub fn finished(
         decision,
         device: None,
         result,
+        record: id,
     })
 }
 

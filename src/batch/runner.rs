@@ -19,9 +19,15 @@ use crate::audit::scrub_binary;
 use crate::mcp::Core;
 use crate::mcp::events::{ClientId, Transport};
 use crate::mcp::result::ToolOutput;
-use crate::mcp::server::{Origin, call_in_run, call_tool_def};
+use crate::mcp::server::{Origin, call_in_run, call_step_typing_kept_password, call_tool_def};
 use crate::mcp::tools::batch::keep_screen_on_tool;
+use crate::mcp::typed::{hide_text, is_placeholder};
 use crate::redact::Audience;
+
+/// Why a step that stands for a password no longer kept does not run.
+pub const LOST_PASSWORD: &str = "this step typed a password field's text, which is no longer \
+     kept (the task holds only «password»): nothing was typed; edit the step's text or record \
+     it again";
 
 pub fn start(
     core: &Arc<Core>,
@@ -131,15 +137,38 @@ async fn execute(
         core.batch.update_live(&rec, i);
         let started_at = now();
         let t0 = Instant::now();
-        let done = call_in_run(
-            core,
-            step_origin.clone(),
-            &step.tool,
-            step.run_arguments(),
-            cancel.child_token(),
-            Some(rec.run_id.clone()),
-        )
-        .await;
+        let args = step.run_arguments();
+        // A step that would type «password» itself: the value it stands for is gone.
+        let lost =
+            core.registry.get(&step.tool).is_some_and(|t| t.types_text) && is_placeholder(&args);
+        // A kept password goes into a password field or nowhere.
+        let kept = step
+            .private
+            .as_ref()
+            .is_some_and(|p| p.get("text").is_some());
+        let done = if lost {
+            None
+        } else if kept {
+            call_step_typing_kept_password(
+                core,
+                step_origin.clone(),
+                &step.tool,
+                args,
+                cancel.child_token(),
+                rec.run_id.clone(),
+            )
+            .await
+        } else {
+            call_in_run(
+                core,
+                step_origin.clone(),
+                &step.tool,
+                args,
+                cancel.child_token(),
+                Some(rec.run_id.clone()),
+            )
+            .await
+        };
         let mut sr = StepRecord {
             index: i,
             tool: step.tool.clone(),
@@ -153,18 +182,16 @@ async fn execute(
             call_id: None,
         };
         match done {
+            None if lost => {
+                sr.outcome = StepOutcome::Refused;
+                sr.error = Some(LOST_PASSWORD.into());
+            }
             // The task was checked at start; a tool gone since then is still a step error.
             None => sr.error = Some(format!("`{}` is not a tool", step.tool)),
             Some(d) => {
                 sr.call_id = Some(d.call_id);
-                if d.typed_password
-                    && let Value::Object(map) = &mut sr.arguments
-                    && map.contains_key("text")
-                {
-                    map.insert(
-                        "text".into(),
-                        Value::String(crate::mcp::server::PASSWORD_PLACEHOLDER.into()),
-                    );
+                if d.typed_password {
+                    hide_text(&mut sr.arguments);
                 }
                 sr.outcome = d.outcome.into();
                 match d.result {

@@ -116,6 +116,12 @@ pub enum ServerEvent {
         device: Option<String>,
         arguments: Value,
     },
+    /// A running call's arguments as the person may now see them: text it types, withheld when
+    /// the call started, once the field is known to be no password field ([`super::typed`]).
+    CallArguments {
+        call_id: u64,
+        arguments: Value,
+    },
     CallFinished {
         call_id: u64,
         tool: String,
@@ -126,6 +132,8 @@ pub enum ServerEvent {
         /// The device the call resolved to (when it addressed one).
         device: Option<String>,
         result: Value,
+        /// The call's audit record (its `seq`): how History finds what the store keeps beside it.
+        record: u64,
     },
     ServerStateChanged {
         running: bool,

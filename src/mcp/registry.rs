@@ -123,6 +123,10 @@ pub struct ToolDef {
     /// Which calls of this safe tool are destructive, in a few words for the catalogue
     /// ("`overwrite: true` onto an existing file"); `None`: its level never changes.
     pub escalates_when: Option<&'static str>,
+    /// The tool types its `text` argument into a field on the device: the text is withheld
+    /// from every view until the tool knows the field is no password field
+    /// ([`crate::mcp::typed`]).
+    pub types_text: bool,
     runner: Runner,
     validator: Validator,
     escalator: Option<Escalator>,
@@ -182,6 +186,7 @@ impl Meta {
             input_schema: Arc::new(input_schema),
             output_schema: Arc::new(R::output_schema()),
             escalates_when: None,
+            types_text: false,
             runner,
             validator,
             escalator: None,
@@ -247,6 +252,12 @@ impl ToolDef {
             }
             _ => Ok(None),
         }
+    }
+
+    /// Declares that the tool types its `text` argument into a field (see [`Self::types_text`]).
+    pub fn typing_text(mut self) -> Self {
+        self.types_text = true;
+        self
     }
 
     pub fn in_group(mut self, group: HostGroup) -> Self {

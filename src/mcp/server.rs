@@ -23,6 +23,7 @@ use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transpo
 use super::lease::{Connection, Session};
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
+use super::typed::{TypedText, hide_text};
 use crate::audit::AuditRecord;
 use crate::redact::{Audience, redact_password_nodes};
 
@@ -53,13 +54,12 @@ pub struct Ctx {
     pub batch_run: Option<String>,
     /// A person approved this very call (a destructive tool, or a safe one's call escalated).
     pub approved: bool,
-    /// Set by a tool that typed this call's `text` into a password field: every record of
-    /// the call (audit trail, history, a recorded step) shows it as «password».
-    pub typed_password: Arc<std::sync::atomic::AtomicBool>,
+    /// The text this call types, withheld from every view until the tool finds the field is
+    /// no password field ([`Ctx::typing_into`]).
+    pub typed: Arc<TypedText>,
 }
 
-/// What a password field's typed text is shown as wherever the call is recorded.
-pub const PASSWORD_PLACEHOLDER: &str = "«password»";
+pub use super::typed::PASSWORD_PLACEHOLDER;
 
 /// A finished call, as the pipeline reports it.
 #[derive(Debug, Clone)]
@@ -68,8 +68,11 @@ pub struct CallOutcome {
     pub outcome: Outcome,
     pub decision: Option<Decision>,
     pub result: Result<ToolOutput, ToolError>,
-    /// The call typed its `text` into a password field: records show it as «password».
+    /// The call's typed `text` is withheld (a password field, or one not known to be plain):
+    /// records show it as «password».
     pub typed_password: bool,
+    /// The call's audit record (its `seq`).
+    pub record: u64,
 }
 
 fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
@@ -221,6 +224,26 @@ pub async fn call_in_run(
     run_call(core, origin, name, args, cancel, batch_run, false).await
 }
 
+/// [`call_in_run`] for a batch step whose `text` is a kept password (its private part): the
+/// tool types it into a password field or refuses, so an agent that runs the task cannot have
+/// the password typed where it can read it back.
+pub async fn call_step_typing_kept_password(
+    core: &Arc<Core>,
+    origin: Origin,
+    name: &str,
+    args: Value,
+    cancel: CancellationToken,
+    run_id: String,
+) -> Option<CallOutcome> {
+    let tool = core.registry.get(name)?.clone();
+    let opts = Opts {
+        batch_run: Some(run_id),
+        by_person: false,
+        kept_password: true,
+    };
+    Some(pipeline(core, origin, tool, args, cancel, opts).await)
+}
+
 /// A person's own action in the control centre (deleting a task, saving an edited one), as a
 /// call through the same pipeline: origin `tui`, validated, audited and shown like any call.
 /// The person's keypress at the control centre's own prompt is the approval, so a destructive
@@ -297,6 +320,35 @@ pub async fn call_tool_def(
     batch_run: Option<String>,
     by_person: bool,
 ) -> CallOutcome {
+    let opts = Opts {
+        batch_run,
+        by_person,
+        kept_password: false,
+    };
+    pipeline(core, origin, tool, args, cancel, opts).await
+}
+
+/// How a call came to be, beyond who made it.
+struct Opts {
+    batch_run: Option<String>,
+    by_person: bool,
+    /// The call's `text` is a kept password (see [`call_step_typing_kept_password`]).
+    kept_password: bool,
+}
+
+async fn pipeline(
+    core: &Arc<Core>,
+    origin: Origin,
+    tool: ToolDef,
+    args: Value,
+    cancel: CancellationToken,
+    opts: Opts,
+) -> CallOutcome {
+    let Opts {
+        batch_run,
+        by_person,
+        kept_password,
+    } = opts;
     let call_id = core.next_call_id();
     let args = match args {
         Value::Null => Value::Object(Map::new()),
@@ -309,6 +361,15 @@ pub async fn call_tool_def(
     core.count_call(origin.transport, &origin.client);
     let mut shown_args = args.clone();
     core.redactor.redact_json(&mut shown_args, Audience::Person);
+    // Typed text is withheld from the first event on, until the field is known to be plain.
+    let mut typed = TypedText::of(tool.types_text, &shown_args);
+    if kept_password {
+        typed = typed.password_only();
+    }
+    let typed = Arc::new(typed);
+    if typed.withholds() {
+        hide_text(&mut shown_args);
+    }
     // One time for a call wherever it is shown: when it started (live and in the audit trail).
     let at = Utc::now();
     core.emit(ServerEvent::CallStarted {
@@ -324,7 +385,6 @@ pub async fn call_tool_def(
     let started = Instant::now();
     let mut decision = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
-    let typed_password = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut ctx = Ctx {
         core: core.clone(),
         call_id,
@@ -335,7 +395,7 @@ pub async fn call_tool_def(
         pinned: None,
         batch_run: batch_run.clone(),
         approved: false,
-        typed_password: typed_password.clone(),
+        typed: typed.clone(),
     };
     // A safe tool's call that would destroy data is destructive for this call.
     let mut level = tool.level;
@@ -433,19 +493,18 @@ pub async fn call_tool_def(
         Err(e) => e.to_json(),
     };
     core.redactor.redact_json(&mut shown, Audience::Person);
-    // Text typed into a password field is recorded as «password» everywhere; a recording
-    // keeps the value in the step's private part so the task still replays it.
+    // Withheld text is recorded as «password» everywhere; a recording keeps the value in the
+    // step's private part, and the typed-password store beside the record, so a task made
+    // from either still replays it. Text shown to be plain goes back into the record.
+    let typed_password = typed.withholds();
     let mut recorded_args = args.clone();
     let mut private = None;
-    if typed_password.load(std::sync::atomic::Ordering::SeqCst) {
-        for a in [&mut shown_args, &mut recorded_args] {
-            if let Some(Value::Object(map)) = Some(a)
-                && map.contains_key("text")
-            {
-                map.insert("text".into(), Value::String(PASSWORD_PLACEHOLDER.into()));
-            }
-        }
+    if typed_password {
+        hide_text(&mut recorded_args);
         private = args.get("text").map(|t| serde_json::json!({ "text": t }));
+    } else if tool.types_text {
+        shown_args = args.clone();
+        core.redactor.redact_json(&mut shown_args, Audience::Person);
     }
     let mut record = AuditRecord::new(tool.name, level, origin.transport, shown_args);
     record.escalated = escalated;
@@ -474,7 +533,12 @@ pub async fn call_tool_def(
         );
     }
     // A destructive, denied or refused call's record is on disk before its answer goes back.
-    core.audit.append_answered(record).await;
+    let record = core.audit.append_answered(record).await;
+    if let Some(text) = private.as_ref().and_then(|p| p["text"].as_str()) {
+        let (c, text, window) = (core.clone(), text.to_string(), core.config().history.size);
+        let _ =
+            tokio::task::spawn_blocking(move || c.batch.keep_typed(record, &text, window)).await;
+    }
     // The control centre shows images as size and dimensions and can save them: it gets the
     // image content beside the JSON (the audit trail keeps only their size and hash).
     if let (Ok(out), Value::Object(map)) = (&result, &mut shown)
@@ -498,13 +562,15 @@ pub async fn call_tool_def(
         decision,
         device,
         result: shown,
+        record,
     });
     CallOutcome {
         call_id,
         outcome,
         decision,
         result,
-        typed_password: typed_password.load(std::sync::atomic::Ordering::SeqCst),
+        typed_password,
+        record,
     }
 }
 

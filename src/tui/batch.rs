@@ -46,6 +46,8 @@ pub struct PickedCall {
     pub level: Level,
     pub transport: Transport,
     pub arguments: Value,
+    /// The call's audit record (its `seq`): where a password it typed is found again.
+    pub audit_seq: Option<u64>,
 }
 
 /// What the loop does to `core.batch` on the person's behalf.
@@ -352,6 +354,7 @@ impl State {
                 level: r.level,
                 transport: r.transport,
                 arguments: r.arguments.clone(),
+                audit_seq: r.audit_seq,
             })
             .collect()
     }

@@ -192,7 +192,8 @@ async fn store_as_person(
     core: &Arc<Core>,
     task: crate::batch::Task,
 ) -> Result<crate::batch::Task, String> {
-    let tool = crate::mcp::tools::batch::store_new_task_tool();
+    // A step's private part (a password's text) goes inside the tool, never in the record.
+    let tool = crate::mcp::tools::batch::store_new_task_tool_keeping(&task.steps);
     let done =
         crate::mcp::server::call_def_as_person(core, tool, serde_json::json!({ "task": task }))
             .await;
@@ -207,6 +208,24 @@ async fn blocking<T: Send + 'static>(
     match tokio::task::spawn_blocking(f).await {
         Ok(r) => r.map_err(|e| e.to_string()),
         Err(e) => Err(format!("the batch store did not answer: {e}")),
+    }
+}
+
+/// What the footer says about steps whose password is no longer kept.
+fn lost_note(lost: &[usize]) -> String {
+    match lost {
+        [] => String::new(),
+        [i] => format!(
+            "; step {}'s password is no longer kept: it will not run until its text is edited",
+            i + 1
+        ),
+        _ => format!(
+            "; steps {}: their passwords are no longer kept: they will not run until their text is edited",
+            lost.iter()
+                .map(|i| (i + 1).to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -306,12 +325,26 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
         BatchCmd::FromCalls { name, calls } => {
             let records: Vec<AuditRecord> = calls
                 .into_iter()
-                .map(|p| AuditRecord::new(p.tool, p.level, p.transport, p.arguments))
+                .map(|p| {
+                    let mut r = AuditRecord::new(p.tool, p.level, p.transport, p.arguments);
+                    r.seq = p.audit_seq.unwrap_or(0);
+                    r
+                })
                 .collect();
-            let task = crate::batch::Batch::draft_from_calls(&name, &records);
+            let made =
+                tokio::task::spawn_blocking(move || c.batch.task_from_history(&name, &records))
+                    .await;
+            let Ok((task, lost)) = made else {
+                return failed("the batch store did not answer".into());
+            };
             match store_as_person(core, task).await {
                 Ok(task) => BatchReply::Saved {
-                    note: format!("made task {:?} from {} calls", task.name, task.steps.len()),
+                    note: format!(
+                        "made task {:?} from {} calls{}",
+                        task.name,
+                        task.steps.len(),
+                        lost_note(&lost)
+                    ),
                     task,
                 },
                 Err(e) => failed(e),

@@ -61,6 +61,8 @@ pub struct CallRecord {
     pub device: Option<String>,
     pub arguments: Value,
     pub finished: Option<Finished>,
+    /// The call's audit record (its `seq`), once it has one.
+    pub audit_seq: Option<u64>,
 }
 
 impl CallRecord {
@@ -98,6 +100,7 @@ impl CallRecord {
             device,
             arguments,
             finished,
+            audit_seq: None,
         }
     }
 
@@ -232,7 +235,7 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
         (None, Some(e)) => Payload::new(&serde_json::json!({ "error": e })),
         (None, None) => Payload::new(&Value::Null),
     };
-    CallRecord::new(
+    let mut c = CallRecord::new(
         at,
         r.tool,
         r.level,
@@ -246,7 +249,9 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
             decision: r.decision,
             result,
         }),
-    )
+    );
+    c.audit_seq = Some(r.seq);
+    c
 }
 
 /// The audit trail: what happened before this control centre started, across restarts.
@@ -331,7 +336,6 @@ impl History {
         self.push(r)
     }
 
-    /// A live call ended; false when its start was never seen (evicted or missed).
     /// The device a call resolved to (known only once it ran).
     pub fn set_device(&mut self, call_id: u64, device: Option<String>) {
         if let Some(r) = self
@@ -344,7 +348,22 @@ impl History {
         }
     }
 
-    pub fn finished(&mut self, call_id: u64, finished: Finished) -> bool {
+    /// A running call's arguments as the person may now see them (typed text shown once the
+    /// field is known to be no password field).
+    pub fn set_arguments(&mut self, call_id: u64, arguments: Value) {
+        if let Some(r) = self
+            .entries
+            .iter_mut()
+            .rev()
+            .find(|r| r.live && r.call_id == Some(call_id))
+        {
+            r.arguments = arguments;
+        }
+    }
+
+    /// A live call ended (its audit record is `record`); false when its start was never seen
+    /// (evicted or missed).
+    pub fn finished(&mut self, call_id: u64, finished: Finished, record: u64) -> bool {
         // Running calls are recent: search from the newest end.
         let Some(r) = self
             .entries
@@ -355,6 +374,7 @@ impl History {
             return false;
         };
         r.finished = Some(finished);
+        r.audit_seq = Some(record);
         true
     }
 
@@ -476,6 +496,7 @@ mod tests {
                 decision: None,
                 result: json!({}).into(),
             },
+            2,
         );
         for i in 3..=2000 {
             start(&mut h, i, "android_get_screen");
@@ -501,8 +522,8 @@ mod tests {
             decision: None,
             result: json!({"x": "NEEDLE"}).into(),
         };
-        assert!(h.finished(7, f.clone()));
-        assert!(!h.finished(99, f));
+        assert!(h.finished(7, f.clone(), 7));
+        assert!(!h.finished(99, f, 99));
         assert!(h.newest_first().next().unwrap().matches_lower("needle"));
         assert_eq!(h.running(), 0);
     }

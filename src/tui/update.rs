@@ -191,6 +191,11 @@ impl State {
                 );
                 self.refresh_matches_if_narrowed();
             }
+            // Text withheld at the start, now known to go into no password field.
+            ServerEvent::CallArguments { call_id, arguments } => {
+                self.history.set_arguments(call_id, arguments);
+                self.refresh_matches_if_narrowed();
+            }
             ServerEvent::CallFinished {
                 call_id,
                 tool,
@@ -199,7 +204,7 @@ impl State {
                 decision,
                 device,
                 result,
-                ..
+                record,
             } => {
                 if device.is_some() {
                     self.history.set_device(call_id, device);
@@ -222,6 +227,7 @@ impl State {
                         decision,
                         result: result.into(),
                     },
+                    record,
                 );
                 self.refresh_matches_if_narrowed();
             }

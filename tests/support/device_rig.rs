@@ -32,6 +32,15 @@ pub async fn rig_with(allow_all: bool, config: Config) -> Rig {
     }
 }
 
+impl Rig {
+    /// The virtual device's failure switches (hang a command, delay replies).
+    pub fn faults(&self) -> Arc<spock_tui::sim::faults::Faults> {
+        self._sim
+            .faults(&self.dev.serial())
+            .expect("the demo device")
+    }
+}
+
 /// A call as an anonymous stdio client would make it.
 pub fn origin() -> Origin {
     Origin {

@@ -24,6 +24,7 @@ use crate::uitree::{Candidate, NodeId, Rect, Selector, TreeOptions, UiTree};
 mod edit;
 mod scroll;
 
+pub use edit::focused_is_password;
 pub use scroll::{ScrollDir, scroll_swipe, scrollable_for};
 
 /// What to send back once the screen has settled after an action.
@@ -357,7 +358,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Focus a text field (testTag → description → text, or selector), optionally clear it, \
                           type text exactly, verify the field holds it, optionally submit (Enter).",
         }
-        .def(edit::type_into),
+        .def(edit::type_into)
+        .typing_text(),
         Meta {
             name: "android_perform_action",
             title: "Perform UI action",

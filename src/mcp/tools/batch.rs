@@ -307,27 +307,49 @@ pub struct StoreArgs {
 /// calls): not in the catalogue, but stored through the call pipeline as the person's call, so
 /// they are audited like any save. Only a new id is stored: nothing is replaced this way.
 pub fn store_new_task_tool() -> ToolDef {
+    store_new_task_tool_keeping(&[])
+}
+
+/// [`store_new_task_tool`] for a task whose steps have private parts (a password's real
+/// text): the parts travel inside the tool, never in its arguments, so the call's record (and
+/// everything that shows it) holds only what the task's record says. A part goes back onto
+/// the step it came from only while that step's tool is the same.
+pub fn store_new_task_tool_keeping(steps: &[Step]) -> ToolDef {
+    let private: Arc<Vec<(String, Option<serde_json::Value>)>> = Arc::new(
+        steps
+            .iter()
+            .map(|s| (s.tool.clone(), s.private.clone()))
+            .collect(),
+    );
     Meta {
         name: "android_batch_store",
         title: "Store a new batch task (control centre)",
         level: Level::SafeAction,
         description: "Store a new batch task made in the control centre.",
     }
-    .def(|ctx: Ctx, a: StoreArgs| async move {
-        let task = a.task;
-        let stored = blocking(&ctx.core, move |core| {
-            if !matches!(core.batch.get(&task.id), Err(BatchError::NotFound(_))) {
-                return Ok(None);
+    .def(move |ctx: Ctx, a: StoreArgs| {
+        let private = private.clone();
+        async move {
+            let mut task = a.task;
+            for (step, (tool, part)) in task.steps.iter_mut().zip(private.iter()) {
+                if step.tool == *tool {
+                    step.private = part.clone();
+                }
             }
-            core.batch.save(task).map(Some)
-        })
-        .await?;
-        let task =
-            stored.ok_or_else(|| ToolError::refused("a task with that id exists already"))?;
-        Ok(Saved {
-            task,
-            created: true,
-        })
+            let stored = blocking(&ctx.core, move |core| {
+                if !matches!(core.batch.get(&task.id), Err(BatchError::NotFound(_))) {
+                    return Ok(None);
+                }
+                core.batch.save(task).map(Some)
+            })
+            .await?;
+            let task =
+                stored.ok_or_else(|| ToolError::refused("a task with that id exists already"))?;
+            Ok(Saved {
+                task,
+                created: true,
+            })
+        }
     })
 }
 

@@ -218,6 +218,9 @@ async fn key(ctx: Ctx, a: KeyArgs) -> Result<WithImages<ActionOut>, ToolError> {
 async fn text(ctx: Ctx, a: TextArgs) -> Result<WithImages<ActionOut>, ToolError> {
     let word = check_text(&a.text)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
+    // The text goes into whatever is focused: a password field (or one that cannot be told
+    // in time) keeps it «password» everywhere, as the element tool does.
+    ctx.typing_into(super::actions::focused_is_password(&ctx, &dev).await)?;
     ctx.sh_ok(&dev, &format!("input text {word}")).await?;
     let out = ActionOut::new(dev.serial(), "input_text", "text");
     finish(&ctx, &dev, out, a.return_screen).await
@@ -275,7 +278,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Type ASCII text exactly into the focused field. Prefer android_input_text_into_element, \
                           which focuses and verifies the field.",
         }
-        .def(text),
+        .def(text)
+        .typing_text(),
         Meta {
             name: "android_pinch",
             title: "Pinch",

@@ -1,6 +1,8 @@
 //! Typing into a text field found by semantics: focus it with a tap, clear it when asked, type
 //! through `input text` (escaped by `guard`, so quotes, `$` and `;` arrive as typed), read the
 //! field back to verify, then submit with Enter when asked.
+use std::time::Duration;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -91,6 +93,30 @@ fn same_field(before: &UiTree, field: NodeId, after: &UiTree) -> Option<NodeId> 
     by_bounds.or_else(by_id).map(|n| n.id)
 }
 
+/// How long typing into "whatever is focused" looks for that field first. A dump slower than
+/// this (a busy real phone) decides nothing: the text stays withheld as a password's would.
+const FOCUS_LOOKUP: Duration = Duration::from_secs(5);
+
+/// Whether the focused text field is a password field, read from a UI dump taken now:
+/// `None` when that cannot be told in time (no dump, or no focused field in it), and then the
+/// caller keeps the text hidden.
+pub async fn focused_is_password(ctx: &Ctx, dev: &Device) -> Option<bool> {
+    let budget = FOCUS_LOOKUP.min(ctx.timeout());
+    let tree = tokio::time::timeout(budget, dump_raw(ctx, dev))
+        .await
+        .ok()?
+        .ok()?;
+    focused_field_is_password(&tree)
+}
+
+fn focused_field_is_password(tree: &UiTree) -> Option<bool> {
+    let focused: Vec<_> = tree.nodes().iter().filter(|n| n.focused).collect();
+    if focused.iter().any(|n| n.password) {
+        return Some(true);
+    }
+    focused.iter().any(|n| n.is_editable()).then_some(false)
+}
+
 pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, ToolError> {
     // Refused before the device is touched.
     let escaped = check_text(&a.text)?;
@@ -109,6 +135,10 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
             "the field {field} is off screen; bring it into view with android_scroll_to_element"
         )));
     }
+    // What the text goes into is known now, before anything is typed: a password field's
+    // text stays «password» everywhere, any other field's is shown from here on.
+    let password = tree.node(field).is_some_and(|n| n.password);
+    ctx.typing_into(Some(password))?;
     let mut out = ActionOut::new(dev.serial(), "input_text_into_element", "tap+text");
     press_node(&ctx, &dev, &tree, field, GestureKind::Tap, &mut out).await?;
     // The tap matched the field itself; report the match the agent named.
@@ -116,12 +146,6 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     out.acted_on = (field != id).then(|| node_out(&tree, field)).flatten();
     pause(&ctx, 150).await?;
     let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
-    let password = tree.node(field).is_some_and(|n| n.password);
-    if password {
-        // Recorded as «password» wherever the call is shown (audit, history, recordings).
-        ctx.typed_password
-            .store(true, std::sync::atomic::Ordering::SeqCst);
-    }
     if a.clear {
         clear(&ctx, &dev, &tree, field).await?;
     }
