@@ -863,3 +863,37 @@ async fn time_limit_stops_the_run_as_timed_out() {
     .await;
     assert!(zero.result.is_err());
 }
+
+/// The README's batch table is the registry's: every batch tool, at its declared level.
+#[test]
+fn the_readme_batch_table_is_the_registry() {
+    let readme =
+        std::fs::read_to_string(spock_tui::testdata::repo_root().join("README.md")).unwrap();
+    let section = readme
+        .split("## Batch tasks\n")
+        .nth(1)
+        .expect("the README has the section");
+    let rows: Vec<(String, String)> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with("| android_batch_"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").map(|c| c.trim_matches(['|', ' '])).collect();
+            (cells[0].to_string(), cells[1].to_string())
+        })
+        .collect();
+    let reg = spock_tui::mcp::tools::catalogue();
+    let mut declared: Vec<(String, String)> = reg
+        .all()
+        .iter()
+        .filter(|t| t.name.starts_with("android_batch_"))
+        .map(|t| (t.name.to_string(), t.level.label().to_lowercase()))
+        .collect();
+    let mut listed = rows.clone();
+    declared.sort();
+    listed.sort();
+    assert_eq!(
+        listed, declared,
+        "the README's batch table and the registry disagree"
+    );
+}
