@@ -790,6 +790,12 @@ async fn cancel_withdraws_a_pending_confirmation() {
         .find(|a| a.tool == "android_uninstall_app")
         .unwrap();
     assert_eq!(step.outcome, Outcome::Cancelled);
+    assert!(
+        step.error
+            .as_deref()
+            .is_some_and(|e| e.contains("batch run was stopped")),
+        "{step:?}"
+    );
 }
 
 /// The time limit: `batch.max_run_secs` caps every run (a run asking for more is told so and

@@ -219,7 +219,7 @@ async fn execute(
         }
         let interrupted = cancel.is_cancelled() && sr.outcome == StepOutcome::Cancelled;
         if interrupted && let Some(why) = stop_words(&stop) {
-            // The pipeline says "cancelled by the client"; the run's record says by what.
+            // The pipeline says the run was stopped; the run's record says by whom or what.
             sr.error = Some(format!("interrupted: the run was {why}"));
         }
         let failed = sr.outcome != StepOutcome::Ok;
