@@ -13,6 +13,7 @@ pub mod runner;
 pub mod secrets;
 pub mod store;
 pub mod task;
+pub mod verdict;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -26,6 +27,7 @@ pub use record::{
 };
 pub use recorder::Recording;
 pub use task::{Source, Step, Task, TaskDraft};
+pub use verdict::Stop;
 
 use crate::audit::AuditRecord;
 use crate::mcp::Core;
@@ -53,6 +55,10 @@ pub enum BatchError {
     Busy(String),
     #[error("run {0} is still running; cancel it first")]
     StillRunning(String),
+    #[error("run {run_id} is not running: it ended {state}")]
+    NotRunning { run_id: String, state: &'static str },
+    #[error("no batch run is running")]
+    Idle,
     #[error("a recording is already open")]
     AlreadyRecording,
     #[error("no recording is open")]
@@ -69,14 +75,18 @@ pub enum BatchError {
 pub struct RunOptions {
     /// `svc power stayon true` for the run, restoring the previous setting after.
     pub keep_screen_on: bool,
+    /// Seconds the run may take, start to end; None (or more than `batch.max_run_secs`) is
+    /// `batch.max_run_secs`.
+    pub time_limit_secs: Option<u64>,
 }
 
-/// The run in progress: its live record (history readers see it before it reaches disk) and
-/// the token that stops it.
+/// The run in progress: its live record (history readers see it before it reaches disk), the
+/// token that stops it and why it was stopped (the first cause wins).
 #[derive(Debug)]
 pub(crate) struct Active {
     pub record: RunRecord,
     pub cancel: CancellationToken,
+    pub stop: Arc<Mutex<Option<Stop>>>,
 }
 
 pub struct Batch {
@@ -201,16 +211,65 @@ impl Batch {
         self.status.subscribe()
     }
 
-    /// Stop `run_id` at the next step boundary, cancelling the step in flight. False when that
-    /// run is not running.
-    pub fn cancel(&self, run_id: &str) -> bool {
+    /// Cancel `run_id` (None: the run in progress, there is at most one) for `by`: the step in
+    /// flight is interrupted (a wait ends, a confirmation on screen is withdrawn), no further
+    /// step starts, and the run ends `cancelled`. Returns the run's id; an id that is not the
+    /// running one is [`BatchError::NotRunning`] (or `RunNotFound`), nothing running `Idle`.
+    pub fn cancel(&self, run_id: Option<&str>, by: &str) -> Result<String, BatchError> {
+        let wanted = run_id.map(str::to_string).or_else(|| self.running_id());
+        let Some(id) = wanted else {
+            return Err(BatchError::Idle);
+        };
+        if self.stop(&id, Stop::Cancelled { by: by.into() }) {
+            return Ok(id);
+        }
+        match self.store.get_run(&id) {
+            Ok(rec) => Err(BatchError::NotRunning {
+                run_id: id,
+                state: rec.state.label(),
+            }),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Stop `run_id` for `why` (a cancel, the time limit). False when it is not running.
+    pub(crate) fn stop(&self, run_id: &str, why: Stop) -> bool {
         match self.active.lock().ok().as_deref() {
             Some(Some(a)) if a.record.run_id == run_id => {
+                if let Ok(mut cause) = a.stop.lock() {
+                    cause.get_or_insert(why);
+                }
                 a.cancel.cancel();
                 true
             }
             _ => false,
         }
+    }
+
+    /// The id of the run in progress.
+    pub fn running_id(&self) -> Option<String> {
+        self.active
+            .lock()
+            .ok()
+            .and_then(|a| a.as_ref().map(|a| a.record.run_id.clone()))
+    }
+
+    /// Wait (at most `bound`) until `run_id` is no longer running; then its record.
+    pub async fn finished(
+        &self,
+        run_id: &str,
+        bound: std::time::Duration,
+    ) -> Result<RunRecord, BatchError> {
+        let mut rx = self.subscribe_status();
+        let _ = tokio::time::timeout(bound, async {
+            while self.running_id().as_deref() == Some(run_id) {
+                if rx.changed().await.is_err() {
+                    break;
+                }
+            }
+        })
+        .await;
+        self.history_get(run_id)
     }
 
     /// Newest first; the run in progress included.
@@ -355,12 +414,15 @@ impl Batch {
         if let Some(a) = slot.as_ref() {
             return Err(BatchError::Busy(a.record.run_id.clone()));
         }
+        // Read first: a borrow held across send_replace would deadlock the watch.
+        let last_run = self.status.borrow().last_run.clone();
         self.status.send_replace(BatchStatus {
             state: RunnerState::Running,
             current_task_id: active.record.task_id.clone(),
             current_run_id: Some(active.record.run_id.clone()),
             current_step_index: 0,
             total_steps: active.record.total_steps,
+            last_run,
         });
         *slot = Some(active);
         Ok(())
@@ -380,12 +442,16 @@ impl Batch {
         });
     }
 
+    /// The run is over: free the runner, and say how it ended in the status (`lastRun`).
     pub(crate) fn release(&self, run_id: &str) {
         if let Ok(mut slot) = self.active.lock()
             && slot.as_ref().is_some_and(|a| a.record.run_id == run_id)
         {
-            *slot = None;
-            self.status.send_replace(BatchStatus::default());
+            let last = slot.take().map(|a| a.record.summary());
+            self.status.send_replace(BatchStatus {
+                last_run: last,
+                ..BatchStatus::default()
+            });
         }
     }
 }

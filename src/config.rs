@@ -25,6 +25,7 @@ pub struct Config {
     pub audit: AuditConfig,
     pub device: DeviceConfig,
     pub redaction: RedactionConfig,
+    pub batch: BatchConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,6 +64,17 @@ pub struct DeviceConfig {
     pub adb: Vec<String>,
     pub command_timeout_ms: u64,
 }
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchConfig {
+    /// Every batch run stops (`timed_out`) after this many seconds; a run may ask for less
+    /// (`timeLimitSecs`), never more. Read when a run starts.
+    pub max_run_secs: u64,
+}
+
+/// The largest `batch.max_run_secs` accepted: a day.
+pub const MAX_BATCH_RUN_SECS: u64 = 86_400;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -165,6 +177,11 @@ impl Config {
         if self.server.max_body_bytes < 1024 {
             return Err("server.max_body_bytes must be at least 1024".into());
         }
+        if self.batch.max_run_secs == 0 || self.batch.max_run_secs > MAX_BATCH_RUN_SECS {
+            return Err(format!(
+                "batch.max_run_secs must be between 1 and {MAX_BATCH_RUN_SECS}"
+            ));
+        }
         crate::redact::Redactor::new(&self.redaction.rules)
             .map_err(|e| format!("redaction.rules: {e}"))?;
         Ok(())
@@ -260,6 +277,15 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("confirm_timeout_secs"), "{e}");
+        for bad in ["0", "86401"] {
+            let e = Config::from_user_toml(&format!("[batch]\nmax_run_secs = {bad}\n"), "u.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("batch.max_run_secs"), "{e}");
+        }
+        let c = Config::from_user_toml("[batch]\nmax_run_secs = 30\n", "u.toml").unwrap();
+        assert_eq!(c.batch.max_run_secs, 30);
+        assert_eq!(Config::default_config().batch.max_run_secs, 600);
     }
 
     #[test]

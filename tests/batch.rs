@@ -1,11 +1,14 @@
 //! Batch tasks in-process against the virtual device: a recording replayed on a fresh device
 //! ends in the same state; each step meets its own tool's checks (a destructive step with
-//! nobody to approve is denied and the app stays, a disabled tool refuses), runs are
-//! cancellable at once, one run at a time, and keepScreenOn restores the device's setting.
+//! nobody to approve is denied and the app stays, a disabled tool refuses), a run with any
+//! step that did not end ok is never `succeeded` anywhere it is reported, runs are cancellable
+//! at once (`android_batch_cancel`: a wait ends, a confirmation is withdrawn) and stop at their
+//! time limit, one run at a time, and keepScreenOn restores the device's setting.
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
+use spock_tui::batch::runner::RUN_END_TOOL;
 use spock_tui::batch::{
     BatchError, BatchStatus, RunOptions, RunRecord, RunState, RunnerState, Source, Step,
     StepOutcome, Task,
@@ -130,7 +133,10 @@ async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
         .into_iter()
         .filter(|r| r.batch_run.as_deref() == Some(run_id.as_str()))
         .collect();
-    assert_eq!(linked.len(), 3);
+    // Three steps, then the record that closes the run.
+    assert_eq!(linked.len(), 4);
+    assert_eq!(linked[3].tool, RUN_END_TOOL);
+    assert_eq!(linked[3].outcome, Outcome::Ok);
     assert!(linked.iter().all(|r| r.transport == Transport::Batch));
     // Replaying while recording does not record the replay.
     b.core.batch.start_recording("nothing").unwrap();
@@ -194,7 +200,15 @@ async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
         .run(&r.core, task(lenient), origin(), RunOptions::default())
         .unwrap();
     let rec = finished(&r.core, &run_id).await;
-    assert_eq!(rec.state, RunState::Succeeded);
+    // The run went on past the denial, and it did not succeed: a step was denied.
+    assert_eq!(rec.state, RunState::Failed, "{rec:?}");
+    assert_eq!(rec.failed_steps, [1]);
+    assert_eq!(rec.stopped_at_step, None, "nothing was left unrun");
+    let why = rec.stopped_reason.clone().unwrap_or_default();
+    assert!(
+        why.starts_with("step 2 (android_uninstall_app) denied"),
+        "{why}"
+    );
     assert_eq!(rec.steps[1].outcome, StepOutcome::Denied);
     assert_eq!(rec.steps[2].outcome, StepOutcome::Ok);
     assert_eq!(
@@ -205,6 +219,76 @@ async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
     assert!(r.dev.is_installed("com.example.shop"));
     let zip = r.core.batch.export(&run_id, |_| {}).unwrap();
     assert_eq!(&zip[..2], b"PK");
+    assert_reported_everywhere(
+        &r.core,
+        &run_id,
+        "failed",
+        Some("step 2 (android_uninstall_app) denied"),
+    )
+    .await;
+}
+
+/// Every place a run's end is reported says `state` (and the reason, when given): the status'
+/// `lastRun`, the history list and get, the export's run.json and the run's closing audit record.
+async fn assert_reported_everywhere(
+    core: &Arc<Core>,
+    run_id: &str,
+    state: &str,
+    why: Option<&str>,
+) {
+    let status = ok(core, "android_batch_status", json!({})).await;
+    assert_eq!(status["lastRun"]["runId"], run_id, "{status}");
+    assert_eq!(status["lastRun"]["state"], state, "{status}");
+    let list = ok(core, "android_batch_history_list", json!({})).await;
+    let line = list["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["runId"] == run_id)
+        .cloned()
+        .unwrap();
+    assert_eq!(line["state"], state, "{line}");
+    let got = ok(core, "android_batch_history_get", json!({"runId": run_id})).await;
+    assert_eq!(got["state"], state, "{got}");
+    let exp = ok(
+        core,
+        "android_batch_history_export",
+        json!({"runId": run_id}),
+    )
+    .await;
+    let zip = base64::Engine::decode(
+        &base64::engine::general_purpose::STANDARD,
+        exp["zipBase64"].as_str().unwrap(),
+    )
+    .unwrap();
+    let mut z = zip::ZipArchive::new(std::io::Cursor::new(zip)).unwrap();
+    let inner: Value = serde_json::from_reader(z.by_name("run.json").unwrap()).unwrap();
+    assert_eq!(inner["state"], state);
+    let end: Vec<_> = core
+        .audit
+        .snapshot()
+        .into_iter()
+        .filter(|a| a.batch_run.as_deref() == Some(run_id) && a.tool == RUN_END_TOOL)
+        .collect();
+    assert_eq!(end.len(), 1, "one closing record");
+    let outcome = match state {
+        "succeeded" => Outcome::Ok,
+        "failed" => Outcome::Error,
+        "cancelled" => Outcome::Cancelled,
+        _ => Outcome::Timeout,
+    };
+    assert_eq!(end[0].outcome, outcome, "{:?}", end[0]);
+    assert_eq!(end[0].result.as_ref().unwrap()["state"], state);
+    if let Some(why) = why {
+        for said in [
+            &line["stoppedReason"],
+            &got["stoppedReason"],
+            &inner["stoppedReason"],
+        ] {
+            assert!(said.as_str().is_some_and(|s| s.contains(why)), "{said}");
+        }
+        assert!(end[0].error.as_deref().is_some_and(|e| e.contains(why)));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -274,17 +358,28 @@ async fn cancel_stops_at_once_and_one_run_at_a_time() {
     let status = r.core.batch.status();
     assert_eq!(status.state, RunnerState::Running);
     assert_eq!((status.current_step_index, status.total_steps), (0, 2));
-    assert!(!r.core.batch.cancel("run_other"));
+    assert!(r.core.batch.cancel(Some("run_other"), "test").is_err());
     let t0 = std::time::Instant::now();
-    assert!(r.core.batch.cancel(&run_id));
+    assert_eq!(
+        r.core.batch.cancel(None, "test").as_deref(),
+        Ok(run_id.as_str())
+    );
     let rec = finished(&r.core, &run_id).await;
     assert!(
         t0.elapsed() < Duration::from_secs(5),
         "cancel waited for the pause"
     );
     assert_eq!(rec.state, RunState::Cancelled);
+    assert_eq!(
+        rec.stopped_at_step,
+        Some(1),
+        "stopped in the pause before step 2"
+    );
     assert_eq!(rec.steps[1].outcome, StepOutcome::Skipped);
-    assert_eq!(r.core.batch.status(), BatchStatus::default());
+    let status = r.core.batch.status();
+    assert_eq!(status.state, RunnerState::Idle);
+    assert_eq!(status.current_run_id, None);
+    assert_eq!(status.last_run.map(|l| l.state), Some(RunState::Cancelled));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -311,6 +406,7 @@ async fn keep_screen_on_restores_the_previous_setting() {
             origin(),
             RunOptions {
                 keep_screen_on: true,
+                ..RunOptions::default()
             },
         )
         .unwrap();
@@ -374,6 +470,7 @@ async fn keep_screen_on_meets_the_access_switches() {
             origin(),
             RunOptions {
                 keep_screen_on: true,
+                ..RunOptions::default()
             },
         )
         .unwrap();
@@ -462,6 +559,7 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
             origin(),
             RunOptions {
                 keep_screen_on: true,
+                ..RunOptions::default()
             },
         )
         .unwrap();
@@ -518,4 +616,290 @@ async fn a_person_denying_the_destructive_step_stops_the_run() {
         [StepOutcome::Ok, StepOutcome::Denied, StepOutcome::Skipped]
     );
     assert!(r.dev.is_installed("com.example.shop"));
+}
+
+/// Start `steps` inline through the tool, as an agent does; its answer.
+async fn run_inline(core: &Arc<Core>, steps: Value, extra: Value) -> Value {
+    let mut args = json!({ "name": "t", "steps": steps });
+    if let (Value::Object(a), Value::Object(e)) = (&mut args, extra) {
+        a.extend(e);
+    }
+    ok(core, "android_batch_run_inline", args).await
+}
+
+/// Wait until the run has recorded `n` steps (the next one is then in flight or waited for).
+async fn steps_recorded(core: &Arc<Core>, run_id: &str, n: usize) {
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while core
+            .batch
+            .history_get(run_id)
+            .map(|h| h.steps.len())
+            .unwrap_or(0)
+            < n
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("steps ran");
+}
+
+/// A step waiting in its tool (a 60 s wait for an element that never comes) is interrupted
+/// by android_batch_cancel: the run ends `cancelled` at that step, the rest skipped, and the
+/// cancel answers with that state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_tool_interrupts_a_waiting_step() {
+    let r = rig().await;
+    let started = run_inline(
+        &r.core,
+        json!([
+            {"tool": "android_press_key", "arguments": {"key": "HOME"}},
+            {"tool": "android_wait_for_element", "arguments": {"element": "never there", "timeoutMs": 60000}},
+            {"tool": "android_take_screenshot", "arguments": {}},
+        ]),
+        json!({}),
+    )
+    .await;
+    let run_id = started["runId"].as_str().unwrap().to_string();
+    assert_eq!(
+        started["timeLimitSecs"], 600,
+        "the configured maximum by default"
+    );
+    steps_recorded(&r.core, &run_id, 1).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let t0 = std::time::Instant::now();
+    let done = stdio_call(&r.core, "android_batch_cancel", json!({ "runId": run_id })).await;
+    let out = done.result.expect("cancelled").json;
+    assert!(
+        t0.elapsed() < Duration::from_secs(20),
+        "the wait was not interrupted"
+    );
+    assert_eq!(out["state"], "cancelled", "{out}");
+    assert_eq!(out["stoppedAtStep"], 1, "{out}");
+    let rec = r.core.batch.history_get(&run_id).unwrap();
+    let outcomes: Vec<StepOutcome> = rec.steps.iter().map(|s| s.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [
+            StepOutcome::Ok,
+            StepOutcome::Cancelled,
+            StepOutcome::Skipped
+        ]
+    );
+    assert!(rec.failed_steps.is_empty(), "{rec:?}");
+    let why = rec.stopped_reason.clone().unwrap();
+    assert!(
+        why.contains("cancelled by an unnamed client (stdio) at step 2 (android_wait_for_element)"),
+        "{why}"
+    );
+    assert!(
+        rec.steps[1]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("cancelled by")
+    );
+    assert_reported_everywhere(&r.core, &run_id, "cancelled", Some("at step 2")).await;
+    // The cancel itself is a call on record, a safe action.
+    let audited = r.core.audit.snapshot();
+    let c = audited
+        .iter()
+        .find(|a| a.tool == "android_batch_cancel")
+        .unwrap();
+    assert_eq!(
+        (c.outcome, c.level),
+        (Outcome::Ok, spock_tui::mcp::registry::Level::SafeAction)
+    );
+
+    // Nothing left to cancel: each says why, and none is a success.
+    let again = stdio_call(&r.core, "android_batch_cancel", json!({ "runId": run_id })).await;
+    let e = again.result.expect_err("not running");
+    assert!(
+        e.message.contains("not running") && e.message.contains("cancelled"),
+        "{}",
+        e.message
+    );
+    let idle = stdio_call(&r.core, "android_batch_cancel", json!({})).await;
+    assert!(
+        idle.result
+            .expect_err("idle")
+            .message
+            .contains("no batch run is running")
+    );
+    let unknown = stdio_call(
+        &r.core,
+        "android_batch_cancel",
+        json!({"runId": "run_nope"}),
+    )
+    .await;
+    assert!(unknown.result.is_err());
+}
+
+/// A step waiting for the person's confirmation: the cancel withdraws the request (its asker
+/// stops waiting, so the control centre drops the modal), a late yes runs nothing, and the run
+/// ends `cancelled` at that step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_withdraws_a_pending_confirmation() {
+    let r = rig().await;
+    let mut asks = r.core.confirmer.attach();
+    let run_id = r
+        .core
+        .batch
+        .run(
+            &r.core,
+            task(launch_uninstall_screenshot()),
+            origin(),
+            RunOptions::default(),
+        )
+        .unwrap();
+    let req = tokio::time::timeout(Duration::from_secs(20), asks.recv())
+        .await
+        .unwrap()
+        .expect("the destructive step asks");
+    assert_eq!(req.ask.tool, "android_uninstall_app");
+    assert!(!req.is_abandoned());
+    let out = stdio_call(&r.core, "android_batch_cancel", json!({}))
+        .await
+        .result
+        .expect("cancelled")
+        .json;
+    assert_eq!(out["state"], "cancelled");
+    assert_eq!(out["stoppedAtStep"], 1);
+    assert!(
+        req.is_abandoned(),
+        "the confirmation is withdrawn, not left on screen"
+    );
+    req.answer(true); // too late: nobody is waiting for it
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(r.dev.is_installed("com.example.shop"));
+    let rec = r.core.batch.history_get(&run_id).unwrap();
+    let outcomes: Vec<StepOutcome> = rec.steps.iter().map(|s| s.outcome).collect();
+    assert_eq!(
+        outcomes,
+        [
+            StepOutcome::Ok,
+            StepOutcome::Cancelled,
+            StepOutcome::Skipped
+        ]
+    );
+    let step = r
+        .core
+        .audit
+        .snapshot()
+        .into_iter()
+        .find(|a| a.tool == "android_uninstall_app")
+        .unwrap();
+    assert_eq!(step.outcome, Outcome::Cancelled);
+    assert!(
+        step.error
+            .as_deref()
+            .is_some_and(|e| e.contains("batch run was stopped")),
+        "{step:?}"
+    );
+}
+
+/// The time limit: `batch.max_run_secs` caps every run (a run asking for more is told so and
+/// gets the maximum), a run may ask for less, and when it runs out the run stops as a cancel
+/// does, ending `timed_out` at the step it was in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn time_limit_stops_the_run_as_timed_out() {
+    let mut cfg = Config::default_config();
+    cfg.batch.max_run_secs = 30;
+    let r = rig_with(false, cfg).await;
+    let mut long = Step::new("android_press_key", json!({"key": "HOME"}));
+    long.wait_ms = Some(60_000);
+    let steps = json!([long, {"tool": "android_take_screenshot", "arguments": {}}]);
+    let started = run_inline(&r.core, steps.clone(), json!({ "timeLimitSecs": 1 })).await;
+    assert_eq!(started["timeLimitSecs"], 1);
+    assert!(started.get("note").is_none());
+    let run_id = started["runId"].as_str().unwrap().to_string();
+    let rec = finished(&r.core, &run_id).await;
+    assert_eq!(rec.state, RunState::TimedOut, "{rec:?}");
+    assert_eq!(rec.time_limit_secs, 1);
+    assert_eq!(
+        rec.stopped_at_step,
+        Some(1),
+        "stopped in the pause before step 2"
+    );
+    assert_eq!(rec.steps[1].outcome, StepOutcome::Skipped);
+    assert_reported_everywhere(&r.core, &run_id, "timed_out", Some("time limit of 1 s")).await;
+
+    // More than the maximum: capped, and said so.
+    let started = run_inline(&r.core, steps, json!({ "timeLimitSecs": 100000 })).await;
+    assert_eq!(started["timeLimitSecs"], 30);
+    assert!(
+        started["note"]
+            .as_str()
+            .unwrap()
+            .contains("batch.max_run_secs")
+    );
+    let run_id = started["runId"].as_str().unwrap();
+    r.core.batch.cancel(Some(run_id), "test").unwrap();
+    assert_eq!(finished(&r.core, run_id).await.state, RunState::Cancelled);
+
+    // The configured maximum applies to a run that names no limit, and interrupts a step in
+    // flight (here a step waiting for an element).
+    let mut cfg = Config::default_config();
+    cfg.batch.max_run_secs = 1;
+    let r = rig_with(false, cfg).await;
+    let started = run_inline(
+        &r.core,
+        json!([{"tool": "android_wait_for_element", "arguments": {"element": "never there", "timeoutMs": 60000}}]),
+        json!({}),
+    )
+    .await;
+    let run_id = started["runId"].as_str().unwrap().to_string();
+    let rec = finished(&r.core, &run_id).await;
+    assert_eq!(rec.state, RunState::TimedOut, "{rec:?}");
+    assert_eq!(rec.stopped_at_step, Some(0));
+    assert_eq!(rec.steps[0].outcome, StepOutcome::Cancelled);
+    assert!(
+        rec.steps[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("time limit")
+    );
+    // Zero is not a limit.
+    let zero = stdio_call(
+        &r.core,
+        "android_batch_run_inline",
+        json!({"steps": [{"tool": "android_press_key", "arguments": {"key": "HOME"}}], "timeLimitSecs": 0}),
+    )
+    .await;
+    assert!(zero.result.is_err());
+}
+
+/// The README's batch table is the registry's: every batch tool, at its declared level.
+#[test]
+fn the_readme_batch_table_is_the_registry() {
+    let readme =
+        std::fs::read_to_string(spock_tui::testdata::repo_root().join("README.md")).unwrap();
+    let section = readme
+        .split("## Batch tasks\n")
+        .nth(1)
+        .expect("the README has the section");
+    let rows: Vec<(String, String)> = section
+        .lines()
+        .take_while(|l| !l.starts_with("## "))
+        .filter(|l| l.starts_with("| android_batch_"))
+        .map(|l| {
+            let cells: Vec<&str> = l.split(" | ").map(|c| c.trim_matches(['|', ' '])).collect();
+            (cells[0].to_string(), cells[1].to_string())
+        })
+        .collect();
+    let reg = spock_tui::mcp::tools::catalogue();
+    let mut declared: Vec<(String, String)> = reg
+        .all()
+        .iter()
+        .filter(|t| t.name.starts_with("android_batch_"))
+        .map(|t| (t.name.to_string(), t.level.label().to_lowercase()))
+        .collect();
+    let mut listed = rows.clone();
+    declared.sort();
+    listed.sort();
+    assert_eq!(
+        listed, declared,
+        "the README's batch table and the registry disagree"
+    );
 }

@@ -56,7 +56,7 @@ fn run(id: &str, task: &Task, state: RunState, secs: i64, ran: usize, ok: usize)
         )
     });
     RunRow {
-        stopped,
+        stopped: stopped.clone(),
         summary: RunSummary {
             run_id: id.into(),
             task_id: Some(task.id.clone()),
@@ -66,6 +66,9 @@ fn run(id: &str, task: &Task, state: RunState, secs: i64, ran: usize, ok: usize)
             finished_at: (state != RunState::Processing).then(|| stamp(secs + 4)),
             total_steps: task.steps.len(),
             steps_run: ran,
+            stopped_reason: stopped.clone(),
+            stopped_at_step: None,
+            failed_steps: Vec::new(),
         },
         ok,
     }
@@ -103,6 +106,7 @@ fn running() -> BatchData {
         current_run_id: Some("run_3".into()),
         current_step_index: 1,
         total_steps: 5,
+        last_run: None,
     };
     d.current_tool = Some("android_tap".into());
     d
@@ -753,6 +757,82 @@ mod live {
             BatchReply::Failed { .. }
         ));
     }
+
+    /// The person's `x` on the Batch screen is android_batch_cancel through the pipeline, as
+    /// the person's call (audited, origin `tui`; access switches, which govern agents, do not
+    /// stop it): the run stops in its pause and the screen shows it `cancelled`, by whom and
+    /// where.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_persons_cancel_goes_through_the_pipeline() {
+        let sim = start(SimOptions::adb_server_only(vec![Arc::new(
+            SimDevice::demo(),
+        )]))
+        .await
+        .expect("sim");
+        let port = sim.adb_server.expect("adb server").port();
+        let tmp = tempfile::tempdir().expect("tmp");
+        let core = core_on(&tmp, port);
+        core.access.set_enabled(
+            core.registry.get("android_batch_cancel").expect("tool"),
+            false,
+        );
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let link = BatchLink::spawn(&core, &tx);
+        next_batch(&mut rx, "an empty store", |_| true).await;
+        let mut pause = Step::new("android_press_key", json!({"key": "HOME"}));
+        pause.wait_ms = Some(60_000);
+        let t = Task::new(
+            Some("slow".into()),
+            "Slow",
+            vec![pause, Step::new("android_take_screenshot", json!({}))],
+            Source::Manual,
+        );
+        core.batch.save(t).expect("saved");
+        link.perform(BatchCmd::Run {
+            task_id: "slow".into(),
+        });
+        assert!(matches!(next_reply(&mut rx).await, BatchReply::Done(_)));
+        let d = next_batch(&mut rx, "the run in its pause", |d| {
+            d.runs.first().is_some_and(|r| r.summary.steps_run == 1)
+                && d.status.current_run_id.is_some()
+        })
+        .await;
+        let run_id = d.status.current_run_id.clone().unwrap();
+        link.perform(BatchCmd::Cancel {
+            run_id: run_id.clone(),
+        });
+        let reply = next_reply(&mut rx).await;
+        assert!(
+            matches!(&reply, BatchReply::Done(n) if n.contains("cancelled by the person at the control centre at step 2")),
+            "{reply:?}"
+        );
+        let d = next_batch(&mut rx, "the cancelled run", |d| {
+            d.runs
+                .first()
+                .is_some_and(|r| r.summary.state != RunState::Processing)
+        })
+        .await;
+        let r = &d.runs[0];
+        assert_eq!(r.summary.state, RunState::Cancelled, "{r:?}");
+        assert_eq!(r.summary.stopped_at_step, Some(1));
+        assert!(
+            r.stopped
+                .as_deref()
+                .is_some_and(|w| w.contains("step 2 (android_take_screenshot)"))
+        );
+        let recs = core.audit.recent(50);
+        let c = recs
+            .iter()
+            .find(|r| r.tool == "android_batch_cancel")
+            .unwrap_or_else(|| panic!("the cancel is not on record: {recs:?}"));
+        assert_eq!(
+            (c.transport, c.outcome),
+            (Transport::Tui, Outcome::Ok),
+            "{c:?}"
+        );
+        assert!(c.client.starts_with("control centre/"), "{c:?}");
+        assert_eq!(c.arguments["runId"], run_id.as_str());
+    }
 }
 
 #[test]
@@ -779,4 +859,35 @@ fn a_failed_run_shows_its_step_and_error_and_says_so() {
     s.notices.clear();
     s.update(Event::Batch(d));
     assert_eq!(s.notice(), None);
+}
+
+/// A run stopped by its time limit or cancelled shows so, with why under its line, and says so
+/// in the footer; while a run is in progress the footer offers the cancel key from the keymap.
+#[test]
+fn timed_out_and_cancelled_runs_say_why() {
+    let mut s = on_batch(running());
+    let footer = render(&mut s, 80, 24);
+    let last = footer.lines().last().unwrap_or("").to_string();
+    assert!(
+        last.contains(" x ") && last.contains("cancel run"),
+        "{last}"
+    );
+    let mut d = running();
+    let smoke = d.tasks[1].clone();
+    let mut r = run("run_3", &smoke, RunState::TimedOut, 0, 2, 2);
+    r.stopped = Some("stopped by its time limit of 600 s at step 3 (android_tap)".into());
+    d.runs[0] = r;
+    d.status = BatchStatus::default();
+    s.update(Event::Batch(d));
+    let screen = render(&mut s, 80, 24);
+    assert!(screen.contains("timed out"), "{screen}");
+    assert!(
+        screen.contains("↳ stopped by its time limit of 600 s"),
+        "{screen}"
+    );
+    let note = s.notice().unwrap_or("").to_string();
+    assert!(
+        note.contains("\"Smoke test\" timed out: stopped by its time limit"),
+        "{note}"
+    );
 }

@@ -79,7 +79,10 @@ mod tests {
             keep_screen_on: false,
             client: "unknown".into(),
             transport: "stdio".into(),
+            time_limit_secs: 600,
             stopped_reason: None,
+            stopped_at_step: None,
+            failed_steps: vec![],
             warnings: vec![],
             steps: vec![StepRecord {
                 index: 0,

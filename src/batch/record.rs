@@ -24,18 +24,40 @@ pub struct BatchStatus {
     /// 0-based index of the step running (or being waited after).
     pub current_step_index: usize,
     pub total_steps: usize,
+    /// The last run that ended since this program started: how it ended (its `state`, and
+    /// for one that did not succeed, `stoppedReason` and `stoppedAtStep`), so a poller that
+    /// sees `idle` learns the outcome without another call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<RunSummary>,
 }
 
-/// How a run ended (or that it has not yet).
+/// How a run ended (or that it has not yet). Decided in one place,
+/// [`super::verdict::decide`]; everything that reports a run reads it from the record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunState {
     Processing,
-    /// Every step ran; failures only in steps with `stopOnError: false`.
+    /// Every step ran and every step ended `ok`.
     Succeeded,
-    /// A step with `stopOnError` failed, was refused or was denied.
+    /// A step errored, was denied, refused, timed out or failed its assertion (whether or not
+    /// its `stopOnError` stopped the run), or keepScreenOn could not be set.
     Failed,
+    /// Stopped by `android_batch_cancel` (an agent, or the person on the Batch screen).
     Cancelled,
+    /// Stopped by its time limit (`timeLimitSecs`, at most `batch.max_run_secs`).
+    TimedOut,
+}
+
+impl RunState {
+    pub fn label(self) -> &'static str {
+        match self {
+            RunState::Processing => "processing",
+            RunState::Succeeded => "succeeded",
+            RunState::Failed => "failed",
+            RunState::Cancelled => "cancelled",
+            RunState::TimedOut => "timed_out",
+        }
+    }
 }
 
 /// How one step ended: the call's own outcome, or `skipped` when the run stopped before it.
@@ -104,9 +126,22 @@ pub struct RunRecord {
     /// `name/version` of whoever started the run, or `unknown`.
     pub client: String,
     pub transport: String,
-    /// Why the run stopped early, in words.
+    /// The run's limit in seconds (0 in records written before limits existed).
+    #[serde(default)]
+    pub time_limit_secs: u64,
+    /// Why the run did not succeed, in words: who cancelled it, the time limit, or the first
+    /// step that did not end `ok` (with its tool, outcome and error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_reason: Option<String>,
+    /// 0-based index of the step the run stopped at, when steps were left unrun or one was
+    /// interrupted: the step in flight, the failed step whose `stopOnError` stopped it, or the
+    /// next one (a cancel during a wait).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_at_step: Option<usize>,
+    /// 0-based indexes of the steps that ran and did not end `ok` (the step a cancel or the
+    /// time limit interrupted is `stoppedAtStep`, not here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_steps: Vec<usize>,
     /// What keepScreenOn could not do (the run goes on without it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
@@ -114,7 +149,7 @@ pub struct RunRecord {
 }
 
 /// One line of `android_batch_history_list`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RunSummary {
     pub run_id: String,
@@ -125,6 +160,12 @@ pub struct RunSummary {
     pub finished_at: Option<String>,
     pub total_steps: usize,
     pub steps_run: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_reason: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_at_step: Option<usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failed_steps: Vec<usize>,
 }
 
 impl RunRecord {
@@ -142,6 +183,9 @@ impl RunRecord {
                 .iter()
                 .filter(|s| s.outcome != StepOutcome::Skipped)
                 .count(),
+            stopped_reason: self.stopped_reason.clone(),
+            stopped_at_step: self.stopped_at_step,
+            failed_steps: self.failed_steps.clone(),
         }
     }
 }

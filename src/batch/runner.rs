@@ -2,11 +2,14 @@
 //! `Transport::Batch`, the starting client and the run id, so it meets exactly the checks the
 //! tool would meet on its own: a disabled tool refuses, a destructive one asks the person
 //! (per step), and each is audited as its own call linked to the run. Between steps the
-//! runner publishes its position, persists the record and honours cancellation. keepScreenOn
+//! runner publishes its position, persists the record and honours cancellation and the run's
+//! time limit (both interrupt the step in flight: a wait ends, a confirmation is withdrawn);
+//! when the loop is over [`verdict::decide`] says how the run ended and one audit record
+//! closes it ([`RUN_END_TOOL`]). keepScreenOn
 //! is a call too (`android_keep_screen_on`, through the same pipeline, audited as the run's):
 //! when it cannot be made (the device is ambiguous, the switch is off, the device refuses) no
 //! step runs.
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -14,10 +17,12 @@ use tokio_util::sync::CancellationToken;
 
 use super::record::{RunRecord, RunState, StepOutcome, StepRecord};
 use super::task::{Task, new_id, now};
+use super::verdict::{self, Stop};
 use super::{Active, BatchError, RunOptions};
-use crate::audit::scrub_binary;
+use crate::audit::{AuditRecord, scrub_binary};
 use crate::mcp::Core;
-use crate::mcp::events::{ClientId, Transport};
+use crate::mcp::events::{ClientId, Outcome, Transport};
+use crate::mcp::registry::Level;
 use crate::mcp::result::ToolOutput;
 use crate::mcp::server::{Origin, call_in_run, call_step_typing_kept_password, call_tool_def};
 use crate::mcp::tools::batch::keep_screen_on_tool;
@@ -39,6 +44,7 @@ pub fn start(
     let handle = tokio::runtime::Handle::try_current().map_err(|_| BatchError::NoRuntime)?;
     let run_id = new_id("run");
     let cancel = CancellationToken::new();
+    let stop = Arc::new(Mutex::new(None));
     let task_id = (!task.id.starts_with(INLINE_PREFIX)).then(|| task.id.clone());
     let record = RunRecord {
         run_id: run_id.clone(),
@@ -51,24 +57,46 @@ pub fn start(
         keep_screen_on: opts.keep_screen_on,
         client: client_label(&origin.client),
         transport: origin.transport.label().to_string(),
+        time_limit_secs: time_limit(core, opts.time_limit_secs),
         stopped_reason: None,
+        stopped_at_step: None,
+        failed_steps: Vec::new(),
         warnings: Vec::new(),
         steps: Vec::new(),
     };
     core.batch.claim(Active {
         record: record.clone(),
         cancel: cancel.clone(),
+        stop: stop.clone(),
     })?;
     let guard = Release {
         core: core.clone(),
         run_id: run_id.clone(),
     };
     let core = core.clone();
+    let id = run_id.clone();
     handle.spawn(async move {
         let _guard = guard;
-        execute(&core, task, origin, opts, record, cancel).await;
+        // The time limit stops the run as a cancel does, naming itself as the cause.
+        let limit = record.time_limit_secs;
+        let timer = {
+            let (core, run_id) = (core.clone(), id);
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_secs(limit)).await;
+                core.batch
+                    .stop(&run_id, Stop::TimedOut { limit_secs: limit });
+            })
+        };
+        execute(&core, task, origin, opts, record, cancel, stop).await;
+        timer.abort();
     });
     Ok(run_id)
+}
+
+/// The run's limit: what it asked for, at most `batch.max_run_secs`.
+pub fn time_limit(core: &Core, asked: Option<u64>) -> u64 {
+    let max = core.config().batch.max_run_secs.max(1);
+    asked.map_or(max, |s| s.clamp(1, max))
 }
 
 /// Inline tasks carry a generated id with this prefix, naming no stored task: their runs say
@@ -111,7 +139,9 @@ async fn execute(
     opts: RunOptions,
     mut rec: RunRecord,
     cancel: CancellationToken,
+    stop: Arc<Mutex<Option<Stop>>>,
 ) {
+    let t_run = Instant::now();
     persist(core, &rec).await;
     let step_origin = Origin {
         transport: Transport::Batch,
@@ -119,19 +149,26 @@ async fn execute(
         // Steps act as the client that started the run: its leases, not another's.
         session: origin.session.clone(),
     };
-    let mut state = RunState::Succeeded;
+    let mut aborted = None;
+    // Where the loop left early (None: every step ran).
+    let mut stopped_at = None;
     let mut stay_on = None;
     if opts.keep_screen_on {
         match StayOn::begin(core, &step_origin, &rec.run_id).await {
             Ok(s) => stay_on = Some(s),
             Err(e) => {
-                state = RunState::Failed;
-                rec.stopped_reason = Some(format!("keepScreenOn: {e}; no step was run"));
+                aborted = Some(format!("keepScreenOn: {e}; no step was run"));
+                stopped_at = Some(0);
             }
         }
     }
+    let last = task.steps.len().saturating_sub(1);
     for (i, step) in task.steps.iter().enumerate() {
-        if cancel.is_cancelled() || (opts.keep_screen_on && stay_on.is_none()) {
+        if aborted.is_some() {
+            break;
+        }
+        if cancel.is_cancelled() {
+            stopped_at = Some(i);
             break;
         }
         core.batch.update_live(&rec, i);
@@ -207,43 +244,36 @@ async fn execute(
                 }
             }
         }
+        let interrupted = cancel.is_cancelled() && sr.outcome == StepOutcome::Cancelled;
+        if interrupted && let Some(why) = stop_words(&stop) {
+            // The pipeline says the run was stopped; the run's record says by whom or what.
+            sr.error = Some(format!("interrupted: the run was {why}"));
+        }
         let failed = sr.outcome != StepOutcome::Ok;
-        let reason = failed.then(|| {
-            format!(
-                "step {} ({}) {}: {}",
-                i + 1,
-                sr.tool,
-                serde_json::to_value(sr.outcome)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
-                sr.error.clone().unwrap_or_default()
-            )
-        });
         rec.steps.push(sr);
         core.batch.update_live(&rec, i);
         persist(core, &rec).await;
+        if interrupted {
+            stopped_at = Some(i);
+            break;
+        }
         if cancel.is_cancelled() {
+            stopped_at = (i < last).then_some(i + 1);
             break;
         }
         if failed && step.stops_on_error() {
-            state = RunState::Failed;
-            rec.stopped_reason = reason;
+            stopped_at = (i < last).then_some(i);
             break;
         }
-        if let Some(ms) = step
-            .wait_ms
-            .filter(|&ms| ms > 0 && i + 1 < task.steps.len())
-        {
+        if let Some(ms) = step.wait_ms.filter(|&ms| ms > 0 && i < last) {
             tokio::select! {
                 _ = tokio::time::sleep(Duration::from_millis(ms)) => {}
-                _ = cancel.cancelled() => break,
+                _ = cancel.cancelled() => {
+                    stopped_at = Some(i + 1);
+                    break;
+                }
             }
         }
-    }
-    if cancel.is_cancelled() {
-        state = RunState::Cancelled;
-        rec.stopped_reason = Some("the run was cancelled".into());
     }
     for (i, step) in task.steps.iter().enumerate().skip(rec.steps.len()) {
         rec.steps.push(StepRecord {
@@ -265,11 +295,56 @@ async fn execute(
         rec.warnings
             .push(format!("keepScreenOn: could not restore: {e}"));
     }
-    rec.state = state;
+    let cause = stop.lock().ok().and_then(|c| c.clone());
+    let v = verdict::decide(&rec.steps, cause.as_ref(), stopped_at, aborted.as_deref());
+    rec.state = v.state;
+    rec.stopped_reason = v.reason;
+    rec.stopped_at_step = v.stopped_at_step;
+    rec.failed_steps = v.failed_steps;
     rec.finished_at = Some(now());
     persist(core, &rec).await;
+    audit_end(core, &rec, t_run.elapsed()).await;
     core.batch
         .update_live(&rec, rec.total_steps.saturating_sub(1));
+}
+
+/// "cancelled by agent/1.0" / "stopped by its time limit of 600 s", once a cause is set.
+fn stop_words(stop: &Mutex<Option<Stop>>) -> Option<String> {
+    match stop.lock().ok()?.as_ref()? {
+        Stop::Cancelled { by } => Some(format!("cancelled by {by}")),
+        Stop::TimedOut { limit_secs } => {
+            Some(format!("stopped by its time limit of {limit_secs} s"))
+        }
+    }
+}
+
+/// The tool name of a run's closing audit record.
+pub const RUN_END_TOOL: &str = "android_batch_run_end";
+
+/// One audit record closes each run, linked to it (`batchRun`), from the client that started
+/// it: its final state as the outcome (`ok` only for `succeeded`; `error` for failed,
+/// `cancelled`, `timeout`), the summary as the result and the reason as the error. The audit
+/// trail then says how the run ended, not only how each step did.
+async fn audit_end(core: &Arc<Core>, rec: &RunRecord, took: Duration) {
+    let outcome = match rec.state {
+        RunState::Succeeded | RunState::Processing => Outcome::Ok,
+        RunState::Failed => Outcome::Error,
+        RunState::Cancelled => Outcome::Cancelled,
+        RunState::TimedOut => Outcome::Timeout,
+    };
+    let mut a = AuditRecord::new(
+        RUN_END_TOOL,
+        Level::ReadOnly,
+        Transport::Batch,
+        json!({ "runId": rec.run_id }),
+    );
+    a.client = rec.client.clone();
+    a.outcome = outcome;
+    a.duration_ms = took.as_millis() as u64;
+    a.batch_run = Some(rec.run_id.clone());
+    a.result = serde_json::to_value(rec.summary()).ok();
+    a.error = rec.stopped_reason.clone();
+    core.audit.append_answered(a).await;
 }
 
 /// Assert tools succeed as calls and report `passed: false`; in a batch that is the step

@@ -397,6 +397,19 @@ async fn pipeline(
         approved: false,
         typed: typed.clone(),
     };
+    // Who stopped it, as the audit record says: a batch step's token is its run's.
+    let (stopped, stopped_waiting) = if batch_run.is_some() {
+        (
+            "cancelled: its batch run was stopped (cancelled or out of time)",
+            "cancelled while waiting for approval: its batch run was stopped (cancelled or out \
+             of time); the request was withdrawn",
+        )
+    } else {
+        (
+            "cancelled by the client",
+            "cancelled by the client while waiting for approval",
+        )
+    };
     // A safe tool's call that would destroy data is destructive for this call.
     let mut level = tool.level;
     let mut escalated = None;
@@ -411,7 +424,7 @@ async fn pipeline(
         check_lease(&ctx, &tool, requested.as_deref()).await?;
         if let Some(why) = tokio::select! {
             e = tool.escalation(&ctx, &args) => e?,
-            _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
+            _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped)),
         } {
             level = Level::Destructive;
             escalated = Some(why);
@@ -463,7 +476,7 @@ async fn pipeline(
                 d = core.confirmer.ask_for_client(ask) => d.map_err(|e| {
                     ToolError::refused(format!("{} was not run: {e}.", tool.name))
                 })?,
-                _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client while waiting for approval")),
+                _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
             };
             decision = Some(d);
             if !d.approved {
@@ -480,7 +493,7 @@ async fn pipeline(
         }
         tokio::select! {
             r = tool.run(ctx.clone(), args.clone()) => r,
-            _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
+            _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, stopped)),
         }
     }
     .await;

@@ -183,22 +183,29 @@ impl State {
             self.batch.select = None;
         }
         self.batch.cursor = self.batch.cursor.min(data.tasks.len().saturating_sub(1));
-        // A run that failed since the last snapshot (not one that had already ended) says so
-        // in the footer, wherever the person is.
+        // A run that ended without succeeding since the last snapshot (not one that had
+        // already ended) says so in the footer, wherever the person is.
         let failed: Vec<String> = match &self.batch.data {
             Some(old) => data
                 .runs
                 .iter()
                 .filter(|r| {
-                    r.summary.state == RunState::Failed
-                        && !old.runs.iter().any(|o| {
-                            o.summary.run_id == r.summary.run_id
-                                && o.summary.state != RunState::Processing
-                        })
+                    matches!(
+                        r.summary.state,
+                        RunState::Failed | RunState::Cancelled | RunState::TimedOut
+                    ) && !old.runs.iter().any(|o| {
+                        o.summary.run_id == r.summary.run_id
+                            && o.summary.state != RunState::Processing
+                    })
                 })
                 .map(|r| {
+                    let how = match r.summary.state {
+                        RunState::Cancelled => "was cancelled",
+                        RunState::TimedOut => "timed out",
+                        _ => "failed",
+                    };
                     format!(
-                        "batch run of {:?} failed: {}",
+                        "batch run of {:?} {how}: {}",
                         super::escape::line(&r.summary.task_name),
                         r.stopped.as_deref().unwrap_or("no reason was recorded")
                     )

@@ -257,13 +257,21 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
                 Err(e) => failed(e.to_string()),
             }
         }
+        // The same tool an agent calls, as the person's call: audited, shown in Activity.
         BatchCmd::Cancel { run_id } => {
-            if core.batch.cancel(&run_id) {
-                BatchReply::Done(format!(
-                    "cancelling {run_id}: it stops at the step in flight"
-                ))
-            } else {
-                failed(format!("{run_id} is no longer running"))
+            let args = serde_json::json!({ "runId": run_id });
+            match as_person(core, "android_batch_cancel", args).await {
+                Ok(v) => BatchReply::Done(format!(
+                    "{run_id} {}",
+                    v["stoppedReason"]
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| format!(
+                            "is {}",
+                            v["state"].as_str().unwrap_or("cancelled")
+                        ))
+                )),
+                Err(e) => failed(e),
             }
         }
         // One gate: the person's own deletes and edits are calls through the pipeline, origin

@@ -310,6 +310,14 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
             (Scope::Screen(Screen::Settings), Action::EnableAll),
             (Scope::Screen(Screen::Settings), Action::ReadOnlyOnly),
         ],
+        // While a run is in progress, stopping it is the key worth showing (a second run
+        // would be refused).
+        Layer::Screen(Screen::Batch) if s.batch.running().is_some() => &[
+            (Scope::Screen(Screen::Batch), Action::CancelRun),
+            (Scope::Screen(Screen::Batch), Action::Record),
+            (Scope::Screen(Screen::Batch), Action::EditTask),
+            (Scope::Screen(Screen::Batch), Action::DeleteTask),
+        ],
         Layer::Screen(Screen::Batch) => &[
             (Scope::Screen(Screen::Batch), Action::RunTask),
             (Scope::Screen(Screen::Batch), Action::Record),

@@ -117,8 +117,10 @@ async def test_saved_task_runs_async_with_status_history_and_export(tmp_path):
         inst.stop()
     audit = [json.loads(l) for l in (inst.home / "data" / "audit" / "audit.jsonl").read_text().splitlines() if l.strip()]
     linked = [a for a in audit if a.get("batchRun") == run_id]
-    assert [a["tool"] for a in linked] == [s["tool"] for s in steps]
+    # Each step, then the record that closes the run with its final state.
+    assert [a["tool"] for a in linked] == [s["tool"] for s in steps] + ["android_batch_run_end"]
     assert all(a["transport"] == "batch" for a in linked)
+    assert linked[-1]["outcome"] == "ok" and linked[-1]["result"]["state"] == "succeeded"
 
 
 async def test_destructive_step_is_denied_headless_and_stops_the_run(tmp_path):

@@ -1,6 +1,6 @@
 //! Batch tools (longarm's batch_*, 003_… "Herramientas de lotes"): tasks listed, read, saved,
-//! deleted and run (by id or inline; both return `runId` at once), the runner's status, and
-//! the run history with a base64 ZIP export. The work lives in `crate::batch`; these adapt it
+//! deleted and run (by id or inline; both return `runId` at once, with a time limit), the run
+//! cancelled, the runner's status, and the run history with a base64 ZIP export. The work lives in `crate::batch`; these adapt it
 //! to tool arguments and results.
 use std::sync::Arc;
 
@@ -8,9 +8,9 @@ use base64::Engine;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::batch::runner::INLINE_PREFIX;
+use crate::batch::runner::{INLINE_PREFIX, time_limit};
 use crate::batch::{
-    BatchError, BatchStatus, RunOptions, RunSummary, Source, Step, Task, TaskDraft,
+    BatchError, BatchStatus, RunOptions, RunState, RunSummary, Source, Step, Task, TaskDraft,
 };
 use crate::mcp::Core;
 use crate::mcp::registry::{Level, Meta, ToolDef};
@@ -24,6 +24,8 @@ impl From<BatchError> for ToolError {
             BatchError::InvalidId(_) | BatchError::Invalid { .. } => ErrorKind::InvalidArguments,
             BatchError::Busy(_)
             | BatchError::StillRunning(_)
+            | BatchError::NotRunning { .. }
+            | BatchError::Idle
             | BatchError::AlreadyRecording
             | BatchError::NotRecording
             | BatchError::NothingRecorded => ErrorKind::Refused,
@@ -80,6 +82,18 @@ pub struct RunArgs {
     /// Keep the screen on until the run ends (default false).
     #[serde(default)]
     pub keep_screen_on: bool,
+    /// Stop the run (state `timed_out`) after this many seconds; default and most is the
+    /// configured `batch.max_run_secs` (600 unless changed).
+    #[schemars(range(min = 1))]
+    pub time_limit_secs: Option<u64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CancelArgs {
+    /// The run to cancel (`runId` from android_batch_run / _run_inline); omitted: the run in
+    /// progress (there is at most one).
+    pub run_id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -89,6 +103,9 @@ pub struct RunInlineArgs {
     pub steps: Vec<Step>,
     #[serde(default)]
     pub keep_screen_on: bool,
+    /// As for android_batch_run.
+    #[schemars(range(min = 1))]
+    pub time_limit_secs: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -129,6 +146,25 @@ pub struct Started {
     pub run_id: String,
     /// Always "processing": poll android_batch_status / android_batch_history_get.
     pub status: String,
+    /// The run stops after this many seconds (what was asked, at most `batch.max_run_secs`).
+    pub time_limit_secs: u64,
+    /// Set when the limit asked for was more than the configured maximum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Cancelled {
+    pub run_id: String,
+    /// The run's state after the cancel: `cancelled` (or, when it ended on its own in the
+    /// meantime, how it ended; `processing` if it had not finished within a few seconds).
+    pub state: RunState,
+    /// 0-based index of the step it stopped at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_at_step: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_reason: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -151,7 +187,12 @@ pub struct Deleted {
     pub deleted: String,
 }
 
-async fn started(ctx: &Ctx, task: Task, keep_screen_on: bool) -> Result<Started, ToolError> {
+async fn started(
+    ctx: &Ctx,
+    task: Task,
+    keep_screen_on: bool,
+    time_limit_secs: Option<u64>,
+) -> Result<Started, ToolError> {
     if keep_screen_on {
         // Which phone would stay awake? With several attached and none selected, no run starts
         // (the runner refuses too, for runs started another way).
@@ -165,15 +206,66 @@ async fn started(ctx: &Ctx, task: Task, keep_screen_on: bool) -> Result<Started,
             .with_details(e.details.unwrap_or(serde_json::Value::Null))
         })?;
     }
+    if time_limit_secs == Some(0) {
+        return Err(ToolError::invalid_args("timeLimitSecs must be at least 1"));
+    }
+    let limit = time_limit(&ctx.core, time_limit_secs);
+    let note = time_limit_secs.filter(|&s| s > limit).map(|s| {
+        format!(
+            "timeLimitSecs {s} is more than the configured maximum (batch.max_run_secs = \
+             {limit}); the run stops after {limit} s"
+        )
+    });
     let run_id = ctx.core.batch.run(
         &ctx.core,
         task,
         ctx.origin.clone(),
-        RunOptions { keep_screen_on },
+        RunOptions {
+            keep_screen_on,
+            time_limit_secs: Some(limit),
+        },
     )?;
     Ok(Started {
         run_id,
         status: "processing".into(),
+        time_limit_secs: limit,
+        note,
+    })
+}
+
+/// How long android_batch_cancel waits for the run to wind down (the step in flight answers
+/// its cancellation at once; keepScreenOn's restore is a device command).
+const CANCEL_WAIT: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// Who cancelled, as the run's record says it.
+fn canceller(ctx: &Ctx) -> String {
+    if ctx.origin.transport == crate::mcp::events::Transport::Tui {
+        return "the person at the control centre".into();
+    }
+    match &ctx.origin.client {
+        Some(c) => format!(
+            "{}/{} ({})",
+            c.name,
+            c.version,
+            ctx.origin.transport.label()
+        ),
+        None => format!("an unnamed client ({})", ctx.origin.transport.label()),
+    }
+}
+
+async fn cancel(ctx: Ctx, a: CancelArgs) -> Result<Cancelled, ToolError> {
+    let by = canceller(&ctx);
+    let asked = a.run_id.clone();
+    let run_id = blocking(&ctx.core, move |core| {
+        core.batch.cancel(asked.as_deref(), &by)
+    })
+    .await?;
+    let rec = ctx.core.batch.finished(&run_id, CANCEL_WAIT).await?;
+    Ok(Cancelled {
+        run_id,
+        state: rec.state,
+        stopped_at_step: rec.stopped_at_step,
+        stopped_reason: rec.stopped_reason,
     })
 }
 
@@ -411,29 +503,47 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Run batch task",
             level: Level::SafeAction,
             description: "Run a saved task in the background; returns runId at once. Each step passes its own tool's \
-                          access and confirmation checks. One run at a time.",
+                          access and confirmation checks. One run at a time. timeLimitSecs (default and most: \
+                          batch.max_run_secs, 600) stops it as `timed_out`. The run ends `succeeded` only when every \
+                          step ended ok; otherwise `failed`, `cancelled` or `timed_out`, with stoppedReason.",
         }
         .def(|ctx: Ctx, a: RunArgs| async move {
             let id = a.id.clone();
             let task = blocking(&ctx.core, move |core| core.batch.get(&id)).await?;
-            started(&ctx, task, a.keep_screen_on).await
+            started(&ctx, task, a.keep_screen_on, a.time_limit_secs).await
         }),
         Meta {
             name: "android_batch_run_inline",
             title: "Run steps",
             level: Level::SafeAction,
-            description: "Run steps given inline (same shape as a task's) in the background; returns runId at once.",
+            description: "Run steps given inline (same shape as a task's) in the background; returns runId at once. \
+                          keepScreenOn and timeLimitSecs as for android_batch_run.",
         }
         .def(|ctx: Ctx, a: RunInlineArgs| async move {
             let id = crate::batch::task::new_id(INLINE_PREFIX.trim_end_matches('_'));
             let task = Task::new(Some(id), a.name.unwrap_or_else(|| "inline".into()), a.steps, Source::Manual);
-            started(&ctx, task, a.keep_screen_on).await
+            started(&ctx, task, a.keep_screen_on, a.time_limit_secs).await
         }),
+        // Safe, not read-only: it changes what happens (the remaining steps do not run), but
+        // it destroys nothing — the run's record stays, the task can be run again — and it can
+        // only make a run do less. Not destructive, so nobody is asked: stopping a run must
+        // never wait for the keyboard.
+        Meta {
+            name: "android_batch_cancel",
+            title: "Cancel batch run",
+            level: Level::SafeAction,
+            description: "Cancel a batch run: runId (default: the run in progress). The step in flight is \
+                          interrupted (a wait ends; a confirmation waiting for the person is withdrawn), the \
+                          remaining steps are skipped, and the run ends `cancelled`, naming the step it stopped at. \
+                          Waits briefly for the run to wind down and returns its state.",
+        }
+        .def(cancel),
         Meta {
             name: "android_batch_status",
             title: "Batch status",
             level: Level::ReadOnly,
-            description: "The runner: state idle|running, currentTaskId, currentRunId, currentStepIndex (0-based), totalSteps.",
+            description: "The runner: state idle|running, currentTaskId, currentRunId, currentStepIndex (0-based), totalSteps, \
+                          and lastRun (how the last run ended: state, stoppedReason, stoppedAtStep, failedSteps).",
         }
         .def(|ctx: Ctx, _: NoArgs| async move { Ok::<BatchStatus, ToolError>(ctx.core.batch.status()) }),
         Meta {

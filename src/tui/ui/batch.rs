@@ -28,6 +28,7 @@ fn state_label(st: RunState) -> (&'static str, Style) {
         RunState::Succeeded => ("succeeded", Style::new().fg(Color::Green)),
         RunState::Failed => ("failed", Style::new().fg(Color::Red)),
         RunState::Cancelled => ("cancelled", Style::new().fg(Color::Magenta)),
+        RunState::TimedOut => ("timed out", Style::new().fg(Color::Red)),
     }
 }
 
@@ -75,7 +76,15 @@ fn runner_lines(s: &State, d: Option<&BatchData>) -> Vec<Line<'static>> {
                 Some(t) => format!(" · {}", escape::cell(t, 40)),
                 None => String::new(),
             }),
-            Span::styled("   x cancel", dim()),
+            Span::styled(
+                crate::tui::action::first_key(
+                    crate::tui::action::Scope::Screen(crate::tui::state::Screen::Batch),
+                    crate::tui::action::Action::CancelRun,
+                )
+                .map(|k| format!("   {k} cancel"))
+                .unwrap_or_default(),
+                dim(),
+            ),
         ]));
     } else {
         lines.push(Line::from(vec![
@@ -175,9 +184,12 @@ fn run_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
                 escape::cell(&r.summary.task_name, name_w)
             )),
         ]));
-        // A failed run says where and why under its line: the step and the error.
-        if r.summary.state == RunState::Failed
-            && let Some(why) = &r.stopped
+        // A run that did not succeed says where and why under its line: the step and the
+        // error, who cancelled it, or its time limit.
+        if matches!(
+            r.summary.state,
+            RunState::Failed | RunState::Cancelled | RunState::TimedOut
+        ) && let Some(why) = &r.stopped
             && lines.len() < rows
         {
             lines.push(Line::styled(
