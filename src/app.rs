@@ -397,6 +397,7 @@ impl Server {
                 max_body_bytes: cfg.server.max_body_bytes,
                 session_idle: Duration::from_secs(cfg.server.session_idle_secs.max(1)),
                 any_host: listen.any_host,
+                write_timeout: Duration::from_secs(cfg.server.write_timeout_secs.max(1)),
             };
             let s = shared.clone();
             tasks.spawn(async move {
@@ -411,6 +412,7 @@ impl Server {
         let sock_opts = SocketOptions {
             max_sessions: cfg.server.max_sessions,
             handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
+            write_timeout: Duration::from_secs(cfg.server.write_timeout_secs.max(1)),
             descriptor: core.paths.endpoint_file(),
         };
         // Written before `start` returns, so whoever started the server can name the endpoint.

@@ -300,7 +300,7 @@ async fn wait_for_signal() {
 
 fn read_descriptor(paths: &Paths) -> anyhow::Result<Descriptor> {
     let path = paths.endpoint_file();
-    let text = std::fs::read_to_string(&path).with_context(|| {
+    let text = crate::config::private::read_to_string(&path).with_context(|| {
         format!(
             "no running instance ({} missing): start `spock-tui` or `spock-tui serve` first",
             path.display()

@@ -9,6 +9,7 @@ use crate::redact::RedactionRule;
 
 pub mod lock;
 pub mod paths;
+pub mod private;
 pub mod token;
 
 pub use paths::Paths;
@@ -37,6 +38,7 @@ pub struct ServerConfig {
     pub max_sessions: usize,
     pub handshake_timeout_secs: u64,
     pub session_idle_secs: u64,
+    pub write_timeout_secs: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -124,7 +126,7 @@ impl Config {
 
     /// Load `path` if it exists, else the default.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        match std::fs::read_to_string(path) {
+        match private::read_to_string(path) {
             Ok(text) => Config::from_user_toml(&text, &path.display().to_string()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Config::default_config()),
             Err(source) => Err(ConfigError::Read {
@@ -146,7 +148,7 @@ impl Config {
             path: path.display().to_string(),
             message,
         };
-        let held: toml::Table = std::fs::read_to_string(path)
+        let held: toml::Table = private::read_to_string(path)
             .ok()
             .and_then(|text| toml::from_str(&text).ok())
             .unwrap_or_default();
@@ -158,7 +160,7 @@ impl Config {
         if let Some(dir) = path.parent() {
             paths::private_dir(dir).map_err(write)?;
         }
-        paths::write_atomic(path, text.as_bytes(), 0o600).map_err(write)
+        paths::write_atomic(path, text.as_bytes()).map_err(write)
     }
 
     pub fn validate(&self) -> Result<(), String> {
@@ -173,6 +175,9 @@ impl Config {
         }
         if self.audit.max_total_mb == 0 || self.audit.max_total_mb > 1024 * 1024 {
             return Err("audit.max_total_mb must be between 1 and 1048576".into());
+        }
+        if self.server.write_timeout_secs == 0 || self.server.write_timeout_secs > 3600 {
+            return Err("server.write_timeout_secs must be between 1 and 3600".into());
         }
         if self.server.max_body_bytes < 1024 {
             return Err("server.max_body_bytes must be at least 1024".into());

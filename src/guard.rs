@@ -26,7 +26,7 @@ mod rules;
 mod validate;
 
 pub use command::catastrophic;
-pub use paths::{DEVICE_ROOTS, PathRefusal, device_path, local_source};
+pub use paths::{DEVICE_ROOTS, PathRefusal, device_path, local_source, open_local_source};
 pub use quote::{input_text_escape, shell_join, shell_quote};
 pub use validate::{
     ExtraValue, component, intent_action, intent_category, intent_extra_args, intent_extra_key,

@@ -1,6 +1,7 @@
 //! Transports adapt bytes to the one MCP core: streamable HTTP and legacy SSE (`http`, `sse`),
 //! a local socket for stdio clients (`socket`) reached through `spock-tui relay` (`relay`).
-//! All of them check the same token; none implements any MCP logic of its own.
+//! All of them check the same token and write under the same write timeout (`stall`); none
+//! implements any MCP logic of its own.
 pub mod auth;
 pub mod collapse;
 pub mod http;
@@ -8,6 +9,7 @@ pub mod relay;
 pub mod sessions;
 pub mod socket;
 pub mod sse;
+pub mod stall;
 
 use std::sync::Arc;
 

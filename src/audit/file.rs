@@ -1,18 +1,18 @@
-//! The audit file on disk: reading it back after a crash, opening it with private
-//! permissions, and finding the rotated files.
+//! The audit file on disk: reading it back after a crash, opening it privately (through
+//! `config::private`: never a link, never someone else's file), and finding the rotated files.
 //!
 //! The file is append-only JSON lines. A process killed mid-write leaves at most one torn
 //! last line; reading back drops it (or keeps it, when the only thing missing was the
 //! newline) and truncates the file to the last good line so the next append starts clean. A
 //! corrupt line in the middle (disk trouble, a hand edit) is skipped and counted, never fatal.
 use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::sync::Arc;
 
 use super::{AuditError, AuditRecord};
+use crate::config::private::{self, Open};
 
 pub(super) const FILE_NAME: &str = "audit.jsonl";
 
@@ -45,21 +45,21 @@ pub(super) fn io(path: &Path, source: std::io::Error) -> AuditError {
 }
 
 pub(super) fn prepare_dir(dir: &Path) -> Result<(), AuditError> {
-    std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| io(dir, e))
+    private::private_dir(dir).map_err(|e| io(dir, e))
 }
 
-/// Opens (creating) the file for appending, private to this user.
+/// Opens (creating) the file for appending, private to this user (never through a link).
 pub(super) fn open_append(path: &Path) -> Result<File, AuditError> {
-    let f = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| io(path, e))?;
-    f.set_permissions(std::fs::Permissions::from_mode(0o600))
-        .map_err(|e| io(path, e))?;
-    Ok(f)
+    private::open(path, Open::Append).map_err(|e| io(path, e))
+}
+
+/// Opens an existing trail file for reading (never through a link); `None` when absent.
+pub(super) fn open_read(path: &Path) -> Result<Option<File>, AuditError> {
+    match private::open(path, Open::Read) {
+        Ok(f) => Ok(Some(f)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path, e)),
+    }
 }
 
 pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
@@ -70,10 +70,8 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
         last_hash: None,
         report: LoadReport::default(),
     };
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(io(path, e)),
+    let Some(file) = open_read(path)? else {
+        return Ok(out);
     };
     let mut good_len: u64 = 0;
     let mut max_seq = 0;
@@ -120,10 +118,7 @@ pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
     out.next_seq = max_seq + 1;
     match repair {
         Some(Repair::TruncateTo(len)) => {
-            let f = OpenOptions::new()
-                .write(true)
-                .open(path)
-                .map_err(|e| io(path, e))?;
+            let f = private::open(path, Open::Write).map_err(|e| io(path, e))?;
             f.set_len(len).map_err(|e| io(path, e))?;
             f.sync_all().map_err(|e| io(path, e))?;
         }
@@ -209,11 +204,10 @@ pub(super) fn kept_records(path: &Path) -> Result<Vec<Arc<AuditRecord>>, AuditEr
 
 /// Each non-blank line of the file, in order, without its `\n`; a missing file has none.
 fn each_line(path: &Path, mut f: impl FnMut(&[u8])) -> Result<(), AuditError> {
-    let mut reader = match File::open(path) {
-        Ok(f) => BufReader::new(f),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(io(path, e)),
+    let Some(file) = open_read(path)? else {
+        return Ok(());
     };
+    let mut reader = BufReader::new(file);
     raw_lines(&mut reader, path, |line| {
         if !line.iter().all(u8::is_ascii_whitespace) {
             f(line.strip_suffix(b"\n").unwrap_or(line));

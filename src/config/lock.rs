@@ -7,10 +7,10 @@
 use std::fs::File;
 use std::io::{Read, Seek, Write};
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-use super::paths::{HOME_ENV, Paths, private_dir};
+use super::paths::{HOME_ENV, Paths};
+use super::private::Open;
 
 /// Held for the life of the process; dropping it releases the lock.
 #[derive(Debug)]
@@ -45,16 +45,8 @@ impl InstanceLock {
             path: path.display().to_string(),
             source,
         };
-        private_dir(&paths.runtime).map_err(io)?;
         // Not truncated on open: a refused second instance must still read the holder's pid.
-        let mut file = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .open(&path)
-            .map_err(io)?;
+        let mut file = super::private::open(&path, Open::ReadWrite).map_err(io)?;
         // SAFETY: flock on a descriptor this function owns; no memory is involved.
         if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
             let err = std::io::Error::last_os_error();

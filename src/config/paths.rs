@@ -1,8 +1,9 @@
-//! The directories spock-tui uses, and the two file habits every secret follows: directories
-//! 0700, files 0600, written to a neighbour and renamed into place.
-use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+//! The directories spock-tui uses. Everything in them is private: created, opened and
+//! written through [`super::private`] (re-exported here for the callers that only need
+//! `private_dir` and `write_atomic`).
 use std::path::{Path, PathBuf};
+
+pub use super::private::{private_dir, write_atomic};
 
 /// `SPOCK_TUI_HOME` puts everything under one directory (tests, portable installs).
 pub const HOME_ENV: &str = "SPOCK_TUI_HOME";
@@ -75,45 +76,10 @@ impl Paths {
     }
 }
 
-/// Create `dir` (and parents) and make it 0700.
-pub fn private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-}
-
-/// Write `bytes` to a neighbour of `path` with `mode`, fsync, then rename over `path`: a reader
-/// sees the old file or the new one, never half of one.
-pub fn write_atomic(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(mode)
-            .open(&tmp)?;
-        f.set_permissions(std::fs::Permissions::from_mode(mode))?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn private_dir_and_atomic_write_set_modes() {
@@ -125,8 +91,8 @@ mod tests {
             0o700
         );
         let f = d.join("secret");
-        write_atomic(&f, b"x", 0o600).unwrap();
-        write_atomic(&f, b"yz", 0o600).unwrap();
+        write_atomic(&f, b"x").unwrap();
+        write_atomic(&f, b"yz").unwrap();
         assert_eq!(std::fs::read(&f).unwrap(), b"yz");
         assert_eq!(
             std::fs::metadata(&f).unwrap().permissions().mode() & 0o777,

@@ -40,7 +40,7 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> TokenError + '_ {
 
 /// Read the token at `path`, creating it when absent.
 pub fn load_or_create(path: &Path) -> Result<String, TokenError> {
-    match std::fs::read_to_string(path) {
+    match super::private::read_to_string(path) {
         Ok(text) => {
             let t = text.trim().to_string();
             if t.is_empty() {
@@ -61,7 +61,7 @@ pub fn rotate(path: &Path) -> Result<String, TokenError> {
         private_dir(dir).map_err(io(path))?;
     }
     let token = generate()?;
-    write_atomic(path, format!("{token}\n").as_bytes(), 0o600).map_err(io(path))?;
+    write_atomic(path, format!("{token}\n").as_bytes()).map_err(io(path))?;
     Ok(token)
 }
 
@@ -144,7 +144,16 @@ impl TokenStore {
         let modified = std::fs::metadata(&self.path)
             .and_then(|m| m.modified())
             .ok();
-        let text = std::fs::read_to_string(&self.path).unwrap_or_default();
+        // A planted link or someone else's file never becomes the token: keep the current one.
+        let text = match super::private::read_to_string(&self.path) {
+            Ok(t) => t,
+            Err(e) => {
+                if super::private::problem(&e).is_some() {
+                    tracing::error!(error = %e, "the token file was not reloaded");
+                }
+                String::new()
+            }
+        };
         let token = text.trim().to_string();
         let Ok(mut cur) = self.current.write() else {
             return false;

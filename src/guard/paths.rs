@@ -5,7 +5,10 @@
 //! model). The check is lexical here; the tool resolves the real path on the device with
 //! `realpath` and calls [`device_path`] again on the answer, which catches symlinks.
 //! Local push sources must resolve (symlinks included) inside the roots the caller names:
-//! push and pull compose into an arbitrary local read otherwise.
+//! push and pull compose into an arbitrary local read otherwise. [`open_local_source`] then
+//! opens the resolved file once, from the root down without following any link, so a link
+//! swapped in after the check is refused rather than read, and refuses a hard-linked file
+//! (a second name for a file that may live outside the roots).
 use std::path::{Path, PathBuf};
 
 /// Where a device path may point.
@@ -41,6 +44,15 @@ pub enum PathRefusal {
     OutsideLocalRoots { path: PathBuf, resolved: PathBuf },
     #[error("no local roots are configured, so no local file may be pushed")]
     NoLocalRoots,
+    #[error("`{path}` changed while it was checked (a symbolic link appeared in it); not read")]
+    Changed { path: PathBuf },
+    #[error("`{path}` is not a regular file")]
+    NotRegular { path: PathBuf },
+    #[error(
+        "`{path}` has {links} hard links, so it may be a file from outside the project and pull \
+         directories; copy it into the root and push the copy"
+    )]
+    HardLinks { path: PathBuf, links: u64 },
 }
 
 /// Normalises a device path and allows it only under [`DEVICE_ROOTS`]; returns the normalised
@@ -148,6 +160,84 @@ fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// [`local_source`], then the file opened exactly once: each component from the root down
+/// with `openat(O_NOFOLLOW)` (a link swapped in after the check fails the open instead of
+/// being followed), checked as opened (a regular file with one link). The bytes pushed are
+/// read from the returned handle, never by path again. Blocking.
+pub fn open_local_source(
+    p: &Path,
+    roots: &[PathBuf],
+) -> Result<(PathBuf, std::fs::File), PathRefusal> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use std::os::unix::ffi::OsStrExt;
+    let resolved = local_source(p, roots)?;
+    let root = roots
+        .iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .filter(|r| resolved.starts_with(r))
+        .max_by_key(|r| r.as_os_str().len())
+        .ok_or_else(|| PathRefusal::OutsideLocalRoots {
+            path: p.to_path_buf(),
+            resolved: resolved.clone(),
+        })?;
+    let changed = || PathRefusal::Changed {
+        path: resolved.clone(),
+    };
+    let gone = |source: std::io::Error| PathRefusal::Unresolvable {
+        path: p.to_path_buf(),
+        source,
+    };
+    let open_at = |dir: Option<&OwnedFd>, name: &std::ffi::OsStr, flags: libc::c_int| {
+        let c = std::ffi::CString::new(name.as_bytes()).map_err(|_| PathRefusal::ControlChar)?;
+        let flags = flags | libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK;
+        let at = dir.map_or(libc::AT_FDCWD, AsRawFd::as_raw_fd);
+        // SAFETY: a valid C string and a directory descriptor we hold (or AT_FDCWD).
+        let fd = unsafe { libc::openat(at, c.as_ptr(), flags) };
+        if fd < 0 {
+            let e = std::io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::ELOOP | libc::ENOTDIR) => changed(),
+                _ => gone(e),
+            });
+        }
+        // SAFETY: `fd` was just opened and is owned by nothing else.
+        Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    };
+    let mut dir = open_at(None, root.as_os_str(), libc::O_DIRECTORY)?;
+    let rel: Vec<_> = resolved
+        .strip_prefix(&root)
+        .map_err(|_| changed())?
+        .components()
+        .map(|c| c.as_os_str().to_owned())
+        .collect();
+    let Some((last, parents)) = rel.split_last() else {
+        return Err(PathRefusal::NotRegular { path: resolved });
+    };
+    for name in parents {
+        dir = open_at(Some(&dir), name, libc::O_DIRECTORY)?;
+    }
+    let file = std::fs::File::from(open_at(Some(&dir), last, 0)?);
+    let meta = file.metadata().map_err(gone)?;
+    if !meta.is_file() {
+        return Err(PathRefusal::NotRegular { path: resolved });
+    }
+    let links = std::os::unix::fs::MetadataExt::nlink(&meta);
+    if links != 1 {
+        return Err(PathRefusal::HardLinks {
+            path: resolved,
+            links,
+        });
+    }
+    // SAFETY: F_GETFL/F_SETFL on a descriptor we hold: reads block normally again.
+    unsafe {
+        let fl = libc::fcntl(file.as_raw_fd(), libc::F_GETFL);
+        if fl >= 0 {
+            libc::fcntl(file.as_raw_fd(), libc::F_SETFL, fl & !libc::O_NONBLOCK);
+        }
+    }
+    Ok((resolved, file))
 }
 
 /// Canonicalises a local file to push (symlinks resolved) and requires it inside one of

@@ -14,6 +14,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
+use super::stall::WriteTimeout;
 use super::{Shared, auth, sse};
 use crate::mcp::events::Transport;
 use crate::mcp::server::McpServer;
@@ -24,6 +25,8 @@ pub struct HttpOptions {
     pub session_idle: Duration,
     /// Only when the user bound a non-loopback address on purpose.
     pub any_host: bool,
+    /// A reply (or stream) the client stops reading is dropped after this ([`super::stall`]).
+    pub write_timeout: Duration,
 }
 
 pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
@@ -186,7 +189,7 @@ pub async fn serve(
         e.sse = Some(format!("http://{local}/sse"));
     });
     let app = router(shared.clone(), &opts);
-    serve_router(listener, app, shared.shutdown.clone()).await;
+    serve_router(listener, app, shared.shutdown.clone(), opts.write_timeout).await;
     shared.core.set_endpoints(|e| {
         e.http = None;
         e.sse = None;
@@ -195,15 +198,21 @@ pub async fn serve(
 }
 
 /// Accept until `shutdown`, one task per connection (HTTP/1.1 with upgrades, as axum serves
-/// it) with the header-read timeout; then let open connections finish gracefully.
-pub async fn serve_router(listener: TcpListener, app: Router, shutdown: CancellationToken) {
+/// it) with the header-read timeout and the write timeout; then let open connections finish
+/// gracefully.
+pub async fn serve_router(
+    listener: TcpListener,
+    app: Router,
+    shutdown: CancellationToken,
+    write_timeout: Duration,
+) {
     let mut h1 = http1::Builder::new();
     h1.timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_TIMEOUT);
     // Every connection holds a receiver; `closed()` resolves when the last one is gone.
     let (conns_tx, conns_rx) = tokio::sync::watch::channel(());
     loop {
-        let (stream, _) = tokio::select! {
+        let (stream, peer) = tokio::select! {
             _ = shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok(a) => a,
@@ -217,6 +226,8 @@ pub async fn serve_router(listener: TcpListener, app: Router, shutdown: Cancella
         };
         let _ = stream.set_nodelay(true);
         let service = TowerToHyperService::new(app.clone());
+        // Every reply, SSE stream and GET stream on this connection is written through it.
+        let stream = WriteTimeout::new(stream, write_timeout, format!("HTTP {peer}"));
         let conn = h1
             .serve_connection(TokioIo::new(stream), service)
             .with_upgrades();

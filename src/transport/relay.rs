@@ -73,7 +73,7 @@ impl Write for Stream {
 
 /// Run the relay. Returns the process exit code; diagnostics go to stderr.
 pub fn run(descriptor: &Path, mut out: File) -> i32 {
-    let text = match std::fs::read_to_string(descriptor) {
+    let text = match crate::config::private::read_to_string(descriptor) {
         Ok(t) => t,
         Err(e) => {
             eprintln!(

@@ -4,8 +4,8 @@
 //!
 //! Handshake: the relay sends the token as one line; the server answers `OK …` or
 //! `ERROR <reason>` and closes. After `OK` the wire is newline-delimited JSON-RPC, exactly as
-//! MCP stdio defines it. A connection silent for the handshake timeout is closed; the session
-//! pool is bounded; rotating the token or stopping the server ends live sessions.
+//! MCP stdio defines it. A connection silent for the handshake timeout is closed, one that
+//! stops reading its replies is dropped after the write timeout; the session pool is bounded; rotating the token or stopping the server ends live sessions.
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,6 +18,7 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio_util::sync::CancellationToken;
 
 use super::Shared;
+use super::stall::WriteTimeout;
 use crate::config::paths::{private_dir, write_atomic};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::Transport;
@@ -145,13 +146,15 @@ pub fn write_descriptor(path: &Path, d: &Descriptor) -> std::io::Result<()> {
         private_dir(dir)?;
     }
     let text = serde_json::to_string_pretty(d).map_err(std::io::Error::other)?;
-    write_atomic(path, text.as_bytes(), 0o600)
+    write_atomic(path, text.as_bytes())
 }
 
 #[derive(Debug, Clone)]
 pub struct SocketOptions {
     pub max_sessions: usize,
     pub handshake_timeout: Duration,
+    /// A client that stops reading its replies is dropped after this ([`super::stall`]).
+    pub write_timeout: Duration,
     pub descriptor: PathBuf,
 }
 
@@ -225,6 +228,8 @@ async fn handle(
     opts: SocketOptions,
     active: Arc<AtomicUsize>,
 ) {
+    let conn = WriteTimeout::new(conn, opts.write_timeout, "stdio socket");
+    let stalled = conn.expired();
     let (read, mut write) = tokio::io::split(conn);
     let mut reader = BufReader::new(read);
     let mut line = Vec::new();
@@ -289,11 +294,15 @@ async fn handle(
     let running = tokio::select! {
         r = server.serve_with_ct((reader, write), ct.clone()) => r,
         _ = watch_rotation(&shared, generation) => return,
+        _ = stalled.cancelled() => return,
     };
     let Ok(running) = running else { return };
+    // A client that stops reading is gone too: its session, queued replies and waiting calls
+    // are dropped with it.
     tokio::select! {
         _ = running.waiting() => {}
         _ = watch_rotation(&shared, generation) => { gone.cancel(); ct.cancel(); }
+        _ = stalled.cancelled() => { gone.cancel(); ct.cancel(); }
     }
 }
 

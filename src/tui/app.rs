@@ -538,7 +538,7 @@ fn perform<W: std::io::Write>(
                     })
                     .collect();
                 let path = dir.join(format!("{safe}-{}.{}", i + 1, img.extension()));
-                match crate::config::paths::write_atomic(&path, &img.bytes, 0o600) {
+                match crate::config::paths::write_atomic(&path, &img.bytes) {
                     Ok(()) => saved.push(path.display().to_string()),
                     Err(e) => return notice(format!("cannot write {}: {e}", path.display())),
                 }

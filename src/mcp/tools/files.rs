@@ -37,9 +37,13 @@ pub fn check_device_path(p: &str) -> Result<String, ToolError> {
     guard::device_path(p).map_err(path_refused)
 }
 
-/// A local file to push: resolved (symlinks too) inside `roots`. Blocking: call off the runtime.
-pub fn check_local_source(p: &Path, roots: &[PathBuf]) -> Result<PathBuf, ToolError> {
-    guard::local_source(p, roots).map_err(path_refused)
+/// A local file to push: resolved (symlinks too) inside `roots`, opened once without following
+/// a link, a regular file with one link. Blocking: call off the runtime.
+pub fn check_local_source(
+    p: &Path,
+    roots: &[PathBuf],
+) -> Result<(PathBuf, std::fs::File), ToolError> {
+    guard::open_local_source(p, roots).map_err(path_refused)
 }
 
 /// Where a push may read from: the project directories and the pull directory.
@@ -244,7 +248,7 @@ async fn push_escalation(ctx: Ctx, a: PushArgs) -> Result<Option<String>, ToolEr
     check_device_path(&a.device_path)?;
     let roots = local_roots(&ctx);
     let local = PathBuf::from(&a.local_path);
-    let source = tokio::task::spawn_blocking(move || check_local_source(&local, &roots))
+    let (source, _) = tokio::task::spawn_blocking(move || check_local_source(&local, &roots))
         .await
         .map_err(|e| ToolError::internal(format!("file checker failed: {e}")))??;
     let t = push_target(&ctx, &a, &source).await?;
@@ -301,23 +305,17 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
     })
 }
 
-/// Resolves and reads a push source, refusing before reading more than the cap.
+/// Resolves, opens once and reads a push source from that handle, refusing before reading
+/// more than the cap.
 fn read_source(local: &Path, roots: &[PathBuf]) -> Result<(PathBuf, Vec<u8>), ToolError> {
     use std::io::Read;
-    let source = check_local_source(local, roots)?;
-    let meta = std::fs::metadata(&source)
+    let (source, f) = check_local_source(local, roots)?;
+    let meta = f
+        .metadata()
         .map_err(|e| ToolError::not_found(format!("{}: {e}", source.display())))?;
-    if !meta.is_file() {
-        return Err(ToolError::invalid_args(format!(
-            "{} is not a regular file",
-            source.display()
-        )));
-    }
     if meta.len() > MAX_BYTES {
         return Err(too_large(&source.display().to_string(), meta.len()));
     }
-    let f = std::fs::File::open(&source)
-        .map_err(|e| ToolError::not_found(format!("{}: {e}", source.display())))?;
     let mut data = Vec::with_capacity(meta.len() as usize);
     // A file growing while it is read is still held to the cap.
     f.take(MAX_BYTES + 1)
@@ -387,7 +385,7 @@ pub async fn pull_into_dir(
     let path = tokio::task::spawn_blocking(move || {
         private_dir(&dir)?;
         let path = claim_name(&dir, &name, &bytes)?;
-        write_atomic(&path, &bytes, 0o600).map(|()| path)
+        write_atomic(&path, &bytes).map(|()| path)
     })
     .await
     .map_err(|e| ToolError::internal(format!("file writer failed: {e}")))?
@@ -419,8 +417,7 @@ fn claim_name(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<PathBuf> {
         {
             Ok(_) => return Ok(p),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                let same = std::fs::metadata(&p).is_ok_and(|m| m.len() == data.len() as u64)
-                    && std::fs::read(&p).is_ok_and(|old| old == data);
+                let same = crate::config::private::read(&p).is_ok_and(|old| old == data);
                 if same {
                     return Ok(p);
                 }
