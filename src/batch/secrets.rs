@@ -42,7 +42,7 @@ impl TypedSecrets {
 
     fn load(&self) -> Result<BTreeMap<u64, String>, BatchError> {
         let path = self.path();
-        match std::fs::read(&path) {
+        match crate::config::private::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map_err(|e| BatchError::Io(format!("{} is unreadable: {e}", path.display()))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
@@ -67,7 +67,7 @@ impl TypedSecrets {
         let bytes = serde_json::to_vec(&all)
             .map_err(|e| BatchError::Io(format!("encoding typed values: {e}")))?;
         let path = self.path();
-        write_atomic(&path, &bytes, 0o600)
+        write_atomic(&path, &bytes)
             .map_err(|e| BatchError::Io(format!("writing {}: {e}", path.display())))
     }
 
