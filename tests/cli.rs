@@ -288,19 +288,40 @@ fn a_second_instance_on_the_same_home_refuses_and_the_first_stays_reachable() {
     assert_eq!(next.descriptor()["pid"], next.child.id());
 }
 
-fn fake_descriptor(home: &Path, http_note: Option<&str>) {
+/// A descriptor naming a socket this test listens on (`config` checks that the instance
+/// answers): keep the listener alive while the command runs.
+fn fake_descriptor(home: &Path, http_note: Option<&str>) -> std::os::unix::net::UnixListener {
+    use std::os::unix::fs::PermissionsExt as _;
     let run = home.join("run");
     std::fs::create_dir_all(&run).unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(run.join("mcp.sock")).unwrap();
     let mut d = serde_json::json!({
         "unix": run.join("mcp.sock"),
         "token": "tok-secret",
-        "pid": 1,
+        "pid": std::process::id(),
         "http": "http://127.0.0.1:8765/mcp",
     });
     if let Some(n) = http_note {
         d["http_note"] = n.into();
     }
-    std::fs::write(run.join("endpoint.json"), d.to_string()).unwrap();
+    let file = run.join("endpoint.json");
+    std::fs::write(&file, d.to_string()).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    listener
+}
+
+#[test]
+fn config_refuses_a_descriptor_whose_instance_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    drop(fake_descriptor(tmp.path(), None));
+    let (out, stdout, stderr) = run(tmp.path(), &["config", "--stdio"]);
+    assert!(!out.status.success());
+    assert!(stdout.is_empty(), "nothing to paste: {stdout}");
+    assert!(
+        stderr.contains("no running instance") && stderr.contains("not answering"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -322,7 +343,7 @@ fn config_refuses_http_for_claude_desktop() {
 #[test]
 fn config_names_the_file_each_client_reads() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     let desktop = if cfg!(target_os = "macos") {
         "~/Library/Application Support/Claude/claude_desktop_config.json"
     } else {
@@ -355,7 +376,7 @@ fn config_names_the_file_each_client_reads() {
 #[test]
 fn config_for_codex_over_http_keeps_the_token_out_of_the_file() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     let (out, stdout, stderr) = run(tmp.path(), &["config", "--http", "--client", "codex"]);
     assert!(out.status.success(), "{stderr}");
     let table: toml::Table = stdout.parse().expect(&stdout);
@@ -376,7 +397,7 @@ fn config_for_codex_over_http_keeps_the_token_out_of_the_file() {
 #[test]
 fn run_flags_are_refused_where_they_mean_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     let run_flags: [&[&str]; 6] = [
         &["--demo"],
         &["--port", "0"],
@@ -430,7 +451,7 @@ fn run_flags_are_refused_where_they_mean_nothing() {
 #[test]
 fn printing_into_a_closed_pipe_exits_quietly() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     for args in [
         &["completions", "bash"][..],
         &["config", "--stdio", "--client", "vscode"][..],
