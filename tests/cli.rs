@@ -581,3 +581,48 @@ fn audit_verify_says_intact_then_names_the_first_break() {
     let (out, _, _) = run(&home, &["audit", "verify", "--demo"]);
     assert!(!out.status.success());
 }
+
+/// A long-running service's log rotates daily and keeps a bounded number of files: a week of
+/// old ones is pruned to the newest when the day's file opens.
+#[test]
+fn the_log_is_one_file_a_day_and_old_days_are_pruned() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // Pruned by creation time (as the files of past days were made): create them in order,
+    // far enough apart for the filesystem's clock.
+    for day in 1..=12 {
+        std::fs::write(
+            state.join(format!("spock-tui.2020-01-{day:02}.log")),
+            "old\n",
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::write(state.join("unrelated.txt"), "kept").unwrap();
+    let serve = Serve::start(tmp.path(), &[]);
+    drop(serve);
+    let mut logs: Vec<String> = std::fs::read_dir(&state)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("spock-tui.") && n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    let today = format!("spock-tui.{}.log", chrono::Utc::now().format("%Y-%m-%d"));
+    assert!(logs.contains(&today), "{logs:?}");
+    const LOG_DAYS: usize = spock_tui::app::LOG_DAYS;
+    assert_eq!(logs.len(), LOG_DAYS, "{logs:?}");
+    assert_eq!(
+        logs[0],
+        format!("spock-tui.2020-01-{:02}.log", 12 - (LOG_DAYS - 2)),
+        "{logs:?}"
+    );
+    assert_eq!(
+        logs[..LOG_DAYS - 1].last().map(String::as_str),
+        Some("spock-tui.2020-01-12.log"),
+        "the newest old days are kept: {logs:?}"
+    );
+    assert!(state.join("unrelated.txt").exists());
+}
