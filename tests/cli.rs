@@ -176,6 +176,8 @@ struct Relay {
 impl Relay {
     fn initialized(home: &Path, descriptor: &Path) -> Relay {
         let mut child = cmd(home, &["relay", descriptor.to_str().expect("utf-8 path")])
+            // A stopped server is not waited for long (the relay waits 30 s for a restart).
+            .env("SPOCK_TUI_RELAY_RECONNECT_SECS", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -534,7 +536,10 @@ fn relay_is_quiet_when_its_client_closes_and_speaks_when_the_server_leaves() {
     let relay = Relay::initialized(&home, &serve.descriptor_path());
     serve.stop();
     let err = relay.stderr_at_exit();
-    assert!(err.contains("the server closed the session"), "{err:?}");
+    assert!(
+        err.contains("the server closed the session") && err.contains("none came back within 1 s"),
+        "{err:?}"
+    );
 }
 
 #[test]
