@@ -3,7 +3,8 @@
 //! pass the whole test command, so this check runs first in that command and fails on the
 //! first construct that would reach out.
 //!
-//! What it reads, per file under `src/`, `tests/`, `benches/`, `.ci/` and `assets/`:
+//! What it reads, per file under `src/`, `crates/` (the workspace's other packages), `tests/`,
+//! `benches/`, `.ci/` and `assets/`:
 //! - Rust: `include_str!`/`include_bytes!`/`#[path]` targets resolved from the file's folder;
 //!   `CARGO_MANIFEST_DIR` joined with `..`.
 //! - Python and shell: `parents[N]` of `__file__` and `dirname "$0"`/`..` chains, resolved from
@@ -158,7 +159,7 @@ fn walk(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
 fn no_file_is_read_from_outside_the_repository() {
     let root = root();
     let mut files = Vec::new();
-    for top in ["src", "tests", "benches", ".ci", "assets"] {
+    for top in ["src", "crates", "tests", "benches", ".ci", "assets"] {
         walk(&root, &root.join(top), &mut files);
     }
     for top in ["Cargo.toml", "build.rs"] {
@@ -217,6 +218,10 @@ fn the_check_catches_each_way_out() {
         ),
         ("benches/a.rs", r#"#[path = "../../elsewhere/x.rs"]"#),
         (
+            "crates/spock-sim/src/device.rs",
+            r#"include_str!("../../../../assets/demo/demo.toml")"#,
+        ),
+        (
             "tests/python/conftest.py",
             "ROOT = pathlib.Path(__file__).resolve().parents[3]",
         ),
@@ -236,12 +241,12 @@ fn the_check_catches_each_way_out() {
     }
     let good: &[(&str, &str)] = &[
         (
-            "src/config.rs",
-            r#"pub const D: &str = include_str!("../assets/default-config.toml");"#,
+            "crates/spock-core/src/config.rs",
+            r#"pub const D: &str = include_str!("../../../assets/default-config.toml");"#,
         ),
         (
-            "src/sim/device.rs",
-            r#"include_str!("../../assets/demo/demo.toml")"#,
+            "crates/spock-sim/src/device.rs",
+            r#"include_str!("../../../assets/demo/demo.toml")"#,
         ),
         (
             "benches/tui.rs",

@@ -1,0 +1,748 @@
+//! Device leases (after DeviceFarmer STF's device booking): a client holds a device for a
+//! while; other clients' actions on it (safe actions and destructive tools) are refused in the
+//! call pipeline before anything runs or anyone is asked, naming the holder and the expiry.
+//! Reads stay allowed. The person at the control centre is not a client: their own calls are
+//! not held back, and they can break a lease on the Status screen.
+//!
+//! The holder is the client as it identified itself plus the connection it came through, so two
+//! clients with the same name are different holders: a stdio or legacy-SSE connection (one
+//! [`Connection`] per rmcp service) or a 2025-era HTTP session (its `Mcp-Session-Id`).
+//! Stateless 2026-07-28 HTTP requests have no connection: such a client is known by its name
+//! and version only, and its leases end by time (or release, or a person) alone.
+//!
+//! A lease ends when its time is up (a sweeper task records it at the deadline), when its
+//! holder releases it, when its connection closes (stdio/SSE: the service is dropped; HTTP: the
+//! client's `DELETE`; an HTTP session merely idling is parked and restored, so its lease stays),
+//! or when a person breaks it. Taking, renewing and releasing are recorded as the
+//! `android_lease_device` call itself; every other end is recorded here.
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::json;
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+use super::core::Core;
+use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
+use super::registry::Level;
+use crate::audit::AuditRecord;
+
+/// Bounds and default of `durationSeconds`.
+pub const MIN_SECS: u64 = 10;
+pub const MAX_SECS: u64 = 3600;
+pub const DEFAULT_SECS: u64 = 600;
+
+/// The tool whose name lease events carry in the audit trail.
+pub const TOOL: &str = "android_lease_device";
+
+/// Which connection a call came through, as leases tell holders apart.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    /// Never shown: an HTTP session id lets whoever knows it act in that session.
+    key: String,
+    /// What people and other clients see: `stdio#3`, `http session 1a2b3c4d`, `stateless http`.
+    label: String,
+    /// Where a stdio client's relay runs from when it came over SSH (`10.0.0.5:51234`, from the
+    /// relay's `SSH_CONNECTION`): shown to the person beside the client's name.
+    via: Option<String>,
+}
+
+impl Session {
+    /// `ssh from 10.0.0.5:51234` for a stdio client whose relay runs under sshd.
+    pub fn via(&self) -> Option<&str> {
+        self.via.as_deref()
+    }
+
+    /// A stdio or legacy-SSE connection, numbered in the order they opened.
+    pub fn connection(transport: Transport, n: u64) -> Session {
+        let key = format!("{}#{n}", transport.label());
+        Session {
+            label: key.clone(),
+            key,
+            via: None,
+        }
+    }
+
+    /// A 2025-era HTTP session, by its `Mcp-Session-Id`.
+    pub fn http(session_id: &str) -> Session {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        session_id.hash(&mut h);
+        Session {
+            key: http_key(session_id),
+            label: format!("http session {:08x}", h.finish() as u32),
+            via: None,
+        }
+    }
+
+    /// A stateless (2026-07-28) HTTP client: nothing but its name tells it apart.
+    pub fn stateless(client: &Option<ClientId>) -> Session {
+        Session {
+            key: format!("http-stateless:{}", client_label(client)),
+            label: "stateless http".into(),
+            via: None,
+        }
+    }
+
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+}
+
+/// The key an HTTP session's leases are held under (released by the client's `DELETE`).
+pub fn http_key(session_id: &str) -> String {
+    format!("http:{session_id}")
+}
+
+/// `name/version`, as the audit trail names clients; `unknown` when it did not say.
+fn client_label(client: &Option<ClientId>) -> String {
+    client
+        .as_ref()
+        .map(|c| format!("{}/{}", c.name, c.version))
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// Who holds a lease.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Holder {
+    /// `name/version` as the client identified itself.
+    pub client: String,
+    pub transport: String,
+    /// The holder's connection (`stdio#3`, `http session 1a2b3c4d`, `stateless http`).
+    pub session: String,
+    #[serde(skip)]
+    #[schemars(skip)]
+    key: String,
+}
+
+impl PartialEq for Holder {
+    fn eq(&self, other: &Self) -> bool {
+        self.key == other.key
+    }
+}
+
+impl Holder {
+    /// The holder a call would be; `None` for calls that carry no client connection (the
+    /// control centre's own).
+    pub fn of(origin: &super::server::Origin) -> Option<Holder> {
+        let s = origin.session.as_ref()?;
+        Some(Holder {
+            client: client_label(&origin.client),
+            transport: origin.transport.label().to_string(),
+            session: s.label.clone(),
+            key: s.key.clone(),
+        })
+    }
+
+    /// `client-a/1.0 (stdio#3)`.
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.client, self.session)
+    }
+
+    fn transport(&self) -> Transport {
+        match self.transport.as_str() {
+            "http" => Transport::Http,
+            "sse" => Transport::Sse,
+            "batch" => Transport::Batch,
+            "tui" => Transport::Tui,
+            _ => Transport::Stdio,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Lease {
+    pub id: u64,
+    /// The device's full name, as resolution returns it.
+    pub device: String,
+    pub holder: Holder,
+    pub since: DateTime<Utc>,
+    pub expires_at: DateTime<Utc>,
+    pub deadline: Instant,
+}
+
+/// A lease as tools and the audit trail show it.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct LeaseInfo {
+    pub device: String,
+    pub holder: Holder,
+    pub since: String,
+    pub expires_at: String,
+    pub seconds_left: u64,
+}
+
+impl Lease {
+    pub fn left(&self, now: Instant) -> Duration {
+        self.deadline.saturating_duration_since(now)
+    }
+
+    pub fn info(&self, now: Instant) -> LeaseInfo {
+        LeaseInfo {
+            device: self.device.clone(),
+            holder: self.holder.clone(),
+            since: rfc3339(&self.since),
+            expires_at: rfc3339(&self.expires_at),
+            seconds_left: self.left(now).as_secs(),
+        }
+    }
+
+    /// `emulator-5554 is leased by client-a/1.0 (stdio#3) until 2025-05-01T12:00:00Z (599 s left)`.
+    pub fn describe(&self, now: Instant) -> String {
+        format!(
+            "{} is leased by {} until {} ({} s left)",
+            self.device,
+            self.holder.describe(),
+            self.expires_at.format("%Y-%m-%dT%H:%M:%SZ"),
+            self.left(now).as_secs()
+        )
+    }
+}
+
+fn rfc3339(t: &DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+/// Whether taking a lease made a new one or extended the holder's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Taken {
+    New,
+    Renewed,
+}
+
+/// The lease table itself: plain data, every clock passed in. Refusals carry the lease in the
+/// way (boxed: it is large and the rare case).
+#[derive(Debug, Default)]
+pub struct Table {
+    leases: HashMap<String, Lease>,
+    next_id: u64,
+}
+
+impl Table {
+    /// Take `device` for `holder` until `now + dur`, or renew the holder's own lease to that.
+    /// A lease held by someone else (and not yet expired) is the error.
+    pub fn take(
+        &mut self,
+        device: &str,
+        holder: &Holder,
+        dur: Duration,
+        now: Instant,
+        wall: DateTime<Utc>,
+    ) -> Result<(Taken, Lease), Box<Lease>> {
+        let expires_at = wall + chrono::Duration::from_std(dur).unwrap_or(chrono::Duration::MAX);
+        if let Some(l) = self.leases.get_mut(device)
+            && l.deadline > now
+        {
+            if l.holder != *holder {
+                return Err(Box::new(l.clone()));
+            }
+            l.deadline = now + dur;
+            l.expires_at = expires_at;
+            // The client may have said its name since: keep what it says now.
+            l.holder = holder.clone();
+            return Ok((Taken::Renewed, l.clone()));
+        }
+        self.next_id += 1;
+        let lease = Lease {
+            id: self.next_id,
+            device: device.to_string(),
+            holder: holder.clone(),
+            since: wall,
+            expires_at,
+            deadline: now + dur,
+        };
+        self.leases.insert(device.to_string(), lease.clone());
+        Ok((Taken::New, lease))
+    }
+
+    /// Give `device` back. `Ok(None)`: it was not leased; the error: someone else holds it.
+    pub fn release(
+        &mut self,
+        device: &str,
+        holder: &Holder,
+        now: Instant,
+    ) -> Result<Option<Lease>, Box<Lease>> {
+        match self.leases.get(device) {
+            Some(l) if l.deadline <= now => Ok(None),
+            Some(l) if l.holder != *holder => Err(Box::new(l.clone())),
+            Some(_) => Ok(self.leases.remove(device)),
+            None => Ok(None),
+        }
+    }
+
+    /// The lease that stops `holder` acting on `device` (someone else's, still running).
+    /// `None` as holder (the control centre) is never stopped.
+    pub fn blocker(&self, device: &str, holder: Option<&Holder>, now: Instant) -> Option<&Lease> {
+        let holder = holder?;
+        self.leases
+            .get(device)
+            .filter(|l| l.deadline > now && l.holder != *holder)
+    }
+
+    /// Remove and return the leases whose time is up.
+    pub fn expire(&mut self, now: Instant) -> Vec<Lease> {
+        let due: Vec<String> = self
+            .leases
+            .values()
+            .filter(|l| l.deadline <= now)
+            .map(|l| l.device.clone())
+            .collect();
+        due.iter().filter_map(|d| self.leases.remove(d)).collect()
+    }
+
+    /// Remove and return every lease held through the connection `key`.
+    pub fn end_session(&mut self, key: &str) -> Vec<Lease> {
+        let held: Vec<String> = self
+            .leases
+            .values()
+            .filter(|l| l.holder.key == key)
+            .map(|l| l.device.clone())
+            .collect();
+        held.iter().filter_map(|d| self.leases.remove(d)).collect()
+    }
+
+    /// Remove lease `id` on `device` (only that one: not a lease taken since it was shown).
+    pub fn break_lease(&mut self, device: &str, id: u64) -> Option<Lease> {
+        if self.leases.get(device)?.id != id {
+            return None;
+        }
+        self.leases.remove(device)
+    }
+
+    /// Running leases, by device.
+    pub fn list(&self, now: Instant) -> Vec<Lease> {
+        let mut v: Vec<Lease> = self
+            .leases
+            .values()
+            .filter(|l| l.deadline > now)
+            .cloned()
+            .collect();
+        v.sort_by(|a, b| a.device.cmp(&b.device));
+        v
+    }
+
+    pub fn next_deadline(&self) -> Option<Instant> {
+        self.leases.values().map(|l| l.deadline).min()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.leases.is_empty()
+    }
+}
+
+/// How a lease ended without its holder's call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    Expired,
+    Disconnected,
+    Broken,
+}
+
+impl Ended {
+    fn label(self) -> &'static str {
+        match self {
+            Ended::Expired => "expired",
+            Ended::Disconnected => "holder_disconnected",
+            Ended::Broken => "broken",
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    table: Mutex<Table>,
+    wake: Notify,
+    sweeping: AtomicBool,
+}
+
+/// The lease table in [`Core`], with the sweeper that ends leases at their deadline.
+#[derive(Debug, Default)]
+pub struct Leases {
+    inner: Arc<Inner>,
+    connections: AtomicU64,
+}
+
+impl Leases {
+    fn with<R>(&self, f: impl FnOnce(&mut Table) -> R) -> R {
+        let mut t = self
+            .inner
+            .table
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&mut t)
+    }
+
+    /// Running leases, by device.
+    pub fn list(&self) -> Vec<Lease> {
+        self.with(|t| t.list(Instant::now()))
+    }
+
+    /// The lease that refuses `holder`'s actions on `device`, if any.
+    pub fn blocker(&self, device: &str, holder: Option<&Holder>) -> Option<Lease> {
+        self.with(|t| t.blocker(device, holder, Instant::now()).cloned())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.with(|t| t.is_empty())
+    }
+
+    /// The next connection's number (stdio and SSE share one sequence).
+    pub fn next_connection(&self) -> u64 {
+        self.connections.fetch_add(1, Ordering::Relaxed) + 1
+    }
+}
+
+/// Take or renew a lease (the `android_lease_device` call records it).
+pub fn take(
+    core: &Arc<Core>,
+    device: &str,
+    holder: &Holder,
+    dur: Duration,
+) -> Result<(Taken, Lease), Box<Lease>> {
+    let now = Instant::now();
+    let (expired, r) = core.leases.with(|t| {
+        let expired = t.expire(now);
+        (expired, t.take(device, holder, dur, now, Utc::now()))
+    });
+    record_all(core, &expired, Ended::Expired);
+    if r.is_ok() {
+        ensure_sweeper(core);
+        core.emit(ServerEvent::LeasesChanged);
+    }
+    r
+}
+
+/// Give a lease back (the `android_lease_device` call records it).
+pub fn release(core: &Core, device: &str, holder: &Holder) -> Result<Option<Lease>, Box<Lease>> {
+    let r = core
+        .leases
+        .with(|t| t.release(device, holder, Instant::now()));
+    if matches!(r, Ok(Some(_))) {
+        core.emit(ServerEvent::LeasesChanged);
+    }
+    r
+}
+
+/// A connection closed: its leases end, each on record.
+pub fn session_ended(core: &Core, key: &str) {
+    let ended = core.leases.with(|t| t.end_session(key));
+    if !ended.is_empty() {
+        record_all(core, &ended, Ended::Disconnected);
+        core.emit(ServerEvent::LeasesChanged);
+    }
+}
+
+/// A person broke lease `id` on `device` from the control centre; `None` when it already ended.
+pub fn break_lease(core: &Core, device: &str, id: u64) -> Option<Lease> {
+    let broken = core.leases.with(|t| t.break_lease(device, id))?;
+    record(core, &broken, Ended::Broken);
+    core.emit(ServerEvent::LeasesChanged);
+    Some(broken)
+}
+
+/// End the leases whose time is up, each on record.
+pub fn expire_due(core: &Core) -> usize {
+    let expired = core.leases.with(|t| t.expire(Instant::now()));
+    if !expired.is_empty() {
+        record_all(core, &expired, Ended::Expired);
+        core.emit(ServerEvent::LeasesChanged);
+    }
+    expired.len()
+}
+
+fn record_all(core: &Core, leases: &[Lease], how: Ended) {
+    for l in leases {
+        record(core, l, how);
+    }
+}
+
+/// A lease end nobody called a tool for, in the audit trail like a call: tool
+/// `android_lease_device`, arguments `{serial, event}`. Expiry and disconnection are the
+/// holder's (its client and transport); a break is the person's, approved by key.
+fn record(core: &Core, lease: &Lease, how: Ended) {
+    let args = json!({ "serial": lease.device, "event": how.label() });
+    let (transport, client) = match how {
+        Ended::Broken => (Transport::Tui, "terminal".to_string()),
+        _ => (lease.holder.transport(), lease.holder.client.clone()),
+    };
+    let mut rec = AuditRecord::new(TOOL, Level::SafeAction, transport, args);
+    rec.client = client;
+    rec.device = Some(lease.device.clone());
+    rec.outcome = Outcome::Ok;
+    if how == Ended::Broken {
+        rec.decision = Some(Decision {
+            approved: true,
+            by: DecidedBy::Key,
+        });
+    }
+    let mut info = serde_json::to_value(lease.info(Instant::now())).unwrap_or_default();
+    if let Some(m) = info.as_object_mut() {
+        m.insert("event".into(), json!(how.label()));
+        // The holder's identity beside the public holder object, so History shows who it was.
+        m.insert("heldBy".into(), json!(lease.holder.describe()));
+    }
+    rec.result = Some(info);
+    tracing::info!(device = %lease.device, holder = %lease.holder.describe(), event = how.label(), "lease ended");
+    core.audit.append(rec);
+}
+
+/// One sweeper per core, running while any lease exists; woken when a lease is taken.
+fn ensure_sweeper(core: &Arc<Core>) {
+    let inner = core.leases.inner.clone();
+    if inner.sweeping.swap(true, Ordering::SeqCst) {
+        inner.wake.notify_one();
+        return;
+    }
+    let weak = Arc::downgrade(core);
+    tokio::spawn(sweep(inner, weak));
+}
+
+async fn sweep(inner: Arc<Inner>, core: Weak<Core>) {
+    loop {
+        let next = {
+            let t = inner
+                .table
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            match t.next_deadline() {
+                Some(d) => d,
+                None => {
+                    // Under the table's lock: a lease taken after this starts a new sweeper.
+                    inner.sweeping.store(false, Ordering::SeqCst);
+                    return;
+                }
+            }
+        };
+        tokio::select! {
+            _ = tokio::time::sleep_until(next) => {}
+            _ = inner.wake.notified() => {}
+        }
+        let Some(core) = core.upgrade() else {
+            inner.sweeping.store(false, Ordering::SeqCst);
+            return;
+        };
+        expire_due(&core);
+    }
+}
+
+/// One rmcp service's connection: when the last handle to it goes (the stdio or SSE connection
+/// closed), the leases held through it end. HTTP services are per session or per request and
+/// hold no leases of their own (HTTP leases are keyed by session id).
+pub struct Connection {
+    core: Arc<Core>,
+    session: Option<Session>,
+}
+
+impl Connection {
+    pub fn new(core: Arc<Core>, transport: Transport) -> Connection {
+        let session = match transport {
+            Transport::Stdio | Transport::Sse => Some(Session::connection(
+                transport,
+                core.leases.next_connection(),
+            )),
+            _ => None,
+        };
+        Connection { core, session }
+    }
+
+    pub fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    /// Record where the connection's client came from (see [`Session::via`]).
+    pub fn set_via(&mut self, via: Option<String>) {
+        if let Some(s) = &mut self.session {
+            s.via = via;
+        }
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        if let Some(s) = &self.session {
+            session_ended(&self.core, &s.key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn holder(name: &str, conn: u64) -> Holder {
+        let s = Session::connection(Transport::Stdio, conn);
+        Holder {
+            client: format!("{name}/1.0"),
+            transport: "stdio".into(),
+            session: s.label,
+            key: s.key,
+        }
+    }
+
+    const MIN: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn a_lease_refuses_others_until_it_expires() {
+        let (a, b) = (holder("a", 1), holder("b", 2));
+        let mut t = Table::default();
+        let t0 = Instant::now();
+        let (how, lease) = t.take("dev@h:1", &a, MIN, t0, Utc::now()).unwrap();
+        assert_eq!(how, Taken::New);
+        assert_eq!(lease.deadline, t0 + MIN);
+        // The holder acts; the other is stopped, and told who holds it.
+        assert!(t.blocker("dev@h:1", Some(&a), t0).is_none());
+        let stop = t.blocker("dev@h:1", Some(&b), t0).expect("b is stopped");
+        assert_eq!(stop.holder.client, "a/1.0");
+        assert!(
+            stop.describe(t0).contains("a/1.0 (stdio#1)"),
+            "{}",
+            stop.describe(t0)
+        );
+        // Another device is free; the control centre (no holder) is never stopped.
+        assert!(t.blocker("other@h:1", Some(&b), t0).is_none());
+        assert!(t.blocker("dev@h:1", None, t0).is_none());
+        // b cannot take it.
+        let err = t.take("dev@h:1", &b, MIN, t0, Utc::now()).unwrap_err();
+        assert_eq!(err.holder, a);
+        // At the deadline it is over: b acts and may take it.
+        let t1 = t0 + MIN;
+        assert!(t.blocker("dev@h:1", Some(&b), t1).is_none());
+        assert_eq!(t.expire(t1).len(), 1);
+        assert!(t.is_empty());
+        let (how, _) = t.take("dev@h:1", &b, MIN, t1, Utc::now()).unwrap();
+        assert_eq!(how, Taken::New);
+    }
+
+    #[test]
+    fn the_holder_renews_and_a_namesake_is_someone_else() {
+        let a = holder("a", 1);
+        let twin = holder("a", 2); // same client name and version, another connection
+        let mut t = Table::default();
+        let t0 = Instant::now();
+        let (_, first) = t.take("dev", &a, MIN, t0, Utc::now()).unwrap();
+        let later = t0 + Duration::from_secs(50);
+        let (how, renewed) = t.take("dev", &a, MIN, later, Utc::now()).unwrap();
+        assert_eq!(how, Taken::Renewed);
+        assert_eq!(renewed.id, first.id);
+        assert_eq!(renewed.deadline, later + MIN);
+        // Past the first deadline, still held.
+        let t2 = t0 + MIN + Duration::from_secs(1);
+        assert!(t.expire(t2).is_empty());
+        assert!(t.blocker("dev", Some(&twin), t2).is_some());
+        assert!(t.take("dev", &twin, MIN, t2, Utc::now()).is_err());
+        assert!(t.release("dev", &twin, t2).is_err());
+    }
+
+    #[test]
+    fn release_session_end_and_break() {
+        let (a, b) = (holder("a", 1), holder("b", 2));
+        let mut t = Table::default();
+        let t0 = Instant::now();
+        t.take("d1", &a, MIN, t0, Utc::now()).unwrap();
+        t.take("d2", &a, MIN, t0, Utc::now()).unwrap();
+        let (_, l3) = t.take("d3", &b, MIN, t0, Utc::now()).unwrap();
+        // Releasing: only the holder; not leased is not an error.
+        assert!(t.release("d1", &b, t0).is_err());
+        assert!(t.release("d1", &a, t0).unwrap().is_some());
+        assert!(t.release("d1", &a, t0).unwrap().is_none());
+        // a's connection closes: its leases go, b's stays.
+        let ended = t.end_session(&a.key);
+        assert_eq!(
+            ended.iter().map(|l| l.device.as_str()).collect::<Vec<_>>(),
+            ["d2"]
+        );
+        assert_eq!(t.list(t0).len(), 1);
+        // A person breaks the lease shown, not one taken since.
+        assert!(t.break_lease("d3", l3.id + 100).is_none());
+        assert!(t.break_lease("d3", l3.id).is_some());
+        assert!(t.is_empty());
+    }
+
+    #[test]
+    fn http_sessions_are_told_apart_without_showing_their_id() {
+        let s = Session::http("0123456789abcdef-secret");
+        assert!(!s.label().contains("secret"), "{}", s.label());
+        assert_eq!(s.key, http_key("0123456789abcdef-secret"));
+        assert_ne!(s.key, Session::http("another").key);
+        let c = Some(ClientId {
+            name: "n".into(),
+            version: "1".into(),
+        });
+        assert_eq!(Session::stateless(&c), Session::stateless(&c.clone()));
+    }
+
+    /// The sweeper ends a lease at its deadline, with tokio's clock paused.
+    #[tokio::test(start_paused = true)]
+    async fn the_sweeper_ends_leases_on_their_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let paths = crate::config::Paths::under(dir.path());
+        let config = crate::config::Config::default_config();
+        let audit = crate::audit::Audit::open_with(
+            &paths.audit_dir(),
+            config.history.size,
+            crate::audit::Limits::total_mb(config.audit.max_total_mb),
+        )
+        .unwrap();
+        let redactor = crate::redact::Redactor::with_defaults_and(&config.redaction.rules).unwrap();
+        let registry = crate::mcp::tools::catalogue();
+        let batch = crate::batch::Batch::new(paths.batch_dir(), registry.clone());
+        // What the binary's `app::build_core` assembles, without projects or an adb server.
+        let core = Arc::new(crate::mcp::Core::new(crate::mcp::core::CoreParts {
+            registry,
+            config,
+            paths,
+            logs: crate::mcp::logbuf::LogBuffer::new(10),
+            allow_all: false,
+            devices: crate::device::Devices::with_options(
+                vec![crate::device::AdbEndpoint::new("127.0.0.1".to_string(), 1)],
+                crate::device::Timeouts::default(),
+                crate::device::DeviceOptions {
+                    autostart_local_server: false,
+                    ..crate::device::DeviceOptions::default()
+                },
+            ),
+            projects: crate::project::Projects::new(vec![]),
+            audit,
+            redactor,
+            demo: true,
+            batch,
+        }));
+        let a = holder("a", 1);
+        take(&core, "dev", &a, Duration::from_secs(30)).unwrap();
+        take(&core, "dev2", &a, Duration::from_secs(90)).unwrap();
+        let mut events = core.subscribe();
+        tokio::time::sleep(Duration::from_secs(29)).await;
+        assert_eq!(core.leases.list().len(), 2);
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        assert_eq!(core.leases.list().len(), 1);
+        assert!(
+            core.leases.with(|t| t.leases.len()) == 1,
+            "swept, not only hidden"
+        );
+        assert!(matches!(
+            events.recv().await,
+            Ok(ServerEvent::LeasesChanged)
+        ));
+        tokio::time::sleep(Duration::from_secs(60)).await;
+        assert!(core.leases.is_empty());
+        let recent = core.audit.recent(10);
+        let expired: Vec<_> = recent
+            .iter()
+            .filter(|r| r.tool == TOOL && r.arguments["event"] == "expired")
+            .collect();
+        assert_eq!(expired.len(), 2, "{recent:?}");
+        assert_eq!(expired[0].client, "a/1.0");
+        // The sweeper stopped with the table empty; a new lease starts another.
+        tokio::task::yield_now().await;
+        assert!(!core.leases.inner.sweeping.load(Ordering::SeqCst));
+        take(&core, "dev", &a, Duration::from_secs(10)).unwrap();
+        tokio::time::sleep(Duration::from_secs(11)).await;
+        assert!(core.leases.is_empty());
+    }
+}

@@ -1,0 +1,187 @@
+//! What the user's touches and keys do: hit-testing the current screen, focusing text fields,
+//! launching from the home screen, and following the scenario's transitions (tap, long press,
+//! swipe, pinch), including the ones that crash the app.
+use super::logcat::Buffer;
+use super::state::{SYSTEM_SERVER_PID, State, split_log_line};
+use crate::scenario::{Transition, Trigger};
+use crate::touch::Gesture;
+
+impl State {
+    pub(crate) fn fire(&mut self, t: &Transition) {
+        let pkg = self.foreground().0;
+        for l in &t.logcat {
+            if t.crash {
+                continue;
+            }
+            let (level, tag, msg) = split_log_line(l);
+            let pid = self.ensure_process(&pkg).0;
+            self.log_line(pid, level, &tag, &msg, Buffer::Main);
+        }
+        if t.crash {
+            self.crash(&pkg, &t.logcat);
+        } else if let Some(to) = &t.to {
+            self.show_screen(to);
+        }
+    }
+
+    fn transitions_from(&self, screen: &str) -> Vec<Transition> {
+        self.scenario
+            .transitions
+            .iter()
+            .filter(|t| t.from == screen)
+            .cloned()
+            .collect()
+    }
+
+    /// `input tap`: focus an editable node, launch from the home screen, or follow a transition.
+    pub fn tap(&mut self, x: i32, y: i32, long: bool) {
+        let Some(top) = self.top() else { return };
+        let screen = top.screen.clone();
+        let ui = &top.ui;
+        let Some(hit) = ui.deepest_at(x, y) else {
+            return;
+        };
+        let target = ui
+            .ancestor_where(hit, |n| {
+                n.is_editable() || if long { n.long_clickable } else { n.clickable }
+            })
+            .unwrap_or(hit);
+        if screen == self.home.id {
+            let n = ui.node(target).cloned().unwrap_or_default();
+            let hit_node = ui.node(hit).cloned().unwrap_or_default();
+            let label_pkg = self.installed.values().find(|a| {
+                let l = &a.spec.label;
+                [
+                    &n.text,
+                    &n.content_desc,
+                    &hit_node.text,
+                    &hit_node.content_desc,
+                ]
+                .iter()
+                .any(|t| !t.is_empty() && *t == l)
+            });
+            if let Some(pkg) = label_pkg.map(|a| a.spec.package.clone()) {
+                self.launch(&pkg);
+                return;
+            }
+        }
+        if ui.node(target).is_some_and(|n| n.is_editable())
+            && let Some(e) = self.top_mut()
+        {
+            e.ui.set_focus(target);
+        }
+        let ui = match self.top() {
+            Some(t) => t.ui.clone(),
+            None => return,
+        };
+        for t in self.transitions_from(&screen) {
+            let m = match (&t.trigger, long) {
+                (Trigger::Tap(m), false) | (Trigger::LongPress(m), true) => m,
+                _ => continue,
+            };
+            let hit_matches = ui.nodes().iter().enumerate().any(|(i, n)| {
+                matches(m, n) && (ui.is_within(i, target) || ui.is_within(target, i))
+            });
+            if hit_matches {
+                self.fire(&t);
+                return;
+            }
+        }
+    }
+
+    pub fn swipe(&mut self, from: (i32, i32), to: (i32, i32)) {
+        let Some(top) = self.top() else { return };
+        let screen = top.screen.clone();
+        let ui = top.ui.clone();
+        let dir = crate::touch::direction((to.0 - from.0) as f32, (to.1 - from.1) as f32);
+        let start = ui.deepest_at(from.0, from.1);
+        for t in self.transitions_from(&screen) {
+            let Trigger::Swipe(m) = &t.trigger else {
+                continue;
+            };
+            if m.direction.as_deref().is_some_and(|d| d != dir) {
+                continue;
+            }
+            let node_check =
+                m.text.is_some() || m.resource_id.is_some() || m.content_desc.is_some();
+            let ok = !node_check
+                || start.is_some_and(|s| {
+                    ui.nodes()
+                        .iter()
+                        .enumerate()
+                        .any(|(i, n)| matches(m, n) && ui.is_within(s, i))
+                });
+            if ok {
+                self.fire(&t);
+                return;
+            }
+        }
+    }
+
+    /// A recognised multi-touch gesture: logged, remembered, and applied.
+    pub fn gesture(&mut self, g: Gesture) {
+        self.log_line(
+            SYSTEM_SERVER_PID,
+            'I',
+            "SimInput",
+            &format!("gesture {g}"),
+            Buffer::Main,
+        );
+        match &g {
+            Gesture::Tap { x, y } => self.tap(*x, *y, false),
+            Gesture::LongPress { x, y } => self.tap(*x, *y, true),
+            Gesture::Swipe { from, to, .. } => self.swipe(*from, *to),
+            Gesture::Pinch { .. } => {
+                let dir = g.pinch_direction();
+                if let Some(screen) = self.top().map(|e| e.screen.clone()) {
+                    let hit = self.transitions_from(&screen).into_iter().find(|t| {
+                        matches!(&t.trigger, Trigger::Pinch(p)
+                            if p.direction.is_none() || p.direction.as_deref() == dir)
+                    });
+                    if let Some(t) = hit {
+                        self.fire(&t);
+                    }
+                }
+            }
+            _ => {}
+        }
+        self.last_gesture = Some(g);
+    }
+
+    pub fn type_text(&mut self, text: &str) {
+        if let Some(e) = self.top_mut()
+            && let Some(i) = e.ui.focused_editable()
+        {
+            let node = e.ui.node(i).cloned().unwrap_or_default();
+            // uiautomator reports a password field's text as bullets, never the secret.
+            let added: String = if node.password {
+                text.chars().map(|_| '•').collect()
+            } else {
+                text.to_string()
+            };
+            e.ui.set_text(i, &format!("{}{added}", node.text));
+        }
+    }
+
+    pub fn delete_char(&mut self) {
+        if let Some(e) = self.top_mut()
+            && let Some(i) = e.ui.focused_editable()
+        {
+            let mut cur = e.ui.node(i).map(|n| n.text.clone()).unwrap_or_default();
+            cur.pop();
+            e.ui.set_text(i, &cur);
+        }
+    }
+}
+
+fn matches(m: &crate::scenario::Matcher, n: &super::ui::UiNode) -> bool {
+    let any = m.text.is_some() || m.resource_id.is_some() || m.content_desc.is_some();
+    any && m.text.as_ref().is_none_or(|t| *t == n.text)
+        && m.resource_id.as_ref().is_none_or(|r| {
+            *r == n.resource_id
+                || n.resource_id
+                    .rsplit_once(":id/")
+                    .is_some_and(|(_, id)| id == r)
+        })
+        && m.content_desc.as_ref().is_none_or(|d| *d == n.content_desc)
+}
