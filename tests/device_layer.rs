@@ -1,6 +1,6 @@
 //! The device layer against Debian's real `adb` server on a private port (skipped, saying so,
 //! when no `adb` is on PATH). No phone is attached, so this proves the host protocol, error
-//! wording and recovery; device calls are covered by the fake server in `src/device/tests.rs`.
+//! wording and recovery; device calls are covered by the fake server in `crates/spock-core/src/device/tests.rs`.
 use std::net::TcpListener;
 use std::process::Command;
 use std::time::{Duration, Instant};
