@@ -384,6 +384,8 @@ async fn pipeline(
     });
     let started = Instant::now();
     let mut decision = None;
+    // Which terminal answered (an attached control centre, or the serving process's own).
+    let mut decider = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
     let mut ctx = Ctx {
         core: core.clone(),
@@ -478,6 +480,8 @@ async fn pipeline(
                 })?,
                 _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
             };
+            decider = d.decider;
+            let d = d.decision;
             decision = Some(d);
             if !d.approved {
                 return Err(denial(&tool, d));
@@ -531,6 +535,7 @@ async fn pipeline(
     record.outcome = outcome;
     record.duration_ms = duration.as_millis() as u64;
     record.decision = decision;
+    record.decider = decider;
     record.batch_run = batch_run;
     match &result {
         Ok(_) => record.result = Some(shown.clone()),
