@@ -54,6 +54,9 @@ pub struct RunArgs {
 pub enum Command {
     /// Serve MCP on both transports without the terminal UI (logs to stderr).
     Serve(RunArgs),
+    /// Attach a control centre to the running server (`serve`) from this terminal: follow its
+    /// calls and answer its confirmations. `q` detaches; the server keeps serving.
+    Attach,
     /// Byte relay between an MCP client's stdio and the running instance (for stdio clients).
     Relay {
         /// The endpoint descriptor (default: the running instance's).
@@ -128,6 +131,7 @@ pub fn main() -> ExitCode {
         None => crate::tui::run(cli.run).map(|()| ExitCode::SUCCESS),
         Some(Command::Serve(args)) => run_server(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Relay { .. }) => Ok(ExitCode::SUCCESS),
+        Some(Command::Attach) => crate::tui::attach::run().map(|()| ExitCode::SUCCESS),
         Some(Command::Config(args)) => print_config(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
         Some(Command::Doctor(args)) => doctor(args),

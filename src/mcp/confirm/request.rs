@@ -148,7 +148,13 @@ impl ConfirmRequest {
         let (tx, rx) = oneshot::channel();
         let slot = Arc::new(Slot::new(tx, Arc::new(AtomicBool::new(true))));
         let req = slot.copy(id, &ask, deadline, timeout, &Arc::from(by));
-        (req, Remote { answer: rx, slot })
+        (
+            req,
+            Remote {
+                answer: Mutex::new(Some(rx)),
+                slot,
+            },
+        )
     }
 }
 
@@ -168,11 +174,17 @@ impl Drop for ConfirmRequest {
 /// The far side of a [`ConfirmRequest::remote`].
 #[derive(Debug)]
 pub struct Remote {
-    pub answer: oneshot::Receiver<Answered>,
+    answer: Mutex<Option<oneshot::Receiver<Answered>>>,
     slot: Arc<Slot>,
 }
 
 impl Remote {
+    /// The local answer, once given; `None` if the request went away first.
+    pub async fn take_answer(&self) -> Option<Answered> {
+        let rx = self.answer.lock().ok()?.take()?;
+        rx.await.ok()
+    }
+
     /// The server says the request is gone: decided by `decided` (how, by whom) or withdrawn.
     pub fn close(&self, decided: Option<(bool, String)>) {
         if let Ok(mut d) = self.slot.decided.lock() {
