@@ -426,6 +426,17 @@ impl Server {
                 }
             });
         }
+        // The attach channel: a private Unix socket or nothing (never TCP); up before the
+        // descriptor is written, so whoever sees the server running can attach.
+        match start_control(&core, &cfg) {
+            Ok((listener, opts)) => {
+                let s = shared.clone();
+                tasks.spawn(async move { control::serve(listener, s, opts).await });
+            }
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect")
+            }
+        }
         let sock = Listener::bind(&core.paths.socket_path())
             .await
             .context("binding the stdio socket")?;
@@ -444,16 +455,6 @@ impl Server {
                 tracing::error!(error = %e, "socket transport stopped");
             }
         });
-        // The attach channel: a private Unix socket or nothing (never TCP).
-        match start_control(&core, &cfg) {
-            Ok((listener, opts)) => {
-                let s = shared.clone();
-                tasks.spawn(async move { control::serve(listener, s, opts).await });
-            }
-            Err(e) => {
-                tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect")
-            }
-        }
         // Subscribe before tracking starts, so not even the first arrivals are lost.
         let (s, rx) = (shared.clone(), core.devices.subscribe());
         tasks.spawn(async move { forward_device_events(s, rx).await });
