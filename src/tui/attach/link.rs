@@ -35,21 +35,15 @@ pub struct Welcome {
 #[derive(Debug, thiserror::Error)]
 pub enum AttachError {
     #[error(
-        "no spock-tui server to attach to at {path}: {source}. Start one with `spock-tui serve` \
+        "no spock-tui server to attach to at {path}: {error}. Start one with `spock-tui serve` \
          (or `spock-tui`) as this user"
     )]
-    Connect {
-        path: String,
-        source: std::io::Error,
-    },
+    Connect { path: String, error: std::io::Error },
     #[error(
-        "cannot read the control credential {path}: {source}. It is written by a running \
+        "cannot read the control credential {path}: {error}. It is written by a running \
          `spock-tui serve` of this user"
     )]
-    Credential {
-        path: String,
-        source: std::io::Error,
-    },
+    Credential { path: String, error: std::io::Error },
     #[error("the server refused to attach ({code:?}): {message}")]
     Refused { code: ErrorCode, message: String },
     #[error("the server closed the connection during the hello: {0}")]
@@ -83,19 +77,19 @@ async fn read_msg(r: &mut BufReader<OwnedReadHalf>) -> std::io::Result<Option<Se
 
 /// Connect, say hello, and read the welcome (or the refusal).
 pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected, AttachError> {
+    let stream = UnixStream::connect(socket)
+        .await
+        .map_err(|error| AttachError::Connect {
+            path: socket.display().to_string(),
+            error,
+        })?;
     let credential = crate::config::private::read_to_string(credential_file)
-        .map_err(|source| AttachError::Credential {
+        .map_err(|error| AttachError::Credential {
             path: credential_file.display().to_string(),
-            source,
+            error,
         })?
         .trim()
         .to_string();
-    let stream = UnixStream::connect(socket)
-        .await
-        .map_err(|source| AttachError::Connect {
-            path: socket.display().to_string(),
-            source,
-        })?;
     let (read, mut write) = stream.into_split();
     let mut read = BufReader::new(read);
     let hello = ClientMsg::Hello {
