@@ -337,7 +337,11 @@ async fn the_focused_button_is_marked_without_colour() {
 async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
     use spock_tui::mcp::confirm::ConfirmRequest;
     let mut s = state();
-    let a = ask("android_uninstall_app", json!({"packageName": "com.example.notes"}), None);
+    let a = ask(
+        "android_uninstall_app",
+        json!({"packageName": "com.example.notes"}),
+        None,
+    );
     let (req, remote) = ConfirmRequest::remote(
         7,
         a,
@@ -359,5 +363,8 @@ async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
     assert_eq!(s.layer(), Layer::Confirm);
     s.update(key('y'));
     assert!(s.confirms.is_empty());
-    assert!(remote.take_answer().await.is_none(), "a key here answered it");
+    assert!(
+        remote.take_answer().await.is_none(),
+        "a key here answered it"
+    );
 }

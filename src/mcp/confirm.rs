@@ -22,8 +22,8 @@ use super::registry::Level;
 
 mod request;
 
-pub use request::{Answered, ConfirmRequest, Remote};
 use request::Slot;
+pub use request::{Answered, ConfirmRequest, Remote};
 
 /// What the core knows about a call when it asks.
 #[derive(Debug, Clone)]
@@ -109,7 +109,11 @@ impl Inner {
     fn offer(&mut self, id: u64, p: &Pending, to: Option<ResponderId>) -> usize {
         let mut delivered = 0;
         self.responders.retain(|r| !r.tx.is_closed());
-        for r in self.responders.iter().filter(|r| to.is_none_or(|t| t == r.id)) {
+        for r in self
+            .responders
+            .iter()
+            .filter(|r| to.is_none_or(|t| t == r.id))
+        {
             let copy = p.slot.copy(id, &p.ask, p.deadline, p.timeout, &r.label);
             // A full queue: this responder cannot answer in time; the copy is dropped.
             if r.tx.try_send(copy).is_ok() {

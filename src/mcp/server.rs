@@ -95,8 +95,9 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
             "nobody answered before the confirmation timed out (the default is no)"
         }
         DecidedBy::NoResponder => {
-            "nobody can approve it: no control centre is running (`spock-tui` in a terminal \
-             asks a person; headless `serve` always denies destructive calls)"
+            "nobody can approve it: no control centre is running or attached (`spock-tui` in a \
+             terminal asks a person, and so does `spock-tui attach` to a running `serve`; with \
+             nobody attached, `serve` denies destructive calls unless safety.wait_for_attach is on)"
         }
         DecidedBy::Dropped => "the confirmation was closed without an answer (the default is no)",
         DecidedBy::AllowAll => "it was not approved",

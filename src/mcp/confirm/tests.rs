@@ -122,7 +122,13 @@ async fn every_responder_is_asked_the_first_answer_wins_and_the_others_learn_who
     assert_eq!((l.ask.call_id, o.ask.call_id, t.ask.call_id), (1, 1, 1));
     t.answer(true);
     let got = asked.await.unwrap();
-    assert_eq!(got.decision, Decision { approved: true, by: DecidedBy::Key });
+    assert_eq!(
+        got.decision,
+        Decision {
+            approved: true,
+            by: DecidedBy::Key
+        }
+    );
     assert_eq!(got.decider.as_deref(), Some("pid 22 on /dev/pts/2"));
     // A later answer from another terminal changes nothing; their copies say who decided.
     assert!(l.is_abandoned() && o.is_abandoned());
@@ -133,7 +139,11 @@ async fn every_responder_is_asked_the_first_answer_wins_and_the_others_learn_who
     o.answer(false);
     assert_eq!(
         notices.recv().await.unwrap(),
-        Notice::Decided { call_id: 1, approved: true, by: "pid 22 on /dev/pts/2".into() }
+        Notice::Decided {
+            call_id: 1,
+            approved: true,
+            by: "pid 22 on /dev/pts/2".into()
+        }
     );
 }
 
@@ -145,7 +155,10 @@ async fn a_control_centre_attaching_while_a_call_waits_is_shown_it() {
     let asked = tokio::spawn(async move { c2.ask_answered(ask()).await });
     let _held = local.recv().await.expect("local");
     let (_id, mut late) = c.attach_remote("late".into());
-    late.recv().await.expect("shown to the newcomer").answer(false);
+    late.recv()
+        .await
+        .expect("shown to the newcomer")
+        .answer(false);
     let got = asked.await.unwrap();
     assert!(!got.decision.approved);
     assert_eq!(got.decider.as_deref(), Some("late"));
@@ -183,7 +196,10 @@ async fn a_detached_remote_leaves_the_call_to_the_others() {
     drop(remote.recv().await.expect("remote"));
     c.detach_responder(id);
     drop(remote);
-    assert!(!l.is_abandoned(), "one terminal leaving withdrew it from another");
+    assert!(
+        !l.is_abandoned(),
+        "one terminal leaving withdrew it from another"
+    );
     l.answer(true);
     assert!(asked.await.unwrap().approved);
 }

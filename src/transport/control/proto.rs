@@ -184,9 +184,10 @@ mod tests {
             serde_json::to_string(&m).unwrap(),
             r#"{"type":"decide","call_id":7,"approve":true}"#
         );
-        let back: ClientMsg =
-            serde_json::from_str(r#"{"type":"hello","protocol_version":1,"credential":"c","pid":3}"#)
-                .unwrap();
+        let back: ClientMsg = serde_json::from_str(
+            r#"{"type":"hello","protocol_version":1,"credential":"c","pid":3}"#,
+        )
+        .unwrap();
         assert_eq!(
             back,
             ClientMsg::Hello {

@@ -76,7 +76,9 @@ fn spawn_reader(r: tokio::net::unix::OwnedReadHalf) -> mpsc::Receiver<Line> {
             }
             let line = match serde_json::from_slice::<ClientMsg>(&buf) {
                 Ok(m) => Line::Msg(m),
-                Err(e) => Line::Bad(format!("not a message of attach protocol {PROTOCOL_VERSION}: {e}")),
+                Err(e) => Line::Bad(format!(
+                    "not a message of attach protocol {PROTOCOL_VERSION}: {e}"
+                )),
             };
             if tx.send(line).await.is_err() {
                 return;
@@ -115,7 +117,11 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
             return out
                 .refuse(
                     ErrorCode::WrongUser,
-                    format!("uid {} may not attach to uid {}'s server", c.uid(), own_uid()),
+                    format!(
+                        "uid {} may not attach to uid {}'s server",
+                        c.uid(),
+                        own_uid()
+                    ),
                 )
                 .await;
         }
@@ -132,7 +138,10 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
         Ok(None) => return,
         Err(_) => {
             return out
-                .refuse(ErrorCode::BadMessage, "no hello within the handshake timeout".into())
+                .refuse(
+                    ErrorCode::BadMessage,
+                    "no hello within the handshake timeout".into(),
+                )
                 .await;
         }
     };
@@ -144,7 +153,10 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
     } = hello
     else {
         return out
-            .refuse(ErrorCode::BadMessage, "the first message must be a hello".into())
+            .refuse(
+                ErrorCode::BadMessage,
+                "the first message must be a hello".into(),
+            )
             .await;
     };
     if protocol_version != PROTOCOL_VERSION {
@@ -294,7 +306,9 @@ impl Session {
                 if !self.held.contains_key(&call_id) {
                     return refuse(
                         ErrorCode::NotPending,
-                        format!("call {call_id} is not waiting for an answer (decided or withdrawn)"),
+                        format!(
+                            "call {call_id} is not waiting for an answer (decided or withdrawn)"
+                        ),
                         call_id,
                     );
                 }

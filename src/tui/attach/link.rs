@@ -245,7 +245,10 @@ impl Link {
                 arguments,
             })],
             ServerMsg::CallArguments { call_id, arguments } => {
-                vec![Event::Server(ServerEvent::CallArguments { call_id, arguments })]
+                vec![Event::Server(ServerEvent::CallArguments {
+                    call_id,
+                    arguments,
+                })]
             }
             ServerMsg::CallFinished {
                 call_id,
@@ -305,7 +308,11 @@ impl Link {
                 // A refused approval leaves the call waiting: show it again to answer afresh.
                 if matches!(code, ErrorCode::NotDisplayed | ErrorCode::TooEarly)
                     && let Some(id) = call_id
-                    && let Some(wire) = self.asks.lock().ok().and_then(|a| a.get(&id).map(|m| m.wire.clone()))
+                    && let Some(wire) = self
+                        .asks
+                        .lock()
+                        .ok()
+                        .and_then(|a| a.get(&id).map(|m| m.wire.clone()))
                 {
                     evs.push(self.mirror(wire, registry));
                 }
@@ -374,7 +381,11 @@ impl Link {
         };
         let approve = answered.decision.approved;
         if approve {
-            let since = self.shown.lock().ok().and_then(|s| s.get(&call_id).copied());
+            let since = self
+                .shown
+                .lock()
+                .ok()
+                .and_then(|s| s.get(&call_id).copied());
             if let Some(at) = since {
                 // The server measures from when it read `displayed`: a little margin.
                 let armed = at + Duration::from_millis(ARMING_MS + 50);

@@ -380,11 +380,13 @@ fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
         )
         .centered(),
         Line::raw(""),
-        Line::raw(if w.decided.as_ref().is_some_and(|(approved, _)| *approved) {
-            "Keys do nothing until this goes away."
-        } else {
-            "Nothing was approved. Keys do nothing until this goes away."
-        })
+        Line::raw(
+            if w.decided.as_ref().is_some_and(|(approved, _)| *approved) {
+                "Keys do nothing until this goes away."
+            } else {
+                "Nothing was approved. Keys do nothing until this goes away."
+            },
+        )
         .centered(),
     ];
     if next > 0 {
