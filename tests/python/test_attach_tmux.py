@@ -86,3 +86,35 @@ async def test_attach_says_so_when_there_is_no_server_and_when_it_goes_away(tmp_
     finally:
         t.kill()
         inst.stop()
+
+
+async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_decider(tmp_path):
+    """`spock-tui --demo` (control centre and server in one process) with a raw attached
+    client: the approval made over the attach channel closes the in-process modal, naming it."""
+    from mcp import Client
+    from tmux_harness import relay, start_tui
+    from test_attach import Raw
+
+    tui = start_tui(tmp_path, "--demo")
+    try:
+        await tui.wait_for("[running]", "demo")
+
+        class Home:
+            home = tui.home
+
+        c = await Raw.open(Home)
+        welcome = await c.hello(Home)
+        assert welcome["type"] == "welcome", welcome
+        async with Client(relay(tui), mode="legacy") as mcp:
+            call = asyncio.create_task(mcp.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
+            await tui.wait_for(MODAL, "com.example.notes")
+            cid = (await c.until("confirm_asked"))["ask"]["call_id"]
+            await c.send(type="displayed", call_id=cid)
+            await asyncio.sleep(0.8)
+            await c.send(type="decide", call_id=cid, approve=False)
+            await tui.wait_for("Decided in another terminal", "denied by " + welcome["you"])
+            r = await asyncio.wait_for(call, 15)
+            assert r.is_error is True and "denied" in text_of(r), text_of(r)
+        c.close()
+    finally:
+        tui.kill()
