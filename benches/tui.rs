@@ -1,6 +1,6 @@
 //! Frame render time with 10,000 history entries (target: under 2 ms a frame). A benchmark,
 //! not a timed test: `cargo bench --bench tui`.
-#[path = "../tests/tui_fixture.rs"]
+#[path = "../tests/support/tui_fixture.rs"]
 mod fixture;
 
 use std::hint::black_box;

@@ -23,6 +23,9 @@ use crate::transport::http::HttpOptions;
 use crate::transport::socket::{Listener, SocketOptions};
 use crate::transport::{Shared, control, http, socket};
 
+/// How many daily log files are kept.
+pub const LOG_DAYS: usize = 7;
+
 /// Log to a file in the state directory (never stdout), to the in-memory buffer that
 /// `spock_get_logs` reads, and to stderr when `to_stderr` (headless).
 pub fn init_logging(
@@ -31,7 +34,15 @@ pub fn init_logging(
     to_stderr: bool,
 ) -> anyhow::Result<tracing_appender::non_blocking::WorkerGuard> {
     crate::config::paths::private_dir(&paths.log_dir()).context("creating the log directory")?;
-    let file = tracing_appender::rolling::never(paths.log_dir(), "spock-tui.log");
+    // A long-running service: one file a day (`spock-tui.YYYY-MM-DD.log`), the last
+    // LOG_DAYS kept; older ones are deleted as a new day's file opens.
+    let file = tracing_appender::rolling::Builder::new()
+        .rotation(tracing_appender::rolling::Rotation::DAILY)
+        .filename_prefix("spock-tui")
+        .filename_suffix("log")
+        .max_log_files(LOG_DAYS)
+        .build(paths.log_dir())
+        .context("opening the log file")?;
     let (writer, guard) = tracing_appender::non_blocking(file);
     let filter = || {
         EnvFilter::try_from_env("SPOCK_TUI_LOG")

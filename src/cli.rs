@@ -322,6 +322,16 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
     }
     let paths = Paths::discover()?;
     let d = read_descriptor(&paths)?;
+    // A descriptor left by an instance that died would print a configuration that cannot work.
+    if !d.is_live() {
+        anyhow::bail!(
+            "no running instance: {} was written by pid {}, which is not running or not answering at {}. \
+             Start `spock-tui` or `spock-tui serve` first (`spock-tui doctor` shows more)",
+            paths.endpoint_file().display(),
+            d.pid,
+            d.endpoint_label()
+        );
+    }
     // Notes go to stderr: stdout stays exactly what is pasted (or redirected) into the file.
     if args.http {
         let url = d.http.as_deref().with_context(|| {

@@ -25,7 +25,7 @@ fn instance(paths: &Paths) -> Option<Result<(Descriptor, bool), String>> {
     Some(
         serde_json::from_str::<Descriptor>(&text)
             .map(|d| {
-                let alive = Path::new(&format!("/proc/{}", d.pid)).exists();
+                let alive = d.is_live();
                 (d, alive)
             })
             .map_err(|e| e.to_string()),

@@ -4,6 +4,31 @@
 //! The core (`mcp`, `device`, `uitree`, `audit`, `config`, `sim`) imports neither ratatui,
 //! crossterm nor axum; `transport` adapts bytes to `mcp`, `tui` reads `mcp` events and the
 //! audit store, and `cli` wires everything together.
+//!
+//! # Where a `tools/call` goes, in order
+//!
+//! 1. **Bytes in.** `transport::http` (`/mcp`, legacy `/sse` + `/message`: Host, Origin and
+//!    bearer token checked in `transport::auth`, every write bounded by `transport::stall`) or
+//!    `transport::socket` (the Unix socket `spock-tui relay` reaches; token line, pool slot).
+//! 2. **One handler.** `mcp::server::McpServer` (rmcp's `ServerHandler`, one value per
+//!    connection whatever the transport) hands the call to `mcp::server::call`. The control
+//!    centre's own actions and batch steps enter the same function
+//!    (`call_as_person`, `call_in_run`): there is no side door.
+//! 3. **Declaration.** `mcp::registry` finds the tool's one declaration (`mcp::tools::*`: name,
+//!    level, schema, handler); arguments are validated against it.
+//! 4. **Access.** `mcp::access` (the person's switches) and `mcp::lease` (who holds the device).
+//! 5. **Device and consent.** The device is resolved and pinned (`device::Devices`); a
+//!    destructive call (or a safe one escalated by what it would destroy) is refused if the
+//!    person could not see it whole, then asks `mcp::confirm::Confirmer`, which the control
+//!    centre (`tui`) answers; headless, nobody answers and it is denied.
+//! 6. **Started.** `ServerEvent::CallStarted` with arguments redacted for the person
+//!    (`redact`), typed passwords withheld (`mcp::typed`).
+//! 7. **The tool.** Its handler: `guard` checks every string that reaches a device shell or a
+//!    local file; `device` speaks adb (every call with a timeout); `uitree` parses dumps.
+//! 8. **Answered and recorded.** The result is redacted for the agent, the record goes to
+//!    `audit` (hash-chained; on disk before the answer for destructive, denied and refused
+//!    calls), `ServerEvent::CallFinished` goes to the control centre, and a recording batch
+//!    (`batch`) keeps the step.
 pub mod app;
 pub mod audit;
 pub mod batch;

@@ -176,6 +176,8 @@ struct Relay {
 impl Relay {
     fn initialized(home: &Path, descriptor: &Path) -> Relay {
         let mut child = cmd(home, &["relay", descriptor.to_str().expect("utf-8 path")])
+            // A stopped server is not waited for long (the relay waits 30 s for a restart).
+            .env("SPOCK_TUI_RELAY_RECONNECT_SECS", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -288,19 +290,40 @@ fn a_second_instance_on_the_same_home_refuses_and_the_first_stays_reachable() {
     assert_eq!(next.descriptor()["pid"], next.child.id());
 }
 
-fn fake_descriptor(home: &Path, http_note: Option<&str>) {
+/// A descriptor naming a socket this test listens on (`config` checks that the instance
+/// answers): keep the listener alive while the command runs.
+fn fake_descriptor(home: &Path, http_note: Option<&str>) -> std::os::unix::net::UnixListener {
+    use std::os::unix::fs::PermissionsExt as _;
     let run = home.join("run");
     std::fs::create_dir_all(&run).unwrap();
+    std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let listener = std::os::unix::net::UnixListener::bind(run.join("mcp.sock")).unwrap();
     let mut d = serde_json::json!({
         "unix": run.join("mcp.sock"),
         "token": "tok-secret",
-        "pid": 1,
+        "pid": std::process::id(),
         "http": "http://127.0.0.1:8765/mcp",
     });
     if let Some(n) = http_note {
         d["http_note"] = n.into();
     }
-    std::fs::write(run.join("endpoint.json"), d.to_string()).unwrap();
+    let file = run.join("endpoint.json");
+    std::fs::write(&file, d.to_string()).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    listener
+}
+
+#[test]
+fn config_refuses_a_descriptor_whose_instance_is_gone() {
+    let tmp = tempfile::tempdir().unwrap();
+    drop(fake_descriptor(tmp.path(), None));
+    let (out, stdout, stderr) = run(tmp.path(), &["config", "--stdio"]);
+    assert!(!out.status.success());
+    assert!(stdout.is_empty(), "nothing to paste: {stdout}");
+    assert!(
+        stderr.contains("no running instance") && stderr.contains("not answering"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -322,7 +345,7 @@ fn config_refuses_http_for_claude_desktop() {
 #[test]
 fn config_names_the_file_each_client_reads() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     let desktop = if cfg!(target_os = "macos") {
         "~/Library/Application Support/Claude/claude_desktop_config.json"
     } else {
@@ -355,7 +378,7 @@ fn config_names_the_file_each_client_reads() {
 #[test]
 fn config_for_codex_over_http_keeps_the_token_out_of_the_file() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     let (out, stdout, stderr) = run(tmp.path(), &["config", "--http", "--client", "codex"]);
     assert!(out.status.success(), "{stderr}");
     let table: toml::Table = stdout.parse().expect(&stdout);
@@ -376,7 +399,7 @@ fn config_for_codex_over_http_keeps_the_token_out_of_the_file() {
 #[test]
 fn run_flags_are_refused_where_they_mean_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     let run_flags: [&[&str]; 6] = [
         &["--demo"],
         &["--port", "0"],
@@ -430,7 +453,7 @@ fn run_flags_are_refused_where_they_mean_nothing() {
 #[test]
 fn printing_into_a_closed_pipe_exits_quietly() {
     let tmp = tempfile::tempdir().unwrap();
-    fake_descriptor(tmp.path(), None);
+    let _instance = fake_descriptor(tmp.path(), None);
     for args in [
         &["completions", "bash"][..],
         &["config", "--stdio", "--client", "vscode"][..],
@@ -513,7 +536,10 @@ fn relay_is_quiet_when_its_client_closes_and_speaks_when_the_server_leaves() {
     let relay = Relay::initialized(&home, &serve.descriptor_path());
     serve.stop();
     let err = relay.stderr_at_exit();
-    assert!(err.contains("the server closed the session"), "{err:?}");
+    assert!(
+        err.contains("the server closed the session") && err.contains("none came back within 1 s"),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -559,4 +585,49 @@ fn audit_verify_says_intact_then_names_the_first_break() {
     // Run flags belong to the control centre, not to `audit verify`.
     let (out, _, _) = run(&home, &["audit", "verify", "--demo"]);
     assert!(!out.status.success());
+}
+
+/// A long-running service's log rotates daily and keeps a bounded number of files: a week of
+/// old ones is pruned to the newest when the day's file opens.
+#[test]
+fn the_log_is_one_file_a_day_and_old_days_are_pruned() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let tmp = tempfile::tempdir().unwrap();
+    let state = tmp.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::set_permissions(&state, std::fs::Permissions::from_mode(0o700)).unwrap();
+    // Pruned by creation time (as the files of past days were made): create them in order,
+    // far enough apart for the filesystem's clock.
+    for day in 1..=12 {
+        std::fs::write(
+            state.join(format!("spock-tui.2020-01-{day:02}.log")),
+            "old\n",
+        )
+        .unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::fs::write(state.join("unrelated.txt"), "kept").unwrap();
+    let serve = Serve::start(tmp.path(), &[]);
+    drop(serve);
+    let mut logs: Vec<String> = std::fs::read_dir(&state)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("spock-tui.") && n.ends_with(".log"))
+        .collect();
+    logs.sort();
+    let today = format!("spock-tui.{}.log", chrono::Utc::now().format("%Y-%m-%d"));
+    assert!(logs.contains(&today), "{logs:?}");
+    const LOG_DAYS: usize = spock_tui::app::LOG_DAYS;
+    assert_eq!(logs.len(), LOG_DAYS, "{logs:?}");
+    assert_eq!(
+        logs[0],
+        format!("spock-tui.2020-01-{:02}.log", 12 - (LOG_DAYS - 2)),
+        "{logs:?}"
+    );
+    assert_eq!(
+        logs[..LOG_DAYS - 1].last().map(String::as_str),
+        Some("spock-tui.2020-01-12.log"),
+        "the newest old days are kept: {logs:?}"
+    );
+    assert!(state.join("unrelated.txt").exists());
 }

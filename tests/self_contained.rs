@@ -243,7 +243,10 @@ fn the_check_catches_each_way_out() {
             "src/sim/device.rs",
             r#"include_str!("../../assets/demo/demo.toml")"#,
         ),
-        ("benches/tui.rs", r#"#[path = "../tests/tui_fixture.rs"]"#),
+        (
+            "benches/tui.rs",
+            r#"#[path = "../tests/support/tui_fixture.rs"]"#,
+        ),
         (
             "tests/python/conftest.py",
             "ROOT = pathlib.Path(__file__).resolve().parents[2]",

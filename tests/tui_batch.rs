@@ -2,7 +2,7 @@
 //! recording, the editor showing an error) and `update()` for its keys — run, cancel, delete
 //! behind a y/n prompt, record with a name, edit in place, and a task from calls marked in
 //! History — with the layer order confirmation > prompt > help > input/editor > screen.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! before the modal was drawn or within its arming time do not approve, a request withdrawn
 //! under the person's finger is not replaced by the next one at once, and the focused button
 //! is marked without colour.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Device leases on the Status screen, without a terminal: shown with holder and time left,
 //! `x` asks before anything, `n` keeps, `y` asks the loop to break exactly the lease shown,
 //! `l` chooses among several.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use std::time::Duration;

@@ -1,6 +1,6 @@
 //! The footer's messages: they expire (the expiry is the state's, so no test sleeps), the
 //! message log keeps them whole, and a confirmation that timed out says so.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use std::time::Duration;

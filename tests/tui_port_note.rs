@@ -1,5 +1,5 @@
 //! Status says when HTTP is not on the port asked for, and how to pin one, legibly at 80×24.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use fixture::*;

@@ -6,7 +6,7 @@
 //! Against a real core on the in-process demo device. A call is held on the device (its
 //! `input` command never answers) so its Activity row and details stay live while frames are
 //! drawn from every event the control centre receives.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 #[path = "support/device_rig.rs"]
 mod rig;

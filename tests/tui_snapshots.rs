@@ -1,7 +1,7 @@
 //! Every screen, the request details, the confirmation modal and the help overlay, drawn to a
 //! `TestBackend` at 80×24 (the smallest supported terminal) and 200×60, and compared with the
 //! stored snapshots under `tests/snapshots/`.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use std::time::Duration;

@@ -1,7 +1,7 @@
 //! Status at 80×24: the client configuration wraps (a token is never cut at the border),
 //! scrolls with the moving keys, says there is more and keeps its keys in sight; a token
 //! rotated by `spock-tui token rotate` shows and copies at once, and the footer says so.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use crossterm::event::KeyCode;

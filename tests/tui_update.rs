@@ -1,6 +1,6 @@
 //! `State::update` without a terminal: keys → actions → state, modal precedence, the
 //! confirmation keys and queue, navigation answers, and the effects asked of the loop.
-#[path = "tui_fixture.rs"]
+#[path = "support/tui_fixture.rs"]
 mod fixture;
 
 use std::time::Duration;

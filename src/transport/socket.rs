@@ -52,6 +52,21 @@ pub struct Descriptor {
 }
 
 impl Descriptor {
+    /// The instance that wrote this descriptor is running and its stdio endpoint answers: its
+    /// pid exists and a connection is accepted (a reused pid does not keep a stale one alive).
+    pub fn is_live(&self) -> bool {
+        if !Path::new(&format!("/proc/{}", self.pid)).exists() {
+            return false;
+        }
+        match (&self.unix, &self.tcp) {
+            (Some(p), _) => std::os::unix::net::UnixStream::connect(p).is_ok(),
+            (None, Some(a)) => a.parse::<std::net::SocketAddr>().is_ok_and(|a| {
+                std::net::TcpStream::connect_timeout(&a, Duration::from_secs(2)).is_ok()
+            }),
+            _ => false,
+        }
+    }
+
     pub fn endpoint_label(&self) -> String {
         match (&self.unix, &self.tcp) {
             (Some(p), _) => format!("unix:{}", p.display()),

@@ -454,7 +454,7 @@ fn perform<W: std::io::Write>(
         Effect::Copy { what, text } => {
             let out = terminal.backend_mut();
             let ok = out
-                .write_all(&osc::clipboard(&text, in_tmux))
+                .write_all(&osc::clipboard(&text))
                 .and_then(|_| out.flush());
             notice(match ok {
                 // Only the terminal knows whether it honoured the escape: say what was done.

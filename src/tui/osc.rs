@@ -4,12 +4,13 @@
 use base64::Engine as _;
 
 /// Inside tmux an escape must be wrapped to reach the outer terminal (tmux needs
-/// `allow-passthrough on`; README). Only the wrapped form is sent: sending the plain one too
-/// made tmux with `set-clipboard on` deliver it twice (two notifications, two copies).
+/// `allow-passthrough on`; README).
 fn tmux_wrap(seq: &str) -> String {
     format!("\x1bPtmux;{}\x1b\\", seq.replace('\x1b', "\x1b\x1b"))
 }
 
+/// Each escape is sent once, in the one form that works inside tmux: sending both made a
+/// tmux with both options on deliver it twice.
 fn with_tmux(seq: String, in_tmux: bool) -> Vec<u8> {
     if in_tmux { tmux_wrap(&seq) } else { seq }.into_bytes()
 }
@@ -22,10 +23,12 @@ fn plain(s: &str) -> String {
         .collect()
 }
 
-/// OSC 52: put `text` on the system clipboard.
-pub fn clipboard(text: &str, in_tmux: bool) -> Vec<u8> {
+/// OSC 52: put `text` on the system clipboard. Inside tmux the plain form, once: tmux with
+/// `set-clipboard on` takes it into its own buffer and passes it to the outer terminal (a
+/// wrapped copy as well would arrive twice).
+pub fn clipboard(text: &str) -> Vec<u8> {
     let b64 = base64::engine::general_purpose::STANDARD.encode(text.as_bytes());
-    with_tmux(format!("\x1b]52;c;{b64}\x07"), in_tmux)
+    format!("\x1b]52;c;{b64}\x07").into_bytes()
 }
 
 /// The bell, then OSC 9 (iTerm2, WezTerm, Windows Terminal, kitty) and OSC 777 (rxvt, foot,
@@ -51,16 +54,17 @@ mod tests {
 
     #[test]
     fn clipboard_is_base64_osc52() {
-        let s = String::from_utf8(clipboard("hi", false)).unwrap();
+        let s = String::from_utf8(clipboard("hi")).unwrap();
         assert_eq!(s, "\x1b]52;c;aGk=\x07");
     }
 
     #[test]
-    fn tmux_passthrough_doubles_escapes() {
-        let s = String::from_utf8(clipboard("hi", true)).unwrap();
+    fn inside_tmux_a_notification_is_sent_once_wrapped() {
+        let s = String::from_utf8(alert("spock", "ask", true)).unwrap();
         assert_eq!(
-            s, "\x1bPtmux;\x1b\x1b]52;c;aGk=\x07\x1b\\",
-            "sent once, wrapped"
+            s,
+            "\x07\x1bPtmux;\x1b\x1b]9;spock: ask\x07\x1b\\\x1bPtmux;\x1b\x1b]777;notify;spock;ask\x07\x1b\\",
+            "the bell, then each notification once, wrapped"
         );
     }
 

@@ -249,12 +249,23 @@ pub async fn socket_connect(addr: &SockAddr) -> std::io::Result<Duplex> {
 
 /// Handshake and MCP initialize on a fresh socket session, ready for requests.
 pub async fn socket_session(addr: &SockAddr) -> Result<Duplex, String> {
-    let (mut r, mut w) = socket_connect(addr).await.map_err(|e| e.to_string())?;
-    let mut line = String::new();
-    w.write_all(format!("{TOKEN}\n").as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    r.read_line(&mut line).await.map_err(|e| e.to_string())?;
+    // The pool is bounded by design: sessions of earlier cases whose calls still run on the
+    // dead adb server hold their slots until those calls time out. Busy is an answer, not a
+    // hang: wait for a slot (bounded).
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    let (mut r, mut w, mut line) = loop {
+        let (mut r, mut w) = socket_connect(addr).await.map_err(|e| e.to_string())?;
+        let mut line = String::new();
+        w.write_all(format!("{TOKEN}\n").as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        r.read_line(&mut line).await.map_err(|e| e.to_string())?;
+        if line.starts_with("ERROR busy") && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            continue;
+        }
+        break (r, w, line);
+    };
     if !line.starts_with("OK") {
         return Err(format!("handshake: {line}"));
     }

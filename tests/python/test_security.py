@@ -1,5 +1,6 @@
 """Auth, Origin, the socket handshake, the session pool, the relay's behaviour as a process,
 file permissions, and token rotation — each answered as designed."""
+import asyncio
 import json
 import os
 import socket
@@ -165,13 +166,46 @@ def test_relay_stdout_is_protocol_only_and_exits_on_stdin_close(instance):
 
 def test_relay_exits_when_server_stops(tmp_path):
     inst = start_instance(tmp_path)
-    p = relay(inst)
+    # The relay waits a bounded time for a restart (30 s by default); 1 s here.
+    p = subprocess.Popen(
+        [EXE, "relay", str(inst.descriptor_path)],
+        env={**inst.env(), "SPOCK_TUI_RELAY_RECONNECT_SECS": "1"},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     p.stdin.write(json.dumps(INIT).encode() + b"\n")
     p.stdin.flush()
     assert p.stdout.readline()
     inst.stop()
     p.wait(timeout=10)
-    assert p.returncode is not None
+    assert p.returncode == 3
+    said = p.stderr.read().decode()
+    assert "the instance stopped and none came back within 1 s" in said, said
+
+
+async def test_an_agents_stdio_session_survives_a_restart_of_the_service(tmp_path):
+    """`serve` restarted under a live relay (same home, same token): the agent's session goes
+    on without a new initialize; a call after the restart is answered by the new instance."""
+    from mcp import Client
+
+    inst = start_instance(tmp_path, "--demo")
+    old_pid = inst.descriptor["pid"]
+    async with Client(inst.relay_params(), mode="legacy") as c:
+        first = await c.call_tool("spock_get_status", {})
+        assert first.is_error is False
+        inst.stop()
+        again = start_instance(tmp_path, "--demo")
+        try:
+            assert again.descriptor["pid"] != old_pid
+            after = await asyncio.wait_for(c.call_tool("spock_get_status", {}), 30)
+            assert after.is_error is False, after
+        finally:
+            again.stop()
+    # One call before the restart, one answered by the new instance (the old one was stopped).
+    audit = inst.home / "data" / "audit" / "audit.jsonl"
+    calls = [json.loads(l) for l in audit.read_text().splitlines() if '"spock_get_status"' in l]
+    assert len(calls) == 2, calls
 
 
 def test_relay_refuses_clearly_without_server(tmp_path):

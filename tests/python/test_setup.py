@@ -32,7 +32,7 @@ def test_missing_prerequisites_are_named_before_any_build():
     work = tempfile.mkdtemp(prefix="spock-setup-")
     try:
         os.chmod(work, 0o755)
-        shutil.copytree(ROOT / ".ci", os.path.join(work, ".ci"), ignore=shutil.ignore_patterns("node"))
+        shutil.copytree(ROOT / ".ci", os.path.join(work, ".ci"), ignore=shutil.ignore_patterns("node", "debs"))
         dirs = os.environ.get("PATH", "").split(os.pathsep)
         fake = path_without(dirs, {"adb", "tmux"}, os.path.join(work, "bin"))
         for root, ds, fs in os.walk(work):

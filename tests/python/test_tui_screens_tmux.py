@@ -75,7 +75,7 @@ async def test_a_rotated_token_shows_and_copies_at_once(tmp_path):
         screen = await tui.wait_for(f"Bearer {new}", "token was rotated", timeout=10)
         assert old not in screen
         tui.keys("y")
-        await tui.wait_for("copied HTTP configuration")
+        await tui.wait_for("sent HTTP configuration")
         buffer = tui.tmux("show-buffer", check=False).stdout
         assert f"Bearer {new}" in buffer and old not in buffer, buffer
     finally:
