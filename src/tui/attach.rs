@@ -161,7 +161,7 @@ fn perform<W: std::io::Write>(
     match fx {
         Effect::Copy { what, text } => {
             let ok = out
-                .write_all(&osc::clipboard(&text, in_tmux))
+                .write_all(&osc::clipboard(&text))
                 .and_then(|_| out.flush());
             Some(Event::Notice(match ok {
                 Ok(()) => format!("sent {what} to the terminal's clipboard (OSC 52)"),
