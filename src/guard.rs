@@ -17,13 +17,23 @@
 //!   way text reaches `input text`.
 use std::fmt;
 
+mod builtins;
 mod command;
+mod escape;
+mod eval;
+mod expand;
 mod lex;
 mod output;
+mod parse;
 mod paths;
+mod places;
+mod programs;
 mod quote;
 mod rules;
+mod runners;
+mod state;
 mod validate;
+mod wipes;
 
 pub use command::catastrophic;
 pub use paths::{DEVICE_ROOTS, PathRefusal, device_path, local_source};

@@ -7,6 +7,7 @@
 //! here-strings, and a guard that splits on `;` before honouring quotes is wrong both ways.
 //! Anything it does not understand becomes [`Seg::Unknown`], which the guard treats as "could
 //! be anything" rather than as empty.
+use super::escape::ansi_c;
 
 /// One piece of a word before expansion.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,11 +15,11 @@ pub(super) enum Seg {
     Lit(String),
     /// `~` at the start of a word: the home directory (`/` for the Android shell user).
     Tilde,
-    /// `$NAME`, `${NAME}`, `${NAME:-default}`.
+    /// `$NAME`, `${NAME}`, `${NAME:-default}`, `${NAME#pat}`, …
     Param {
         name: String,
         quoted: bool,
-        default: Option<Vec<Seg>>,
+        op: ParamOp,
     },
     /// `$(…)` or `` `…` ``: a script whose output becomes text.
     Subst {
@@ -31,18 +32,48 @@ pub(super) enum Seg {
     },
 }
 
+/// What `${NAME…}` does to the value after the name.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum ParamOp {
+    None,
+    /// `:-`, `-`, `:=`, `=`: the word when the value is empty or unset.
+    Default(Vec<Seg>),
+    /// `:+`, `+`: the word when the value is set.
+    Alt(Vec<Seg>),
+    /// `#`, `##`, `%`, `%%`: remove a matching prefix or suffix.
+    Trim {
+        suffix: bool,
+        longest: bool,
+        pat: Vec<Seg>,
+    },
+    /// `${#NAME}`.
+    Len,
+    /// `${NAME:off}` / `${NAME:off:len}` with literal numbers.
+    Slice(i64, Option<i64>),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Op {
-    /// `;`, `&`, `&&`, `||`, `;;`, newline, a stray `)`: the end of a pipeline.
-    End,
+    /// `;`, `&`, newline: the end of an and-or list.
+    Seq,
+    /// `&&`.
+    And,
+    /// `||`.
+    Or,
     /// `|` or `|&`.
     Pipe,
+    /// `)` (ends a `case` pattern; stray otherwise).
+    Close,
+    /// `;;` (ends a `case` arm).
+    DSemi,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum RedirKind {
-    /// `>`, `>>`, `>|`, `&>`, `<>`: a file written to.
+    /// `>`, `>|`, `&>`, `<>`: a file written to.
     Out,
+    /// `>>`: a file appended to.
+    Append,
     /// `<`: a file read from.
     In,
     /// `<<<` here-string, or `<<` here-document (its body is the target).
@@ -127,7 +158,7 @@ impl Lexer {
                 ' ' | '\t' | '\r' => self.i += 1,
                 '\n' => {
                     self.i += 1;
-                    self.toks.push(Tok::Op(Op::End));
+                    self.toks.push(Tok::Op(Op::Seq));
                     self.read_heredocs();
                 }
                 '#' => {
@@ -166,10 +197,20 @@ impl Lexer {
         self.i += 1;
         let next = self.peek(0);
         let op = match (ch, next) {
-            ('|', Some('|')) | ('&', Some('&')) | (';', Some(';')) => {
+            ('|', Some('|')) => {
                 self.i += 1;
-                Op::End
+                Op::Or
             }
+            ('&', Some('&')) => {
+                self.i += 1;
+                Op::And
+            }
+            (';', Some(';' | '&')) => {
+                // `;;`, and mksh's `;&` fall-through.
+                self.i += 1;
+                Op::DSemi
+            }
+            (')', _) => Op::Close,
             ('|', Some('&')) => {
                 self.i += 1;
                 Op::Pipe
@@ -184,7 +225,7 @@ impl Lexer {
                 self.toks.push(Tok::Redir(RedirKind::Out, target));
                 return;
             }
-            _ => Op::End,
+            _ => Op::Seq,
         };
         self.toks.push(Tok::Op(op));
     }
@@ -194,7 +235,11 @@ impl Lexer {
         self.i += 1;
         let kind = if ch == '>' {
             match self.peek(0) {
-                Some('>' | '|') => {
+                Some('>') => {
+                    self.i += 1;
+                    RedirKind::Append
+                }
+                Some('|') => {
                     self.i += 1;
                     RedirKind::Out
                 }
@@ -414,7 +459,7 @@ impl Lexer {
                 Seg::Param {
                     name,
                     quoted,
-                    default: None,
+                    op: ParamOp::None,
                 }
             }
             Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
@@ -422,7 +467,7 @@ impl Lexer {
                 Seg::Param {
                     name: c.to_string(),
                     quoted,
-                    default: None,
+                    op: ParamOp::None,
                 }
             }
             _ => Seg::Lit("$".into()),
@@ -495,85 +540,57 @@ impl Lexer {
 }
 
 fn param_braced(inner: &str, quoted: bool) -> Seg {
-    let name_end = inner
-        .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-        .unwrap_or(inner.len());
+    let param = |name: &str, op| Seg::Param {
+        name: name.into(),
+        quoted,
+        op,
+    };
+    if let Some(n) = inner.strip_prefix('#')
+        && !n.is_empty()
+        && is_name(n)
+    {
+        return param(n, ParamOp::Len);
+    }
+    let name_end = if inner.starts_with(|c: char| c.is_ascii_digit() || "@*#?$!-".contains(c)) {
+        1
+    } else {
+        inner
+            .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+            .unwrap_or(inner.len())
+    };
     let (name, rest) = inner.split_at(name_end);
     if name.is_empty() {
         return Seg::Unknown { quoted };
     }
-    let default = ["::-", ":-", ":=", "-", "="]
-        .iter()
-        .find_map(|op| rest.strip_prefix(op))
-        .map(|d| lex_fragment(d, quoted));
-    match (rest.is_empty(), default) {
-        (true, _) => Seg::Param {
-            name: name.into(),
-            quoted,
-            default: None,
-        },
-        (false, Some(d)) => Seg::Param {
-            name: name.into(),
-            quoted,
-            default: Some(d),
-        },
-        (false, None) => Seg::Unknown { quoted },
+    if rest.is_empty() {
+        return param(name, ParamOp::None);
     }
+    for (pfx, alt) in [(":-", false), (":=", false), ("-", false), ("=", false), (":+", true), ("+", true)] {
+        if let Some(w) = rest.strip_prefix(pfx) {
+            let w = lex_fragment(w, quoted);
+            return param(name, if alt { ParamOp::Alt(w) } else { ParamOp::Default(w) });
+        }
+    }
+    for (pfx, suffix, longest) in [("##", false, true), ("#", false, false), ("%%", true, true), ("%", true, false)] {
+        if let Some(p) = rest.strip_prefix(pfx) {
+            let pat = lex_fragment(p, false);
+            return param(name, ParamOp::Trim { suffix, longest, pat });
+        }
+    }
+    if let Some(r) = rest.strip_prefix(':') {
+        let mut it = r.splitn(2, ':');
+        let off = it.next().and_then(|o| o.trim().parse::<i64>().ok());
+        let len = it.next().map(|l| l.trim().parse::<i64>().ok());
+        match (off, len) {
+            (Some(o), None) => return param(name, ParamOp::Slice(o, None)),
+            (Some(o), Some(Some(l))) => return param(name, ParamOp::Slice(o, Some(l))),
+            _ => {}
+        }
+    }
+    Seg::Unknown { quoted }
 }
 
-/// Decodes `$'…'` (and `echo -e`/`printf`) backslash escapes.
-pub(super) fn ansi_c(s: &str) -> String {
-    let c: Vec<char> = s.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < c.len() {
-        if c[i] != '\\' || i + 1 >= c.len() {
-            out.push(c[i]);
-            i += 1;
-            continue;
-        }
-        i += 1;
-        let e = c[i];
-        i += 1;
-        let radix_digits = |i: &mut usize, radix: u32, max: usize| {
-            let mut v = 0u32;
-            let mut n = 0;
-            while n < max && *i < c.len() && c[*i].is_digit(radix) {
-                v = v * radix + c[*i].to_digit(radix).unwrap_or(0);
-                *i += 1;
-                n += 1;
-            }
-            (v, n)
-        };
-        match e {
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            'a' => out.push('\x07'),
-            'b' => out.push('\x08'),
-            'e' | 'E' => out.push('\x1b'),
-            'f' => out.push('\x0c'),
-            'v' => out.push('\x0b'),
-            'c' => break,
-            'x' => {
-                let (v, n) = radix_digits(&mut i, 16, 2);
-                if n == 0 {
-                    out.push_str("\\x");
-                } else {
-                    out.extend(char::from_u32(v));
-                }
-            }
-            '0'..='7' => {
-                i -= 1;
-                // `\0NNN` (echo) and `\NNN` (printf, $'') both reach here.
-                if c[i] == '0' {
-                    i += 1;
-                }
-                let (v, _) = radix_digits(&mut i, 8, 3);
-                out.extend(char::from_u32(v));
-            }
-            other => out.push(other),
-        }
-    }
-    out
+fn is_name(s: &str) -> bool {
+    s.chars().next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && s.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }

@@ -1,12 +1,15 @@
 //! Standard output of the few commands whose output the catastrophic-command guard can
-//! compute, so that `echo cm0gLXJmIC8= | base64 -d | sh` and `sh -c "$(printf …)"` are read
-//! as the command they decode to. Anything else has unknown output (`None`).
-use super::lex::ansi_c;
+//! compute, so that `echo cm0gLXJmIC8= | base64 -d | sh`, `echo '/ fr- mr' | rev | sh`,
+//! `tr`, `sed s///` and `sh -c "$(printf …)"` are read as the command they decode to.
+//! Anything else has unknown output (`None`).
+use super::escape::{ansi_c, sed, tr};
+use super::state::Env;
 
 const MAX_OUTPUT: usize = 256 * 1024;
 
 /// Standard output of the few commands whose output the guard can compute.
-pub(super) fn output_of(name: &str, args: &[String], stdin: Option<String>) -> Option<String> {
+pub(super) fn output_of(name: &str, args: &[String], stdin: &str, env: &Env) -> Option<String> {
+    let stdin = Some(stdin.to_string());
     let out = match name {
         "echo" => {
             let mut newline = true;
@@ -42,7 +45,24 @@ pub(super) fn output_of(name: &str, args: &[String], stdin: Option<String>) -> O
             .collect(),
         "cat" if args.iter().all(|a| a.starts_with('-')) => stdin?,
         "tee" => stdin?,
-        "true" | ":" | "cd" => String::new(),
+        "tr" => tr(args, &stdin?)?,
+        "sed" => sed(args, &stdin?)?,
+        "basename" => format!("{}\n", args.first()?.trim_end_matches('/').rsplit('/').next()?),
+        "dirname" => {
+            let a = args.first()?.trim_end_matches('/');
+            match a.rsplit_once('/') {
+                Some(("", _)) => "/\n".into(),
+                Some((d, _)) => format!("{d}\n"),
+                None => ".\n".into(),
+            }
+        }
+        "realpath" | "readlink" => {
+            let p = args.iter().rfind(|a| !a.starts_with('-'))?;
+            let r = super::places::resolve(p, env);
+            format!("{}\n", r.first()?)
+        }
+        "true" | ":" | "cd" | "false" | "test" | "[" | "[[" | "sleep" | "chmod" | "mkdir"
+        | "touch" | "rm" | "ln" | "mv" | "cp" | "export" | "setprop" => String::new(),
         _ => return None,
     };
     (out.len() <= MAX_OUTPUT).then_some(out)

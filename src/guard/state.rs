@@ -1,0 +1,266 @@
+//! What the abstract shell knows at one point of a command: each variable, the positional
+//! parameters, the working directory, aliases, functions, and what the command has already
+//! done to the filesystem (links, moves, bind mounts, block device nodes, files it wrote).
+//!
+//! A value is a small set of candidates ([`Val`]); a candidate may hold [`UNKNOWN`], "text the
+//! guard cannot know", which the place rules read as a wildcard. Joining two states (after an
+//! `if`, an `&&`, a loop) unions the candidates; past [`MAX_CANDS`] a value becomes unknown.
+//! Unknown is never empty: it carries why it is unknown, for the refusal message.
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use super::parse::Node;
+
+/// Stands for text the guard cannot know. NUL cannot occur in a real shell argument.
+pub(super) const UNKNOWN: char = '\0';
+pub(super) const UNKNOWN_S: &str = "\0";
+pub(super) const MAX_CANDS: usize = 16;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Val {
+    pub(super) cands: Vec<String>,
+    /// Why some candidate holds [`UNKNOWN`] (`` `$X` after `read` ``).
+    pub(super) why: Option<Rc<str>>,
+}
+
+impl Val {
+    pub(super) fn known(s: impl Into<String>) -> Self {
+        Self {
+            cands: vec![s.into()],
+            why: None,
+        }
+    }
+
+    pub(super) fn unknown(why: impl Into<String>) -> Self {
+        Self {
+            cands: vec![UNKNOWN_S.into()],
+            why: Some(Rc::from(why.into())),
+        }
+    }
+
+    pub(super) fn single(&self) -> Option<&str> {
+        match self.cands.as_slice() {
+            [one] if !one.contains(UNKNOWN) => Some(one),
+            _ => None,
+        }
+    }
+
+    pub(super) fn is_unknown(&self) -> bool {
+        self.cands.iter().any(|c| c.contains(UNKNOWN))
+    }
+
+    pub(super) fn join(&self, other: &Val) -> Val {
+        let mut cands = self.cands.clone();
+        for c in &other.cands {
+            if !cands.contains(c) {
+                cands.push(c.clone());
+            }
+        }
+        let why = self.why.clone().or_else(|| other.why.clone());
+        if cands.len() > MAX_CANDS {
+            return Val {
+                cands: vec![UNKNOWN_S.into()],
+                why: why.or_else(|| Some(Rc::from("what a value with too many possibilities holds"))),
+            };
+        }
+        Val { cands, why }
+    }
+
+    pub(super) fn from_cands(cands: Vec<String>, why: Option<Rc<str>>) -> Val {
+        let mut v = Val {
+            cands: Vec::new(),
+            why,
+        };
+        for c in cands {
+            v = v.join(&Val::known(c));
+        }
+        if v.cands.is_empty() {
+            v.cands.push(String::new());
+        }
+        v
+    }
+}
+
+/// The positional parameters: a known list, or unknown (after `set -- $(…)`, `shift $N`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Params {
+    Known(Vec<Val>),
+    Unknown(Rc<str>),
+}
+
+/// What the command has done to the filesystem so far. It survives subshells and child shells.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Fs {
+    /// `(alias, real)`: a symlink, a move or a bind mount made earlier; `alias` now reaches
+    /// what `real` named.
+    pub(super) links: Vec<(String, String)>,
+    /// Files written earlier in the command and what they hold.
+    pub(super) files: BTreeMap<String, Val>,
+    /// Block device nodes made with `mknod`.
+    pub(super) blockdevs: Vec<String>,
+}
+
+impl Fs {
+    fn join(&self, o: &Fs) -> Fs {
+        let mut links = self.links.clone();
+        links.extend(o.links.iter().filter(|l| !self.links.contains(l)).cloned());
+        let mut blockdevs = self.blockdevs.clone();
+        blockdevs.extend(o.blockdevs.iter().filter(|b| !self.blockdevs.contains(b)).cloned());
+        let mut files = self.files.clone();
+        for (k, v) in &o.files {
+            let j = files.get(k).map_or_else(|| v.clone(), |a| a.join(v));
+            files.insert(k.clone(), j);
+        }
+        Fs {
+            links,
+            files,
+            blockdevs,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) struct Env {
+    pub(super) vars: BTreeMap<String, Val>,
+    pub(super) params: Params,
+    pub(super) cwd: Val,
+    pub(super) aliases: BTreeMap<String, String>,
+    pub(super) funcs: BTreeMap<String, Rc<Node>>,
+    pub(super) fs: Fs,
+}
+
+impl Env {
+    /// The state `adb shell` starts in on Android: the shell user's environment, cwd `/`.
+    pub(super) fn android() -> Self {
+        let vars = [
+            ("HOME", "/"),
+            ("ANDROID_ROOT", "/system"),
+            ("ANDROID_DATA", "/data"),
+            ("ANDROID_STORAGE", "/storage"),
+            ("EXTERNAL_STORAGE", "/sdcard"),
+            ("ANDROID_ART_ROOT", "/apex/com.android.art"),
+            ("ANDROID_ASSETS", "/system/app"),
+            ("ASEC_MOUNTPOINT", "/mnt/asec"),
+            ("TMPDIR", "/data/local/tmp"),
+            ("PATH", "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin"),
+            ("IFS", " \t\n"),
+            ("PWD", "/"),
+            ("OLDPWD", "/"),
+            ("SHELL", "/system/bin/sh"),
+            ("USER", "shell"),
+            ("LOGNAME", "shell"),
+            ("HOSTNAME", "localhost"),
+            ("0", "sh"),
+            ("?", "0"),
+            ("$", "4242"),
+        ];
+        Self {
+            vars: vars.iter().map(|(k, v)| (k.to_string(), Val::known(*v))).collect(),
+            params: Params::Known(Vec::new()),
+            cwd: Val::known("/"),
+            aliases: BTreeMap::new(),
+            funcs: BTreeMap::new(),
+            fs: Fs::default(),
+        }
+    }
+
+    pub(super) fn get(&self, name: &str) -> Val {
+        if let Ok(n) = name.parse::<usize>()
+            && n > 0
+        {
+            return match &self.params {
+                Params::Known(p) => p.get(n - 1).cloned().unwrap_or_else(|| Val::known("")),
+                Params::Unknown(w) => Val::unknown(format!("what `${n}` holds {w}")),
+            };
+        }
+        match name {
+            "#" => match &self.params {
+                Params::Known(p) => Val::known(p.len().to_string()),
+                Params::Unknown(w) => Val::unknown(format!("what `$#` holds {w}")),
+            },
+            "PWD" => self.cwd.clone(),
+            _ => self.vars.get(name).cloned().unwrap_or_else(|| {
+                Val::unknown(format!(
+                    "what `${name}` holds (the command never sets it; the device may)"
+                ))
+            }),
+        }
+    }
+
+    pub(super) fn set(&mut self, name: &str, v: Val) {
+        if name == "PWD" {
+            self.cwd = v.clone();
+        }
+        self.vars.insert(name.to_string(), v);
+    }
+
+    /// A child shell (`sh -c`, `su -c`): variables are inherited (the guard assumes exported),
+    /// aliases and functions are not, the filesystem is shared.
+    pub(super) fn child(&self) -> Env {
+        let mut e = self.clone();
+        e.aliases.clear();
+        e.funcs.clear();
+        e.params = Params::Known(Vec::new());
+        e
+    }
+
+    /// The state after either `self` or `o` happened.
+    pub(super) fn join(&self, o: &Env) -> Env {
+        let mut vars = self.vars.clone();
+        for (k, v) in &o.vars {
+            let j = match vars.get(k) {
+                Some(a) => a.join(v),
+                None => Val::unknown(format!("what `${k}` holds (it is set on some paths only)")).join(v),
+            };
+            vars.insert(k.clone(), j);
+        }
+        for (k, v) in vars.iter_mut() {
+            if !o.vars.contains_key(k) {
+                *v = v.join(&Val::unknown(format!("what `${k}` holds (it is set on some paths only)")));
+            }
+        }
+        let params = match (&self.params, &o.params) {
+            (a, b) if a == b => a.clone(),
+            (Params::Known(a), Params::Known(b)) if a.len() == b.len() => {
+                Params::Known(a.iter().zip(b).map(|(x, y)| x.join(y)).collect())
+            }
+            _ => Params::Unknown(Rc::from("after `set --`/`shift` on some paths only")),
+        };
+        let mut aliases = self.aliases.clone();
+        aliases.extend(o.aliases.clone());
+        let mut funcs = self.funcs.clone();
+        funcs.extend(o.funcs.clone());
+        Env {
+            vars,
+            params,
+            cwd: self.cwd.join(&o.cwd),
+            aliases,
+            funcs,
+            fs: self.fs.join(&o.fs),
+        }
+    }
+
+    /// Whether two states say the same thing (for loop fixed points).
+    pub(super) fn same(&self, o: &Env) -> bool {
+        self.vars == o.vars
+            && self.params == o.params
+            && self.cwd == o.cwd
+            && self.fs == o.fs
+            && self.aliases == o.aliases
+    }
+
+    /// Forgets what keeps changing between `before` and `self` (a loop that does not settle).
+    pub(super) fn widen(&mut self, before: &Env) {
+        for (k, v) in self.vars.iter_mut() {
+            if before.vars.get(k) != Some(v) {
+                *v = Val::unknown(format!("what `${k}` holds after a loop that keeps changing it"));
+            }
+        }
+        if self.params != before.params {
+            self.params = Params::Unknown(Rc::from("after `shift`/`set --` in a loop"));
+        }
+        if self.cwd != before.cwd {
+            self.cwd = Val::unknown("which directory `cd` in a loop leads to");
+        }
+    }
+}
