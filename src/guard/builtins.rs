@@ -103,7 +103,7 @@ impl Eval {
         let mut out: Option<Val> = None;
         for cand in &stdin.cands {
             let o = match (cand.contains(UNKNOWN), super::output::output_of(name, args, cand, env)) {
-                (false, Some(s)) => Val::known(s),
+                (false, Some(s)) => Val::from_cands(s, None),
                 _ if name == "cat" && args.iter().any(|a| !a.starts_with('-')) => {
                     let f = args.iter().find(|a| !a.starts_with('-')).cloned().unwrap_or_default();
                     file_contents(&Val::known(f), env)
@@ -218,8 +218,13 @@ impl Eval {
         let mut i = 0;
         let mut replace: Option<String> = None;
         let mut data = input.clone().unwrap_or_else(|| Val::known(""));
+        let mut null = false;
         while let Some(a) = args.get(i) {
             match a.as_str() {
+                "-0" | "--null" => {
+                    null = true;
+                    i += 1;
+                }
                 "-I" | "-i" => {
                     replace = Some(args.get(i + 1).cloned().unwrap_or_else(|| "{}".into()));
                     i += 2;
@@ -248,6 +253,8 @@ impl Eval {
         for c in &data.cands {
             if c.contains(UNKNOWN) {
                 items.push(UNKNOWN_S.into());
+            } else if null {
+                items.extend(c.split('\u{0}').filter(|i| !i.is_empty()).map(str::to_string));
             } else {
                 items.extend(xargs_items(c));
             }

@@ -396,6 +396,9 @@ pub(super) fn concat(a: &Val, b: &Val) -> Val {
     let mut cands = Vec::new();
     for x in &a.cands {
         for y in &b.cands {
+            if x.len() + y.len() > super::state::MAX_VALUE {
+                return Val::unknown("what a value too long to follow holds");
+            }
             cands.push(format!("{x}{y}"));
         }
     }

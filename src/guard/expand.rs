@@ -25,6 +25,10 @@ struct Part {
 
 impl Eval {
     pub(super) fn expand(&mut self, w: &Word, env: &Env) -> R<Vec<Vec<String>>> {
+        self.expand_with(w, env, true)
+    }
+
+    fn expand_with(&mut self, w: &Word, env: &Env, brace: bool) -> R<Vec<Vec<String>>> {
         let ifs = match env.get("IFS").single() {
             Some(s) => s.to_string(),
             None => " \t\n".to_string(),
@@ -44,7 +48,12 @@ impl Eval {
             for p in &parts {
                 for v in &vals {
                     let mut p = p.clone();
-                    push(&mut p, v, quoted, &ifs);
+                    if p.cur.len() + v.len() > super::state::MAX_VALUE {
+                        self.why.push(Rc::from("what a value too long to follow holds"));
+                        push(&mut p, UNKNOWN_S, quoted, &ifs);
+                    } else {
+                        push(&mut p, v, quoted, &ifs);
+                    }
                     next.push(p);
                 }
             }
@@ -56,9 +65,12 @@ impl Eval {
                 if p.have {
                     p.fields.push(p.cur);
                 }
-                // mksh expands `{a,b}` into words (quoted braces too, here: the
-                // lexer does not keep quoting, and reading more words only refuses more).
-                p.fields.into_iter().flat_map(|f| braces(&f, 0)).collect()
+                // mksh expands unquoted `{a,b}` into words.
+                p.fields
+                    .into_iter()
+                    .flat_map(|f| if brace { braces(&f, 0) } else { vec![f] })
+                    .map(|f| super::lex::unmark(&f))
+                    .collect()
             })
             .collect())
     }
@@ -81,7 +93,7 @@ impl Eval {
                 other => other,
             })
             .collect();
-        let alts = self.expand(&quoted, env)?;
+        let alts = self.expand_with(&quoted, env, false)?;
         let why = self.why.first().cloned();
         Ok(Val::from_cands(
             alts.into_iter().map(|f| f.join(" ")).collect(),

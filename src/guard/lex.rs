@@ -9,6 +9,20 @@
 //! be anything" rather than as empty.
 use super::escape::ansi_c;
 
+/// Quoted `{`, `,` and `}` are kept as private-use characters so that brace expansion,
+/// which applies to unquoted text only, can tell them apart; [`unmark`] restores them.
+const MARKS: [(char, char); 3] = [('{', '\u{F8F0}'), ('}', '\u{F8F1}'), (',', '\u{F8F2}')];
+
+pub(super) fn mark(c: char) -> char {
+    MARKS.iter().find(|(p, _)| *p == c).map_or(c, |(_, m)| *m)
+}
+
+pub(super) fn unmark(s: &str) -> String {
+    s.chars()
+        .map(|c| MARKS.iter().find(|(_, m)| *m == c).map_or(c, |(p, _)| *p))
+        .collect()
+}
+
 /// One piece of a word before expansion.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Seg {
@@ -344,7 +358,7 @@ impl Lexer {
                     match self.peek(0) {
                         Some('\n') => self.i += 1,
                         Some(c) => {
-                            lit.push(c);
+                            lit.push(mark(c));
                             self.i += 1;
                         }
                         None => {}
@@ -352,7 +366,7 @@ impl Lexer {
                 }
                 '\'' => {
                     self.i += 1;
-                    lit.push_str(&self.until('\''));
+                    lit.extend(self.until('\'').chars().map(mark));
                 }
                 '"' => {
                     self.i += 1;
@@ -411,7 +425,7 @@ impl Lexer {
                         quoted: true,
                     });
                 }
-                _ => lit.push(ch),
+                _ => lit.push(mark(ch)),
             }
         }
         // An empty `""` still makes a word.
@@ -445,7 +459,7 @@ impl Lexer {
             }
             Some('\'') if !quoted => {
                 self.i += 1;
-                Seg::Lit(ansi_c(&self.until('\'')))
+                Seg::Lit(ansi_c(&self.until('\'')).chars().map(mark).collect())
             }
             Some(c) if c == '_' || c.is_ascii_alphabetic() => {
                 let mut name = String::new();

@@ -74,6 +74,22 @@ impl Eval {
         {
             return self.child_shell(&body, &first, args, env, input);
         }
+        // A script written earlier in this command into a directory on `PATH`.
+        if !first.contains('/') && !env.funcs.contains_key(&first) {
+            let path = env.get("PATH");
+            let dirs: Vec<String> = path
+                .cands
+                .iter()
+                .flat_map(|p| p.split(':').map(str::to_string).collect::<Vec<_>>())
+                .filter(|d| !d.is_empty() && !d.contains(UNKNOWN))
+                .collect();
+            for d in dirs {
+                let full = format!("{}/{first}", d.trim_end_matches('/'));
+                if let Some(body) = self.written_script(&full, env) {
+                    return self.child_shell(&body, &full, args, env, input);
+                }
+            }
+        }
         if let Some(body) = env.funcs.get(&first).cloned() {
             return self.deeper(|ev| {
                 let saved = std::mem::replace(

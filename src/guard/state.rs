@@ -15,6 +15,8 @@ use super::parse::Node;
 pub(super) const UNKNOWN: char = '\0';
 pub(super) const UNKNOWN_S: &str = "\0";
 pub(super) const MAX_CANDS: usize = 16;
+/// Longest value the guard keeps; a longer one (`X=$X$X` in a loop) is unknown.
+pub(super) const MAX_VALUE: usize = 64 * 1024;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Val {
@@ -50,6 +52,9 @@ impl Val {
     }
 
     pub(super) fn join(&self, other: &Val) -> Val {
+        if self.cands.iter().chain(&other.cands).any(|c| c.len() > MAX_VALUE) {
+            return Val::unknown("what a value too long to follow holds");
+        }
         let mut cands = self.cands.clone();
         for c in &other.cands {
             if !cands.contains(c) {
