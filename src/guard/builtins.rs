@@ -41,7 +41,7 @@ impl Eval {
                 let funcs = args.iter().any(|a| a == "-f");
                 for a in args.iter().filter(|a| !a.starts_with('-')) {
                     if funcs {
-                        env.funcs.remove(a);
+                        Rc::make_mut(&mut env.funcs).remove(a);
                     } else {
                         env.set(a, Val::unknown(format!("what `${a}` holds after `unset`")));
                     }
@@ -84,14 +84,14 @@ impl Eval {
                     if let Some((k, body)) = a.split_once('=') {
                         // The body is read now too: an alias exists to be run.
                         self.script(body, &mut env.clone(), None)?;
-                        env.aliases.insert(k.to_string(), body.to_string());
+                        Rc::make_mut(&mut env.aliases).insert(k.to_string(), body.to_string());
                     }
                 }
                 return empty;
             }
             "unalias" => {
                 for a in args {
-                    env.aliases.remove(a);
+                    Rc::make_mut(&mut env.aliases).remove(a);
                 }
                 return empty;
             }
@@ -122,7 +122,7 @@ impl Eval {
         if name == "tee" {
             for f in args.iter().filter(|a| !a.starts_with('-')) {
                 for r in resolve(f, env) {
-                    env.fs.files.insert(r, stdin.clone());
+                    env.fs_mut().files.insert(r, stdin.clone());
                 }
             }
         }

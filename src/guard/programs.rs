@@ -75,7 +75,14 @@ impl Eval {
                         .position(|a| a == ";" || a == "+")
                         .map_or(expr.len(), |p| j + 1 + p);
                     let cmd = &expr[j + 1..end];
+                    // `-exec rm {}` over every match deletes as much as `rm -r` would.
+                    let deleting = cmd.first().is_some_and(|c| {
+                        matches!(super::runners::basename(c), "rm" | "unlink" | "shred" | "rmdir")
+                    });
                     for it in &items {
+                        if deleting && cmd.iter().any(|a| a.contains("{}")) {
+                            delete(it, env, self, "find -exec rm", "find-delete")?;
+                        }
                         let argv: Vec<String> = cmd.iter().map(|a| a.replace("{}", it)).collect();
                         let mut e = env.clone();
                         self.deeper(|ev| ev.run(argv, &mut e, input))?;

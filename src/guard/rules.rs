@@ -161,7 +161,7 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
                 .find_map(|s| env.fs.files.get(s).cloned())
             {
                 for d in resolve(dest, env) {
-                    env.fs.files.insert(d, v.clone());
+                    env.fs_mut().files.insert(d, v.clone());
                 }
             }
         }
@@ -192,7 +192,7 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         "mknod" | "mkfifo" if operands.len() >= 2 => {
             if operands[1].starts_with('b') || operands[1].contains(UNKNOWN) {
                 for p in resolve(operands[0], env) {
-                    env.fs.blockdevs.push(canonical(&p));
+                    env.fs_mut().blockdevs.push(canonical(&p));
                 }
             }
         }
@@ -208,14 +208,15 @@ fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
     let base = old.trim_end_matches('/').rsplit('/').next().unwrap_or(old).to_string();
     for n in resolve(new, env) {
         for o in &olds {
-            env.fs.links.push((n.clone(), o.clone()));
+            env.fs_mut().links.push((n.clone(), o.clone()));
             if may_be_dir {
-                env.fs.links.push((format!("{n}/{base}"), o.clone()));
+                env.fs_mut().links.push((format!("{n}/{base}"), o.clone()));
             }
         }
     }
     if env.fs.links.len() > 64 {
-        env.fs.links.drain(..env.fs.links.len() - 64);
+        let n = env.fs.links.len() - 64;
+        env.fs_mut().links.drain(..n);
     }
 }
 

@@ -124,14 +124,16 @@ impl Fs {
     }
 }
 
+/// Cloned at every branch, subshell and loop turn, so the maps are shared until written
+/// (`Rc::make_mut`).
 #[derive(Debug, Clone)]
 pub(super) struct Env {
-    pub(super) vars: BTreeMap<String, Val>,
+    pub(super) vars: Rc<BTreeMap<String, Val>>,
     pub(super) params: Params,
     pub(super) cwd: Val,
-    pub(super) aliases: BTreeMap<String, String>,
-    pub(super) funcs: BTreeMap<String, Rc<Node>>,
-    pub(super) fs: Fs,
+    pub(super) aliases: Rc<BTreeMap<String, String>>,
+    pub(super) funcs: Rc<BTreeMap<String, Rc<Node>>>,
+    pub(super) fs: Rc<Fs>,
 }
 
 impl Env {
@@ -160,12 +162,12 @@ impl Env {
             ("$", "4242"),
         ];
         Self {
-            vars: vars.iter().map(|(k, v)| (k.to_string(), Val::known(*v))).collect(),
+            vars: Rc::new(vars.iter().map(|(k, v)| (k.to_string(), Val::known(*v))).collect()),
             params: Params::Known(Vec::new()),
             cwd: Val::known("/"),
-            aliases: BTreeMap::new(),
-            funcs: BTreeMap::new(),
-            fs: Fs::default(),
+            aliases: Rc::default(),
+            funcs: Rc::default(),
+            fs: Rc::default(),
         }
     }
 
@@ -196,34 +198,49 @@ impl Env {
         if name == "PWD" {
             self.cwd = v.clone();
         }
-        self.vars.insert(name.to_string(), v);
+        Rc::make_mut(&mut self.vars).insert(name.to_string(), v);
+    }
+
+    pub(super) fn fs_mut(&mut self) -> &mut Fs {
+        Rc::make_mut(&mut self.fs)
     }
 
     /// A child shell (`sh -c`, `su -c`): variables are inherited (the guard assumes exported),
     /// aliases and functions are not, the filesystem is shared.
     pub(super) fn child(&self) -> Env {
         let mut e = self.clone();
-        e.aliases.clear();
-        e.funcs.clear();
+        e.aliases = Rc::default();
+        e.funcs = Rc::default();
         e.params = Params::Known(Vec::new());
         e
     }
 
     /// The state after either `self` or `o` happened.
     pub(super) fn join(&self, o: &Env) -> Env {
-        let mut vars = self.vars.clone();
-        for (k, v) in &o.vars {
-            let j = match vars.get(k) {
-                Some(a) => a.join(v),
-                None => Val::unknown(format!("what `${k}` holds (it is set on some paths only)")).join(v),
-            };
-            vars.insert(k.clone(), j);
+        if self.same(o) {
+            return self.clone();
         }
-        for (k, v) in vars.iter_mut() {
-            if !o.vars.contains_key(k) {
-                *v = v.join(&Val::unknown(format!("what `${k}` holds (it is set on some paths only)")));
+        let vars = if Rc::ptr_eq(&self.vars, &o.vars) || self.vars == o.vars {
+            self.vars.clone()
+        } else {
+            let mut vars = (*self.vars).clone();
+            for (k, v) in o.vars.iter() {
+                match vars.get_mut(k) {
+                    Some(a) if a == v => {}
+                    Some(a) => *a = a.join(v),
+                    None => {
+                        let j = Val::unknown(format!("what `${k}` holds (it is set on some paths only)")).join(v);
+                        vars.insert(k.clone(), j);
+                    }
+                }
             }
-        }
+            for (k, v) in vars.iter_mut() {
+                if !o.vars.contains_key(k) {
+                    *v = v.join(&Val::unknown(format!("what `${k}` holds (it is set on some paths only)")));
+                }
+            }
+            Rc::new(vars)
+        };
         let params = match (&self.params, &o.params) {
             (a, b) if a == b => a.clone(),
             (Params::Known(a), Params::Known(b)) if a.len() == b.len() => {
@@ -231,32 +248,50 @@ impl Env {
             }
             _ => Params::Unknown(Rc::from("after `set --`/`shift` on some paths only")),
         };
-        let mut aliases = self.aliases.clone();
-        aliases.extend(o.aliases.clone());
-        let mut funcs = self.funcs.clone();
-        funcs.extend(o.funcs.clone());
+        let merge = |a: &Rc<BTreeMap<String, String>>, b: &Rc<BTreeMap<String, String>>| {
+            if Rc::ptr_eq(a, b) || b.is_empty() {
+                a.clone()
+            } else {
+                let mut m = (**a).clone();
+                m.extend(b.iter().map(|(k, v)| (k.clone(), v.clone())));
+                Rc::new(m)
+            }
+        };
+        let funcs = if Rc::ptr_eq(&self.funcs, &o.funcs) || o.funcs.is_empty() {
+            self.funcs.clone()
+        } else {
+            let mut m = (*self.funcs).clone();
+            m.extend(o.funcs.iter().map(|(k, v)| (k.clone(), v.clone())));
+            Rc::new(m)
+        };
+        let fs = if Rc::ptr_eq(&self.fs, &o.fs) || self.fs == o.fs {
+            self.fs.clone()
+        } else {
+            Rc::new(self.fs.join(&o.fs))
+        };
         Env {
             vars,
             params,
             cwd: self.cwd.join(&o.cwd),
-            aliases,
+            aliases: merge(&self.aliases, &o.aliases),
             funcs,
-            fs: self.fs.join(&o.fs),
+            fs,
         }
     }
 
     /// Whether two states say the same thing (for loop fixed points).
     pub(super) fn same(&self, o: &Env) -> bool {
-        self.vars == o.vars
+        (Rc::ptr_eq(&self.vars, &o.vars) || self.vars == o.vars)
             && self.params == o.params
             && self.cwd == o.cwd
-            && self.fs == o.fs
-            && self.aliases == o.aliases
+            && (Rc::ptr_eq(&self.fs, &o.fs) || self.fs == o.fs)
+            && (Rc::ptr_eq(&self.aliases, &o.aliases) || self.aliases == o.aliases)
+            && (Rc::ptr_eq(&self.funcs, &o.funcs) || self.funcs.len() == o.funcs.len())
     }
 
     /// Forgets what keeps changing between `before` and `self` (a loop that does not settle).
     pub(super) fn widen(&mut self, before: &Env) {
-        for (k, v) in self.vars.iter_mut() {
+        for (k, v) in Rc::make_mut(&mut self.vars).iter_mut() {
             if before.vars.get(k) != Some(v) {
                 *v = Val::unknown(format!("what `${k}` holds after a loop that keeps changing it"));
             }
