@@ -112,6 +112,8 @@ fn aliases_of_protected_places_and_globs() {
 fn runners_are_followed() {
     refused("find /sdcard -type f -exec rm {} +");
     passes("find /sdcard/Download -name '*.tmp' -exec rm {} \\;");
+    passes("find /sdcard/DCIM -name '*.tmp' -exec rm {} \\;");
+    refused("find /sdcard/DCIM -exec rm -f {} +");
     refused("echo /system | xargs -I % sh -c 'rm -rf %'");
     refused("env -S 'rm -rf /vendor'");
     refused("awk 'BEGIN { system(\"rm -rf /sdcard\") }'");

@@ -36,6 +36,8 @@ pub(super) struct Eval {
     pub(super) mentions_wipe: bool,
     /// Aliases being expanded (an alias is not expanded inside itself).
     pub(super) alias_active: Vec<String>,
+    /// Scripts already parsed (loop bodies re-read their `$(…)` on every turn).
+    parsed: std::collections::HashMap<String, Rc<List>>,
 }
 
 impl Eval {
@@ -47,6 +49,7 @@ impl Eval {
             reboots_to_recovery: false,
             mentions_wipe: false,
             alias_active: Vec::new(),
+            parsed: std::collections::HashMap::new(),
         }
     }
 
@@ -78,7 +81,16 @@ impl Eval {
     /// Parses and runs a script text; returns its standard output.
     pub(super) fn script(&mut self, src: &str, env: &mut Env, input: Input) -> R<Val> {
         self.step(src.len() / 32 + 1)?;
-        let list = super::parse::parse(src);
+        let list = match self.parsed.get(src) {
+            Some(l) => l.clone(),
+            None => {
+                let l = Rc::new(super::parse::parse(src));
+                if self.parsed.len() < 512 {
+                    self.parsed.insert(src.to_string(), l.clone());
+                }
+                l
+            }
+        };
         self.deeper(|ev| ev.list(&list, env, &input))
     }
 

@@ -151,7 +151,7 @@ impl Eval {
             },
             _ => env.get(name),
         };
-        let set = env.vars.contains_key(name) || name.parse::<usize>().is_ok();
+        let set = env.is_set(name) || name.parse::<usize>().is_ok();
         Ok(match op {
             ParamOp::None => v,
             ParamOp::Default(w) | ParamOp::Alt(w) => {

@@ -206,17 +206,28 @@ pub(super) fn protected_match(p: &str) -> Option<String> {
     }
     // A pattern below a directory whose children the guard does not know: try a name it
     // matches (`/data/data/com.*` is some app's private data).
-    if known.is_empty() && g + 1 == comps.len() {
+    if known.is_empty() {
         let sample: String = pat
             .chars()
             .map(|c| if matches!(c, '*' | '?' | '[' | ']') || c == UNKNOWN { 'x' } else { c })
             .collect();
-        let cand = format!("{}/{sample}", parent.trim_end_matches('/'));
-        if protected(&cand) {
-            return Some(format!("{parent}/{pat}"));
+        let mut cand = format!("{}/{sample}", parent.trim_end_matches('/'));
+        if g + 1 == comps.len() {
+            if protected(&cand) {
+                return Some(format!("{parent}/{pat}"));
+            }
+        } else {
+            for rest in &comps[g + 1..] {
+                cand.push('/');
+                cand.push_str(rest);
+            }
+            if let Some(hit) = protected_match(&cand) {
+                return Some(hit);
+            }
         }
     }
-    (known.is_empty() && matches_all && contents_protected(&parent)).then_some(parent)
+    (known.is_empty() && matches_all && g + 1 == comps.len() && contents_protected(&parent))
+        .then_some(parent)
 }
 
 /// Whether emptying `p` is as bad as deleting it. `Download` is the one user folder people

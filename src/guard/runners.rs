@@ -70,12 +70,16 @@ impl Eval {
         }
         // A script written earlier in this command, run by its path.
         if first.contains('/')
+            && !env.fs.files.is_empty()
             && let Some(body) = self.written_script(&first, env)
         {
             return self.child_shell(&body, &first, args, env, input);
         }
         // A script written earlier in this command into a directory on `PATH`.
-        if !first.contains('/') && !env.funcs.contains_key(&first) {
+        if !first.contains('/')
+            && env.fs.files.keys().any(|k| k.rsplit('/').next() == Some(first.as_str()))
+            && !env.funcs.contains_key(&first)
+        {
             let path = env.get("PATH");
             let dirs: Vec<String> = path
                 .cands

@@ -18,6 +18,34 @@ pub(super) const MAX_CANDS: usize = 16;
 /// Longest value the guard keeps; a longer one (`X=$X$X` in a loop) is unknown.
 pub(super) const MAX_VALUE: usize = 64 * 1024;
 
+/// The environment `adb shell` starts with on Android; `HOME` is `/` for the shell user.
+/// Kept out of [`Env::vars`] so that the state the guard clones holds only what the
+/// command itself set.
+const ANDROID_ENV: &[(&str, &str)] = &[
+    ("HOME", "/"),
+    ("ANDROID_ROOT", "/system"),
+    ("ANDROID_DATA", "/data"),
+    ("ANDROID_STORAGE", "/storage"),
+    ("EXTERNAL_STORAGE", "/sdcard"),
+    ("ANDROID_ART_ROOT", "/apex/com.android.art"),
+    ("ANDROID_ASSETS", "/system/app"),
+    ("ASEC_MOUNTPOINT", "/mnt/asec"),
+    ("TMPDIR", "/data/local/tmp"),
+    (
+        "PATH",
+        "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
+    ),
+    ("IFS", " \t\n"),
+    ("OLDPWD", "/"),
+    ("SHELL", "/system/bin/sh"),
+    ("USER", "shell"),
+    ("LOGNAME", "shell"),
+    ("HOSTNAME", "localhost"),
+    ("0", "sh"),
+    ("?", "0"),
+    ("$", "4242"),
+];
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Val {
     pub(super) cands: Vec<String>,
@@ -137,38 +165,22 @@ pub(super) struct Env {
 }
 
 impl Env {
-    /// The state `adb shell` starts in on Android: the shell user's environment, cwd `/`.
+    /// The state `adb shell` starts in on Android: the shell user's environment
+    /// ([`ANDROID_ENV`]), cwd `/`, no positional parameters.
     pub(super) fn android() -> Self {
-        let vars = [
-            ("HOME", "/"),
-            ("ANDROID_ROOT", "/system"),
-            ("ANDROID_DATA", "/data"),
-            ("ANDROID_STORAGE", "/storage"),
-            ("EXTERNAL_STORAGE", "/sdcard"),
-            ("ANDROID_ART_ROOT", "/apex/com.android.art"),
-            ("ANDROID_ASSETS", "/system/app"),
-            ("ASEC_MOUNTPOINT", "/mnt/asec"),
-            ("TMPDIR", "/data/local/tmp"),
-            ("PATH", "/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin"),
-            ("IFS", " \t\n"),
-            ("PWD", "/"),
-            ("OLDPWD", "/"),
-            ("SHELL", "/system/bin/sh"),
-            ("USER", "shell"),
-            ("LOGNAME", "shell"),
-            ("HOSTNAME", "localhost"),
-            ("0", "sh"),
-            ("?", "0"),
-            ("$", "4242"),
-        ];
         Self {
-            vars: Rc::new(vars.iter().map(|(k, v)| (k.to_string(), Val::known(*v))).collect()),
+            vars: Rc::default(),
             params: Params::Known(Vec::new()),
             cwd: Val::known("/"),
             aliases: Rc::default(),
             funcs: Rc::default(),
             fs: Rc::default(),
         }
+    }
+
+    /// Whether `name` has a value here (set by the command or by the Android environment).
+    pub(super) fn is_set(&self, name: &str) -> bool {
+        self.vars.contains_key(name) || ANDROID_ENV.iter().any(|(k, _)| *k == name)
     }
 
     pub(super) fn get(&self, name: &str) -> Val {
@@ -187,8 +199,11 @@ impl Env {
             },
             "PWD" => self.cwd.clone(),
             _ => self.vars.get(name).cloned().unwrap_or_else(|| {
+                if let Some((_, v)) = ANDROID_ENV.iter().find(|(k, _)| *k == name) {
+                    return Val::known(*v);
+                }
                 Val::unknown(format!(
-                    "what `${name}` holds (the command never sets it; the device may)"
+                    "what `${name}` holds where the command has not set it"
                 ))
             }),
         }
@@ -224,19 +239,19 @@ impl Env {
             self.vars.clone()
         } else {
             let mut vars = (*self.vars).clone();
+            // A name set on one side only has, on the other, what `get` says there.
             for (k, v) in o.vars.iter() {
                 match vars.get_mut(k) {
                     Some(a) if a == v => {}
                     Some(a) => *a = a.join(v),
                     None => {
-                        let j = Val::unknown(format!("what `${k}` holds (it is set on some paths only)")).join(v);
-                        vars.insert(k.clone(), j);
+                        vars.insert(k.clone(), self.get(k).join(v));
                     }
                 }
             }
             for (k, v) in vars.iter_mut() {
                 if !o.vars.contains_key(k) {
-                    *v = v.join(&Val::unknown(format!("what `${k}` holds (it is set on some paths only)")));
+                    *v = v.join(&o.get(k));
                 }
             }
             Rc::new(vars)

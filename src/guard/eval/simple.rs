@@ -149,6 +149,9 @@ pub(super) fn record(writes: &[(Val, bool)], out: Val, env: &mut Env) -> Val {
     for (path, append) in writes {
         for cand in &path.cands {
             for r in crate::guard::places::resolve(cand, env) {
+                if r.starts_with("/dev/") {
+                    continue;
+                }
                 let v = match (append, env.fs.files.get(&r)) {
                     (true, Some(old)) => concat(old, &out),
                     _ => out.clone(),
