@@ -52,7 +52,10 @@ fn bench(c: &mut Criterion) {
     let real = realistic();
     let adv = adversarial();
     assert!(guard::catastrophic(&real).is_none(), "realistic passes");
-    assert!(guard::catastrophic(&adv).is_some(), "adversarial is refused");
+    assert!(
+        guard::catastrophic(&adv).is_some(),
+        "adversarial is refused"
+    );
     c.bench_function("guard/realistic 1KB", |b| {
         b.iter(|| guard::catastrophic(black_box(&real)))
     });

@@ -49,7 +49,9 @@ fn tally(cases: &[Case], want_refused: bool) -> Tally {
             e.0 += 1;
         }
         match (&r, want_refused) {
-            (None, true) => t.misses.push(format!("[{}] {:?} ({})", c.family, c.cmd, c.note)),
+            (None, true) => t
+                .misses
+                .push(format!("[{}] {:?} ({})", c.family, c.cmd, c.note)),
             (Some(r), false) => t.misses.push(format!("[{}] {:?}: {r}", c.family, c.cmd)),
             _ => {}
         }
@@ -106,13 +108,16 @@ fn ordinary_commands_are_not_refused() {
 
 #[test]
 fn refusals_say_what_could_not_be_read() {
-    let r = guard::catastrophic("X=/sdcard/Download/old; unset X; rm -rf /sdcard/$X")
-        .expect("refused");
+    let r =
+        guard::catastrophic("X=/sdcard/Download/old; unset X; rm -rf /sdcard/$X").expect("refused");
     assert!(r.why.contains("`$X`") || r.rule != "cannot-tell", "{r}");
     let r = guard::catastrophic("read X; rm -rf \"$X\"").expect("refused");
     assert_eq!(r.rule, "cannot-tell");
     assert!(r.why.contains("`$X` holds after `read`"), "{r}");
     assert!(r.why.contains("write it as plain commands"), "{r}");
     let r = guard::catastrophic("unset D; rm -rf \"$D\"").expect("refused");
-    assert!(r.why.contains("cannot tell what `$D` holds after `unset`"), "{r}");
+    assert!(
+        r.why.contains("cannot tell what `$D` holds after `unset`"),
+        "{r}"
+    );
 }

@@ -39,7 +39,9 @@ const ORDINARY: &[&str] = &[
 
 /// Whether `c` is one plain simple command (no quotes, operators or expansions).
 fn plain(c: &str) -> bool {
-    !c.contains(['\'', '"', ';', '|', '&', '<', '>', '$', '`', '\\', '(', ')', '\n'])
+    !c.contains([
+        '\'', '"', ';', '|', '&', '<', '>', '$', '`', '\\', '(', ')', '\n',
+    ])
 }
 
 fn rot13(s: &str) -> String {
@@ -61,7 +63,11 @@ const WRAPPERS: usize = 30;
 /// Wraps `c` in wrapper number `k`; every wrapper runs `c` exactly as written.
 fn wrap(k: usize, c: &str) -> String {
     let b64 = base64::engine::general_purpose::STANDARD.encode(c);
-    let rev: String = c.lines().map(|l| l.chars().rev().collect::<String>()).collect::<Vec<_>>().join("\n");
+    let rev: String = c
+        .lines()
+        .map(|l| l.chars().rev().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
     match k {
         0 => format!("sh -c {}", q(c)),
         1 => format!("eval {}", q(c)),
@@ -82,7 +88,10 @@ fn wrap(k: usize, c: &str) -> String {
         16 => format!("eval $'{}'", hex_escapes(c)),
         17 => format!("printf '{}' | sh", hex_escapes(c)),
         18 if plain(c) => {
-            let sep = [',', '%', '@', '^'].into_iter().find(|s| !c.contains(*s)).unwrap_or(',');
+            let sep = [',', '%', '@', '^']
+                .into_iter()
+                .find(|s| !c.contains(*s))
+                .unwrap_or(',');
             format!("IFS={sep}; X={}; $X", c.replace(' ', &sep.to_string()))
         }
         19 => format!("alias z={}\nz", q(c)),
@@ -176,13 +185,18 @@ fn hostile_sizes_are_bounded() {
     let braces = "{a,b}".repeat(200);
     let _ = guard::catastrophic(&format!("echo {braces}"));
     let nest = "(".repeat(5000) + &")".repeat(5000);
-    assert!(guard::catastrophic(&nest).is_some(), "deep nesting is refused");
+    assert!(
+        guard::catastrophic(&nest).is_some(),
+        "deep nesting is refused"
+    );
     let subst = "$(".repeat(3000) + &")".repeat(3000);
     let _ = guard::catastrophic(&subst);
     let ifs = "if true; then ".repeat(2000);
     let _ = guard::catastrophic(&ifs);
     let loops = "while :; do X=$X$X; ".repeat(50) + &"done; ".repeat(50) + "rm -rf $X";
     let _ = guard::catastrophic(&loops);
-    let vars: String = (0..500).map(|i| format!("X{i}=${{X{}}}a; ", i.max(1) - 1)).collect();
+    let vars: String = (0..500)
+        .map(|i| format!("X{i}=${{X{}}}a; ", i.max(1) - 1))
+        .collect();
     let _ = guard::catastrophic(&vars);
 }

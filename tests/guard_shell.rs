@@ -81,7 +81,9 @@ fn subshells_do_not_leak_but_the_filesystem_does() {
     refused("mv /sdcard/DCIM /data/local/tmp/d");
     refused("mount --bind /sdcard /data/local/tmp/m; rm -rf /data/local/tmp/m/*");
     refused("mknod /data/local/tmp/b b 179 0; dd if=/dev/zero of=/data/local/tmp/b");
-    refused("ln -s /dev/block/by-name/userdata /data/local/tmp/u; cat /dev/zero > /data/local/tmp/u");
+    refused(
+        "ln -s /dev/block/by-name/userdata /data/local/tmp/u; cat /dev/zero > /data/local/tmp/u",
+    );
 }
 
 #[test]

@@ -23,7 +23,12 @@ impl Eval {
                 self.cd(args, env);
                 return empty;
             }
-            "pwd" => return Ok(Val::from_cands(env.cwd.cands.iter().map(|c| format!("{c}\n")).collect(), env.cwd.why.clone())),
+            "pwd" => {
+                return Ok(Val::from_cands(
+                    env.cwd.cands.iter().map(|c| format!("{c}\n")).collect(),
+                    env.cwd.why.clone(),
+                ));
+            }
             "export" | "readonly" | "local" | "typeset" | "declare" => {
                 for a in args.iter().filter(|a| !a.starts_with('-')) {
                     if let Some((k, v)) = a.split_once('=') {
@@ -49,12 +54,18 @@ impl Eval {
                 return empty;
             }
             "set" => {
-                let i = args.iter().position(|a| a == "--").map(|i| i + 1).or_else(|| {
-                    (!args.is_empty() && !args[0].starts_with(['-', '+'])).then_some(0)
-                });
+                let i = args
+                    .iter()
+                    .position(|a| a == "--")
+                    .map(|i| i + 1)
+                    .or_else(|| {
+                        (!args.is_empty() && !args[0].starts_with(['-', '+'])).then_some(0)
+                    });
                 if let Some(i) = i {
                     env.params = if args[i..].iter().any(|a| a.contains(UNKNOWN)) {
-                        Params::Unknown(Rc::from("after `set --` with a value the guard cannot know"))
+                        Params::Unknown(Rc::from(
+                            "after `set --` with a value the guard cannot know",
+                        ))
                     } else {
                         Params::Known(args[i..].iter().map(|a| Val::known(a.as_str())).collect())
                     };
@@ -64,7 +75,9 @@ impl Eval {
             "shift" => {
                 let n = args.first().map_or(Some(1), |a| a.parse::<usize>().ok());
                 env.params = match (&env.params, n) {
-                    (Params::Known(p), Some(n)) => Params::Known(p.iter().skip(n).cloned().collect()),
+                    (Params::Known(p), Some(n)) => {
+                        Params::Known(p.iter().skip(n).cloned().collect())
+                    }
                     _ => Params::Unknown(Rc::from("after `shift`")),
                 };
                 return empty;
@@ -75,7 +88,10 @@ impl Eval {
             }
             "getopts" => {
                 if let Some(v) = args.get(1) {
-                    env.set(v, Val::unknown(format!("what `${v}` holds after `getopts`")));
+                    env.set(
+                        v,
+                        Val::unknown(format!("what `${v}` holds after `getopts`")),
+                    );
                 }
                 return empty;
             }
@@ -102,10 +118,17 @@ impl Eval {
         let stdin = input.clone().unwrap_or_else(|| Val::known(""));
         let mut out: Option<Val> = None;
         for cand in &stdin.cands {
-            let o = match (cand.contains(UNKNOWN), super::output::output_of(name, args, cand, env)) {
+            let o = match (
+                cand.contains(UNKNOWN),
+                super::output::output_of(name, args, cand, env),
+            ) {
                 (false, Some(s)) => Val::from_cands(s, None),
                 _ if name == "cat" && args.iter().any(|a| !a.starts_with('-')) => {
-                    let f = args.iter().find(|a| !a.starts_with('-')).cloned().unwrap_or_default();
+                    let f = args
+                        .iter()
+                        .find(|a| !a.starts_with('-'))
+                        .cloned()
+                        .unwrap_or_default();
                     file_contents(&Val::known(f), env)
                 }
                 _ => {
@@ -130,13 +153,20 @@ impl Eval {
     }
 
     fn cd(&mut self, args: &[String], env: &mut Env) {
-        let args: Vec<&String> = args.iter().filter(|a| !matches!(a.as_str(), "-P" | "-L" | "-e" | "-@")).collect();
+        let args: Vec<&String> = args
+            .iter()
+            .filter(|a| !matches!(a.as_str(), "-P" | "-L" | "-e" | "-@"))
+            .collect();
         let old = env.cwd.clone();
         let new = match args.first().map(|s| s.as_str()) {
             None => env.get("HOME"),
             Some("-") => env.get("OLDPWD"),
             Some(d) if d.contains(UNKNOWN) => {
-                let why = self.why.first().cloned().unwrap_or_else(|| Rc::from("where `cd` goes"));
+                let why = self
+                    .why
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| Rc::from("where `cd` goes"));
                 Val {
                     cands: vec![UNKNOWN_S.into()],
                     why: Some(why),
@@ -145,16 +175,20 @@ impl Eval {
             Some(d) => {
                 let mut cands = Vec::new();
                 // `cd name` searches CDPATH first (not for `/…`, `./…`, `../…`).
-                if !d.starts_with('/') && !d.starts_with("./") && !d.starts_with("../") && d != "." && d != ".." {
-                    if let Some(cdpath) = env.vars.get("CDPATH").cloned() {
-                        for c in &cdpath.cands {
-                            if c.contains(UNKNOWN) {
-                                cands.push(UNKNOWN_S.to_string());
-                                continue;
-                            }
-                            for dir in c.split(':').filter(|s| !s.is_empty()) {
-                                cands.push(join_path(dir, d));
-                            }
+                if !d.starts_with('/')
+                    && !d.starts_with("./")
+                    && !d.starts_with("../")
+                    && d != "."
+                    && d != ".."
+                    && let Some(cdpath) = env.vars.get("CDPATH").cloned()
+                {
+                    for c in &cdpath.cands {
+                        if c.contains(UNKNOWN) {
+                            cands.push(UNKNOWN_S.to_string());
+                            continue;
+                        }
+                        for dir in c.split(':').filter(|s| !s.is_empty()) {
+                            cands.push(join_path(dir, d));
                         }
                     }
                 }
@@ -177,7 +211,10 @@ impl Eval {
         let mut names = Vec::new();
         let mut i = 0;
         while let Some(a) = args.get(i) {
-            if matches!(a.as_str(), "-p" | "-d" | "-n" | "-N" | "-t" | "-u" | "-a" | "-A") {
+            if matches!(
+                a.as_str(),
+                "-p" | "-d" | "-n" | "-N" | "-t" | "-u" | "-a" | "-A"
+            ) {
                 i += 2;
                 continue;
             }
@@ -196,8 +233,10 @@ impl Eval {
                     let mut cands = Vec::new();
                     for t in &text.cands {
                         for line in t.lines().take(16) {
-                            let fields: Vec<&str> =
-                                line.split(|c| ifs.contains(c)).filter(|f| !f.is_empty()).collect();
+                            let fields: Vec<&str> = line
+                                .split(|c| ifs.contains(c))
+                                .filter(|f| !f.is_empty())
+                                .collect();
                             let v = if n + 1 == names.len() {
                                 fields.get(n..).map(|f| f.join(" ")).unwrap_or_default()
                             } else {
@@ -230,7 +269,10 @@ impl Eval {
                     i += 2;
                 }
                 "-a" | "--arg-file" => {
-                    data = file_contents(&Val::known(args.get(i + 1).cloned().unwrap_or_default()), env);
+                    data = file_contents(
+                        &Val::known(args.get(i + 1).cloned().unwrap_or_default()),
+                        env,
+                    );
                     i += 2;
                 }
                 "-n" | "-L" | "-P" | "-s" | "-d" | "-E" | "-l" => i += 2,
@@ -247,14 +289,23 @@ impl Eval {
             cmd.push("echo".into());
         }
         if data.is_unknown() {
-            self.why.insert(0, data.why.clone().unwrap_or_else(|| Rc::from("what `xargs` reads")));
+            self.why.insert(
+                0,
+                data.why
+                    .clone()
+                    .unwrap_or_else(|| Rc::from("what `xargs` reads")),
+            );
         }
         let mut items: Vec<String> = Vec::new();
         for c in &data.cands {
             if c.contains(UNKNOWN) {
                 items.push(UNKNOWN_S.into());
             } else if null {
-                items.extend(c.split('\u{0}').filter(|i| !i.is_empty()).map(str::to_string));
+                items.extend(
+                    c.split('\u{0}')
+                        .filter(|i| !i.is_empty())
+                        .map(str::to_string),
+                );
             } else {
                 items.extend(xargs_items(c));
             }

@@ -165,7 +165,10 @@ pub(super) fn sed(args: &[String], input: &str) -> Option<String> {
         let [from, to, flags] = parts.as_slice() else {
             return None;
         };
-        if from.is_empty() || from.contains(['.', '*', '[', '^', '$', '\\', '+', '?', '(']) || to.contains(['&', '\\']) {
+        if from.is_empty()
+            || from.contains(['.', '*', '[', '^', '$', '\\', '+', '?', '('])
+            || to.contains(['&', '\\'])
+        {
             return None;
         }
         let global = flags.contains('g');

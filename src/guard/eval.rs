@@ -254,7 +254,6 @@ impl Eval {
         *env = cur;
         Ok(out)
     }
-
 }
 
 /// The output of `a` followed by `b`.

@@ -41,7 +41,8 @@ impl Eval {
         for seg in w {
             let (mut vals, quoted) = self.seg(seg, env)?;
             if parts.len() * vals.len() > MAX_ALTS {
-                self.why.push(Rc::from("what a word with too many possible values holds"));
+                self.why
+                    .push(Rc::from("what a word with too many possible values holds"));
                 vals = vec![UNKNOWN_S.to_string()];
             }
             let mut next = Vec::with_capacity(parts.len() * vals.len());
@@ -49,7 +50,8 @@ impl Eval {
                 for v in &vals {
                     let mut p = p.clone();
                     if p.cur.len() + v.len() > super::state::MAX_VALUE {
-                        self.why.push(Rc::from("what a value too long to follow holds"));
+                        self.why
+                            .push(Rc::from("what a value too long to follow holds"));
                         push(&mut p, UNKNOWN_S, quoted, &ifs);
                     } else {
                         push(&mut p, v, quoted, &ifs);
@@ -118,7 +120,9 @@ impl Eval {
                 (Val::from_cands(trimmed, out.why), *quoted)
             }
             Seg::Unknown { quoted } => (
-                Val::unknown("what an arithmetic or other expansion the guard does not evaluate gives"),
+                Val::unknown(
+                    "what an arithmetic or other expansion the guard does not evaluate gives",
+                ),
                 *quoted,
             ),
         };
@@ -176,7 +180,11 @@ impl Eval {
             ParamOp::Slice(off, len) => map(&v, |c| {
                 let chars: Vec<char> = c.chars().collect();
                 let n = chars.len() as i64;
-                let start = if *off < 0 { (n + off).max(0) } else { (*off).min(n) };
+                let start = if *off < 0 {
+                    (n + off).max(0)
+                } else {
+                    (*off).min(n)
+                };
                 let end = match len {
                     None => n,
                     Some(l) if *l < 0 => (n + l).max(start),
@@ -241,7 +249,11 @@ fn braces(w: &str, depth: usize) -> Vec<String> {
         // No expansion here; look for one later in the word.
         let head: String = c[..=open].iter().collect();
         let tail: String = c[open + 1..].iter().collect();
-        return braces(&tail, depth + 1).into_iter().map(|t| format!("{head}{t}")).take(64).collect();
+        return braces(&tail, depth + 1)
+            .into_iter()
+            .map(|t| format!("{head}{t}"))
+            .take(64)
+            .collect();
     };
     let pre: String = c[..open].iter().collect();
     let post: String = c[close + 1..].iter().collect();

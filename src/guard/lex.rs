@@ -118,7 +118,6 @@ pub(super) fn lex(src: &str) -> Vec<Tok> {
     lx.toks
 }
 
-
 fn flush(lit: &mut String, segs: &mut Vec<Seg>) {
     if !lit.is_empty() {
         segs.push(Seg::Lit(std::mem::take(lit)));
@@ -309,5 +308,4 @@ impl Lexer {
             }
         }
     }
-
 }

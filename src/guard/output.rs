@@ -37,7 +37,10 @@ pub(super) fn output_of(
         "tee" => stdin?,
         "tr" => tr(args, &stdin?)?,
         "sed" => sed(args, &stdin?)?,
-        "basename" => format!("{}\n", args.first()?.trim_end_matches('/').rsplit('/').next()?),
+        "basename" => format!(
+            "{}\n",
+            args.first()?.trim_end_matches('/').rsplit('/').next()?
+        ),
         "dirname" => {
             let a = args.first()?.trim_end_matches('/');
             match a.rsplit_once('/') {
@@ -144,8 +147,18 @@ fn printf(args: &[String]) -> Option<String> {
             if c == '\\' {
                 let start = i - 1;
                 let len = match fmt.get(i) {
-                    Some('x') => 1 + fmt[i + 1..].iter().take(2).take_while(|c| c.is_ascii_hexdigit()).count(),
-                    Some('0'..='7') => fmt[i..].iter().take(4).take_while(|c| c.is_digit(8)).count(),
+                    Some('x') => {
+                        1 + fmt[i + 1..]
+                            .iter()
+                            .take(2)
+                            .take_while(|c| c.is_ascii_hexdigit())
+                            .count()
+                    }
+                    Some('0'..='7') => fmt[i..]
+                        .iter()
+                        .take(4)
+                        .take_while(|c| c.is_digit(8))
+                        .count(),
                     Some(_) => 1,
                     None => 0,
                 };
@@ -161,7 +174,10 @@ fn printf(args: &[String]) -> Option<String> {
                 out.push(c);
                 continue;
             }
-            while fmt.get(i).is_some_and(|c| c.is_ascii_digit() || "-+ #.".contains(*c)) {
+            while fmt
+                .get(i)
+                .is_some_and(|c| c.is_ascii_digit() || "-+ #.".contains(*c))
+            {
                 i += 1;
             }
             let d = fmt.get(i).copied();

@@ -13,7 +13,10 @@ use super::state::{Env, UNKNOWN, Val};
 impl Eval {
     pub(super) fn find(&mut self, args: &[String], env: &mut Env, input: &Input) -> R<Val> {
         let mut i = 0;
-        while args.get(i).is_some_and(|a| matches!(a.as_str(), "-H" | "-L" | "-P")) {
+        while args
+            .get(i)
+            .is_some_and(|a| matches!(a.as_str(), "-H" | "-L" | "-P"))
+        {
             i += 1;
         }
         let mut starts: Vec<String> = Vec::new();
@@ -28,14 +31,18 @@ impl Eval {
             starts.push(".".into());
         }
         let expr = &args[i..];
-        let negated = expr.iter().any(|a| matches!(a.as_str(), "!" | "-not" | "-o" | "-or"));
+        let negated = expr
+            .iter()
+            .any(|a| matches!(a.as_str(), "!" | "-not" | "-o" | "-or"));
         let mut names: Vec<String> = Vec::new();
         let mut paths: Vec<String> = Vec::new();
         let mut j = 0;
         while j < expr.len() {
             match expr[j].as_str() {
                 "-name" | "-iname" => names.extend(expr.get(j + 1).cloned()),
-                "-path" | "-ipath" | "-wholename" | "-iwholename" => paths.extend(expr.get(j + 1).cloned()),
+                "-path" | "-ipath" | "-wholename" | "-iwholename" => {
+                    paths.extend(expr.get(j + 1).cloned())
+                }
                 _ => {}
             }
             j += 1;
@@ -77,7 +84,10 @@ impl Eval {
                     let cmd = &expr[j + 1..end];
                     // `-exec rm {}` over every match deletes as much as `rm -r` would.
                     let deleting = cmd.first().is_some_and(|c| {
-                        matches!(super::runners::basename(c), "rm" | "unlink" | "shred" | "rmdir")
+                        matches!(
+                            super::runners::basename(c),
+                            "rm" | "unlink" | "shred" | "rmdir"
+                        )
                     });
                     for it in &items {
                         if deleting && cmd.iter().any(|a| a.contains("{}")) {
@@ -126,7 +136,9 @@ impl Eval {
             || program.contains("getline")
             || program.contains(UNKNOWN);
         if !runs_commands {
-            return Ok(awk_print(&program).map_or_else(|| Val::unknown("what `awk` prints"), Val::known));
+            return Ok(
+                awk_print(&program).map_or_else(|| Val::unknown("what `awk` prints"), Val::known)
+            );
         }
         // `system("literal")`: read the literal; anything computed cannot be read.
         let mut rest = program.as_str();
@@ -136,7 +148,10 @@ impl Eval {
             let arg = rest.trim_start();
             let literal = arg.strip_prefix('"').and_then(|a| {
                 let end = a.find('"')?;
-                a[end + 1..].trim_start().starts_with(')').then(|| a[..end].to_string())
+                a[end + 1..]
+                    .trim_start()
+                    .starts_with(')')
+                    .then(|| a[..end].to_string())
             });
             match literal {
                 Some(cmd) => {
@@ -146,13 +161,23 @@ impl Eval {
                     any = true;
                 }
                 None => {
-                    return Err(cannot_tell(self, "the command awk's `system()` builds deletes something"));
+                    return Err(cannot_tell(
+                        self,
+                        "the command awk's `system()` builds deletes something",
+                    ));
                 }
             }
         }
-        if !any || program.contains("getline") || program.contains("| \"") || program.contains("|\"") {
+        if !any
+            || program.contains("getline")
+            || program.contains("| \"")
+            || program.contains("|\"")
+        {
             let _ = input;
-            return Err(cannot_tell(self, "the commands awk runs delete, format or overwrite something"));
+            return Err(cannot_tell(
+                self,
+                "the commands awk runs delete, format or overwrite something",
+            ));
         }
         Ok(Val::unknown("what `awk` prints"))
     }
@@ -160,10 +185,19 @@ impl Eval {
 
 /// The output of `awk 'BEGIN { print "…" }'` (string literals only).
 fn awk_print(program: &str) -> Option<String> {
-    let body = program.trim().strip_prefix("BEGIN")?.trim().strip_prefix('{')?.strip_suffix('}')?;
+    let body = program
+        .trim()
+        .strip_prefix("BEGIN")?
+        .trim()
+        .strip_prefix('{')?
+        .strip_suffix('}')?;
     let mut out = String::new();
     for stmt in body.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-        let lit = stmt.strip_prefix("print")?.trim().strip_prefix('"')?.strip_suffix('"')?;
+        let lit = stmt
+            .strip_prefix("print")?
+            .trim()
+            .strip_prefix('"')?
+            .strip_suffix('"')?;
         out.push_str(&super::escape::ansi_c(lit));
         out.push('\n');
     }

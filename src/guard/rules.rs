@@ -125,9 +125,11 @@ fn is_block_device(p: &str) -> bool {
     (d.starts_with("block/") && d != "block/")
         || d.starts_with("mapper/")
         || d.starts_with("dm-")
-        || ["sd", "mmcblk", "nvme", "mtd", "vd", "hd", "ufs", "loop", "ram"]
-            .iter()
-            .any(|pre| starts_with_letter(pre))
+        || [
+            "sd", "mmcblk", "nvme", "mtd", "vd", "hd", "ufs", "loop", "ram",
+        ]
+        .iter()
+        .any(|pre| starts_with_letter(pre))
 }
 
 /// The deleting, overwriting and moving verbs, and what they leave behind in [`Env::fs`].
@@ -183,17 +185,20 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
             }
         }
         "mount" => {
-            let bind = args.iter().any(|a| a.contains("bind") || a.contains("move"));
+            let bind = args
+                .iter()
+                .any(|a| a.contains("bind") || a.contains("move"));
             if bind && operands.len() >= 2 {
                 let n = operands.len();
                 link(env, operands[n - 1], operands[n - 2], false);
             }
         }
-        "mknod" | "mkfifo" if operands.len() >= 2 => {
-            if operands[1].starts_with('b') || operands[1].contains(UNKNOWN) {
-                for p in resolve(operands[0], env) {
-                    env.fs_mut().blockdevs.push(canonical(&p));
-                }
+        "mknod" | "mkfifo"
+            if operands.len() >= 2
+                && (operands[1].starts_with('b') || operands[1].contains(UNKNOWN)) =>
+        {
+            for p in resolve(operands[0], env) {
+                env.fs_mut().blockdevs.push(canonical(&p));
             }
         }
         _ => {}
@@ -205,7 +210,12 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
 /// the guard cannot rule out).
 fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
     let olds = resolve(old, env);
-    let base = old.trim_end_matches('/').rsplit('/').next().unwrap_or(old).to_string();
+    let base = old
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(old)
+        .to_string();
     for n in resolve(new, env) {
         for o in &olds {
             env.fs_mut().links.push((n.clone(), o.clone()));

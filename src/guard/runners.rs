@@ -12,6 +12,8 @@ use super::eval::{Eval, Input, R};
 use super::rules::{cannot_tell, shown};
 use super::state::{Env, Params, UNKNOWN, Val};
 
+mod children;
+
 pub(super) fn basename(a: &str) -> &str {
     a.rsplit('/').next().unwrap_or(a)
 }
@@ -30,7 +32,10 @@ fn prefix_spec(name: &str) -> Option<(&'static [&'static str], usize)> {
         "chroot" | "runcon" => (&["--userspec", "--groups"], 1),
         "taskset" | "chrt" => (&[], 1),
         "nsenter" => (&["-t", "--target", "-S", "-G", "--setuid", "--setgid"], 0),
-        "strace" | "ltrace" => (&["-o", "-e", "-p", "-s", "-a", "-E", "-u", "-P", "-O", "-S"], 0),
+        "strace" | "ltrace" => (
+            &["-o", "-e", "-p", "-s", "-a", "-E", "-u", "-P", "-O", "-S"],
+            0,
+        ),
         "flock" => (&["-w", "-E", "--timeout", "--conflict-exit-code"], 1),
         "busybox" | "toybox" | "toolbox" => (&[], 0),
         _ => return None,
@@ -65,7 +70,10 @@ impl Eval {
         if first.contains(UNKNOWN) {
             return Err(cannot_tell(
                 self,
-                &format!("the command `{}` deletes, formats or overwrites something", shown(&first)),
+                &format!(
+                    "the command `{}` deletes, formats or overwrites something",
+                    shown(&first)
+                ),
             ));
         }
         // A script written earlier in this command, run by its path.
@@ -77,7 +85,11 @@ impl Eval {
         }
         // A script written earlier in this command into a directory on `PATH`.
         if !first.contains('/')
-            && env.fs.files.keys().any(|k| k.rsplit('/').next() == Some(first.as_str()))
+            && env
+                .fs
+                .files
+                .keys()
+                .any(|k| k.rsplit('/').next() == Some(first.as_str()))
             && !env.funcs.contains_key(&first)
         {
             let path = env.get("PATH");
@@ -126,7 +138,11 @@ impl Eval {
             }
             "su" | "sudo" | "doas" => self.su(args, env, input),
             "command" => {
-                if args.iter().take_while(|a| a.starts_with('-')).any(|a| a.contains(['v', 'V'])) {
+                if args
+                    .iter()
+                    .take_while(|a| a.starts_with('-'))
+                    .any(|a| a.contains(['v', 'V']))
+                {
                     return Ok(which(args.last().map(String::as_str).unwrap_or("")));
                 }
                 let i = skip_opts(args, &[]);
@@ -159,7 +175,10 @@ impl Eval {
             "eval" => {
                 let script = args.join(" ");
                 if script.contains(UNKNOWN) {
-                    return Err(cannot_tell(self, "what `eval` runs deletes, formats or overwrites something"));
+                    return Err(cannot_tell(
+                        self,
+                        "what `eval` runs deletes, formats or overwrites something",
+                    ));
                 }
                 self.script(&script, env, input.clone())
             }
@@ -263,7 +282,10 @@ impl Eval {
             return Ok(Val::known(""));
         };
         if text.is_unknown() {
-            let why = text.why.clone().unwrap_or_else(|| "what the shell reads".into());
+            let why = text
+                .why
+                .clone()
+                .unwrap_or_else(|| "what the shell reads".into());
             self.why.insert(0, why);
             return Err(cannot_tell(
                 self,
@@ -277,100 +299,6 @@ impl Eval {
         }
         Ok(out.unwrap_or_else(|| Val::known("")))
     }
-
-    fn su(&mut self, args: &[String], env: &mut Env, input: &Input) -> R<Val> {
-        let mut i = 0;
-        let mut who_seen = false;
-        while let Some(a) = args.get(i) {
-            match a.as_str() {
-                "-c" | "--command" => {
-                    let script = args[i + 1..].join(" ");
-                    return self.child_shell(&script, "su", &[], env, input);
-                }
-                s if s.starts_with("--command=") => {
-                    let script = s.trim_start_matches("--command=").to_string();
-                    return self.child_shell(&script, "su", &[], env, input);
-                }
-                // Options taking a value (Magisk su, sudo).
-                "-s" | "--shell" | "-u" | "-g" | "-G" | "--context" | "-Z" | "-t" | "-C" => i += 2,
-                s if s.starts_with('-') => i += 1,
-                _ if !who_seen && is_user(a) => {
-                    who_seen = true;
-                    i += 1;
-                }
-                _ => return self.run(args[i..].to_vec(), &mut env.child(), input),
-            }
-        }
-        // `su` alone reads commands from its standard input.
-        self.shell(&[], env, input)
-    }
-
-    fn env_cmd(&mut self, args: &[String], env: &mut Env, input: &Input) -> R<Val> {
-        let mut i = 0;
-        let mut e = env.clone();
-        while let Some(a) = args.get(i) {
-            match a.as_str() {
-                "-u" | "--unset" => {
-                    if let Some(n) = args.get(i + 1) {
-                        e.set(n, Val::unknown(format!("what `${n}` holds after `env -u`")));
-                    }
-                    i += 2;
-                }
-                "-C" | "--chdir" => {
-                    if let Some(d) = args.get(i + 1) {
-                        e.cwd = Val::known(super::places::join_path("/", d));
-                    }
-                    i += 2;
-                }
-                "-S" | "--split-string" => {
-                    let s = args.get(i + 1).cloned().unwrap_or_default();
-                    let rest = super::shell_join(&args[(i + 2).min(args.len())..]);
-                    return self.child_shell(&format!("{s} {rest}"), "env", &[], &mut e, input);
-                }
-                s if s.starts_with("-S") && s.len() > 2 => {
-                    let rest = super::shell_join(&args[i + 1..]);
-                    return self.child_shell(&format!("{} {rest}", &s[2..]), "env", &[], &mut e, input);
-                }
-                s if s.starts_with('-') => i += 1,
-                s if s.contains('=') => {
-                    if let Some((k, v)) = s.split_once('=') {
-                        e.set(k, Val::known(v));
-                    }
-                    i += 1;
-                }
-                _ => break,
-            }
-        }
-        if i >= args.len() {
-            return Ok(Val::unknown("what `env` prints"));
-        }
-        let out = self.run(args[i..].to_vec(), &mut e, input)?;
-        env.fs = e.fs;
-        Ok(out)
-    }
-
-    fn adb(&mut self, args: &[String], env: &mut Env, input: &Input) -> R<Val> {
-        let mut i = 0;
-        while let Some(a) = args.get(i) {
-            match a.as_str() {
-                "-s" | "-t" | "-H" | "-P" | "-L" => i += 2,
-                s if s.starts_with('-') => i += 1,
-                "shell" | "exec-out" => {
-                    let rest: Vec<&String> =
-                        args[i + 1..].iter().skip_while(|a| a.starts_with('-')).collect();
-                    // adb joins its arguments with spaces and the device's shell parses them.
-                    let script = rest.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" ");
-                    if rest.is_empty() {
-                        return self.shell(&[], env, input);
-                    }
-                    let mut dev = Env::android();
-                    return self.script(&script, &mut dev, input.clone());
-                }
-                _ => return self.run(args[i..].to_vec(), env, input),
-            }
-        }
-        Ok(Val::known(""))
-    }
 }
 
 fn which(name: &str) -> Val {
@@ -379,9 +307,4 @@ fn which(name: &str) -> Val {
     } else {
         Val::known(format!("/system/bin/{name}\n"))
     }
-}
-
-fn is_user(a: &str) -> bool {
-    a.chars().all(|c| c.is_ascii_digit() || c == ',')
-        || matches!(a, "root" | "shell" | "system" | "-")
 }

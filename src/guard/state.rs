@@ -80,7 +80,12 @@ impl Val {
     }
 
     pub(super) fn join(&self, other: &Val) -> Val {
-        if self.cands.iter().chain(&other.cands).any(|c| c.len() > MAX_VALUE) {
+        if self
+            .cands
+            .iter()
+            .chain(&other.cands)
+            .any(|c| c.len() > MAX_VALUE)
+        {
             return Val::unknown("what a value too long to follow holds");
         }
         let mut cands = self.cands.clone();
@@ -93,7 +98,8 @@ impl Val {
         if cands.len() > MAX_CANDS {
             return Val {
                 cands: vec![UNKNOWN_S.into()],
-                why: why.or_else(|| Some(Rc::from("what a value with too many possibilities holds"))),
+                why: why
+                    .or_else(|| Some(Rc::from("what a value with too many possibilities holds"))),
             };
         }
         Val { cands, why }
@@ -138,7 +144,12 @@ impl Fs {
         let mut links = self.links.clone();
         links.extend(o.links.iter().filter(|l| !self.links.contains(l)).cloned());
         let mut blockdevs = self.blockdevs.clone();
-        blockdevs.extend(o.blockdevs.iter().filter(|b| !self.blockdevs.contains(b)).cloned());
+        blockdevs.extend(
+            o.blockdevs
+                .iter()
+                .filter(|b| !self.blockdevs.contains(b))
+                .cloned(),
+        );
         let mut files = self.files.clone();
         for (k, v) in &o.files {
             let j = files.get(k).map_or_else(|| v.clone(), |a| a.join(v));
@@ -308,7 +319,9 @@ impl Env {
     pub(super) fn widen(&mut self, before: &Env) {
         for (k, v) in Rc::make_mut(&mut self.vars).iter_mut() {
             if before.vars.get(k) != Some(v) {
-                *v = Val::unknown(format!("what `${k}` holds after a loop that keeps changing it"));
+                *v = Val::unknown(format!(
+                    "what `${k}` holds after a loop that keeps changing it"
+                ));
             }
         }
         if self.params != before.params {

@@ -69,7 +69,9 @@ pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
             return Err(factory_reset("vdc"));
         }
         "reboot" | "svc" | "setprop" | "bcb"
-            if any(&|w| w.contains("recovery") || w.contains("bootloader") || w.contains("fastboot")) =>
+            if any(&|w| {
+                w.contains("recovery") || w.contains("bootloader") || w.contains("fastboot")
+            }) =>
         {
             ev.reboots_to_recovery = true;
         }
@@ -93,14 +95,30 @@ pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
     }
     // A wiping verb whose intent, component or subcommand is unknown text.
     let can_wipe = match name {
-        "am" => matches!(first, "broadcast" | "start" | "start-activity" | "startservice" | "start-service" | "start-foreground-service"),
-        "cmd" => matches!(first, "activity" | "testharness" | "device_policy" | "storage" | "user" | "recovery") || first.contains(UNKNOWN),
+        "am" => matches!(
+            first,
+            "broadcast"
+                | "start"
+                | "start-activity"
+                | "startservice"
+                | "start-service"
+                | "start-foreground-service"
+        ),
+        "cmd" => {
+            matches!(
+                first,
+                "activity" | "testharness" | "device_policy" | "storage" | "user" | "recovery"
+            ) || first.contains(UNKNOWN)
+        }
         "content" => first == "call",
         "vdc" | "sm" | "recovery" | "wipe" | "fastboot" => true,
         _ => false,
     };
     if can_wipe && any(&|w| w.contains(UNKNOWN)) {
-        return Err(cannot_tell(ev, &format!("`{name} {first}` asks for a wipe")));
+        return Err(cannot_tell(
+            ev,
+            &format!("`{name} {first}` asks for a wipe"),
+        ));
     }
     Ok(())
 }

@@ -44,7 +44,13 @@ impl Eval {
         Ok((input, writes))
     }
 
-    pub(super) fn simple(&mut self, words: &[Word], redirs: &[Redir], env: &mut Env, input: &Input) -> R<Val> {
+    pub(super) fn simple(
+        &mut self,
+        words: &[Word],
+        redirs: &[Redir],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<Val> {
         let saved = std::mem::take(&mut self.why);
         let r = self.simple_inner(words, redirs, env, input);
         self.why = saved;
@@ -109,7 +115,8 @@ impl Eval {
             }
             if next.len() > MAX_ALTS {
                 // Too many combinations: this word could be anything.
-                self.why.push(Rc::from("what a word with too many possible values holds"));
+                self.why
+                    .push(Rc::from("what a word with too many possible values holds"));
                 next = alts
                     .iter()
                     .map(|a| {
@@ -139,7 +146,6 @@ impl Eval {
         Ok(out.unwrap_or_else(|| Val::known("")))
     }
 }
-
 
 /// Keeps a command's output in the files it was redirected to; what is left on stdout.
 pub(super) fn record(writes: &[(Val, bool)], out: Val, env: &mut Env) -> Val {

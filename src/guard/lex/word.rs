@@ -2,8 +2,8 @@
 //! `${X#…}`, `${#X}`, `${X:1:2}`), command substitution (`$(…)`, backticks) and the balanced
 //! scanning they need. Split from [`super`] to keep each file readable; the token level
 //! (operators, redirections, here-documents) stays there.
-use super::{Lexer, ParamOp, Seg, flush, mark};
 use super::ansi_c;
+use super::{Lexer, ParamOp, Seg, flush, mark};
 
 /// Lexes a fragment (the default of `${X:-…}`) as the inside of one word.
 pub(super) fn lex_fragment(src: &str, quoted: bool) -> Vec<Seg> {
@@ -278,16 +278,42 @@ fn param_braced(inner: &str, quoted: bool) -> Seg {
     if rest.is_empty() {
         return param(name, ParamOp::None);
     }
-    for (pfx, alt) in [(":-", false), (":=", false), ("-", false), ("=", false), (":+", true), ("+", true)] {
+    for (pfx, alt) in [
+        (":-", false),
+        (":=", false),
+        ("-", false),
+        ("=", false),
+        (":+", true),
+        ("+", true),
+    ] {
         if let Some(w) = rest.strip_prefix(pfx) {
             let w = lex_fragment(w, quoted);
-            return param(name, if alt { ParamOp::Alt(w) } else { ParamOp::Default(w) });
+            return param(
+                name,
+                if alt {
+                    ParamOp::Alt(w)
+                } else {
+                    ParamOp::Default(w)
+                },
+            );
         }
     }
-    for (pfx, suffix, longest) in [("##", false, true), ("#", false, false), ("%%", true, true), ("%", true, false)] {
+    for (pfx, suffix, longest) in [
+        ("##", false, true),
+        ("#", false, false),
+        ("%%", true, true),
+        ("%", true, false),
+    ] {
         if let Some(p) = rest.strip_prefix(pfx) {
             let pat = lex_fragment(p, false);
-            return param(name, ParamOp::Trim { suffix, longest, pat });
+            return param(
+                name,
+                ParamOp::Trim {
+                    suffix,
+                    longest,
+                    pat,
+                },
+            );
         }
     }
     if let Some(r) = rest.strip_prefix(':') {
@@ -304,6 +330,8 @@ fn param_braced(inner: &str, quoted: bool) -> Seg {
 }
 
 fn is_name(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+    s.chars()
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
         && s.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
 }
