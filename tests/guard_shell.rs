@@ -116,6 +116,9 @@ fn runners_are_followed() {
     passes("find /sdcard/Download -name '*.tmp' -exec rm {} \\;");
     passes("find /sdcard/DCIM -name '*.tmp' -exec rm {} \\;");
     refused("find /sdcard/DCIM -exec rm -f {} +");
+    refused("find /sdcard -type f | xargs rm -f");
+    passes("find /data/local/tmp -name '*.so' | xargs rm -f");
+    passes("find /sdcard/Download -name '*.tmp' | xargs rm -f");
     refused("echo /system | xargs -I % sh -c 'rm -rf %'");
     refused("env -S 'rm -rf /vendor'");
     refused("awk 'BEGIN { system(\"rm -rf /sdcard\") }'");

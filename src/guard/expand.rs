@@ -29,9 +29,9 @@ impl Eval {
     }
 
     fn expand_with(&mut self, w: &Word, env: &Env, brace: bool) -> R<Vec<Vec<String>>> {
-        let ifs = match env.get("IFS").single() {
-            Some(s) => s.to_string(),
-            None => " \t\n".to_string(),
+        let ifs: std::borrow::Cow<str> = match env.vars.get("IFS") {
+            None => " \t\n".into(),
+            Some(v) => v.single().unwrap_or(" \t\n").to_string().into(),
         };
         let mut parts = vec![Part {
             fields: Vec::new(),

@@ -68,7 +68,16 @@ impl Eval {
             items.extend(paths.iter().cloned());
         }
         let mut j = 0;
-        let mut out = Val::unknown("what `find` prints");
+        // What it lists: the patterns above; with no filter, anything below a start.
+        let listed: Vec<String> = if filtered {
+            items.clone()
+        } else {
+            items.iter().map(|s| format!("{s}/{UNKNOWN}")).collect()
+        };
+        let mut out = Val::from_cands(
+            listed.iter().map(|l| format!("{l}\n")).collect(),
+            Some(std::rc::Rc::from("which files `find` lists")),
+        );
         while j < expr.len() {
             match expr[j].as_str() {
                 "-delete" => {

@@ -260,6 +260,10 @@ fn rm(args: &[String], env: &Env, ev: &Eval) -> R<()> {
         ));
     }
     if !recursive {
+        // Files the guard cannot name (`find /sdcard -type f | xargs rm`) may be all of them.
+        for op in operands.iter().filter(|o| o.contains(UNKNOWN)) {
+            delete(op, env, ev, "rm", "rm-root")?;
+        }
         return Ok(());
     }
     for op in operands {

@@ -37,14 +37,48 @@ fn has_reset_word(a: &str) -> bool {
     RESET_WORDS.iter().any(|w| a.contains(w))
 }
 
+/// The commands this module has anything to say about.
+fn relevant(name: &str) -> bool {
+    matches!(
+        name,
+        "am" | "cmd"
+            | "content"
+            | "service"
+            | "settings"
+            | "setprop"
+            | "svc"
+            | "dpm"
+            | "device_policy"
+            | "monkey"
+            | "input"
+            | "recovery"
+            | "uncrypt"
+            | "update_engine"
+            | "wipe"
+            | "vdc"
+            | "reboot"
+            | "bcb"
+            | "fastboot"
+            | "sm"
+            | "pm"
+    ) || is_formatter(name)
+}
+
 pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
+    if args.iter().any(|a| {
+        a.as_bytes()
+            .windows(4)
+            .any(|w| w.eq_ignore_ascii_case(b"wipe"))
+    }) {
+        ev.mentions_wipe = true;
+    }
+    if !relevant(name) {
+        return Ok(());
+    }
     let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
     let words: Vec<&str> = lower.iter().map(String::as_str).collect();
     let any = |f: &dyn Fn(&str) -> bool| words.iter().any(|w| f(w));
     let first = words.first().copied().unwrap_or("");
-    if any(&|w| w.contains("wipe")) {
-        ev.mentions_wipe = true;
-    }
     match name {
         "am" | "cmd" | "content" | "service" | "settings" | "setprop" | "svc" | "dpm"
         | "device_policy" | "monkey" | "input"
