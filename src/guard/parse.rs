@@ -3,15 +3,16 @@
 //! `{ … }`, `( … )`, functions), so that the evaluator can follow control flow instead of
 //! guessing from a flat token stream.
 //!
-//! Why our own grammar and not a crate. `yash-syntax` is GPL-3.0 (this crate is MIT) and its
-//! parser is async. `conch-parser` (0.1.1) has not had a release since 2019 and predates the
-//! 2018 edition. `brush-parser` (0.4, MIT, maintained) is the serious candidate, but it parses
-//! bash rather than mksh, builds through the `peg` proc-macro (a noticeable compile on this
-//! project's two cores), and rejects a whole script on the first syntax error. The guard needs
-//! the opposite: it re-parses text computed at run time (`sh -c "$(…)"`, aliases, `eval`),
-//! must read a broken or half-hostile line conservatively rather than give up, and keeps words
-//! as unexpanded segments ([`super::lex::Seg`]) so expansion can happen with the values known
-//! at that point. So the parser is lenient: a missing `fi`/`done`/`esac` ends at the end of
+//! Why our own grammar and not a crate (looked up on crates.io with `cargo info`):
+//! `yash-syntax` (0.25) is GPL-3.0, which this MIT crate cannot take, and its parser is async.
+//! `conch-parser` has stayed at 0.1.1, its last release, for years. `brush-parser` (0.4, MIT,
+//! maintained) is the serious candidate, but it parses bash rather than mksh, adds the `peg`
+//! proc-macro to every clean build on this project's two cores (its compile time was not
+//! measured here), and rejects a whole script on the first syntax error. The guard needs the
+//! opposite: it re-parses text computed at run time (`sh -c "$(…)"`, aliases, `eval`), must
+//! read a broken or half-hostile line conservatively rather than give up, and keeps words as
+//! unexpanded segments ([`super::lex::Seg`]) so expansion can happen with the values known at
+//! that point. So the parser is lenient: a missing `fi`/`done`/`esac` ends at the end of
 //! input, a stray keyword is a command, and anything nested deeper than [`MAX_NEST`] becomes
 //! [`Node::TooDeep`], which the evaluator refuses.
 use std::rc::Rc;
