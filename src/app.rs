@@ -21,7 +21,7 @@ use crate::mcp::{Core, tools};
 use crate::project::Projects;
 use crate::transport::http::HttpOptions;
 use crate::transport::socket::{Listener, SocketOptions};
-use crate::transport::{Shared, http, socket};
+use crate::transport::{Shared, control, http, socket};
 
 /// How many daily log files are kept.
 pub const LOG_DAYS: usize = 7;
@@ -374,6 +374,26 @@ async fn bind_http(addr: SocketAddr) -> (Option<tokio::net::TcpListener>, Option
     (None, Some(note))
 }
 
+/// The control socket and its credential (created on first use, 0600, never printed).
+fn start_control(
+    core: &Core,
+    cfg: &Config,
+) -> anyhow::Result<(tokio::net::UnixListener, control::ControlOptions)> {
+    let credential = crate::config::token::load_or_create(&control::credential_file(&core.paths))?;
+    let socket = control::socket_path(&core.paths);
+    let listener = control::bind(&socket)
+        .with_context(|| format!("binding the control socket {}", socket.display()))?;
+    Ok((
+        listener,
+        control::ControlOptions {
+            socket,
+            credential,
+            handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
+            write_timeout: Duration::from_secs(cfg.server.write_timeout_secs.max(1)),
+        },
+    ))
+}
+
 /// A running server: both transports, stopped together.
 pub struct Server {
     pub shared: Shared,
@@ -416,6 +436,17 @@ impl Server {
                     tracing::error!(error = %e, "HTTP transport stopped");
                 }
             });
+        }
+        // The attach channel: a private Unix socket or nothing (never TCP); up before the
+        // descriptor is written, so whoever sees the server running can attach.
+        match start_control(&core, &cfg) {
+            Ok((listener, opts)) => {
+                let s = shared.clone();
+                tasks.spawn(async move { control::serve(listener, s, opts).await });
+            }
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect")
+            }
         }
         let sock = Listener::bind(&core.paths.socket_path())
             .await

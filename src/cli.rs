@@ -54,6 +54,9 @@ pub struct RunArgs {
 pub enum Command {
     /// Serve MCP on both transports without the terminal UI (logs to stderr).
     Serve(RunArgs),
+    /// Attach a control centre to the running server (`serve`) from this terminal: follow its
+    /// calls and answer its confirmations. `q` detaches; the server keeps serving.
+    Attach,
     /// Byte relay between an MCP client's stdio and the running instance (for stdio clients).
     Relay {
         /// The endpoint descriptor (default: the running instance's).
@@ -128,6 +131,7 @@ pub fn main() -> ExitCode {
         None => crate::tui::run(cli.run).map(|()| ExitCode::SUCCESS),
         Some(Command::Serve(args)) => run_server(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Relay { .. }) => Ok(ExitCode::SUCCESS),
+        Some(Command::Attach) => crate::tui::attach::run().map(|()| ExitCode::SUCCESS),
         Some(Command::Config(args)) => print_config(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
         Some(Command::Doctor(args)) => doctor(args),
@@ -249,6 +253,8 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
         guard: _guard,
     } = app::prepare(&args, true)?;
     app::runtime()?.block_on(async move {
+        // SIGINT, SIGTERM or SIGHUP (an SSH session ending) all stop it cleanly.
+        let stop = stop_signals();
         let (core, demo) = app::assemble(paths, config, logs, &args).await?;
         let server = Server::start(core.clone(), tokens, &listen).await?;
         // Headless: nobody can approve, so destructive calls are denied (no responder).
@@ -267,7 +273,7 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
         }
         // Nobody reading stdout is no reason to stop serving.
         let _ = print_out(&text);
-        wait_for_signal().await;
+        stop.await;
         server.stop().await;
         if let Err(e) = core.audit.flush().await {
             eprintln!("spock-tui: the audit trail could not be flushed: {e}");
@@ -281,20 +287,29 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
 
 /// SIGINT, SIGTERM or SIGHUP: a `serve` whose SSH session ends gets SIGHUP and must stop as
 /// cleanly as on SIGTERM (audit flushed, socket and descriptor removed).
-async fn wait_for_signal() {
+/// The signals that stop `serve`, registered at once: a SIGHUP arriving between the endpoint
+/// descriptor's appearance and the first await must not kill the process uncleanly.
+fn stop_signals() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    async fn on(kind: SignalKind) {
-        match signal(kind) {
-            Ok(mut s) => {
+    let (term, hup) = (
+        signal(SignalKind::terminate()).ok(),
+        signal(SignalKind::hangup()).ok(),
+    );
+    let int = signal(SignalKind::interrupt()).ok();
+    async fn on(s: Option<tokio::signal::unix::Signal>) {
+        match s {
+            Some(mut s) => {
                 s.recv().await;
             }
-            Err(_) => std::future::pending().await,
+            None => std::future::pending().await,
         }
     }
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = on(SignalKind::terminate()) => {}
-        _ = on(SignalKind::hangup()) => {}
+    async move {
+        tokio::select! {
+            _ = on(int) => {}
+            _ = on(term) => {}
+            _ = on(hup) => {}
+        }
     }
 }
 

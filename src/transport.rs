@@ -1,9 +1,12 @@
 //! Transports adapt bytes to the one MCP core: streamable HTTP and legacy SSE (`http`, `sse`),
-//! a local socket for stdio clients (`socket`) reached through `spock-tui relay` (`relay`).
+//! a local socket for stdio clients (`socket`) reached through `spock-tui relay` (`relay`),
+//! and the attach channel for control centres in other terminals (`control`; its own
+//! credential, never the MCP token).
 //! All of them check the same token and write under the same write timeout (`stall`); none
 //! implements any MCP logic of its own.
 pub mod auth;
 pub mod collapse;
+pub mod control;
 pub mod http;
 pub mod relay;
 pub mod sessions;

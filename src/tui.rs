@@ -9,9 +9,11 @@
 //! one function that decides who has the keyboard. The Batch screen's state and keys are in
 //! `batch`; the loop's side of it (reading `core.batch`, carrying out commands) in
 //! `batch_io`. Untrusted text is escaped (`escape`) before it is drawn; clipboard and
-//! notifications are plain escapes (`osc`).
+//! notifications are plain escapes (`osc`). `attach` runs the same state and drawing as a
+//! client of a server in another process, over the attach channel.
 pub mod action;
 pub mod app;
+pub mod attach;
 pub mod batch;
 pub mod batch_io;
 pub mod catalogue;

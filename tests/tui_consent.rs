@@ -330,3 +330,41 @@ async fn the_focused_button_is_marked_without_colour() {
         Some(Button::Approve)
     );
 }
+
+/// Issue 18: a request on screen decided in another attached terminal closes here, saying
+/// which terminal decided and how; keys meanwhile answer nothing.
+#[tokio::test]
+async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
+    use spock_tui::mcp::confirm::ConfirmRequest;
+    let mut s = state();
+    let a = ask(
+        "android_uninstall_app",
+        json!({"packageName": "com.example.notes"}),
+        None,
+    );
+    let (req, remote) = ConfirmRequest::remote(
+        7,
+        a,
+        tokio::time::Instant::now() + Duration::from_secs(60),
+        Duration::from_secs(60),
+        "attach pid 1 on /dev/pts/1",
+    );
+    s.update(Event::Confirm(req));
+    render(&mut s, 100, 30);
+    look(&mut s);
+    remote.close(Some((true, "attach pid 2 on /dev/pts/2".into())));
+    s.update(Event::Tick);
+    let screen = render(&mut s, 100, 30);
+    assert!(screen.contains("Decided in another terminal"), "{screen}");
+    assert!(
+        screen.contains("approved by attach pid 2 on /dev/pts/2"),
+        "{screen}"
+    );
+    assert_eq!(s.layer(), Layer::Confirm);
+    s.update(key('y'));
+    assert!(s.confirms.is_empty());
+    assert!(
+        remote.take_answer().await.is_none(),
+        "a key here answered it"
+    );
+}

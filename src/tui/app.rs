@@ -84,10 +84,10 @@ impl crossterm::Command for EnableMouseButtons {
 pub(crate) const MOUSE_BUTTONS_ON: &str = "\x1b[?1000h\x1b[?1002h\x1b[?1006h";
 
 /// Raw mode, alternate screen and mouse on; off again on drop and in the panic hook.
-struct TerminalGuard;
+pub(super) struct TerminalGuard;
 
 impl TerminalGuard {
-    fn enter() -> anyhow::Result<TerminalGuard> {
+    pub(super) fn enter() -> anyhow::Result<TerminalGuard> {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
             restore_terminal();
@@ -107,7 +107,7 @@ impl Drop for TerminalGuard {
 }
 
 /// Terminal input on its own thread: crossterm's reader blocks, and must not block the runtime.
-fn spawn_input(tx: mpsc::UnboundedSender<Event>, stop: Arc<AtomicBool>) {
+pub(super) fn spawn_input(tx: mpsc::UnboundedSender<Event>, stop: Arc<AtomicBool>) {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
             // Polling lets the thread notice `stop`; it produces no event and no redraw.
@@ -233,15 +233,16 @@ fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
         }
     });
     let t = tx.clone();
+    // Registered here, before the server starts: a signal can never meet the default action.
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
     tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            return;
-        };
         tokio::select! {
             _ = term.recv() => {}
             _ = hup.recv() => {}

@@ -138,6 +138,8 @@ pub struct Withdrawn {
     pub tool: String,
     pub client: String,
     pub timed_out: bool,
+    /// Another terminal answered it: approved or not, and which terminal.
+    pub decided: Option<(bool, String)>,
     pub until: Instant,
 }
 

@@ -125,6 +125,7 @@ impl State {
                 tool: r.ask.tool.to_string(),
                 client: super::escape::full(&crate::mcp::events::ClientId::label(&r.ask.client)),
                 timed_out: self.now >= r.deadline,
+                decided: r.decided_elsewhere(),
                 until: self.now + self.gate.hold,
             });
         }

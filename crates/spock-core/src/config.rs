@@ -45,6 +45,10 @@ pub struct ServerConfig {
 #[serde(deny_unknown_fields)]
 pub struct SafetyConfig {
     pub confirm_timeout_secs: u64,
+    /// With no control centre attached, a destructive call waits (up to the timeout) for one
+    /// to attach (`spock-tui attach`) instead of being denied at once.
+    #[serde(default)]
+    pub wait_for_attach: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,29 +3,43 @@
 //! Everything here is a pure function the tool implementations call before they build a device
 //! command line or open a local file:
 //!
-//! - [`catastrophic`] refuses the short list of commands that must never reach a confirmation
-//!   dialog (`rm -rf /` and its disguises, factory reset, `mkfs`, raw `dd` to a block device,
-//!   `fastboot erase`). **It is a guard rail, not a sandbox.** It reads the command the way a
-//!   POSIX shell would (quotes, `$IFS`, variables, `sh -c`, `su -c`, `eval`, `$(…)`, base64
-//!   piped to `sh`) and errs towards refusing what it cannot resolve, but a determined author
-//!   can always hide a command from a static reader (a script pushed to the device and run
-//!   later, a binary of their own). What stops those is the person approving every
-//!   `android_run_adb_command` call, not this module.
+//! - [`catastrophic`] refuses the commands that must never reach a confirmation dialog:
+//!   recursive deletes that reach a protected place, writes to block devices or the recovery
+//!   command file, formatting, Android's own wipes, and any of those whose target or command
+//!   it cannot determine ("cannot tell what `$X` holds after `read`; write it as plain
+//!   commands"). It reads the command as mksh would, with an abstract shell: a grammar
+//!   (`parse`), values as candidate sets across control flow (`state`, `eval`,
+//!   `expand`), everything that runs other commands (`runners`, `builtins`,
+//!   `programs`), the places and wipes it protects (`places`, `rules`, `wipes`).
+//!   **It is a guard rail, not a sandbox**: a script that was on the device before the
+//!   command ran, or a binary of the author's own, is not read. What stops those is the
+//!   person approving every `android_run_adb_command` call, not this module.
 //! - [`device_path`] and [`local_source`] keep file transfers inside their allowed roots.
 //! - The validators ([`package_name`], [`component`], [`uri`], …) and [`shell_quote`] are the
 //!   only way an argument should reach a device command line; [`input_text_escape`] is the one
 //!   way text reaches `input text`.
 use std::fmt;
 
-mod command;
+use eval::Eval;
+use state::Env;
+
+mod builtins;
+mod escape;
+mod eval;
+mod expand;
 mod lex;
 mod output;
+mod parse;
 mod paths;
+mod places;
+mod programs;
 mod quote;
 mod rules;
+mod runners;
+mod state;
 mod validate;
+mod wipes;
 
-pub use command::catastrophic;
 pub use paths::{DEVICE_ROOTS, PathRefusal, device_path, local_source, open_local_source};
 pub use quote::{input_text_escape, shell_join, shell_quote};
 pub use validate::{
@@ -57,3 +71,32 @@ impl fmt::Display for Refusal {
 }
 
 impl std::error::Error for Refusal {}
+
+const MAX_LEN: usize = 256 * 1024;
+
+/// Refuses a command for `android_run_adb_command` if it is on the catastrophic list
+/// (recursive delete of `/`, a system or storage root or the user's folders, factory reset,
+/// formatting, raw writes to block devices, `fastboot erase`/`format`), however it is
+/// disguised, or if it could be and the guard cannot tell.
+/// `None` means "not on the list", not "safe": the call still needs the person's approval.
+pub fn catastrophic(command: &str) -> Option<Refusal> {
+    if command.len() > MAX_LEN {
+        return Some(Refusal::new(
+            "too-long",
+            format!(
+                "the command is over {} KiB, too long to check",
+                MAX_LEN / 1024
+            ),
+        ));
+    }
+    let mut ev = Eval::new();
+    let mut env = Env::android();
+    match ev.script(command, &mut env, None) {
+        Err(r) => Some(r),
+        Ok(_) if ev.reboots_to_recovery && ev.mentions_wipe => Some(Refusal::new(
+            "reboot-wipe",
+            "the command reboots to recovery or the bootloader and asks for a wipe: that is a factory reset",
+        )),
+        Ok(_) => None,
+    }
+}

@@ -21,9 +21,11 @@
 //! 4. **Access.** `mcp::access` (the person's switches) and `mcp::lease` (who holds the device).
 //! 5. **Device and consent.** The device is resolved and pinned (`device::Devices`); a
 //!    destructive call (or a safe one escalated by what it would destroy) is refused if the
-//!    person could not see it whole, then asks `mcp::confirm::Confirmer`, which the control
-//!    centre (`tui`, in the `spock-tui` package) answers; headless, nobody answers and it is
-//!    denied.
+//!    person could not see it whole, then asks `mcp::confirm::Confirmer`, which every control
+//!    centre answers (in the `spock-tui` package): the in-process one (`tui`) and those
+//!    attached over `transport::control` (`spock-tui attach`, consent rules checked there);
+//!    the first answer wins. With nobody attached it is denied (or waits:
+//!    `safety.wait_for_attach`).
 //! 6. **Started.** `ServerEvent::CallStarted` with arguments redacted for the person
 //!    (`redact`), typed passwords withheld (`mcp::typed`).
 //! 7. **The tool.** Its handler: `guard` checks every string that reaches a device shell or a

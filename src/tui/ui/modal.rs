@@ -350,7 +350,9 @@ fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
     let frame = Block::bordered()
         .border_style(Style::new().fg(Color::Yellow))
         .title(Span::styled(
-            if w.timed_out {
+            if w.decided.is_some() {
+                " ⚠ Decided in another terminal "
+            } else if w.timed_out {
                 " ⚠ Request timed out "
             } else {
                 " ⚠ Request withdrawn "
@@ -359,10 +361,14 @@ fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
         ));
     let inner = frame.inner(b);
     f.render_widget(frame, b);
-    let what = if w.timed_out {
-        "timed out: denied automatically"
-    } else {
-        "withdrawn by the client"
+    let what = match &w.decided {
+        Some((approved, by)) => format!(
+            "{} by {}",
+            if *approved { "approved" } else { "denied" },
+            escape::full(by)
+        ),
+        None if w.timed_out => "timed out: denied automatically".into(),
+        None => "withdrawn by the client".into(),
     };
     let next = s.confirms.len();
     let left = tenths(w.until.saturating_duration_since(s.now));
@@ -374,7 +380,14 @@ fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
         )
         .centered(),
         Line::raw(""),
-        Line::raw("Nothing was approved. Keys do nothing until this goes away.").centered(),
+        Line::raw(
+            if w.decided.as_ref().is_some_and(|(approved, _)| *approved) {
+                "Keys do nothing until this goes away."
+            } else {
+                "Nothing was approved. Keys do nothing until this goes away."
+            },
+        )
+        .centered(),
     ];
     if next > 0 {
         lines.push(

@@ -36,6 +36,10 @@ pub struct AuditRecord {
     pub duration_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<Decision>,
+    /// The terminal that answered the confirmation: `pid 4242 on /dev/pts/3` for an attached
+    /// control centre, or the serving process's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decider: Option<String>,
     /// Why a safe tool's call was destructive (then `level` says destructive).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalated: Option<String>,
@@ -66,6 +70,7 @@ impl AuditRecord {
             error: None,
             duration_ms: 0,
             decision: None,
+            decider: None,
             escalated: None,
             batch_run: None,
         }

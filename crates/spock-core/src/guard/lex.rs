@@ -7,6 +7,23 @@
 //! here-strings, and a guard that splits on `;` before honouring quotes is wrong both ways.
 //! Anything it does not understand becomes [`Seg::Unknown`], which the guard treats as "could
 //! be anything" rather than as empty.
+use super::escape::ansi_c;
+
+mod word;
+
+/// Quoted `{`, `,` and `}` are kept as private-use characters so that brace expansion,
+/// which applies to unquoted text only, can tell them apart; [`unmark`] restores them.
+const MARKS: [(char, char); 3] = [('{', '\u{F8F0}'), ('}', '\u{F8F1}'), (',', '\u{F8F2}')];
+
+pub(super) fn mark(c: char) -> char {
+    MARKS.iter().find(|(p, _)| *p == c).map_or(c, |(_, m)| *m)
+}
+
+pub(super) fn unmark(s: &str) -> String {
+    s.chars()
+        .map(|c| MARKS.iter().find(|(_, m)| *m == c).map_or(c, |(p, _)| *p))
+        .collect()
+}
 
 /// One piece of a word before expansion.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,11 +31,11 @@ pub(super) enum Seg {
     Lit(String),
     /// `~` at the start of a word: the home directory (`/` for the Android shell user).
     Tilde,
-    /// `$NAME`, `${NAME}`, `${NAME:-default}`.
+    /// `$NAME`, `${NAME}`, `${NAME:-default}`, `${NAME#pat}`, …
     Param {
         name: String,
         quoted: bool,
-        default: Option<Vec<Seg>>,
+        op: ParamOp,
     },
     /// `$(…)` or `` `…` ``: a script whose output becomes text.
     Subst {
@@ -31,18 +48,48 @@ pub(super) enum Seg {
     },
 }
 
+/// What `${NAME…}` does to the value after the name.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum ParamOp {
+    None,
+    /// `:-`, `-`, `:=`, `=`: the word when the value is empty or unset.
+    Default(Vec<Seg>),
+    /// `:+`, `+`: the word when the value is set.
+    Alt(Vec<Seg>),
+    /// `#`, `##`, `%`, `%%`: remove a matching prefix or suffix.
+    Trim {
+        suffix: bool,
+        longest: bool,
+        pat: Vec<Seg>,
+    },
+    /// `${#NAME}`.
+    Len,
+    /// `${NAME:off}` / `${NAME:off:len}` with literal numbers.
+    Slice(i64, Option<i64>),
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Op {
-    /// `;`, `&`, `&&`, `||`, `;;`, newline, a stray `)`: the end of a pipeline.
-    End,
+    /// `;`, `&`, newline: the end of an and-or list.
+    Seq,
+    /// `&&`.
+    And,
+    /// `||`.
+    Or,
     /// `|` or `|&`.
     Pipe,
+    /// `)` (ends a `case` pattern; stray otherwise).
+    Close,
+    /// `;;` (ends a `case` arm).
+    DSemi,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum RedirKind {
-    /// `>`, `>>`, `>|`, `&>`, `<>`: a file written to.
+    /// `>`, `>|`, `&>`, `<>`: a file written to.
     Out,
+    /// `>>`: a file appended to.
+    Append,
     /// `<`: a file read from.
     In,
     /// `<<<` here-string, or `<<` here-document (its body is the target).
@@ -71,37 +118,6 @@ pub(super) fn lex(src: &str) -> Vec<Tok> {
     lx.toks
 }
 
-/// Lexes a fragment (the default of `${X:-…}`) as the inside of one word.
-fn lex_fragment(src: &str, quoted: bool) -> Vec<Seg> {
-    let mut lx = Lexer {
-        c: src.chars().collect(),
-        i: 0,
-        toks: Vec::new(),
-        heredocs: Vec::new(),
-    };
-    let mut segs = Vec::new();
-    let mut lit = String::new();
-    while lx.i < lx.c.len() {
-        let ch = lx.c[lx.i];
-        lx.i += 1;
-        match ch {
-            '$' => {
-                flush(&mut lit, &mut segs);
-                segs.push(lx.dollar(quoted));
-            }
-            '\\' if lx.i < lx.c.len() => {
-                lit.push(lx.c[lx.i]);
-                lx.i += 1;
-            }
-            '\'' if !quoted => lit.push_str(&lx.until('\'')),
-            '"' if !quoted => {}
-            _ => lit.push(ch),
-        }
-    }
-    flush(&mut lit, &mut segs);
-    segs
-}
-
 fn flush(lit: &mut String, segs: &mut Vec<Seg>) {
     if !lit.is_empty() {
         segs.push(Seg::Lit(std::mem::take(lit)));
@@ -127,7 +143,7 @@ impl Lexer {
                 ' ' | '\t' | '\r' => self.i += 1,
                 '\n' => {
                     self.i += 1;
-                    self.toks.push(Tok::Op(Op::End));
+                    self.toks.push(Tok::Op(Op::Seq));
                     self.read_heredocs();
                 }
                 '#' => {
@@ -166,10 +182,20 @@ impl Lexer {
         self.i += 1;
         let next = self.peek(0);
         let op = match (ch, next) {
-            ('|', Some('|')) | ('&', Some('&')) | (';', Some(';')) => {
+            ('|', Some('|')) => {
                 self.i += 1;
-                Op::End
+                Op::Or
             }
+            ('&', Some('&')) => {
+                self.i += 1;
+                Op::And
+            }
+            (';', Some(';' | '&')) => {
+                // `;;`, and mksh's `;&` fall-through.
+                self.i += 1;
+                Op::DSemi
+            }
+            (')', _) => Op::Close,
             ('|', Some('&')) => {
                 self.i += 1;
                 Op::Pipe
@@ -184,7 +210,7 @@ impl Lexer {
                 self.toks.push(Tok::Redir(RedirKind::Out, target));
                 return;
             }
-            _ => Op::End,
+            _ => Op::Seq,
         };
         self.toks.push(Tok::Op(op));
     }
@@ -194,7 +220,11 @@ impl Lexer {
         self.i += 1;
         let kind = if ch == '>' {
             match self.peek(0) {
-                Some('>' | '|') => {
+                Some('>') => {
+                    self.i += 1;
+                    RedirKind::Append
+                }
+                Some('|') => {
                     self.i += 1;
                     RedirKind::Out
                 }
@@ -278,302 +308,4 @@ impl Lexer {
             }
         }
     }
-
-    fn word(&mut self) -> Vec<Seg> {
-        let mut segs = Vec::new();
-        let mut lit = String::new();
-        if self.peek(0) == Some('~')
-            && matches!(
-                self.peek(1),
-                None | Some('/' | ' ' | '\t' | '\n' | ';' | '&' | '|' | ')')
-            )
-        {
-            self.i += 1;
-            segs.push(Seg::Tilde);
-        }
-        while let Some(ch) = self.peek(0) {
-            match ch {
-                ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>' => break,
-                '\\' => {
-                    self.i += 1;
-                    match self.peek(0) {
-                        Some('\n') => self.i += 1,
-                        Some(c) => {
-                            lit.push(c);
-                            self.i += 1;
-                        }
-                        None => {}
-                    }
-                }
-                '\'' => {
-                    self.i += 1;
-                    lit.push_str(&self.until('\''));
-                }
-                '"' => {
-                    self.i += 1;
-                    self.double_quoted(&mut lit, &mut segs);
-                }
-                '$' => {
-                    self.i += 1;
-                    flush(&mut lit, &mut segs);
-                    segs.push(self.dollar(false));
-                }
-                '`' => {
-                    self.i += 1;
-                    flush(&mut lit, &mut segs);
-                    let script = self.backtick();
-                    segs.push(Seg::Subst {
-                        script,
-                        quoted: false,
-                    });
-                }
-                _ => {
-                    lit.push(ch);
-                    self.i += 1;
-                }
-            }
-        }
-        flush(&mut lit, &mut segs);
-        if segs.is_empty() {
-            // `''` is an empty word, not nothing.
-            segs.push(Seg::Lit(String::new()));
-        }
-        segs
-    }
-
-    fn double_quoted(&mut self, lit: &mut String, segs: &mut Vec<Seg>) {
-        while let Some(ch) = self.peek(0) {
-            self.i += 1;
-            match ch {
-                '"' => return,
-                '\\' => match self.peek(0) {
-                    Some(c @ ('$' | '`' | '"' | '\\')) => {
-                        lit.push(c);
-                        self.i += 1;
-                    }
-                    Some('\n') => self.i += 1,
-                    _ => lit.push('\\'),
-                },
-                '$' => {
-                    flush(lit, segs);
-                    segs.push(self.dollar(true));
-                }
-                '`' => {
-                    flush(lit, segs);
-                    let script = self.backtick();
-                    segs.push(Seg::Subst {
-                        script,
-                        quoted: true,
-                    });
-                }
-                _ => lit.push(ch),
-            }
-        }
-        // An empty `""` still makes a word.
-        if lit.is_empty() && segs.is_empty() {
-            segs.push(Seg::Lit(String::new()));
-        }
-    }
-
-    /// Called after a `$`.
-    fn dollar(&mut self, quoted: bool) -> Seg {
-        match self.peek(0) {
-            Some('(') if self.peek(1) == Some('(') => {
-                self.i += 2;
-                self.balanced(')');
-                if self.peek(0) == Some(')') {
-                    self.i += 1;
-                }
-                Seg::Unknown { quoted }
-            }
-            Some('(') => {
-                self.i += 1;
-                Seg::Subst {
-                    script: self.balanced(')'),
-                    quoted,
-                }
-            }
-            Some('{') => {
-                self.i += 1;
-                let inner = self.balanced('}');
-                param_braced(&inner, quoted)
-            }
-            Some('\'') if !quoted => {
-                self.i += 1;
-                Seg::Lit(ansi_c(&self.until('\'')))
-            }
-            Some(c) if c == '_' || c.is_ascii_alphabetic() => {
-                let mut name = String::new();
-                while let Some(c) = self
-                    .peek(0)
-                    .filter(|c| *c == '_' || c.is_ascii_alphanumeric())
-                {
-                    name.push(c);
-                    self.i += 1;
-                }
-                Seg::Param {
-                    name,
-                    quoted,
-                    default: None,
-                }
-            }
-            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
-                self.i += 1;
-                Seg::Param {
-                    name: c.to_string(),
-                    quoted,
-                    default: None,
-                }
-            }
-            _ => Seg::Lit("$".into()),
-        }
-    }
-
-    fn until(&mut self, end: char) -> String {
-        let mut s = String::new();
-        while let Some(c) = self.peek(0) {
-            self.i += 1;
-            if c == end {
-                break;
-            }
-            s.push(c);
-        }
-        s
-    }
-
-    fn backtick(&mut self) -> String {
-        let mut s = String::new();
-        while let Some(c) = self.peek(0) {
-            self.i += 1;
-            match c {
-                '`' => break,
-                '\\' if matches!(self.peek(0), Some('`' | '\\' | '$')) => {
-                    s.push(self.c[self.i]);
-                    self.i += 1;
-                }
-                _ => s.push(c),
-            }
-        }
-        s
-    }
-
-    /// Text up to the matching `close` (consumed), skipping quoted parts; unterminated input
-    /// runs to the end.
-    fn balanced(&mut self, close: char) -> String {
-        let open = if close == ')' { '(' } else { '{' };
-        let start = self.i;
-        let mut depth = 0usize;
-        while let Some(c) = self.peek(0) {
-            self.i += 1;
-            match c {
-                '\\' => self.i = (self.i + 1).min(self.c.len()),
-                '\'' => {
-                    self.until('\'');
-                }
-                '"' => {
-                    while let Some(d) = self.peek(0) {
-                        self.i += 1;
-                        if d == '\\' {
-                            self.i = (self.i + 1).min(self.c.len());
-                        } else if d == '"' {
-                            break;
-                        }
-                    }
-                }
-                c if c == open => depth += 1,
-                c if c == close => {
-                    if depth == 0 {
-                        return self.c[start..self.i - 1].iter().collect();
-                    }
-                    depth -= 1;
-                }
-                _ => {}
-            }
-        }
-        self.c[start..].iter().collect()
-    }
-}
-
-fn param_braced(inner: &str, quoted: bool) -> Seg {
-    let name_end = inner
-        .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
-        .unwrap_or(inner.len());
-    let (name, rest) = inner.split_at(name_end);
-    if name.is_empty() {
-        return Seg::Unknown { quoted };
-    }
-    let default = ["::-", ":-", ":=", "-", "="]
-        .iter()
-        .find_map(|op| rest.strip_prefix(op))
-        .map(|d| lex_fragment(d, quoted));
-    match (rest.is_empty(), default) {
-        (true, _) => Seg::Param {
-            name: name.into(),
-            quoted,
-            default: None,
-        },
-        (false, Some(d)) => Seg::Param {
-            name: name.into(),
-            quoted,
-            default: Some(d),
-        },
-        (false, None) => Seg::Unknown { quoted },
-    }
-}
-
-/// Decodes `$'…'` (and `echo -e`/`printf`) backslash escapes.
-pub(super) fn ansi_c(s: &str) -> String {
-    let c: Vec<char> = s.chars().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    while i < c.len() {
-        if c[i] != '\\' || i + 1 >= c.len() {
-            out.push(c[i]);
-            i += 1;
-            continue;
-        }
-        i += 1;
-        let e = c[i];
-        i += 1;
-        let radix_digits = |i: &mut usize, radix: u32, max: usize| {
-            let mut v = 0u32;
-            let mut n = 0;
-            while n < max && *i < c.len() && c[*i].is_digit(radix) {
-                v = v * radix + c[*i].to_digit(radix).unwrap_or(0);
-                *i += 1;
-                n += 1;
-            }
-            (v, n)
-        };
-        match e {
-            'n' => out.push('\n'),
-            't' => out.push('\t'),
-            'r' => out.push('\r'),
-            'a' => out.push('\x07'),
-            'b' => out.push('\x08'),
-            'e' | 'E' => out.push('\x1b'),
-            'f' => out.push('\x0c'),
-            'v' => out.push('\x0b'),
-            'c' => break,
-            'x' => {
-                let (v, n) = radix_digits(&mut i, 16, 2);
-                if n == 0 {
-                    out.push_str("\\x");
-                } else {
-                    out.extend(char::from_u32(v));
-                }
-            }
-            '0'..='7' => {
-                i -= 1;
-                // `\0NNN` (echo) and `\NNN` (printf, $'') both reach here.
-                if c[i] == '0' {
-                    i += 1;
-                }
-                let (v, _) = radix_digits(&mut i, 8, 3);
-                out.extend(char::from_u32(v));
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }

@@ -1,32 +1,25 @@
 //! Standard output of the few commands whose output the catastrophic-command guard can
-//! compute, so that `echo cm0gLXJmIC8= | base64 -d | sh` and `sh -c "$(printf …)"` are read
-//! as the command they decode to. Anything else has unknown output (`None`).
-use super::lex::ansi_c;
+//! compute, so that `echo cm0gLXJmIC8= | base64 -d | sh`, `echo '/ fr- mr' | rev | sh`,
+//! `tr`, `sed s///` and `sh -c "$(printf …)"` are read as the command they decode to.
+//! Anything else has unknown output (`None`).
+use super::escape::{ansi_c, sed, tr};
+use super::state::Env;
 
 const MAX_OUTPUT: usize = 256 * 1024;
 
 /// Standard output of the few commands whose output the guard can compute.
-pub(super) fn output_of(name: &str, args: &[String], stdin: Option<String>) -> Option<String> {
+///
+/// Some commands print one of several texts depending on the implementation (mksh's `echo`
+/// decodes backslash escapes, toybox's does not): every candidate is returned.
+pub(super) fn output_of(
+    name: &str,
+    args: &[String],
+    stdin: &str,
+    env: &Env,
+) -> Option<Vec<String>> {
+    let stdin = Some(stdin.to_string());
     let out = match name {
-        "echo" => {
-            let mut newline = true;
-            let mut i = 0;
-            while let Some(a) = args.get(i).filter(|a| a.len() > 1 && a.starts_with('-')) {
-                if !a[1..].chars().all(|c| "neE".contains(c)) {
-                    break;
-                }
-                if a.contains('n') {
-                    newline = false;
-                }
-                i += 1;
-            }
-            // mksh's echo interprets escapes, toybox's needs -e; assume the worse.
-            let mut s = ansi_c(&args[i.min(args.len())..].join(" "));
-            if newline {
-                s.push('\n');
-            }
-            s
-        }
+        "echo" => return Some(echo(args)),
         "printf" => printf(args)?,
         "base64" | "openssl"
             if args
@@ -42,31 +35,154 @@ pub(super) fn output_of(name: &str, args: &[String], stdin: Option<String>) -> O
             .collect(),
         "cat" if args.iter().all(|a| a.starts_with('-')) => stdin?,
         "tee" => stdin?,
-        "true" | ":" | "cd" => String::new(),
+        "tr" => tr(args, &stdin?)?,
+        "sed" => sed(args, &stdin?)?,
+        "basename" => format!(
+            "{}\n",
+            args.first()?.trim_end_matches('/').rsplit('/').next()?
+        ),
+        "dirname" => {
+            let a = args.first()?.trim_end_matches('/');
+            match a.rsplit_once('/') {
+                Some(("", _)) => "/\n".into(),
+                Some((d, _)) => format!("{d}\n"),
+                None => ".\n".into(),
+            }
+        }
+        "realpath" | "readlink" => {
+            let p = args.iter().rfind(|a| !a.starts_with('-'))?;
+            let r = super::places::resolve(p, env);
+            format!("{}\n", r.first()?)
+        }
+        "true" | ":" | "cd" | "false" | "test" | "[" | "[[" | "sleep" | "chmod" | "mkdir"
+        | "touch" | "rm" | "ln" | "mv" | "cp" | "export" | "setprop" => String::new(),
         _ => return None,
     };
-    (out.len() <= MAX_OUTPUT).then_some(out)
+    (out.len() <= MAX_OUTPUT).then(|| vec![out])
+}
+
+/// `echo`: mksh's builtin decodes `\n`, `\0nnn`, `\c`, …; toybox's only with `-e`.
+fn echo(args: &[String]) -> Vec<String> {
+    let mut newline = true;
+    let mut escapes = None;
+    let mut i = 0;
+    while let Some(a) = args.get(i).filter(|a| a.len() > 1 && a.starts_with('-')) {
+        if !a[1..].chars().all(|c| "neE".contains(c)) {
+            break;
+        }
+        newline &= !a.contains('n');
+        if a.contains('e') {
+            escapes = Some(true);
+        }
+        if a.contains('E') {
+            escapes = Some(false);
+        }
+        i += 1;
+    }
+    let raw = args[i.min(args.len())..].join(" ");
+    let mut outs = match escapes {
+        Some(true) => vec![ansi_c(&raw), echo_escapes(&raw)],
+        Some(false) => vec![raw],
+        None => vec![echo_escapes(&raw), raw],
+    };
+    outs.dedup();
+    for o in &mut outs {
+        if newline {
+            o.push('\n');
+        }
+        o.truncate(MAX_OUTPUT);
+    }
+    outs
+}
+
+/// The escapes an XSI `echo` (mksh) decodes: `\\0nnn` octal and the single letters;
+/// `\x41` and `\101` stay as written.
+fn echo_escapes(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.peek().copied() {
+            Some('0') => {
+                it.next();
+                let mut v = 0u32;
+                for _ in 0..3 {
+                    match it.peek().and_then(|d| d.to_digit(8)) {
+                        Some(d) => {
+                            v = v * 8 + d;
+                            it.next();
+                        }
+                        None => break,
+                    }
+                }
+                out.extend(char::from_u32(v));
+            }
+            Some(e @ ('a' | 'b' | 'c' | 'e' | 'f' | 'n' | 'r' | 't' | 'v' | '\\')) => {
+                it.next();
+                if e == 'c' {
+                    break;
+                }
+                out.push_str(&ansi_c(&format!("\\{e}")));
+            }
+            _ => out.push('\\'),
+        }
+    }
+    out
 }
 
 fn printf(args: &[String]) -> Option<String> {
-    let fmt = ansi_c(args.first()?);
+    // Escapes and directives are read in one pass: `\x25s` prints `%s`, it is no directive.
+    let fmt: Vec<char> = args.first()?.chars().collect();
     let mut rest = args[1..].iter();
     let mut out = String::new();
     loop {
-        let mut it = fmt.chars().peekable();
+        let mut i = 0;
         let mut consumed = false;
-        while let Some(c) = it.next() {
+        while i < fmt.len() {
+            let c = fmt[i];
+            i += 1;
+            if c == '\\' {
+                let start = i - 1;
+                let len = match fmt.get(i) {
+                    Some('x') => {
+                        1 + fmt[i + 1..]
+                            .iter()
+                            .take(2)
+                            .take_while(|c| c.is_ascii_hexdigit())
+                            .count()
+                    }
+                    Some('0'..='7') => fmt[i..]
+                        .iter()
+                        .take(4)
+                        .take_while(|c| c.is_digit(8))
+                        .count(),
+                    Some(_) => 1,
+                    None => 0,
+                };
+                i += len;
+                let esc: String = fmt[start..i].iter().collect();
+                if esc == "\\c" {
+                    return Some(out);
+                }
+                out.push_str(&ansi_c(&esc));
+                continue;
+            }
             if c != '%' {
                 out.push(c);
                 continue;
             }
-            while it
-                .peek()
+            while fmt
+                .get(i)
                 .is_some_and(|c| c.is_ascii_digit() || "-+ #.".contains(*c))
             {
-                it.next();
+                i += 1;
             }
-            match it.next() {
+            let d = fmt.get(i).copied();
+            i += 1;
+            match d {
                 Some('%') => out.push('%'),
                 Some('b') => {
                     consumed = true;

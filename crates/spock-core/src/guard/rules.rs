@@ -1,206 +1,236 @@
-//! The catastrophic argv patterns, applied to each command after [`super::command`] has
-//! expanded it, and the path rules they share.
+//! The deleting, overwriting and moving verbs, applied to each argv after [`super::runners`]
+//! has unwrapped it, and the one rule they share: when the target of such a verb (or the verb
+//! itself) cannot be determined, the command is refused as "cannot tell", naming what could
+//! not be read, so an honest author can write it plainly.
 //!
 //! Decisions, so they are not re-litigated per call site:
-//! - A recursive delete (`rm -r`, `find … -delete`) is catastrophic when its target is `/`,
-//!   any top-level directory, a storage root (`/sdcard`, `/storage/emulated/0`,
-//!   `/data/media/0`, …), a second-level directory of `/data`, `/storage` or `/mnt`, or
-//!   anything inside the OS image (`/system`, `/vendor`, `/product`, `/apex`, `/persist`,
-//!   `/efs`, …); a glob or an unknown value counts as every name it could match, so `/*`
-//!   and `/sdcard/$X` are refused while `/sdcard/Download/*` is not.
-//! - A relative target is resolved against the working directory, which is `/` for
-//!   `adb shell`; after a `cd` the guard cannot follow, relative targets count as unknown.
-//! - Factory reset: `MASTER_CLEAR`/`FACTORY_RESET`/`--wipe_data` given to `am`, `cmd` and
-//!   friends, `recovery --wipe_data`, `wipe data`, `cmd testharness enable`, anything written
-//!   to the recovery command file, and a reboot to recovery in a command that mentions a wipe.
-//! - Formatting (`mkfs*`, `mke2fs`, `make_ext4fs`, `sm format`, …), writing a block device
-//!   (`dd of=`, redirection, `tee`, `cp`), and `fastboot erase`/`format`/`-w`/unlock.
+//! - A recursive delete (`rm -r`, `find … -delete`, `find -exec rm`) is catastrophic when a
+//!   reading of its target is a protected place ([`super::places::protected`]) or a pattern
+//!   that can match one; a non-recursive `rm` deletes files, not the device.
+//! - Overwriting is catastrophic when the target is a block device (by any path: `/dev/block`,
+//!   `by-name`, a node made with `mknod`, a symlink to one) or the recovery command file.
+//! - Moving a protected place away is as bad as deleting it; a move, symlink or bind mount
+//!   is also remembered, so a later delete of the new name is a delete of the old place.
 use super::Refusal;
-use super::command::{Env, Eval, UNKNOWN, basename};
+use super::eval::{Eval, R};
+use super::places::{canonical, glob_match, protected_match, resolve};
+use super::state::{Env, UNKNOWN, Val};
 
-/// Removes keywords and wrappers that run their arguments as a command
-/// (`busybox rm …`, `nice -n 5 rm …`, `env X=1 rm …`, `timeout 5 rm …`, `then rm …`).
-pub(super) fn strip_prefixes(mut argv: Vec<String>, env: &mut Env) -> Vec<String> {
-    loop {
-        let Some(first) = argv.first() else {
-            return argv;
-        };
-        let skip = match basename(first) {
-            "if" | "then" | "else" | "elif" | "while" | "until" | "do" | "!" | "{" | "}"
-            | "exec" | "command" | "builtin" | "nohup" | "time" | "setsid" | "fi" | "done"
-            | "esac" | "function" => 1,
-            "busybox" | "toybox" | "toolbox" if argv.len() > 1 => 1,
-            "nice" | "ionice" | "stdbuf" | "taskset" | "chrt" | "timeout" | "run-as" | "chroot"
-            | "runcon" | "env" => wrapper_len(&argv, env),
-            _ => 0,
-        };
-        if skip == 0 {
-            return argv;
-        }
-        // `run-as PKG cmd` runs in the app's data directory.
-        if basename(first) == "run-as"
-            && let Some(pkg) = argv.get(skip - 1).filter(|p| !p.contains(UNKNOWN))
-        {
-            env.cwd = Some(format!("/data/data/{pkg}"));
-        }
-        argv.drain(..skip.min(argv.len()));
-    }
+/// Concrete places a pattern is tested against when a write target is not fully known.
+const DANGEROUS_WRITES: &[&str] = &[
+    "/dev/block/sda",
+    "/dev/block/mmcblk0",
+    "/dev/block/mmcblk0p1",
+    "/dev/block/by-name/userdata",
+    "/dev/block/bootdevice/by-name/userdata",
+    "/dev/block/platform/soc/by-name/userdata",
+    "/dev/block/dm-0",
+    "/dev/sda",
+    "/dev/mmcblk0",
+    "/dev/nvme0n1",
+    "/dev/mtd0",
+    "/dev/dm-0",
+    "/dev/mapper/userdata",
+    "/cache/recovery/command",
+    "/data/cache/recovery/command",
+];
+
+/// Shows a path or pattern with unknown text as `…`.
+pub(super) fn shown(p: &str) -> String {
+    p.replace(UNKNOWN, "…")
 }
 
-/// How many words a wrapper and its own options take before the wrapped command.
-fn wrapper_len(argv: &[String], env: &mut Env) -> usize {
-    let name = basename(&argv[0]);
-    let mut i = 1;
-    // Options that take a separate value, per wrapper.
-    let takes_value: &[&str] = match name {
-        "nice" => &["-n", "--adjustment"],
-        "ionice" => &["-c", "-n", "-p"],
-        "timeout" => &["-s", "-k", "--signal", "--kill-after"],
-        "run-as" => &["--user"],
-        "env" => &["-u", "--unset", "-C", "--chdir"],
-        _ => &[],
-    };
-    while let Some(a) = argv.get(i) {
-        if takes_value.contains(&a.as_str()) {
-            i += 2;
-        } else if a.starts_with('-') {
-            i += 1;
-        } else if name == "env" && a.contains('=') {
-            if let Some((k, v)) = a.split_once('=') {
-                env.set(k, Some(v.to_string()));
+/// The "cannot tell" refusal: names the first reason a value was unknown.
+pub(super) fn cannot_tell(ev: &Eval, what: &str) -> Refusal {
+    let why = ev
+        .why
+        .first()
+        .map(|w| w.to_string())
+        .unwrap_or_else(|| "what part of the command holds".to_string());
+    Refusal::new(
+        "cannot-tell",
+        format!("cannot tell {why}, so cannot tell whether {what}; write it as plain commands"),
+    )
+}
+
+/// Refuses a recursive delete of `op` if any reading of it reaches a protected place.
+pub(super) fn delete(op: &str, env: &Env, ev: &Eval, verb: &str, rule: &'static str) -> R<()> {
+    for r in resolve(op, env) {
+        if let Some(hit) = protected_match(&r) {
+            if r.contains(UNKNOWN) || op.contains(UNKNOWN) {
+                return Err(cannot_tell(
+                    ev,
+                    &format!("`{verb}` of `{}` reaches `{}`", shown(op), shown(&hit)),
+                ));
             }
-            i += 1;
-        } else {
-            break;
+            return Err(Refusal::new(
+                rule,
+                format!(
+                    "a recursive delete of `{}` ({verb}) would wipe the device",
+                    shown(&hit)
+                ),
+            ));
         }
     }
-    // Wrappers with one positional before the command.
-    if matches!(
-        name,
-        "timeout" | "run-as" | "chroot" | "runcon" | "taskset" | "chrt"
-    ) {
-        i += 1;
-    }
-    i
+    Ok(())
 }
 
-pub(super) fn check(name: &str, argv: &[String], env: &Env, ev: &mut Eval) -> Result<(), Refusal> {
-    let args = &argv[1..];
-    let cwd = env.cwd.as_deref();
-    let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
-    let any = |needles: &[&str]| lower.iter().any(|a| needles.iter().any(|n| a.contains(n)));
+/// Refuses writing to `path` when it is, or could be, a block device or the recovery
+/// command file.
+pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
+    for cand in &path.cands {
+        for r in resolve(cand, env) {
+            let blocks: Vec<&str> = env.fs.blockdevs.iter().map(String::as_str).collect();
+            let hit = if r.contains(UNKNOWN) || r.contains(['*', '?', '[']) {
+                DANGEROUS_WRITES
+                    .iter()
+                    .chain(blocks.iter())
+                    .find(|d| glob_match(&r, d))
+                    .map(|d| d.to_string())
+            } else if is_block_device(&r) || blocks.contains(&r.as_str()) {
+                Some(r.clone())
+            } else {
+                r.ends_with("/recovery/command").then(|| r.clone())
+            };
+            let Some(hit) = hit else { continue };
+            if r.contains(UNKNOWN) {
+                return Err(cannot_tell(
+                    ev,
+                    &format!("{via} to `{}` reaches `{hit}`", shown(cand)),
+                ));
+            }
+            if hit.ends_with("/recovery/command") {
+                return Err(Refusal::new(
+                    "recovery-command",
+                    "writing the recovery command file schedules a wipe or an update at the next boot",
+                ));
+            }
+            return Err(Refusal::new(
+                "raw-block-write",
+                format!("writing to the block device `{hit}` ({via}) destroys a partition"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_block_device(p: &str) -> bool {
+    let Some(d) = p.strip_prefix("/dev/") else {
+        return false;
+    };
+    let starts_with_letter = |pre: &str| {
+        d.strip_prefix(pre)
+            .is_some_and(|r| r.chars().next().is_some_and(|c| c.is_ascii_alphanumeric()))
+    };
+    (d.starts_with("block/") && d != "block/")
+        || d.starts_with("mapper/")
+        || d.starts_with("dm-")
+        || [
+            "sd", "mmcblk", "nvme", "mtd", "vd", "hd", "ufs", "loop", "ram",
+        ]
+        .iter()
+        .any(|pre| starts_with_letter(pre))
+}
+
+/// The deleting, overwriting and moving verbs, and what they leave behind in [`Env::fs`].
+pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -> R<()> {
+    let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     match name {
-        "rm" => rm(args, cwd)?,
-        "find" => find(args, cwd)?,
+        "rm" => rm(args, env, ev)?,
         "dd" => {
             for a in args {
                 if let Some(of) = a.strip_prefix("of=") {
-                    written_path(of, cwd)?;
+                    written(&Val::known(of), env, ev, "`dd of=`")?;
                 }
             }
         }
-        "tee" => {
-            for a in args.iter().filter(|a| !a.starts_with('-')) {
-                written_path(a, cwd)?;
+        "tee" | "truncate" | "shred" | "fallocate" => {
+            for a in &operands {
+                written(&Val::known(a.as_str()), env, ev, &format!("`{name}`"))?;
             }
         }
-        "cp" | "mv" | "install" | "ln" => {
-            if let Some(dest) = args.iter().rev().find(|a| !a.starts_with('-')) {
-                written_path(dest, cwd)?;
+        "cp" | "install" if operands.len() >= 2 => {
+            let dest = operands[operands.len() - 1];
+            written(&Val::known(dest.as_str()), env, ev, &format!("`{name}`"))?;
+            // Into a directory: the file keeps its name there.
+            for src in &operands[..operands.len() - 1] {
+                let base = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+                let inside = format!("{}/{base}", dest.trim_end_matches('/'));
+                written(&Val::known(inside), env, ev, &format!("`{name}`"))?;
+            }
+            if let Some(v) = resolve(operands[0], env)
+                .iter()
+                .find_map(|s| env.fs.files.get(s).cloned())
+            {
+                for d in resolve(dest, env) {
+                    env.fs_mut().files.insert(d, v.clone());
+                }
             }
         }
-        "am" | "cmd" | "content" | "service" | "settings" | "setprop" | "svc" | "dpm"
-            if any(&["master_clear", "factory_reset", "wipe_data", "--wipe_ab"]) =>
+        "mv" if operands.len() >= 2 => {
+            let dest = operands[operands.len() - 1];
+            written(&Val::known(dest.as_str()), env, ev, "`mv`")?;
+            for src in &operands[..operands.len() - 1] {
+                let base = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
+                let inside = format!("{}/{base}", dest.trim_end_matches('/'));
+                written(&Val::known(inside), env, ev, "`mv`")?;
+                delete(src, env, ev, "mv", "move-protected")?;
+                link(env, dest, src, true);
+            }
+        }
+        "ln" | "link" if operands.len() >= 2 => {
+            let dest = operands[operands.len() - 1];
+            for src in &operands[..operands.len() - 1] {
+                link(env, dest, src, true);
+            }
+        }
+        "mount" => {
+            let bind = args
+                .iter()
+                .any(|a| a.contains("bind") || a.contains("move"));
+            if bind && operands.len() >= 2 {
+                let n = operands.len();
+                link(env, operands[n - 1], operands[n - 2], false);
+            }
+        }
+        "mknod" | "mkfifo"
+            if operands.len() >= 2
+                && (operands[1].starts_with('b') || operands[1].contains(UNKNOWN)) =>
         {
-            return Err(factory_reset(name));
-        }
-        "cmd"
-            if lower.first().is_some_and(|a| a == "testharness")
-                && lower.get(1).is_some_and(|a| a == "enable") =>
-        {
-            return Err(factory_reset("cmd testharness enable"));
-        }
-        "recovery" | "uncrypt" if any(&["wipe"]) => return Err(factory_reset(name)),
-        "wipe" if any(&["data", "all", "system"]) => return Err(factory_reset("wipe")),
-        "dpm" if any(&["wipe"]) => return Err(factory_reset("dpm wipe")),
-        "reboot" | "svc" | "setprop" if any(&["recovery", "bootloader", "fastboot"]) => {
-            ev.reboots_to_recovery = true;
-        }
-        "fastboot" => fastboot(&lower)?,
-        "sm" if lower
-            .first()
-            .is_some_and(|a| a == "format" || a == "partition") =>
-        {
-            return Err(Refusal::new(
-                "format",
-                "`sm format`/`sm partition` erases a storage volume",
-            ));
-        }
-        n if is_formatter(n) => {
-            return Err(Refusal::new(
-                "mkfs",
-                format!("`{n}` formats or erases a filesystem or block device"),
-            ));
-        }
-        // An unknown command name given rm's catastrophic arguments is rm in disguise
-        // (`$(printf r)m -rf /`, `${X:0:0}rm -rf /`).
-        n if n.contains(UNKNOWN) => {
-            rm(args, cwd).map_err(|r| Refusal::new("rm-disguised", r.why))?;
+            for p in resolve(operands[0], env) {
+                env.fs_mut().blockdevs.push(canonical(&p));
+            }
         }
         _ => {}
     }
     Ok(())
 }
 
-fn factory_reset(via: &str) -> Refusal {
-    Refusal::new(
-        "factory-reset",
-        format!("this is a factory reset (via `{via}`): it erases all user data on the device"),
-    )
-}
-
-fn is_formatter(n: &str) -> bool {
-    n.starts_with("mkfs")
-        || n.starts_with("mke2fs")
-        || n.starts_with("make_ext4fs")
-        || n.starts_with("make_f2fs")
-        || matches!(
-            n,
-            "newfs_msdos"
-                | "mkdosfs"
-                | "mkexfatfs"
-                | "mkntfs"
-                | "blkdiscard"
-                | "flash_image"
-                | "erase_image"
-                | "mke2fs.static"
-                | "sgdisk"
-                | "sfdisk"
-        )
-}
-
-fn fastboot(lower: &[String]) -> Result<(), Refusal> {
-    let words: Vec<&str> = lower.iter().map(String::as_str).collect();
-    let bad = words
-        .iter()
-        .any(|w| matches!(*w, "erase" | "format" | "-w" | "wipe-super"))
-        || words.windows(2).any(|p| {
-            matches!(
-                p,
-                ["flashing", "unlock" | "unlock_critical"] | ["oem", "unlock"]
-            )
-        })
-        || words.iter().any(|w| w.starts_with("format:"));
-    if bad {
-        return Err(Refusal::new(
-            "fastboot-erase",
-            "`fastboot` erase, format, wipe or unlock destroys the data on a partition",
-        ));
+/// Remembers that `new` now reaches what `old` named (into `new/` when `new` is a directory
+/// the guard cannot rule out).
+fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
+    let olds = resolve(old, env);
+    let base = old
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(old)
+        .to_string();
+    for n in resolve(new, env) {
+        for o in &olds {
+            env.fs_mut().links.push((n.clone(), o.clone()));
+            if may_be_dir {
+                env.fs_mut().links.push((format!("{n}/{base}"), o.clone()));
+            }
+        }
     }
-    Ok(())
+    if env.fs.links.len() > 64 {
+        let n = env.fs.links.len() - 64;
+        env.fs_mut().links.drain(..n);
+    }
 }
 
-fn rm(args: &[String], cwd: Option<&str>) -> Result<(), Refusal> {
+fn rm(args: &[String], env: &Env, ev: &Eval) -> R<()> {
     let mut recursive = false;
     let mut no_preserve = false;
     let mut operands = Vec::new();
@@ -218,7 +248,8 @@ fn rm(args: &[String], cwd: Option<&str>) -> Result<(), Refusal> {
             if long.len() >= 3 && "no-preserve-root".starts_with(long) {
                 no_preserve = true;
             }
-        } else if a[1..].contains(['r', 'R']) {
+            recursive |= long.contains(UNKNOWN);
+        } else if a[1..].contains(['r', 'R', UNKNOWN]) {
             recursive = true;
         }
     }
@@ -229,184 +260,14 @@ fn rm(args: &[String], cwd: Option<&str>) -> Result<(), Refusal> {
         ));
     }
     if !recursive {
+        // Files the guard cannot name (`find /sdcard -type f | xargs rm`) may be all of them.
+        for op in operands.iter().filter(|o| o.contains(UNKNOWN)) {
+            delete(op, env, ev, "rm", "rm-root")?;
+        }
         return Ok(());
     }
     for op in operands {
-        if let Some(what) = protected_target(op, cwd) {
-            return Err(Refusal::new(
-                "rm-root",
-                format!("a recursive delete of {what} would wipe the device"),
-            ));
-        }
+        delete(op, env, ev, "rm -r", "rm-root")?;
     }
     Ok(())
-}
-
-fn find(args: &[String], cwd: Option<&str>) -> Result<(), Refusal> {
-    let starts: Vec<&String> = args
-        .iter()
-        .take_while(|a| !a.starts_with('-') && *a != "(" && *a != "!")
-        .collect();
-    let rest = &args[starts.len()..];
-    let deletes = rest.iter().enumerate().any(|(i, a)| {
-        a == "-delete"
-            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok")
-                && rest.get(i + 1).is_some_and(|c| basename(c) == "rm"))
-    });
-    let filtered = rest.iter().any(|a| {
-        matches!(
-            a.as_str(),
-            "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-regex" | "-iregex"
-        )
-    });
-    if !deletes || filtered {
-        return Ok(());
-    }
-    let dot = ".".to_string();
-    let starts = if starts.is_empty() {
-        vec![&dot]
-    } else {
-        starts
-    };
-    for s in starts {
-        if let Some(what) = protected_target(s, cwd) {
-            return Err(Refusal::new(
-                "find-delete",
-                format!("`find … -delete` over {what} would wipe the device"),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Refuses writes to block devices and to the recovery command file.
-pub(super) fn written_path(p: &str, cwd: Option<&str>) -> Result<(), Refusal> {
-    let abs = match cwd {
-        Some(c) => join_path(c, p),
-        None if p.starts_with('/') => join_path("/", p),
-        None => return Ok(()),
-    };
-    let known = abs.split(UNKNOWN).next().unwrap_or("");
-    let unknown = abs.contains(UNKNOWN);
-    if abs.ends_with("/recovery/command") || (unknown && known.contains("/recovery/")) {
-        return Err(Refusal::new(
-            "recovery-command",
-            "writing the recovery command file schedules a wipe or an update at the next boot",
-        ));
-    }
-    let dev = known.strip_prefix("/dev/");
-    let block = match dev {
-        Some(d) if unknown => {
-            // `/dev/$X` could be any device.
-            [
-                "block/", "sd", "mmcblk", "nvme", "mtd", "dm-", "vd", "hd", "mapper/",
-            ]
-            .iter()
-            .any(|b| b.starts_with(d) || d.starts_with(b))
-        }
-        Some(d) => is_block_device(d),
-        None => false,
-    };
-    if block {
-        return Err(Refusal::new(
-            "raw-block-write",
-            format!(
-                "writing to the block device `{}` destroys a partition",
-                abs.replace(UNKNOWN, "*")
-            ),
-        ));
-    }
-    Ok(())
-}
-
-fn is_block_device(d: &str) -> bool {
-    let starts_with_letter = |p: &str| {
-        d.strip_prefix(p)
-            .is_some_and(|r| r.chars().next().is_some_and(|c| c.is_ascii_alphanumeric()))
-    };
-    d.starts_with("block/")
-        || d.starts_with("mapper/")
-        || d.starts_with("dm-")
-        || ["sd", "mmcblk", "nvme", "mtd", "vd", "hd", "ufs"]
-            .iter()
-            .any(|p| starts_with_letter(p))
-}
-
-/// Joins `p` onto `cwd` and normalises `.`, `..` and doubled slashes lexically.
-pub(super) fn join_path(cwd: &str, p: &str) -> String {
-    let full = if p.starts_with('/') {
-        p.to_string()
-    } else {
-        format!("{cwd}/{p}")
-    };
-    let mut parts: Vec<&str> = Vec::new();
-    for c in full.split('/') {
-        match c {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            c => parts.push(c),
-        }
-    }
-    format!("/{}", parts.join("/"))
-}
-
-/// Describes the protected root that a recursive operation on `op` would hit, if any.
-fn protected_target(op: &str, cwd: Option<&str>) -> Option<String> {
-    let path = match cwd {
-        _ if op.starts_with('/') => join_path("/", op),
-        Some(c) => join_path(c, op),
-        // After an unfollowable `cd`, a relative path could be anywhere.
-        None => format!("/{UNKNOWN}/{op}"),
-    };
-    let shown = path.replace(UNKNOWN, "*");
-    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
-    let glob_at = comps
-        .iter()
-        .position(|c| c.contains(['*', '?', '[', UNKNOWN]));
-    let hit = match glob_at {
-        None => is_protected(&comps),
-        // A glob matches its siblings: it is as bad as deleting its parent directory.
-        Some(i) => is_protected(&comps[..i]),
-    };
-    hit.then(|| format!("`{shown}`"))
-}
-
-fn is_protected(c: &[&str]) -> bool {
-    const OS_IMAGE: &[&str] = &[
-        "system",
-        "vendor",
-        "product",
-        "system_ext",
-        "odm",
-        "oem",
-        "apex",
-        "boot",
-        "metadata",
-        "persist",
-        "efs",
-        "firmware",
-        "bt_firmware",
-        "dsp",
-        "vendor_dlkm",
-        "odm_dlkm",
-        "system_dlkm",
-    ];
-    match c {
-        [] | [_] => true,
-        [first, ..] if OS_IMAGE.contains(first) => true,
-        ["data" | "storage" | "mnt", _] => true,
-        [
-            "data",
-            "user" | "user_de" | "media" | "misc_ce" | "misc_de" | "system_ce" | "system_de"
-            | "vendor_ce" | "vendor_de",
-            _,
-        ] => true,
-        ["storage", "emulated", _] | ["storage", "self", "primary"] => true,
-        ["mnt", "vendor", ..] => true,
-        ["mnt", "user", _] | ["mnt", "user", _, "primary"] => true,
-        ["mnt", "media_rw" | "expand" | "runtime", _] => true,
-        _ => false,
-    }
 }

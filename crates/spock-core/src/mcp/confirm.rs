@@ -1,46 +1,29 @@
-//! Confirmation of destructive calls. A request carries its own reply channel; whoever asked
-//! awaits the answer. No responder, a dropped responder, a timeout or an error all mean "no":
-//! nothing is ever waved through. One client may have at most [`MAX_WAITING_PER_CLIENT`] calls
-//! waiting at once; more are refused before anyone is asked, so a person is never buried under
-//! one agent's queue.
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+//! Confirmation of destructive calls. A request carries its own reply slot; whoever asked
+//! awaits the answer. No responder, a dropped request, a timeout or an error all mean "no":
+//! nothing is ever waved through. Several responders may be attached at once (the in-process
+//! control centre and any number of `spock-tui attach` ones): each gets its own copy of every
+//! request, the first answer wins, and the others hear who decided ([`Notice`]). A responder
+//! that attaches while requests wait is shown them. With nobody attached a request is denied at
+//! once, unless `safety.wait_for_attach` is on: then it waits, up to the timeout, for someone
+//! to attach and answer. One client may have at most [`MAX_WAITING_PER_CLIENT`] calls waiting
+//! at once; more are refused before anyone is asked, so a person is never buried under one
+//! agent's queue.
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::events::{ClientId, DecidedBy, Decision, Transport};
 use super::registry::Level;
 
-/// One destructive call waiting for a person: what the core asked, and how long it waits.
-#[derive(Debug)]
-pub struct ConfirmRequest {
-    pub id: u64,
-    pub ask: Ask,
-    pub deadline: Instant,
-    pub timeout: Duration,
-    reply: oneshot::Sender<Decision>,
-}
+mod request;
 
-impl ConfirmRequest {
-    /// Answer it. An answer after the deadline is ignored by the asker.
-    pub fn answer(self, approved: bool) {
-        let _ = self.reply.send(Decision {
-            approved,
-            by: DecidedBy::Key,
-        });
-    }
-    pub fn remaining(&self) -> Duration {
-        self.deadline.saturating_duration_since(Instant::now())
-    }
-    /// True once the asker has stopped waiting (timeout, cancellation).
-    pub fn is_abandoned(&self) -> bool {
-        self.reply.is_closed()
-    }
-}
+use request::Slot;
+pub use request::{Answered, ConfirmRequest, Remote};
 
 /// What the core knows about a call when it asks.
 #[derive(Debug, Clone)]
@@ -76,11 +59,79 @@ pub struct TooManyWaiting {
     pub waiting: usize,
 }
 
+/// Who answers: the in-process control centre has [`ResponderId::LOCAL`]; each attached one
+/// its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ResponderId(u64);
+
+impl ResponderId {
+    pub const LOCAL: ResponderId = ResponderId(0);
+}
+
+/// How a request ended, told to every responder (an attached control centre closes its modal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    Decided {
+        call_id: u64,
+        approved: bool,
+        by: String,
+    },
+    Withdrawn {
+        call_id: u64,
+        timed_out: bool,
+    },
+}
+
+#[derive(Debug)]
+struct Responder {
+    id: ResponderId,
+    label: Arc<str>,
+    tx: mpsc::Sender<ConfirmRequest>,
+}
+
+#[derive(Debug)]
+struct Pending {
+    ask: Ask,
+    deadline: Instant,
+    timeout: Duration,
+    slot: Arc<Slot>,
+}
+
+/// Responders and waiting requests under one lock: a responder attaching while a request is
+/// asked gets it exactly once.
+#[derive(Debug, Default)]
+struct Inner {
+    responders: Vec<Responder>,
+    pending: BTreeMap<u64, Pending>,
+}
+
+impl Inner {
+    fn offer(&mut self, id: u64, p: &Pending, to: Option<ResponderId>) -> usize {
+        let mut delivered = 0;
+        self.responders.retain(|r| !r.tx.is_closed());
+        for r in self
+            .responders
+            .iter()
+            .filter(|r| to.is_none_or(|t| t == r.id))
+        {
+            let copy = p.slot.copy(id, &p.ask, p.deadline, p.timeout, &r.label);
+            // A full queue: this responder cannot answer in time; the copy is dropped.
+            if r.tx.try_send(copy).is_ok() {
+                delivered += 1;
+            }
+        }
+        delivered
+    }
+}
+
 #[derive(Debug)]
 pub struct Confirmer {
-    responder: Mutex<Option<mpsc::Sender<ConfirmRequest>>>,
+    inner: Mutex<Inner>,
+    notices: broadcast::Sender<Notice>,
+    wait_for_attach: Arc<AtomicBool>,
     timeout_ms: AtomicU64,
     next_id: AtomicU64,
+    next_responder: AtomicU64,
     /// Calls waiting per client (see [`Confirmer::ask_for_client`]).
     waiting: Mutex<HashMap<String, usize>>,
 }
@@ -104,12 +155,46 @@ impl Drop for Place<'_> {
     }
 }
 
+/// A request's entry in the waiting list, removed however the asking ends (an answer, the
+/// timeout, or the asker cancelled: then the responders hear it was withdrawn).
+struct Asking<'a> {
+    confirmer: &'a Confirmer,
+    id: u64,
+    call_id: u64,
+    told: bool,
+}
+
+impl Drop for Asking<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut i) = self.confirmer.inner.lock() {
+            i.pending.remove(&self.id);
+        }
+        if !self.told {
+            let _ = self.confirmer.notices.send(Notice::Withdrawn {
+                call_id: self.call_id,
+                timed_out: false,
+            });
+        }
+    }
+}
+
+/// The label the in-process control centre answers as.
+pub fn local_label() -> String {
+    format!(
+        "the control centre of the serving process (pid {})",
+        std::process::id()
+    )
+}
+
 impl Confirmer {
     pub fn new(timeout: Duration) -> Self {
         Confirmer {
-            responder: Mutex::new(None),
+            inner: Mutex::new(Inner::default()),
+            notices: broadcast::channel(256).0,
+            wait_for_attach: Arc::new(AtomicBool::new(false)),
             timeout_ms: AtomicU64::new(timeout.as_millis() as u64),
             next_id: AtomicU64::new(1),
+            next_responder: AtomicU64::new(1),
             waiting: Mutex::new(HashMap::new()),
         }
     }
@@ -118,7 +203,7 @@ impl Confirmer {
     /// when that client already has [`MAX_WAITING_PER_CLIENT`] calls waiting. A client is who
     /// it said it was (`name/version`; one "unknown" for those that did not say). The control
     /// centre's own calls are the person's, and are not counted.
-    pub async fn ask_for_client(&self, ask: Ask) -> Result<Decision, TooManyWaiting> {
+    pub async fn ask_for_client(&self, ask: Ask) -> Result<Answered, TooManyWaiting> {
         let _place = if ask.transport == Transport::Tui {
             None
         } else {
@@ -129,7 +214,7 @@ impl Confirmer {
                 .unwrap_or_else(|| "unknown".into());
             Some(self.take_place(client)?)
         };
-        Ok(self.ask(ask).await)
+        Ok(self.ask_answered(ask).await)
     }
 
     fn take_place(&self, client: String) -> Result<Place<'_>, TooManyWaiting> {
@@ -151,26 +236,65 @@ impl Confirmer {
         })
     }
 
-    /// Become the one who answers (the control centre). Replaces any previous responder.
+    /// Become the in-process control centre's responder. Replaces any previous one of its own;
+    /// attached control centres are not affected.
     pub fn attach(&self) -> mpsc::Receiver<ConfirmRequest> {
+        self.attach_as(ResponderId::LOCAL, local_label())
+    }
+
+    /// An attached control centre answers as `label` (which terminal; the audit records it).
+    pub fn attach_remote(&self, label: String) -> (ResponderId, mpsc::Receiver<ConfirmRequest>) {
+        let id = ResponderId(self.next_responder.fetch_add(1, Ordering::Relaxed));
+        (id, self.attach_as(id, label))
+    }
+
+    fn attach_as(&self, id: ResponderId, label: String) -> mpsc::Receiver<ConfirmRequest> {
         let (tx, rx) = mpsc::channel(64);
-        if let Ok(mut slot) = self.responder.lock() {
-            *slot = Some(tx);
+        if let Ok(mut i) = self.inner.lock() {
+            i.responders.retain(|r| r.id != id);
+            i.responders.push(Responder {
+                id,
+                label: Arc::from(label),
+                tx,
+            });
+            // Whatever already waits is shown to the newcomer, oldest first.
+            let waiting: Vec<u64> = i.pending.keys().copied().collect();
+            for rid in waiting {
+                if let Some(p) = i.pending.remove(&rid) {
+                    i.offer(rid, &p, Some(id));
+                    i.pending.insert(rid, p);
+                }
+            }
         }
         rx
     }
 
+    /// The in-process control centre stops answering.
     pub fn detach(&self) {
-        if let Ok(mut slot) = self.responder.lock() {
-            *slot = None;
+        self.detach_responder(ResponderId::LOCAL);
+    }
+
+    pub fn detach_responder(&self, id: ResponderId) {
+        if let Ok(mut i) = self.inner.lock() {
+            i.responders.retain(|r| r.id != id);
         }
     }
 
     pub fn has_responder(&self) -> bool {
-        self.responder
+        self.responders() > 0
+    }
+
+    /// How many responders are attached (the in-process one included).
+    pub fn responders(&self) -> usize {
+        self.inner
             .lock()
-            .map(|s| s.as_ref().is_some_and(|tx| !tx.is_closed()))
-            .unwrap_or(false)
+            .map(|i| i.responders.iter().filter(|r| !r.tx.is_closed()).count())
+            .unwrap_or(0)
+    }
+
+    /// How requests ended, for attached control centres.
+    pub fn notices(&self) -> broadcast::Receiver<Notice> {
+        self.notices.subscribe()
     }
 
     pub fn timeout(&self) -> Duration {
@@ -182,139 +306,83 @@ impl Confirmer {
             .store(timeout.as_millis() as u64, Ordering::Relaxed);
     }
 
+    /// `safety.wait_for_attach`: with nobody attached, wait (up to the timeout) for someone.
+    pub fn set_wait_for_attach(&self, wait: bool) {
+        self.wait_for_attach.store(wait, Ordering::Relaxed);
+    }
+
+    pub fn waits_for_attach(&self) -> bool {
+        self.wait_for_attach.load(Ordering::Relaxed)
+    }
+
     /// Ask, and wait for the answer or the default denial. Not limited per client: the call
     /// pipeline uses [`Confirmer::ask_for_client`].
     pub async fn ask(&self, ask: Ask) -> Decision {
-        let responder = self.responder.lock().ok().and_then(|s| s.clone());
-        let Some(responder) = responder else {
-            return Decision::deny(DecidedBy::NoResponder);
-        };
+        self.ask_answered(ask).await.decision
+    }
+
+    /// [`Confirmer::ask`], with the terminal that answered.
+    pub async fn ask_answered(&self, ask: Ask) -> Answered {
         let timeout = self.timeout();
         let (reply, answer) = oneshot::channel();
-        let request = ConfirmRequest {
-            id: self.next_id.fetch_add(1, Ordering::Relaxed),
+        let slot = Arc::new(Slot::new(reply, self.wait_for_attach.clone()));
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let call_id = ask.call_id;
+        let pending = Pending {
             ask,
             deadline: Instant::now() + timeout,
             timeout,
-            reply,
+            slot,
         };
-        if responder.try_send(request).is_err() {
-            // Full queue or a closed control centre: nobody can answer in time.
-            return Decision::deny(DecidedBy::NoResponder);
+        let delivered = match self.inner.lock() {
+            Ok(mut i) => {
+                let n = i.offer(id, &pending, None);
+                i.pending.insert(id, pending);
+                n
+            }
+            Err(_) => 0,
+        };
+        let mut asking = Asking {
+            confirmer: self,
+            id,
+            call_id,
+            told: false,
+        };
+        if delivered == 0 && !self.waits_for_attach() {
+            asking.told = true;
+            drop(asking);
+            return Answered::default_no(DecidedBy::NoResponder);
         }
-        match tokio::time::timeout(timeout, answer).await {
-            Ok(Ok(decision)) => decision,
-            Ok(Err(_)) => Decision::deny(DecidedBy::Dropped),
-            Err(_) => Decision::deny(DecidedBy::Timeout),
-        }
+        let (answered, notice) = match tokio::time::timeout(timeout, answer).await {
+            Ok(Ok(a)) => {
+                let notice = Notice::Decided {
+                    call_id,
+                    approved: a.decision.approved,
+                    by: a.decider.clone().unwrap_or_else(|| "unknown".into()),
+                };
+                (a, notice)
+            }
+            Ok(Err(_)) => (
+                Answered::default_no(DecidedBy::Dropped),
+                Notice::Withdrawn {
+                    call_id,
+                    timed_out: false,
+                },
+            ),
+            Err(_) => (
+                Answered::default_no(DecidedBy::Timeout),
+                Notice::Withdrawn {
+                    call_id,
+                    timed_out: true,
+                },
+            ),
+        };
+        asking.told = true;
+        drop(asking);
+        let _ = self.notices.send(notice);
+        answered
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn ask() -> Ask {
-        Ask {
-            call_id: 1,
-            tool: "android_uninstall_app",
-            title: "Uninstall app",
-            level: Level::Destructive,
-            client: None,
-            transport: Transport::Http,
-            via: None,
-            device: None,
-            device_model: None,
-            arguments: Value::Null,
-            reason: None,
-        }
-    }
-
-    #[tokio::test]
-    async fn no_responder_denies() {
-        let c = Confirmer::new(Duration::from_secs(5));
-        assert_eq!(c.ask(ask()).await, Decision::deny(DecidedBy::NoResponder));
-    }
-
-    #[tokio::test]
-    async fn dropped_request_denies() {
-        let c = Confirmer::new(Duration::from_secs(5));
-        let mut rx = c.attach();
-        let t = tokio::spawn(async move { drop(rx.recv().await) });
-        assert_eq!(c.ask(ask()).await, Decision::deny(DecidedBy::Dropped));
-        t.await.unwrap();
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn silence_times_out_to_denied() {
-        let c = Confirmer::new(Duration::from_secs(60));
-        let mut rx = c.attach();
-        let keep = tokio::spawn(async move { rx.recv().await });
-        assert_eq!(c.ask(ask()).await, Decision::deny(DecidedBy::Timeout));
-        drop(keep);
-    }
-
-    #[tokio::test]
-    async fn key_answer_is_returned() {
-        let c = Confirmer::new(Duration::from_secs(5));
-        let mut rx = c.attach();
-        tokio::spawn(async move {
-            if let Some(req) = rx.recv().await {
-                req.answer(true)
-            }
-        });
-        assert_eq!(
-            c.ask(ask()).await,
-            Decision {
-                approved: true,
-                by: DecidedBy::Key
-            }
-        );
-    }
-
-    #[tokio::test]
-    async fn a_fourth_waiting_call_from_one_client_is_refused_before_asking() {
-        let c = std::sync::Arc::new(Confirmer::new(Duration::from_secs(60)));
-        let mut rx = c.attach();
-        let from = |name: &str, transport| Ask {
-            client: Some(ClientId {
-                name: name.into(),
-                version: "1".into(),
-            }),
-            transport,
-            ..ask()
-        };
-        let (mut asked, mut shown) = (Vec::new(), Vec::new());
-        for _ in 0..MAX_WAITING_PER_CLIENT {
-            let (c, a) = (c.clone(), from("agent", Transport::Http));
-            asked.push(tokio::spawn(async move { c.ask_for_client(a).await }));
-            shown.push(rx.recv().await.expect("shown"));
-        }
-        let refused = c.ask_for_client(from("agent", Transport::Http)).await;
-        assert_eq!(
-            refused,
-            Err(TooManyWaiting {
-                client: "agent/1".into(),
-                waiting: MAX_WAITING_PER_CLIENT
-            })
-        );
-        assert!(rx.try_recv().is_err(), "the refused call was shown");
-        // The person's own calls and other clients are not held back by it.
-        for a in [
-            from("agent", Transport::Tui),
-            from("other", Transport::Stdio),
-        ] {
-            let c2 = c.clone();
-            let t = tokio::spawn(async move { c2.ask_for_client(a).await });
-            rx.recv().await.expect("shown").answer(false);
-            assert!(t.await.unwrap().is_ok());
-        }
-        // An answer frees the place.
-        shown.pop().expect("one").answer(false);
-        assert!(asked.pop().expect("one").await.unwrap().is_ok());
-        let (c2, a) = (c.clone(), from("agent", Transport::Http));
-        let again = tokio::spawn(async move { c2.ask_for_client(a).await });
-        rx.recv().await.expect("shown again").answer(false);
-        assert!(again.await.unwrap().is_ok());
-    }
-}
+mod tests;

@@ -106,9 +106,13 @@ impl Core {
             .to_string();
         Core {
             access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
-            confirmer: Confirmer::new(Duration::from_secs(
-                parts.config.safety.confirm_timeout_secs,
-            )),
+            confirmer: {
+                let c = Confirmer::new(Duration::from_secs(
+                    parts.config.safety.confirm_timeout_secs,
+                ));
+                c.set_wait_for_attach(parts.config.safety.wait_for_attach);
+                c
+            },
             registry: parts.registry,
             logs: parts.logs,
             paths: parts.paths,
@@ -174,6 +178,8 @@ impl Core {
         cfg.validate()?;
         self.confirmer
             .set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
+        self.confirmer
+            .set_wait_for_attach(cfg.safety.wait_for_attach);
         self.access.replace(cfg.access.clone());
         cfg.save(&crate::config::config_file(&self.paths))
             .map_err(|e| e.to_string())?;
@@ -189,6 +195,8 @@ impl Core {
     pub fn adopt_config(&self, cfg: Config) {
         self.confirmer
             .set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
+        self.confirmer
+            .set_wait_for_attach(cfg.safety.wait_for_attach);
         self.access.replace(cfg.access.clone());
         self.audit.set_cap(cfg.history.size);
         if let Ok(mut slot) = self.config.write() {

@@ -32,7 +32,7 @@ impl Transport {
 }
 
 /// A client as it identified itself in `initialize` (or per-request metadata on 2026-07-28).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct ClientId {
     pub name: String,
     pub version: String,

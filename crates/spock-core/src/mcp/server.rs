@@ -95,8 +95,9 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
             "nobody answered before the confirmation timed out (the default is no)"
         }
         DecidedBy::NoResponder => {
-            "nobody can approve it: no control centre is running (`spock-tui` in a terminal \
-             asks a person; headless `serve` always denies destructive calls)"
+            "nobody can approve it: no control centre is running or attached (`spock-tui` in a \
+             terminal asks a person, and so does `spock-tui attach` to a running `serve`; with \
+             nobody attached, `serve` denies destructive calls unless safety.wait_for_attach is on)"
         }
         DecidedBy::Dropped => "the confirmation was closed without an answer (the default is no)",
         DecidedBy::AllowAll => "it was not approved",
@@ -384,6 +385,8 @@ async fn pipeline(
     });
     let started = Instant::now();
     let mut decision = None;
+    // Which terminal answered (an attached control centre, or the serving process's own).
+    let mut decider = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
     let mut ctx = Ctx {
         core: core.clone(),
@@ -478,6 +481,8 @@ async fn pipeline(
                 })?,
                 _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
             };
+            decider = d.decider;
+            let d = d.decision;
             decision = Some(d);
             if !d.approved {
                 return Err(denial(&tool, d));
@@ -531,6 +536,7 @@ async fn pipeline(
     record.outcome = outcome;
     record.duration_ms = duration.as_millis() as u64;
     record.decision = decision;
+    record.decider = decider;
     record.batch_run = batch_run;
     match &result {
         Ok(_) => record.result = Some(shown.clone()),

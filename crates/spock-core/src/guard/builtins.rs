@@ -1,0 +1,368 @@
+//! The shell builtins that change what the abstract shell knows (`cd` incl. `-`, `-P` and
+//! `CDPATH`; `export`/`local`/`readonly`/`typeset`; `unset`; `set --`; `shift`; `read`;
+//! `alias`/`unalias`; `getopts`), the programs that take other commands as arguments in their
+//! own syntax (`xargs`, `find`, `awk`), and the hand-off of every other argv to the verb rules
+//! ([`super::rules`], [`super::wipes`]) and the output model ([`super::output`]).
+use std::rc::Rc;
+
+use super::eval::{Eval, Input, R};
+use super::places::{file_contents, join_path, resolve};
+use super::state::{Env, Params, UNKNOWN, UNKNOWN_S, Val};
+
+impl Eval {
+    pub(super) fn builtin_or_program(
+        &mut self,
+        name: &str,
+        args: &[String],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<Val> {
+        let empty = Ok(Val::known(""));
+        match name {
+            "cd" | "chdir" => {
+                self.cd(args, env);
+                return empty;
+            }
+            "pwd" => {
+                return Ok(Val::from_cands(
+                    env.cwd.cands.iter().map(|c| format!("{c}\n")).collect(),
+                    env.cwd.why.clone(),
+                ));
+            }
+            "export" | "readonly" | "local" | "typeset" | "declare" => {
+                for a in args.iter().filter(|a| !a.starts_with('-')) {
+                    if let Some((k, v)) = a.split_once('=') {
+                        let v = if v.contains(UNKNOWN) {
+                            Val::unknown(format!("what `${k}` holds"))
+                        } else {
+                            Val::known(v)
+                        };
+                        env.set(k, v);
+                    }
+                }
+                return empty;
+            }
+            "unset" => {
+                let funcs = args.iter().any(|a| a == "-f");
+                for a in args.iter().filter(|a| !a.starts_with('-')) {
+                    if funcs {
+                        Rc::make_mut(&mut env.funcs).remove(a);
+                    } else {
+                        env.set(a, Val::unknown(format!("what `${a}` holds after `unset`")));
+                    }
+                }
+                return empty;
+            }
+            "set" => {
+                let i = args
+                    .iter()
+                    .position(|a| a == "--")
+                    .map(|i| i + 1)
+                    .or_else(|| {
+                        (!args.is_empty() && !args[0].starts_with(['-', '+'])).then_some(0)
+                    });
+                if let Some(i) = i {
+                    env.params = if args[i..].iter().any(|a| a.contains(UNKNOWN)) {
+                        Params::Unknown(Rc::from(
+                            "after `set --` with a value the guard cannot know",
+                        ))
+                    } else {
+                        Params::Known(args[i..].iter().map(|a| Val::known(a.as_str())).collect())
+                    };
+                }
+                return empty;
+            }
+            "shift" => {
+                let n = args.first().map_or(Some(1), |a| a.parse::<usize>().ok());
+                env.params = match (&env.params, n) {
+                    (Params::Known(p), Some(n)) => {
+                        Params::Known(p.iter().skip(n).cloned().collect())
+                    }
+                    _ => Params::Unknown(Rc::from("after `shift`")),
+                };
+                return empty;
+            }
+            "read" => {
+                self.read(args, env, input);
+                return empty;
+            }
+            "getopts" => {
+                if let Some(v) = args.get(1) {
+                    env.set(
+                        v,
+                        Val::unknown(format!("what `${v}` holds after `getopts`")),
+                    );
+                }
+                return empty;
+            }
+            "alias" => {
+                for a in args {
+                    if let Some((k, body)) = a.split_once('=') {
+                        // The body is read now too: an alias exists to be run.
+                        self.script(body, &mut env.clone(), None)?;
+                        Rc::make_mut(&mut env.aliases).insert(k.to_string(), body.to_string());
+                    }
+                }
+                return empty;
+            }
+            "unalias" => {
+                for a in args {
+                    Rc::make_mut(&mut env.aliases).remove(a);
+                }
+                return empty;
+            }
+            _ => {}
+        }
+        super::wipes::check(name, args, self)?;
+        super::rules::check(name, args, env, self)?;
+        let stdin = input.clone().unwrap_or_else(|| Val::known(""));
+        let mut out: Option<Val> = None;
+        for cand in &stdin.cands {
+            let o = match (
+                cand.contains(UNKNOWN),
+                super::output::output_of(name, args, cand, env),
+            ) {
+                (false, Some(s)) => Val::from_cands(s, None),
+                _ if name == "cat" && args.iter().any(|a| !a.starts_with('-')) => {
+                    let f = args
+                        .iter()
+                        .find(|a| !a.starts_with('-'))
+                        .cloned()
+                        .unwrap_or_default();
+                    file_contents(&Val::known(f), env)
+                }
+                _ => {
+                    let mut v = Val::unknown(format!("what `{name} …` prints"));
+                    if cand.contains(UNKNOWN) {
+                        v.why = stdin.why.clone().or(v.why);
+                    }
+                    v
+                }
+            };
+            out = Some(out.map_or(o.clone(), |a| a.join(&o)));
+        }
+        // `tee FILE` keeps its input in FILE.
+        if name == "tee" {
+            for f in args.iter().filter(|a| !a.starts_with('-')) {
+                for r in resolve(f, env) {
+                    env.fs_mut().files.insert(r, stdin.clone());
+                }
+            }
+        }
+        Ok(out.unwrap_or_else(|| Val::known("")))
+    }
+
+    fn cd(&mut self, args: &[String], env: &mut Env) {
+        let args: Vec<&String> = args
+            .iter()
+            .filter(|a| !matches!(a.as_str(), "-P" | "-L" | "-e" | "-@"))
+            .collect();
+        let old = env.cwd.clone();
+        let new = match args.first().map(|s| s.as_str()) {
+            None => env.get("HOME"),
+            Some("-") => env.get("OLDPWD"),
+            Some(d) if d.contains(UNKNOWN) => {
+                let why = self
+                    .why
+                    .first()
+                    .cloned()
+                    .unwrap_or_else(|| Rc::from("where `cd` goes"));
+                Val {
+                    cands: vec![UNKNOWN_S.into()],
+                    why: Some(why),
+                }
+            }
+            Some(d) => {
+                let mut cands = Vec::new();
+                // `cd name` searches CDPATH first (not for `/…`, `./…`, `../…`).
+                if !d.starts_with('/')
+                    && !d.starts_with("./")
+                    && !d.starts_with("../")
+                    && d != "."
+                    && d != ".."
+                    && let Some(cdpath) = env.vars.get("CDPATH").cloned()
+                {
+                    for c in &cdpath.cands {
+                        if c.contains(UNKNOWN) {
+                            cands.push(UNKNOWN_S.to_string());
+                            continue;
+                        }
+                        for dir in c.split(':').filter(|s| !s.is_empty()) {
+                            cands.push(join_path(dir, d));
+                        }
+                    }
+                }
+                for base in &env.cwd.cands {
+                    if base.contains(UNKNOWN) {
+                        cands.push(UNKNOWN_S.to_string());
+                    } else {
+                        // `cd -P` through a link made earlier lands where the link points.
+                        cands.extend(resolve(&join_path(base, d), env));
+                    }
+                }
+                Val::from_cands(cands, Some(Rc::from("which directory `cd` leads to")))
+            }
+        };
+        env.cwd = new;
+        env.set("OLDPWD", old);
+    }
+
+    fn read(&mut self, args: &[String], env: &mut Env, input: &Input) {
+        let mut names = Vec::new();
+        let mut i = 0;
+        while let Some(a) = args.get(i) {
+            if matches!(
+                a.as_str(),
+                "-p" | "-d" | "-n" | "-N" | "-t" | "-u" | "-a" | "-A"
+            ) {
+                i += 2;
+                continue;
+            }
+            if !a.starts_with('-') {
+                names.push(a.clone());
+            }
+            i += 1;
+        }
+        if names.is_empty() {
+            names.push("REPLY".into());
+        }
+        let ifs = env.get("IFS").single().unwrap_or(" \t\n").to_string();
+        for (n, name) in names.iter().enumerate() {
+            let v = match input {
+                Some(text) if !text.is_unknown() => {
+                    let mut cands = Vec::new();
+                    for t in &text.cands {
+                        for line in t.lines().take(16) {
+                            let fields: Vec<&str> = line
+                                .split(|c| ifs.contains(c))
+                                .filter(|f| !f.is_empty())
+                                .collect();
+                            let v = if n + 1 == names.len() {
+                                fields.get(n..).map(|f| f.join(" ")).unwrap_or_default()
+                            } else {
+                                fields.get(n).map(|f| f.to_string()).unwrap_or_default()
+                            };
+                            cands.push(v);
+                        }
+                    }
+                    Val::from_cands(cands, None)
+                }
+                _ => Val::unknown(format!("what `${name}` holds after `read`")),
+            };
+            env.set(name, v);
+        }
+    }
+
+    pub(super) fn xargs(&mut self, args: &[String], env: &mut Env, input: &Input) -> R<Val> {
+        let mut i = 0;
+        let mut replace: Option<String> = None;
+        let mut data = input.clone().unwrap_or_else(|| Val::known(""));
+        let mut null = false;
+        while let Some(a) = args.get(i) {
+            match a.as_str() {
+                "-0" | "--null" => {
+                    null = true;
+                    i += 1;
+                }
+                "-I" | "-i" => {
+                    replace = Some(args.get(i + 1).cloned().unwrap_or_else(|| "{}".into()));
+                    i += 2;
+                }
+                "-a" | "--arg-file" => {
+                    data = file_contents(
+                        &Val::known(args.get(i + 1).cloned().unwrap_or_default()),
+                        env,
+                    );
+                    i += 2;
+                }
+                "-n" | "-L" | "-P" | "-s" | "-d" | "-E" | "-l" => i += 2,
+                s if s.starts_with("-I") && s.len() > 2 => {
+                    replace = Some(s[2..].to_string());
+                    i += 1;
+                }
+                s if s.starts_with('-') => i += 1,
+                _ => break,
+            }
+        }
+        let mut cmd: Vec<String> = args[i.min(args.len())..].to_vec();
+        if cmd.is_empty() {
+            cmd.push("echo".into());
+        }
+        if data.is_unknown() {
+            self.why.insert(
+                0,
+                data.why
+                    .clone()
+                    .unwrap_or_else(|| Rc::from("what `xargs` reads")),
+            );
+        }
+        let mut items: Vec<String> = Vec::new();
+        for c in &data.cands {
+            if c.contains(UNKNOWN) {
+                items.push(UNKNOWN_S.into());
+            } else if null {
+                items.extend(
+                    c.split('\u{0}')
+                        .filter(|i| !i.is_empty())
+                        .map(str::to_string),
+                );
+            } else {
+                items.extend(xargs_items(c));
+            }
+        }
+        items.truncate(64);
+        let mut out = Val::known("");
+        match replace {
+            Some(r) => {
+                for item in &items {
+                    let argv = cmd.iter().map(|a| a.replace(&r, item)).collect();
+                    out = out.join(&self.run(argv, &mut env.clone(), &None)?);
+                }
+            }
+            None => {
+                cmd.extend(items);
+                out = self.run(cmd, &mut env.clone(), &None)?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Splits `xargs` input the way xargs does: blanks separate, quotes and backslashes group.
+fn xargs_items(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut have = false;
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        match c {
+            '\'' | '"' => {
+                have = true;
+                for d in it.by_ref() {
+                    if d == c {
+                        break;
+                    }
+                    cur.push(d);
+                }
+            }
+            '\\' => {
+                have = true;
+                cur.extend(it.next());
+            }
+            c if c.is_whitespace() => {
+                if have {
+                    out.push(std::mem::take(&mut cur));
+                    have = false;
+                }
+            }
+            c => {
+                have = true;
+                cur.push(c);
+            }
+        }
+    }
+    if have {
+        out.push(cur);
+    }
+    out
+}

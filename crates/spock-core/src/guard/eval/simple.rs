@@ -1,0 +1,188 @@
+//! Simple commands in the abstract shell: redirections (here-documents become the input,
+//! output targets are checked and then hold what the command printed), `NAME=value`
+//! assignments, alias expansion of a literal first word, and expansion into the argvs
+//! (one per combination of candidate values, at most [`MAX_ALTS`]) handed to the runners.
+use std::rc::Rc;
+
+use super::{Eval, Input, MAX_ALTS, R, concat};
+use crate::guard::lex::RedirKind;
+use crate::guard::parse::{Redir, Word};
+use crate::guard::state::{Env, UNKNOWN, Val};
+
+impl Eval {
+    /// Applies input redirections and checks output ones. Returns the new input and the
+    /// files the output goes to (`true`: appended).
+    pub(super) fn redirect(
+        &mut self,
+        redirs: &[Redir],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<(Input, Vec<(Val, bool)>)> {
+        let mut input = input.clone();
+        let mut writes = Vec::new();
+        for r in redirs {
+            match r.kind {
+                RedirKind::Here => {
+                    let body = self.expand_joined(&r.target, env)?;
+                    input = Some(Val::from_cands(
+                        body.cands.iter().map(|b| format!("{b}\n")).collect(),
+                        body.why,
+                    ));
+                }
+                RedirKind::In => {
+                    let path = self.expand_joined(&r.target, env)?;
+                    input = Some(crate::guard::places::file_contents(&path, env));
+                }
+                RedirKind::Out | RedirKind::Append => {
+                    let path = self.expand_joined(&r.target, env)?;
+                    crate::guard::rules::written(&path, env, self, "a redirection `>`")?;
+                    writes.push((path, r.kind == RedirKind::Append));
+                }
+                RedirKind::Dup => {}
+            }
+        }
+        Ok((input, writes))
+    }
+
+    pub(super) fn simple(
+        &mut self,
+        words: &[Word],
+        redirs: &[Redir],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<Val> {
+        let saved = std::mem::take(&mut self.why);
+        let r = self.simple_inner(words, redirs, env, input);
+        self.why = saved;
+        r
+    }
+
+    fn simple_inner(
+        &mut self,
+        words: &[Word],
+        redirs: &[Redir],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<Val> {
+        let (input, writes) = self.redirect(redirs, env, input)?;
+        let out = self.simple_argv(words, env, &input)?;
+        Ok(record(&writes, out, env))
+    }
+
+    fn simple_argv(&mut self, words: &[Word], env: &mut Env, input: &Input) -> R<Val> {
+        let input = input.clone();
+        // `NAME=value` words before the command name are assignments.
+        let mut rest = words;
+        let mut assigned = false;
+        while let Some((w, tail)) = rest.split_first() {
+            let Some((name, value)) = assignment(w) else {
+                break;
+            };
+            let v = self.expand_joined(&value, env)?;
+            env.set(&name, v);
+            assigned = true;
+            rest = tail;
+        }
+        if rest.is_empty() {
+            if assigned {
+                return Ok(Val::known(""));
+            }
+            return Ok(input.unwrap_or_else(|| Val::known("")));
+        }
+        // Aliases apply to a literal first word.
+        if let Some(name) = crate::guard::parse::lit(&rest[0])
+            && let Some(body) = env.aliases.get(name).cloned()
+            && !self.alias_active.iter().any(|a| a == name)
+        {
+            let mut toks = crate::guard::lex::lex(&body);
+            toks.extend(rest[1..].iter().cloned().map(crate::guard::lex::Tok::Word));
+            let list = crate::guard::parse::parse_tokens(toks, 0);
+            self.alias_active.push(name.to_string());
+            let r = self.deeper(|ev| ev.list(&list, env, &input));
+            self.alias_active.pop();
+            return r;
+        }
+        let mut alts: Vec<Vec<String>> = vec![Vec::new()];
+        for w in rest {
+            let exp = self.expand(w, env)?;
+            let mut next = Vec::new();
+            for a in &alts {
+                for e in &exp {
+                    let mut v = a.clone();
+                    v.extend(e.iter().cloned());
+                    next.push(v);
+                }
+            }
+            if next.len() > MAX_ALTS {
+                // Too many combinations: this word could be anything.
+                self.why
+                    .push(Rc::from("what a word with too many possible values holds"));
+                next = alts
+                    .iter()
+                    .map(|a| {
+                        let mut v = a.clone();
+                        v.push(UNKNOWN.to_string());
+                        v
+                    })
+                    .collect();
+            }
+            alts = next;
+        }
+        self.step(alts.len())?;
+        let mut out: Option<Val> = None;
+        let n = alts.len();
+        for argv in alts {
+            // Each alternative runs from the same state; the results are joined.
+            let o = if n == 1 {
+                self.run(argv, env, &input)?
+            } else {
+                let mut e = env.clone();
+                let o = self.run(argv, &mut e, &input)?;
+                *env = env.join(&e);
+                o
+            };
+            out = Some(out.map_or(o.clone(), |a| a.join(&o)));
+        }
+        Ok(out.unwrap_or_else(|| Val::known("")))
+    }
+}
+
+/// Keeps a command's output in the files it was redirected to; what is left on stdout.
+pub(super) fn record(writes: &[(Val, bool)], out: Val, env: &mut Env) -> Val {
+    if writes.is_empty() {
+        return out;
+    }
+    for (path, append) in writes {
+        for cand in &path.cands {
+            for r in crate::guard::places::resolve(cand, env) {
+                if r.starts_with("/dev/") {
+                    continue;
+                }
+                let v = match (append, env.fs.files.get(&r)) {
+                    (true, Some(old)) => concat(old, &out),
+                    _ => out.clone(),
+                };
+                env.fs_mut().files.insert(r, v);
+            }
+        }
+    }
+    Val::known("")
+}
+
+fn assignment(w: &Word) -> Option<(String, Word)> {
+    let Some(crate::guard::lex::Seg::Lit(first)) = w.first() else {
+        return None;
+    };
+    let (name, rest) = first.split_once('=')?;
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+    if !valid {
+        return None;
+    }
+    let mut value = vec![crate::guard::lex::Seg::Lit(rest.to_string())];
+    value.extend(w[1..].iter().cloned());
+    Some((name.to_string(), value))
+}

@@ -1,0 +1,337 @@
+//! Words: quoting (`'…'`, `"…"`, backslash, `$'…'`), parameter expansions (`$X`, `${X:-…}`,
+//! `${X#…}`, `${#X}`, `${X:1:2}`), command substitution (`$(…)`, backticks) and the balanced
+//! scanning they need. Split from [`super`] to keep each file readable; the token level
+//! (operators, redirections, here-documents) stays there.
+use super::ansi_c;
+use super::{Lexer, ParamOp, Seg, flush, mark};
+
+/// Lexes a fragment (the default of `${X:-…}`) as the inside of one word.
+pub(super) fn lex_fragment(src: &str, quoted: bool) -> Vec<Seg> {
+    let mut lx = Lexer {
+        c: src.chars().collect(),
+        i: 0,
+        toks: Vec::new(),
+        heredocs: Vec::new(),
+    };
+    let mut segs = Vec::new();
+    let mut lit = String::new();
+    while lx.i < lx.c.len() {
+        let ch = lx.c[lx.i];
+        lx.i += 1;
+        match ch {
+            '$' => {
+                flush(&mut lit, &mut segs);
+                segs.push(lx.dollar(quoted));
+            }
+            '\\' if lx.i < lx.c.len() => {
+                lit.push(lx.c[lx.i]);
+                lx.i += 1;
+            }
+            '\'' if !quoted => lit.push_str(&lx.until('\'')),
+            '"' if !quoted => {}
+            _ => lit.push(ch),
+        }
+    }
+    flush(&mut lit, &mut segs);
+    segs
+}
+
+impl Lexer {
+    pub(super) fn word(&mut self) -> Vec<Seg> {
+        let mut segs = Vec::new();
+        let mut lit = String::new();
+        if self.peek(0) == Some('~')
+            && matches!(
+                self.peek(1),
+                None | Some('/' | ' ' | '\t' | '\n' | ';' | '&' | '|' | ')')
+            )
+        {
+            self.i += 1;
+            segs.push(Seg::Tilde);
+        }
+        while let Some(ch) = self.peek(0) {
+            match ch {
+                ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>' => break,
+                '\\' => {
+                    self.i += 1;
+                    match self.peek(0) {
+                        Some('\n') => self.i += 1,
+                        Some(c) => {
+                            lit.push(mark(c));
+                            self.i += 1;
+                        }
+                        None => {}
+                    }
+                }
+                '\'' => {
+                    self.i += 1;
+                    lit.extend(self.until('\'').chars().map(mark));
+                }
+                '"' => {
+                    self.i += 1;
+                    self.double_quoted(&mut lit, &mut segs);
+                }
+                '$' => {
+                    self.i += 1;
+                    flush(&mut lit, &mut segs);
+                    segs.push(self.dollar(false));
+                }
+                '`' => {
+                    self.i += 1;
+                    flush(&mut lit, &mut segs);
+                    let script = self.backtick();
+                    segs.push(Seg::Subst {
+                        script,
+                        quoted: false,
+                    });
+                }
+                _ => {
+                    lit.push(ch);
+                    self.i += 1;
+                }
+            }
+        }
+        flush(&mut lit, &mut segs);
+        if segs.is_empty() {
+            // `''` is an empty word, not nothing.
+            segs.push(Seg::Lit(String::new()));
+        }
+        segs
+    }
+
+    pub(super) fn double_quoted(&mut self, lit: &mut String, segs: &mut Vec<Seg>) {
+        while let Some(ch) = self.peek(0) {
+            self.i += 1;
+            match ch {
+                '"' => return,
+                '\\' => match self.peek(0) {
+                    Some(c @ ('$' | '`' | '"' | '\\')) => {
+                        lit.push(c);
+                        self.i += 1;
+                    }
+                    Some('\n') => self.i += 1,
+                    _ => lit.push('\\'),
+                },
+                '$' => {
+                    flush(lit, segs);
+                    segs.push(self.dollar(true));
+                }
+                '`' => {
+                    flush(lit, segs);
+                    let script = self.backtick();
+                    segs.push(Seg::Subst {
+                        script,
+                        quoted: true,
+                    });
+                }
+                _ => lit.push(mark(ch)),
+            }
+        }
+        // An empty `""` still makes a word.
+        if lit.is_empty() && segs.is_empty() {
+            segs.push(Seg::Lit(String::new()));
+        }
+    }
+
+    /// Called after a `$`.
+    pub(super) fn dollar(&mut self, quoted: bool) -> Seg {
+        match self.peek(0) {
+            Some('(') if self.peek(1) == Some('(') => {
+                self.i += 2;
+                self.balanced(')');
+                if self.peek(0) == Some(')') {
+                    self.i += 1;
+                }
+                Seg::Unknown { quoted }
+            }
+            Some('(') => {
+                self.i += 1;
+                Seg::Subst {
+                    script: self.balanced(')'),
+                    quoted,
+                }
+            }
+            Some('{') => {
+                self.i += 1;
+                let inner = self.balanced('}');
+                param_braced(&inner, quoted)
+            }
+            Some('\'') if !quoted => {
+                self.i += 1;
+                Seg::Lit(ansi_c(&self.until('\'')).chars().map(mark).collect())
+            }
+            Some(c) if c == '_' || c.is_ascii_alphabetic() => {
+                let mut name = String::new();
+                while let Some(c) = self
+                    .peek(0)
+                    .filter(|c| *c == '_' || c.is_ascii_alphanumeric())
+                {
+                    name.push(c);
+                    self.i += 1;
+                }
+                Seg::Param {
+                    name,
+                    quoted,
+                    op: ParamOp::None,
+                }
+            }
+            Some(c) if c.is_ascii_digit() || "@*#?$!-".contains(c) => {
+                self.i += 1;
+                Seg::Param {
+                    name: c.to_string(),
+                    quoted,
+                    op: ParamOp::None,
+                }
+            }
+            _ => Seg::Lit("$".into()),
+        }
+    }
+
+    pub(super) fn until(&mut self, end: char) -> String {
+        let mut s = String::new();
+        while let Some(c) = self.peek(0) {
+            self.i += 1;
+            if c == end {
+                break;
+            }
+            s.push(c);
+        }
+        s
+    }
+
+    pub(super) fn backtick(&mut self) -> String {
+        let mut s = String::new();
+        while let Some(c) = self.peek(0) {
+            self.i += 1;
+            match c {
+                '`' => break,
+                '\\' if matches!(self.peek(0), Some('`' | '\\' | '$')) => {
+                    s.push(self.c[self.i]);
+                    self.i += 1;
+                }
+                _ => s.push(c),
+            }
+        }
+        s
+    }
+
+    /// Text up to the matching `close` (consumed), skipping quoted parts; unterminated input
+    /// runs to the end.
+    pub(super) fn balanced(&mut self, close: char) -> String {
+        let open = if close == ')' { '(' } else { '{' };
+        let start = self.i;
+        let mut depth = 0usize;
+        while let Some(c) = self.peek(0) {
+            self.i += 1;
+            match c {
+                '\\' => self.i = (self.i + 1).min(self.c.len()),
+                '\'' => {
+                    self.until('\'');
+                }
+                '"' => {
+                    while let Some(d) = self.peek(0) {
+                        self.i += 1;
+                        if d == '\\' {
+                            self.i = (self.i + 1).min(self.c.len());
+                        } else if d == '"' {
+                            break;
+                        }
+                    }
+                }
+                c if c == open => depth += 1,
+                c if c == close => {
+                    if depth == 0 {
+                        return self.c[start..self.i - 1].iter().collect();
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+        }
+        self.c[start..].iter().collect()
+    }
+}
+
+fn param_braced(inner: &str, quoted: bool) -> Seg {
+    let param = |name: &str, op| Seg::Param {
+        name: name.into(),
+        quoted,
+        op,
+    };
+    if let Some(n) = inner.strip_prefix('#')
+        && !n.is_empty()
+        && is_name(n)
+    {
+        return param(n, ParamOp::Len);
+    }
+    let name_end = if inner.starts_with(|c: char| c.is_ascii_digit() || "@*#?$!-".contains(c)) {
+        1
+    } else {
+        inner
+            .find(|c: char| !(c == '_' || c.is_ascii_alphanumeric()))
+            .unwrap_or(inner.len())
+    };
+    let (name, rest) = inner.split_at(name_end);
+    if name.is_empty() {
+        return Seg::Unknown { quoted };
+    }
+    if rest.is_empty() {
+        return param(name, ParamOp::None);
+    }
+    for (pfx, alt) in [
+        (":-", false),
+        (":=", false),
+        ("-", false),
+        ("=", false),
+        (":+", true),
+        ("+", true),
+    ] {
+        if let Some(w) = rest.strip_prefix(pfx) {
+            let w = lex_fragment(w, quoted);
+            return param(
+                name,
+                if alt {
+                    ParamOp::Alt(w)
+                } else {
+                    ParamOp::Default(w)
+                },
+            );
+        }
+    }
+    for (pfx, suffix, longest) in [
+        ("##", false, true),
+        ("#", false, false),
+        ("%%", true, true),
+        ("%", true, false),
+    ] {
+        if let Some(p) = rest.strip_prefix(pfx) {
+            let pat = lex_fragment(p, false);
+            return param(
+                name,
+                ParamOp::Trim {
+                    suffix,
+                    longest,
+                    pat,
+                },
+            );
+        }
+    }
+    if let Some(r) = rest.strip_prefix(':') {
+        let mut it = r.splitn(2, ':');
+        let off = it.next().and_then(|o| o.trim().parse::<i64>().ok());
+        let len = it.next().map(|l| l.trim().parse::<i64>().ok());
+        match (off, len) {
+            (Some(o), None) => return param(name, ParamOp::Slice(o, None)),
+            (Some(o), Some(Some(l))) => return param(name, ParamOp::Slice(o, Some(l))),
+            _ => {}
+        }
+    }
+    Seg::Unknown { quoted }
+}
+
+fn is_name(s: &str) -> bool {
+    s.chars()
+        .next()
+        .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && s.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+}

@@ -1,0 +1,310 @@
+//! Everything that runs its arguments or its input as a command, followed recursively: shells
+//! (`sh -c`, `sh` reading a pipe or a here-document), `eval`, `.`/`source`, `su`, `trap`,
+//! aliases, functions, scripts written earlier in the same command, the prefix commands
+//! (`exec`, `command`, `builtin`, `time`, `nohup`, `nice`, `env` incl. `-S`, `timeout`,
+//! `watch`, `flock`, `logwrapper`, `run-as`, `busybox`/`toybox`, …), `xargs` (incl. `-a`),
+//! `find -exec/-execdir/-ok/-delete`, awk's `system()` and `adb shell`.
+//!
+//! A shell fed text the guard cannot compute (a pipe from an unknown program, `sh -c "$X"`
+//! with `X` unknown) is refused as "cannot tell"; a script file that existed before the
+//! command ran is not read here and goes to the person like any other command.
+use super::eval::{Eval, Input, R};
+use super::rules::{cannot_tell, shown};
+use super::state::{Env, Params, UNKNOWN, Val};
+
+mod children;
+
+pub(super) fn basename(a: &str) -> &str {
+    a.rsplit('/').next().unwrap_or(a)
+}
+
+/// Options of a prefix command that take a separate value, and how many plain words it
+/// takes before the wrapped command.
+fn prefix_spec(name: &str) -> Option<(&'static [&'static str], usize)> {
+    Some(match name {
+        "exec" => (&["-a"], 0),
+        "builtin" | "nohup" | "time" | "setsid" | "logwrapper" | "unshare" | "caffeinate"
+        | "fakeroot" | "nohup.sh" => (&[], 0),
+        "nice" => (&["-n", "--adjustment"], 0),
+        "ionice" => (&["-c", "-n", "-p", "--class", "--classdata"], 0),
+        "stdbuf" => (&["-i", "-o", "-e"], 0),
+        "timeout" => (&["-s", "-k", "--signal", "--kill-after"], 1),
+        "chroot" | "runcon" => (&["--userspec", "--groups"], 1),
+        "taskset" | "chrt" => (&[], 1),
+        "nsenter" => (&["-t", "--target", "-S", "-G", "--setuid", "--setgid"], 0),
+        "strace" | "ltrace" => (
+            &["-o", "-e", "-p", "-s", "-a", "-E", "-u", "-P", "-O", "-S"],
+            0,
+        ),
+        "flock" => (&["-w", "-E", "--timeout", "--conflict-exit-code"], 1),
+        "busybox" | "toybox" | "toolbox" => (&[], 0),
+        _ => return None,
+    })
+}
+
+fn skip_opts(args: &[String], takes_value: &[&str]) -> usize {
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            return i + 1;
+        }
+        if takes_value.contains(&a.as_str()) {
+            i += 2;
+        } else if a.starts_with('-') && a.len() > 1 {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    i.min(args.len())
+}
+
+impl Eval {
+    /// Runs one expanded argv and returns its standard output.
+    pub(super) fn run(&mut self, argv: Vec<String>, env: &mut Env, input: &Input) -> R<Val> {
+        self.step(argv.len() + 1)?;
+        let Some(first) = argv.first().cloned() else {
+            return Ok(Val::known(""));
+        };
+        let args = &argv[1..];
+        if first.contains(UNKNOWN) {
+            return Err(cannot_tell(
+                self,
+                &format!(
+                    "the command `{}` deletes, formats or overwrites something",
+                    shown(&first)
+                ),
+            ));
+        }
+        // A script written earlier in this command, run by its path.
+        if first.contains('/')
+            && !env.fs.files.is_empty()
+            && let Some(body) = self.written_script(&first, env)
+        {
+            return self.child_shell(&body, &first, args, env, input);
+        }
+        // A script written earlier in this command into a directory on `PATH`.
+        if !first.contains('/')
+            && env
+                .fs
+                .files
+                .keys()
+                .any(|k| k.rsplit('/').next() == Some(first.as_str()))
+            && !env.funcs.contains_key(&first)
+        {
+            let path = env.get("PATH");
+            let dirs: Vec<String> = path
+                .cands
+                .iter()
+                .flat_map(|p| p.split(':').map(str::to_string).collect::<Vec<_>>())
+                .filter(|d| !d.is_empty() && !d.contains(UNKNOWN))
+                .collect();
+            for d in dirs {
+                let full = format!("{}/{first}", d.trim_end_matches('/'));
+                if let Some(body) = self.written_script(&full, env) {
+                    return self.child_shell(&body, &full, args, env, input);
+                }
+            }
+        }
+        if let Some(body) = env.funcs.get(&first).cloned() {
+            return self.deeper(|ev| {
+                let saved = std::mem::replace(
+                    &mut env.params,
+                    Params::Known(args.iter().map(|a| Val::known(a.as_str())).collect()),
+                );
+                let out = ev.node(&body, env, input);
+                env.params = saved;
+                out
+            });
+        }
+        let name = basename(&first).to_string();
+        if let Some((takes, positionals)) = prefix_spec(&name) {
+            if matches!(name.as_str(), "busybox" | "toybox" | "toolbox") && args.is_empty() {
+                return Ok(Val::known(""));
+            }
+            let i = skip_opts(args, takes) + positionals;
+            if name == "flock" && args.get(i).is_some_and(|a| a == "-c") {
+                let script = args.get(i + 1).cloned().unwrap_or_default();
+                return self.child_shell(&script, "sh", &[], env, input);
+            }
+            if name == "chroot" && i >= args.len() {
+                return self.shell(&[], env, input);
+            }
+            return self.run(args[i.min(args.len())..].to_vec(), env, input);
+        }
+        match name.as_str() {
+            "sh" | "bash" | "mksh" | "ash" | "dash" | "zsh" | "ksh" | "hush" | "msh" | "lksh" => {
+                self.shell(args, env, input)
+            }
+            "su" | "sudo" | "doas" => self.su(args, env, input),
+            "command" => {
+                if args
+                    .iter()
+                    .take_while(|a| a.starts_with('-'))
+                    .any(|a| a.contains(['v', 'V']))
+                {
+                    return Ok(which(args.last().map(String::as_str).unwrap_or("")));
+                }
+                let i = skip_opts(args, &[]);
+                self.run(args[i..].to_vec(), env, input)
+            }
+            "which" | "type" | "whence" => Ok(which(args.last().map(String::as_str).unwrap_or(""))),
+            "env" => self.env_cmd(args, env, input),
+            "watch" => {
+                let i = skip_opts(args, &["-n", "--interval", "-d", "--differences"]);
+                let exec = args[..i].iter().any(|a| a == "-x" || a == "--exec");
+                if exec {
+                    return self.run(args[i..].to_vec(), env, input);
+                }
+                let script = args[i..].join(" ");
+                self.child_shell(&script, "sh", &[], env, input)
+            }
+            "run-as" => {
+                let i = skip_opts(args, &["--user"]);
+                if let Some(pkg) = args.get(i).filter(|p| !p.contains(UNKNOWN)) {
+                    env.cwd = Val::known(format!("/data/data/{pkg}"));
+                } else {
+                    env.cwd = Val::unknown("which app directory `run-as` starts in");
+                }
+                let rest = args[(i + 1).min(args.len())..].to_vec();
+                if rest.is_empty() {
+                    return self.shell(&[], env, input);
+                }
+                self.run(rest, env, input)
+            }
+            "eval" => {
+                let script = args.join(" ");
+                if script.contains(UNKNOWN) {
+                    return Err(cannot_tell(
+                        self,
+                        "what `eval` runs deletes, formats or overwrites something",
+                    ));
+                }
+                self.script(&script, env, input.clone())
+            }
+            "." | "source" => {
+                let Some(f) = args.first() else {
+                    return Ok(Val::known(""));
+                };
+                match self.written_script(f, env) {
+                    Some(body) => self.script(&body, env, input.clone()),
+                    None => Ok(Val::unknown(format!("what `{f}` prints"))),
+                }
+            }
+            "trap" => {
+                if let Some(body) = args.first().filter(|b| *b != "-" && !b.starts_with('-')) {
+                    if body.contains(UNKNOWN) {
+                        return Err(cannot_tell(self, "what `trap` runs deletes something"));
+                    }
+                    let mut e = env.clone();
+                    self.script(body, &mut e, None)?;
+                }
+                Ok(Val::known(""))
+            }
+            "adb" => self.adb(args, env, input),
+            "xargs" => self.xargs(args, env, input),
+            "find" => self.find(args, env, input),
+            "awk" | "gawk" | "nawk" | "mawk" => self.awk(args, env, input),
+            _ => self.builtin_or_program(&name, args, env, input),
+        }
+    }
+
+    fn written_script(&self, path: &str, env: &Env) -> Option<String> {
+        super::places::resolve(path, env).iter().find_map(|r| {
+            env.fs.files.get(r).map(|v| match v.single() {
+                Some(s) => s.to_string(),
+                None => UNKNOWN.to_string(),
+            })
+        })
+    }
+
+    /// Runs `script` in a child shell with `$0` and positional parameters.
+    pub(super) fn child_shell(
+        &mut self,
+        script: &str,
+        zero: &str,
+        args: &[String],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<Val> {
+        if script.contains(UNKNOWN) {
+            return Err(cannot_tell(
+                self,
+                &format!("the script `{zero}` runs deletes, formats or overwrites something"),
+            ));
+        }
+        let mut child = env.child();
+        child.set("0", Val::known(zero));
+        child.params = Params::Known(args.iter().map(|a| Val::known(a.as_str())).collect());
+        let out = self.script(script, &mut child, input.clone())?;
+        env.fs = child.fs;
+        Ok(out)
+    }
+
+    /// `sh [options] [-c script [name [args]] | file [args]]`, or commands on standard input.
+    pub(super) fn shell(&mut self, args: &[String], env: &mut Env, input: &Input) -> R<Val> {
+        let mut i = 0;
+        let mut dash_c = false;
+        while let Some(a) = args.get(i) {
+            if a == "--" {
+                i += 1;
+                break;
+            }
+            if !(a.starts_with('-') || a.starts_with('+')) || a.len() < 2 {
+                break;
+            }
+            dash_c |= a[1..].contains('c') && !a.starts_with("--");
+            if a == "-o" || a == "+o" {
+                i += 1;
+            }
+            i += 1;
+        }
+        if dash_c {
+            let Some(script) = args.get(i) else {
+                return Ok(Val::known(""));
+            };
+            let zero = args.get(i + 1).cloned().unwrap_or_else(|| "sh".into());
+            let rest = args.get(i + 2..).unwrap_or(&[]).to_vec();
+            return self.child_shell(script, &zero, &rest, env, input);
+        }
+        if let Some(file) = args.get(i) {
+            // `sh file`: read it only when this command wrote it.
+            return match self.written_script(file, env) {
+                Some(body) => self.child_shell(&body, file, &args[i + 1..], env, &None),
+                None if file.contains(UNKNOWN) => Err(cannot_tell(
+                    self,
+                    &format!("the script `{}` deletes something", shown(file)),
+                )),
+                None => Ok(Val::unknown(format!("what `sh {file}` prints"))),
+            };
+        }
+        let Some(text) = input else {
+            return Ok(Val::known(""));
+        };
+        if text.is_unknown() {
+            let why = text
+                .why
+                .clone()
+                .unwrap_or_else(|| "what the shell reads".into());
+            self.why.insert(0, why);
+            return Err(cannot_tell(
+                self,
+                "the commands piped into the shell delete, format or overwrite something",
+            ));
+        }
+        let mut out: Option<Val> = None;
+        for cand in text.cands.clone() {
+            let o = self.child_shell(&cand, "sh", &[], env, &None)?;
+            out = Some(out.map_or(o.clone(), |a| a.join(&o)));
+        }
+        Ok(out.unwrap_or_else(|| Val::known("")))
+    }
+}
+
+fn which(name: &str) -> Val {
+    if name.contains('/') {
+        Val::known(format!("{name}\n"))
+    } else {
+        Val::known(format!("/system/bin/{name}\n"))
+    }
+}

@@ -1,0 +1,197 @@
+//! One destructive call as a responder holds it: what was asked, its deadline, and the shared
+//! answer slot. Every responder (the in-process control centre, each attached one) gets its
+//! own [`ConfirmRequest`] over the same slot: the first answer takes the slot, the others see
+//! their copy abandoned and who decided. When the last copy is dropped unanswered the asker
+//! hears "dropped" (no), unless the confirmer waits for someone to attach.
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::sync::oneshot;
+use tokio::time::Instant;
+
+use super::Ask;
+use crate::mcp::events::{DecidedBy, Decision};
+
+/// An answer and the terminal it came from (`None` for the defaults: timeout, no responder).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    pub decision: Decision,
+    pub decider: Option<String>,
+}
+
+impl Answered {
+    pub fn default_no(by: DecidedBy) -> Answered {
+        Answered {
+            decision: Decision::deny(by),
+            decider: None,
+        }
+    }
+}
+
+/// The one answer all copies of a request share.
+#[derive(Debug)]
+pub(super) struct Slot {
+    reply: Mutex<Option<oneshot::Sender<Answered>>>,
+    holders: AtomicUsize,
+    /// Who answered and how, once someone has.
+    decided: Mutex<Option<(bool, String)>>,
+    /// The confirmer waits for someone to attach: a request nobody holds is not dropped.
+    keep_unheld: Arc<AtomicBool>,
+}
+
+impl Slot {
+    pub(super) fn new(reply: oneshot::Sender<Answered>, keep_unheld: Arc<AtomicBool>) -> Slot {
+        Slot {
+            reply: Mutex::new(Some(reply)),
+            holders: AtomicUsize::new(0),
+            decided: Mutex::new(None),
+            keep_unheld,
+        }
+    }
+
+    /// A copy for one responder, answering as `by`.
+    pub(super) fn copy(
+        self: &Arc<Slot>,
+        id: u64,
+        ask: &Ask,
+        deadline: Instant,
+        timeout: Duration,
+        by: &Arc<str>,
+    ) -> ConfirmRequest {
+        self.holders.fetch_add(1, Ordering::SeqCst);
+        ConfirmRequest {
+            id,
+            ask: ask.clone(),
+            deadline,
+            timeout,
+            slot: self.clone(),
+            by: by.clone(),
+        }
+    }
+
+    /// First answer wins; later ones (and answers after the asker left) do nothing.
+    fn answer(&self, approved: bool, by: &str) -> bool {
+        let Some(tx) = self.reply.lock().ok().and_then(|mut r| r.take()) else {
+            return false;
+        };
+        if let Ok(mut d) = self.decided.lock() {
+            *d = Some((approved, by.to_string()));
+        }
+        tx.send(Answered {
+            decision: Decision {
+                approved,
+                by: DecidedBy::Key,
+            },
+            decider: Some(by.to_string()),
+        })
+        .is_ok()
+    }
+
+    fn closed(&self) -> bool {
+        self.reply
+            .lock()
+            .map(|r| r.as_ref().is_none_or(|tx| tx.is_closed()))
+            .unwrap_or(true)
+    }
+}
+
+/// One destructive call waiting for a person, as one responder holds it.
+#[derive(Debug)]
+pub struct ConfirmRequest {
+    pub id: u64,
+    pub ask: Ask,
+    pub deadline: Instant,
+    pub timeout: Duration,
+    slot: Arc<Slot>,
+    /// The terminal that answers through this copy, as the audit and the others are told.
+    by: Arc<str>,
+}
+
+impl ConfirmRequest {
+    /// Answer it. An answer after the deadline, or after another terminal decided, is ignored.
+    pub fn answer(self, approved: bool) {
+        self.slot.answer(approved, &self.by);
+    }
+
+    pub fn remaining(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+
+    /// True once the asker has stopped waiting (timeout, cancellation) or another terminal
+    /// decided.
+    pub fn is_abandoned(&self) -> bool {
+        self.slot.closed()
+    }
+
+    /// How and by whom it was decided, when another terminal answered it.
+    pub fn decided_elsewhere(&self) -> Option<(bool, String)> {
+        self.slot
+            .decided
+            .lock()
+            .ok()
+            .and_then(|d| d.clone())
+            .filter(|(_, by)| **by != *self.by)
+    }
+
+    /// A request that mirrors one held by a server elsewhere (an attached control centre):
+    /// the local answer arrives on the returned [`Remote`], and [`Remote::close`] makes this
+    /// copy abandoned when the server says the request went away.
+    pub fn remote(
+        id: u64,
+        ask: Ask,
+        deadline: Instant,
+        timeout: Duration,
+        by: &str,
+    ) -> (ConfirmRequest, Remote) {
+        let (tx, rx) = oneshot::channel();
+        let slot = Arc::new(Slot::new(tx, Arc::new(AtomicBool::new(true))));
+        let req = slot.copy(id, &ask, deadline, timeout, &Arc::from(by));
+        (
+            req,
+            Remote {
+                answer: Mutex::new(Some(rx)),
+                slot,
+            },
+        )
+    }
+}
+
+impl Drop for ConfirmRequest {
+    fn drop(&mut self) {
+        let last = self.slot.holders.fetch_sub(1, Ordering::SeqCst) == 1;
+        if last
+            && !self.slot.keep_unheld.load(Ordering::Relaxed)
+            && let Ok(mut r) = self.slot.reply.lock()
+        {
+            // Nobody holds it any more: the asker hears "dropped" (no) at once.
+            r.take();
+        }
+    }
+}
+
+/// The far side of a [`ConfirmRequest::remote`].
+#[derive(Debug)]
+pub struct Remote {
+    answer: Mutex<Option<oneshot::Receiver<Answered>>>,
+    slot: Arc<Slot>,
+}
+
+impl Remote {
+    /// The local answer, once given; `None` if the request went away first.
+    pub async fn take_answer(&self) -> Option<Answered> {
+        let rx = self.answer.lock().ok()?.take()?;
+        rx.await.ok()
+    }
+
+    /// The server says the request is gone: decided by `decided` (how, by whom) or withdrawn.
+    pub fn close(&self, decided: Option<(bool, String)>) {
+        if let Ok(mut d) = self.slot.decided.lock() {
+            *d = decided;
+        }
+        if let Ok(mut r) = self.slot.reply.lock() {
+            r.take();
+        }
+    }
+}

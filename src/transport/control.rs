@@ -1,0 +1,98 @@
+//! The attach channel's server side: a private Unix socket (`control.sock`, never TCP) beside
+//! the stdio socket in the 0700 runtime directory, through which `spock-tui attach` control
+//! centres follow the calls and answer confirmations. Who may answer is decided here, not by
+//! any screen: the peer must be this user (the socket's peer credentials), must present the
+//! control credential (its own 0600 file; the MCP token does not work), and an approval counts
+//! only after that client acknowledged displaying the request and the arming time has passed
+//! since; an early or unacknowledged approval is refused, audited, and the call keeps waiting.
+//! The messages are in [`proto`]; a session's loop is in [`session`].
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use tokio::net::UnixListener;
+
+use super::Shared;
+use crate::config::paths::{Paths, private_dir};
+
+pub mod proto;
+mod session;
+
+/// `sun_path` is 108 bytes on Linux, including the NUL.
+const SUN_PATH_MAX: usize = 107;
+
+pub fn socket_path(paths: &Paths) -> PathBuf {
+    paths.runtime.join("control.sock")
+}
+
+/// The control credential: like the MCP token, 256 random bits in a 0600 file, but a
+/// different file and a different secret. Never printed in any client configuration.
+pub fn credential_file(paths: &Paths) -> PathBuf {
+    paths.config.join("control-credential")
+}
+
+#[derive(Debug, Clone)]
+pub struct ControlOptions {
+    pub socket: PathBuf,
+    pub credential: String,
+    pub handshake_timeout: Duration,
+    pub write_timeout: Duration,
+}
+
+/// Only this user's processes may attach. (The 0700 directory already keeps others out; this
+/// holds even if the directory's mode is changed.)
+pub fn same_user(peer_uid: u32, own_uid: u32) -> bool {
+    peer_uid == own_uid
+}
+
+pub fn own_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Bind the control socket. A path too long for `sun_path` or an unusable directory means no
+/// attach channel (logged): it never falls back to TCP.
+pub fn bind(socket: &Path) -> std::io::Result<UnixListener> {
+    if socket.as_os_str().len() > SUN_PATH_MAX {
+        return Err(std::io::Error::other(format!(
+            "{} is too long for a Unix socket path; set SPOCK_TUI_HOME or XDG_RUNTIME_DIR shorter",
+            socket.display()
+        )));
+    }
+    if let Some(dir) = socket.parent() {
+        private_dir(dir)?;
+    }
+    let _ = std::fs::remove_file(socket);
+    UnixListener::bind(socket)
+}
+
+/// Accept attach sessions until shutdown; each is its own task.
+pub async fn serve(listener: UnixListener, shared: Shared, opts: ControlOptions) {
+    loop {
+        tokio::select! {
+            _ = shared.shutdown.cancelled() => break,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let (shared, opts) = (shared.clone(), opts.clone());
+                    tokio::spawn(async move { session::run(stream, shared, opts).await });
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "control socket accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+        }
+    }
+    let _ = std::fs::remove_file(&opts.socket);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_same_uid_may_attach() {
+        assert!(same_user(1000, 1000));
+        assert!(!same_user(65534, 0));
+        assert!(!same_user(0, 1000));
+    }
+}

@@ -1,0 +1,123 @@
+//! The guard against the held-out corpora in `tests/guard/`: disguised catastrophic commands
+//! (at least 95% refused before anyone is asked) and ordinary maintenance commands (at most
+//! 1% refused). Prints a table per family and lists every miss, so a regression names itself.
+//!
+//! Run `cargo test --test guard_corpus -- --nocapture` to see the table.
+use std::collections::BTreeMap;
+
+use spock_tui::guard;
+
+#[derive(serde::Deserialize)]
+struct Case {
+    family: String,
+    cmd: String,
+    #[serde(default)]
+    note: String,
+}
+
+fn load(name: &str) -> Vec<Case> {
+    let path = format!("{}/tests/guard/{name}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| serde_json::from_str(l).unwrap_or_else(|e| panic!("{path}:{}: {e}", i + 1)))
+        .collect()
+}
+
+struct Tally {
+    refused: usize,
+    total: usize,
+    per_family: BTreeMap<String, (usize, usize)>,
+    /// Catastrophic commands let through, or ordinary ones refused, with the reason.
+    misses: Vec<String>,
+}
+
+fn tally(cases: &[Case], want_refused: bool) -> Tally {
+    let mut t = Tally {
+        refused: 0,
+        total: cases.len(),
+        per_family: BTreeMap::new(),
+        misses: Vec::new(),
+    };
+    for c in cases {
+        let r = guard::catastrophic(&c.cmd);
+        let e = t.per_family.entry(c.family.clone()).or_default();
+        e.1 += 1;
+        if r.is_some() {
+            t.refused += 1;
+            e.0 += 1;
+        }
+        match (&r, want_refused) {
+            (None, true) => t
+                .misses
+                .push(format!("[{}] {:?} ({})", c.family, c.cmd, c.note)),
+            (Some(r), false) => t.misses.push(format!("[{}] {:?}: {r}", c.family, c.cmd)),
+            _ => {}
+        }
+    }
+    t
+}
+
+fn print(title: &str, t: &Tally) {
+    println!(
+        "\n{title}: {}/{} refused ({:.1}%)",
+        t.refused,
+        t.total,
+        100.0 * t.refused as f64 / t.total.max(1) as f64
+    );
+    println!("| family | refused | total |");
+    println!("|---|---|---|");
+    for (f, (r, n)) in &t.per_family {
+        println!("| {f} | {r} | {n} |");
+    }
+    for m in &t.misses {
+        println!("  miss: {m}");
+    }
+}
+
+#[test]
+fn disguised_catastrophic_commands_are_refused() {
+    let cases = load("catastrophic.jsonl");
+    assert!(cases.len() >= 200, "the corpus has {} cases", cases.len());
+    let t = tally(&cases, true);
+    print("catastrophic", &t);
+    assert!(
+        t.refused * 100 >= t.total * 95,
+        "only {}/{} refused; misses:\n{}",
+        t.refused,
+        t.total,
+        t.misses.join("\n")
+    );
+}
+
+#[test]
+fn ordinary_commands_are_not_refused() {
+    let cases = load("ordinary.jsonl");
+    assert!(cases.len() >= 100, "the corpus has {} cases", cases.len());
+    let t = tally(&cases, false);
+    print("ordinary", &t);
+    assert!(
+        t.refused * 100 <= t.total,
+        "{}/{} refused:\n{}",
+        t.refused,
+        t.total,
+        t.misses.join("\n")
+    );
+}
+
+#[test]
+fn refusals_say_what_could_not_be_read() {
+    let r =
+        guard::catastrophic("X=/sdcard/Download/old; unset X; rm -rf /sdcard/$X").expect("refused");
+    assert!(r.why.contains("`$X`") || r.rule != "cannot-tell", "{r}");
+    let r = guard::catastrophic("read X; rm -rf \"$X\"").expect("refused");
+    assert_eq!(r.rule, "cannot-tell");
+    assert!(r.why.contains("`$X` holds after `read`"), "{r}");
+    assert!(r.why.contains("write it as plain commands"), "{r}");
+    let r = guard::catastrophic("unset D; rm -rf \"$D\"").expect("refused");
+    assert!(
+        r.why.contains("cannot tell what `$D` holds after `unset`"),
+        "{r}"
+    );
+}

@@ -1,0 +1,120 @@
+"""Issue 18 in real terminals: `serve --demo` headless, two `spock-tui attach` control
+centres in two tmux sessions, an MCP client through `relay`. Both show the approval; `y` in
+one approves; the other's modal closes naming the decider; `q` in both detaches and the server
+goes on serving; a further call works."""
+import asyncio
+import shlex
+import shutil
+import uuid
+
+import pytest
+from conftest import EXE, start_instance
+from tmux_harness import Tui, text_of
+
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (CI installs it)"),
+]
+
+MODAL = "Approve a destructive call"
+
+
+class Attached(Tui):
+    """`spock-tui attach` in a tmux session of its own."""
+
+    def __init__(self, home, width=120, height=40):
+        self.home = home
+        self.sock = f"spock-test-{uuid.uuid4().hex[:8]}"
+        self.session = "tui"
+        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {shlex.quote(EXE)} attach; sleep 30"
+        self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), cmd)
+        self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
+
+
+async def test_two_attached_control_centres_first_y_wins_and_q_leaves_the_server_serving(tmp_path):
+    from mcp import Client
+
+    inst = start_instance(tmp_path, "--demo")
+    one = two = None
+    try:
+        one, two = Attached(inst.home), Attached(inst.home)
+        await one.wait_for("attached to spock-tui")
+        await two.wait_for("attached to spock-tui")
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
+            await one.wait_for(MODAL, "android_uninstall_app", "com.example.notes")
+            await two.wait_for(MODAL, "android_uninstall_app", "com.example.notes")
+            await one.approve()
+            r = await asyncio.wait_for(call, 15)
+            assert r.is_error is not True, text_of(r)
+            # The other terminal's modal says who decided, then goes.
+            screen = await two.wait_for("Decided in another terminal", "approved by attach pid")
+            assert "android_uninstall_app" in screen, screen
+            await two.wait_gone("Decided in another terminal")
+            assert MODAL not in two.screen()
+            # Activity in both shows the call.
+            await one.wait_for("android_uninstall_app")
+            one.keys("q")
+            two.keys("q")
+            await one.wait_gone("attached to spock-tui")
+            await two.wait_gone("attached to spock-tui")
+            assert inst.proc.poll() is None, "detaching stopped the server"
+            r = await asyncio.wait_for(c.call_tool("android_list_devices", {}), 15)
+            assert r.is_error is not True, text_of(r)
+    finally:
+        for t in (one, two):
+            if t is not None:
+                t.kill()
+        inst.stop()
+
+
+async def test_attach_says_so_when_there_is_no_server_and_when_it_goes_away(tmp_path):
+    from mcp import Client  # noqa: F401  (the same environment as the other tests)
+
+    home = tmp_path / "home"
+    t = Attached(home)
+    try:
+        await t.wait_for("no spock-tui server to attach to")
+    finally:
+        t.kill()
+    inst = start_instance(tmp_path, "--demo")
+    t = Attached(inst.home)
+    try:
+        await t.wait_for("attached to spock-tui")
+        inst.stop()
+        await t.wait_for("the server went away")
+    finally:
+        t.kill()
+        inst.stop()
+
+
+async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_decider(tmp_path):
+    """`spock-tui --demo` (control centre and server in one process) with a raw attached
+    client: the approval made over the attach channel closes the in-process modal, naming it."""
+    from mcp import Client
+    from tmux_harness import relay, start_tui
+    from test_attach import Raw
+
+    tui = start_tui(tmp_path, "--demo")
+    try:
+        await tui.wait_for("[running]", "demo")
+
+        class Home:
+            home = tui.home
+
+        c = await Raw.open(Home)
+        welcome = await c.hello(Home)
+        assert welcome["type"] == "welcome", welcome
+        async with Client(relay(tui), mode="legacy") as mcp:
+            call = asyncio.create_task(mcp.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
+            await tui.wait_for(MODAL, "com.example.notes")
+            cid = (await c.until("confirm_asked"))["ask"]["call_id"]
+            await c.send(type="displayed", call_id=cid)
+            await asyncio.sleep(0.8)
+            await c.send(type="decide", call_id=cid, approve=False)
+            await tui.wait_for("Decided in another terminal", "denied by " + welcome["you"])
+            r = await asyncio.wait_for(call, 15)
+            assert r.is_error is True and "denied" in text_of(r), text_of(r)
+        c.close()
+    finally:
+        tui.kill()
