@@ -1,0 +1,113 @@
+//! The layers of the workspace (ARCHITECTURE.md) are kept by the manifests: a crate cannot use
+//! what its `[dependencies]` do not name. These checks fail when someone names it: a terminal or
+//! HTTP server crate in `spock-core`, rmcp's transports in the core, or anything of ours in
+//! `spock-sim`.
+use toml::Table;
+
+fn manifest(rel: &str) -> Table {
+    let path = spock_tui::testdata::repo_root().join(rel);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.parse()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn deps<'a>(m: &'a Table, section: &str) -> Vec<&'a str> {
+    m.get(section)
+        .and_then(|d| d.as_table())
+        .map(|t| t.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// `rmcp`'s features as the workspace declares them plus what a member adds.
+fn rmcp_features(root: &Table, member: &Table) -> Vec<String> {
+    let list = |v: Option<&toml::Value>| -> Vec<String> {
+        v.and_then(|v| v.get("features"))
+            .and_then(|f| f.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let ws = root
+        .get("workspace")
+        .and_then(|w| w.get("dependencies"))
+        .and_then(|d| d.get("rmcp"));
+    let own = member.get("dependencies").and_then(|d| d.get("rmcp"));
+    let mut all = list(ws);
+    all.extend(list(own));
+    all
+}
+
+#[test]
+fn the_core_names_no_terminal_and_no_http_server() {
+    let core = manifest("crates/spock-core/Cargo.toml");
+    let names = deps(&core, "dependencies");
+    assert!(names.contains(&"rmcp"), "{names:?}");
+    for banned in [
+        "ratatui",
+        "ratatui-textarea",
+        "crossterm",
+        "axum",
+        "hyper",
+        "hyper-util",
+        "tower",
+        "spock-tui",
+    ] {
+        assert!(
+            !names.contains(&banned),
+            "spock-core depends on {banned}: that belongs to the spock-tui package"
+        );
+    }
+    let features = rmcp_features(&manifest("Cargo.toml"), &core);
+    assert!(features.iter().any(|f| f == "server"), "{features:?}");
+    for f in &features {
+        assert!(
+            !f.starts_with("transport-"),
+            "spock-core takes rmcp's {f}: the transports are the spock-tui package's"
+        );
+    }
+}
+
+#[test]
+fn the_sim_imports_nothing_of_ours() {
+    let sim = manifest("crates/spock-sim/Cargo.toml");
+    for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        for name in deps(&sim, section) {
+            assert!(
+                !name.starts_with("spock-"),
+                "spock-sim's {section} name {name}: the virtual device stands alone"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_package_is_a_workspace_member() {
+    let root = manifest("Cargo.toml");
+    let members: Vec<&str> = root["workspace"]["members"]
+        .as_array()
+        .expect("workspace.members")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    let dir = spock_tui::testdata::repo_root().join("crates");
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        if entry.path().join("Cargo.toml").is_file() {
+            let name = format!("crates/{}", entry.file_name().to_string_lossy());
+            assert!(
+                members.contains(&name.as_str()),
+                "{name} is not in {members:?}"
+            );
+        }
+    }
+    // `cargo test` at the root runs them all: the default members are every member.
+    let defaults: Vec<&str> = root["workspace"]["default-members"]
+        .as_array()
+        .expect("workspace.default-members")
+        .iter()
+        .filter_map(|v| v.as_str())
+        .collect();
+    assert_eq!(defaults, members);
+}
