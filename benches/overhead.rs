@@ -2,11 +2,12 @@
 //! audit, events, parsing) against the raw adb round trips of the same device commands, both
 //! against the same virtual device behind the in-process adb-server front door.
 //! Overhead = tool − raw. Run: `cargo bench --bench overhead`.
+#[path = "../tests/support/virtual_core.rs"]
+mod virtual_core;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use spock_tui::app;
 use spock_tui::config::Config;
 use spock_tui::mcp::events::Transport;
 use spock_tui::mcp::server::{Origin, call};
@@ -21,7 +22,7 @@ fn bench(c: &mut Criterion) {
         .expect("runtime");
     let tmp = tempfile::tempdir().expect("tmp");
     let (core, _sim) = rt
-        .block_on(app::core_on_virtual_device(
+        .block_on(virtual_core::core_on_virtual_device(
             tmp.path(),
             Config::default_config(),
             false,

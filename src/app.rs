@@ -235,34 +235,6 @@ pub async fn assemble(
     Ok((core, demo))
 }
 
-/// A core wired to `device` behind an in-process adb-server front door, with everything under
-/// `home`: what the in-process tests and benchmarks run against.
-pub async fn core_on_virtual_device(
-    home: &std::path::Path,
-    config: Config,
-    allow_all: bool,
-    device: crate::sim::device::SimDevice,
-) -> anyhow::Result<(Arc<Core>, crate::sim::cli::SimHandle)> {
-    let sim = crate::sim::cli::start(crate::sim::cli::SimOptions::adb_server_only(vec![
-        Arc::new(device),
-    ]))
-    .await?;
-    let addr = sim
-        .adb_server
-        .context("the adb server front door did not bind")?;
-    let core = build_core(Options {
-        paths: Paths::under(home),
-        config,
-        allow_all,
-        logs: LogBuffer::new(1000),
-        adb: vec![AdbEndpoint::new(addr.ip().to_string(), addr.port())],
-        projects: vec![],
-        autostart_adb: false,
-        adb_explicit: true,
-    })?;
-    Ok((core, sim))
-}
-
 /// Where to listen, resolved from config and flags.
 #[derive(Debug, Clone)]
 pub struct Listen {

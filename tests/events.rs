@@ -1,11 +1,13 @@
 //! Device arrivals and departures reach the core's event channel (what the control centre and
 //! any other consumer listen to), from the adb server's `host:track-devices`; so does a token
 //! rotated on disk.
+#[path = "support/virtual_core.rs"]
+mod virtual_core;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use spock_tui::app::{self, Listen, Server};
+use spock_tui::app::{Listen, Server};
 use spock_tui::config::Config;
 use spock_tui::config::token::TokenStore;
 use spock_tui::device::{DeviceEvent, DeviceState};
@@ -18,9 +20,10 @@ async fn device_going_offline_and_back_is_published() {
     let tmp = tempfile::tempdir().unwrap();
     let dev = SimDevice::demo();
     let serial = dev.serial();
-    let (core, sim) = app::core_on_virtual_device(tmp.path(), Config::default_config(), false, dev)
-        .await
-        .unwrap();
+    let (core, sim) =
+        virtual_core::core_on_virtual_device(tmp.path(), Config::default_config(), false, dev)
+            .await
+            .unwrap();
     let mut events = core.subscribe();
     let listen = Listen {
         http: "127.0.0.1:0".parse().unwrap(),
@@ -50,7 +53,7 @@ async fn device_going_offline_and_back_is_published() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rotated_token_reaches_the_descriptor_and_the_control_centre_at_once() {
     let tmp = tempfile::tempdir().unwrap();
-    let (core, _sim) = app::core_on_virtual_device(
+    let (core, _sim) = virtual_core::core_on_virtual_device(
         tmp.path(),
         Config::default_config(),
         false,

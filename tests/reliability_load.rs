@@ -3,12 +3,13 @@
 //! that denies every confirmation. Not one may succeed, every one must have been asked, and
 //! the device must be unchanged. `SPOCK_LOAD_CALLS=N` for a bigger run (default 2,000 over
 //! 64 tasks).
+#[path = "support/virtual_core.rs"]
+mod virtual_core;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use spock_tui::app::{self};
 use spock_tui::config::Config;
 use spock_tui::mcp::events::{ClientId, DecidedBy, Outcome, Transport};
 use spock_tui::mcp::server::{Origin, call};
@@ -48,10 +49,14 @@ async fn thousands_of_concurrent_destructive_calls_with_a_denying_responder_neve
     let dev = SimDevice::demo();
     let tmp = tempfile::tempdir().expect("tmp");
     // Switches lifted (allow-all): only the confirmation stands between call and device.
-    let (core, _sim) =
-        app::core_on_virtual_device(tmp.path(), Config::default_config(), true, dev.clone())
-            .await
-            .expect("core");
+    let (core, _sim) = virtual_core::core_on_virtual_device(
+        tmp.path(),
+        Config::default_config(),
+        true,
+        dev.clone(),
+    )
+    .await
+    .expect("core");
     assert!(dev.is_installed("com.example.notes"));
     let before = dev.with_state(|s| format!("{:?}", s.installed));
 

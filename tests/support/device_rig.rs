@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 use std::sync::Arc;
 
-use spock_tui::app;
+#[path = "virtual_core.rs"]
+mod virtual_core;
 use spock_tui::config::Config;
 use spock_tui::mcp::Core;
 use spock_tui::mcp::events::Transport;
@@ -21,9 +22,10 @@ pub struct Rig {
 pub async fn rig_with(allow_all: bool, config: Config) -> Rig {
     let dev = SimDevice::demo();
     let tmp = tempfile::tempdir().expect("tmp");
-    let (core, sim) = app::core_on_virtual_device(tmp.path(), config, allow_all, dev.clone())
-        .await
-        .expect("core");
+    let (core, sim) =
+        virtual_core::core_on_virtual_device(tmp.path(), config, allow_all, dev.clone())
+            .await
+            .expect("core");
     Rig {
         core,
         dev,
