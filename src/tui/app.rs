@@ -47,7 +47,11 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     rt.block_on(async move {
         let (core, demo) = wiring::assemble(paths, config, logs, &args).await?;
         let source = Box::new(super::history::AuditSource(core.audit.clone()));
-        let result = run_loop(core.clone(), tokens, listen, args, source).await;
+        let opts = LoopOptions {
+            port_fixed: args.port.is_some(),
+            demo: args.demo,
+        };
+        let result = run_loop(core.clone(), tokens, listen, opts, source).await;
         if let Err(e) = core.audit.flush().await {
             tracing::error!(error = %e, "the audit trail could not be flushed");
         }
@@ -257,7 +261,7 @@ fn spawn_controller(
     core: Arc<Core>,
     tokens: TokenStore,
     listen: Listen,
-    args: RunArgs,
+    opts: LoopOptions,
     tx: mpsc::UnboundedSender<Event>,
 ) -> (
     mpsc::UnboundedSender<ServerCtl>,
@@ -280,7 +284,7 @@ fn spawn_controller(
                 // fixed it). The address was checked, and warned about, before the terminal
                 // was taken over; nothing here may print.
                 let mut listen = listen.clone();
-                if args.port.is_none() {
+                if !opts.port_fixed {
                     listen.http.set_port(core.config().server.port);
                 }
                 let started = Server::start(core.clone(), tokens.clone(), &listen).await;
@@ -304,12 +308,21 @@ fn spawn_controller(
     (ctl_tx, handle)
 }
 
+/// What the loop needs of the command line (the rest of `RunArgs` stays with the wiring).
+#[derive(Debug, Clone, Copy)]
+pub struct LoopOptions {
+    /// `--port` fixed the port: a port changed in Settings does not move the server.
+    pub port_fixed: bool,
+    /// `--demo`: the virtual device is the only device.
+    pub demo: bool,
+}
+
 /// The control centre's loop. `source` preloads History (the audit store, once it lands).
 pub async fn run_loop(
     core: Arc<Core>,
     tokens: TokenStore,
     listen: Listen,
-    args: RunArgs,
+    opts: LoopOptions,
     source: Box<dyn HistorySource>,
 ) -> anyhow::Result<()> {
     let guard = TerminalGuard::enter()?;
@@ -320,13 +333,8 @@ pub async fn run_loop(
     spawn_input(tx.clone(), stop_input.clone());
     spawn_forwarders(&core, &tx);
     let batch_link = BatchLink::spawn(&core, &tx);
-    let (ctl, controller) = spawn_controller(
-        core.clone(),
-        tokens.clone(),
-        listen,
-        args.clone(),
-        tx.clone(),
-    );
+    let (ctl, controller) =
+        spawn_controller(core.clone(), tokens.clone(), listen, opts, tx.clone());
     let _ = ctl.send(ServerCtl::Start);
 
     let mut state = State::with_source(
@@ -334,7 +342,7 @@ pub async fn run_loop(
         CoreView::read(&core, tokens.token()),
         source.as_ref(),
     );
-    state.demo = args.demo;
+    state.demo = opts.demo;
     // https://no-color.org: present and not empty.
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
