@@ -403,15 +403,12 @@ pub async fn run_loop(
             }
         }
         for fx in effects {
-            let results = perform(
-                fx,
-                &core,
-                &tokens,
-                &ctl,
-                &batch_link,
-                &mut terminal,
-                in_tmux,
-            );
+            let links = Links {
+                tx: &tx,
+                ctl: &ctl,
+                batch: &batch_link,
+            };
+            let results = perform(fx, &core, &tokens, &links, &mut terminal, in_tmux);
             for ev in results {
                 state.update(ev);
             }
@@ -436,28 +433,48 @@ pub async fn run_loop(
     }
 }
 
+/// Work an effect does off the event loop (file writes); what it returns comes back as events.
+type OffLoop = Box<dyn FnOnce(&Core, &TokenStore) -> Vec<Event> + Send>;
+
+/// Where an effect's work goes besides the core: the loop's own events (results of work done
+/// off the loop), the server controller, the batch link.
+struct Links<'a> {
+    tx: &'a mpsc::UnboundedSender<Event>,
+    ctl: &'a mpsc::UnboundedSender<ServerCtl>,
+    batch: &'a BatchLink,
+}
+
 /// Carry out one effect; its results (a fresh view, a line for the person) come back as events.
 fn perform<W: std::io::Write>(
     fx: Effect,
     core: &Arc<Core>,
     tokens: &TokenStore,
-    ctl: &mpsc::UnboundedSender<ServerCtl>,
-    batch: &BatchLink,
+    links: &Links<'_>,
     terminal: &mut Terminal<CrosstermBackend<W>>,
     in_tmux: bool,
 ) -> Vec<Event> {
     let notice = |s: String| vec![Event::Notice(s)];
     let resync = || Event::Sync(CoreView::read(core, tokens.token()));
-    let file = crate::config::config_file(&core.paths);
-    let saved = |what: String| {
+    // File writes run off the event loop; their results come back as events.
+    let off_loop = |work: OffLoop| {
+        let (core, tokens, tx) = (core.clone(), tokens.clone(), links.tx.clone());
+        tokio::task::spawn_blocking(move || {
+            for ev in work(&core, &tokens) {
+                let _ = tx.send(ev);
+            }
+        });
+        Vec::new()
+    };
+    fn saved(core: &Core, tokens: &TokenStore, what: String) -> Vec<Event> {
+        let file = crate::config::config_file(&core.paths);
         vec![
-            resync(),
+            Event::Sync(CoreView::read(core, tokens.token())),
             Event::Notice(format!("saved {what} to {}", file.display())),
         ]
-    };
+    }
     match fx {
         Effect::Server(c) => {
-            let _ = ctl.send(c);
+            let _ = links.ctl.send(c);
             Vec::new()
         }
         Effect::Copy { what, text } => {
@@ -470,7 +487,7 @@ fn perform<W: std::io::Write>(
                 Ok(()) => format!(
                     "sent {what} to the terminal's clipboard (OSC 52; works where the terminal allows it{}); it is also on screen",
                     if in_tmux {
-                        ", and tmux has allow-passthrough on"
+                        ", and tmux has set-clipboard on"
                     } else {
                         ""
                     }
@@ -507,12 +524,17 @@ fn perform<W: std::io::Write>(
                     "read-only tools only".to_string()
                 }
             };
-            match core.save_access() {
-                Ok(()) => saved(what),
-                Err(e) => notice(format!("access changed but not saved: {e}")),
-            }
+            // In force at once; written to the file off the loop.
+            let mut out = vec![resync()];
+            out.extend(off_loop(Box::new(move |core, tokens| {
+                match core.save_access() {
+                    Ok(()) => saved(core, tokens, what),
+                    Err(e) => vec![Event::Notice(format!("access changed but not saved: {e}"))],
+                }
+            })));
+            out
         }
-        Effect::Setting(field, value) => {
+        Effect::Setting(field, value) => off_loop(Box::new(move |core, tokens| {
             let r = core.update_config(|c| match field {
                 SettingField::HistorySize => c.history.size = value as usize,
                 SettingField::ConfirmTimeout => c.safety.confirm_timeout_secs = value,
@@ -520,16 +542,17 @@ fn perform<W: std::io::Write>(
             });
             match r {
                 Ok(_) if field == SettingField::Port => vec![
-                    resync(),
+                    Event::Sync(CoreView::read(core, tokens.token())),
                     Event::Notice(format!(
                         "port {value} saved; it applies when the server restarts (R)"
                     )),
                 ],
-                Ok(_) => saved(format!("{} = {value}", field.label())),
-                Err(e) => notice(format!("not saved: {e}")),
+                Ok(_) => saved(core, tokens, format!("{} = {value}", field.label())),
+                Err(e) => vec![Event::Notice(format!("not saved: {e}"))],
             }
-        }
-        Effect::SaveImages { stem, images } => {
+        })),
+        Effect::SaveImages { stem, images } => off_loop(Box::new(move |core, _| {
+            let notice = |s: String| vec![Event::Notice(s)];
             let dir = core.paths.data.join("images");
             if let Err(e) = crate::config::paths::private_dir(&dir) {
                 return notice(format!("cannot create {}: {e}", dir.display()));
@@ -553,9 +576,9 @@ fn perform<W: std::io::Write>(
                 }
             }
             notice(format!("saved {}", saved.join(", ")))
-        }
+        })),
         Effect::Batch(cmd) => {
-            batch.perform(cmd);
+            links.batch.perform(cmd);
             Vec::new()
         }
         Effect::BreakLease { id, device } => {
