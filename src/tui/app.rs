@@ -128,12 +128,13 @@ pub(super) fn spawn_input(tx: mpsc::UnboundedSender<Event>, stop: Arc<AtomicBool
                 // Stamped as read, so a key typed before a confirmation was drawn cannot answer it.
                 Ok(crossterm::event::Event::Key(k)) => {
                     let at = tokio::time::Instant::now();
-                    let mut keys = esc_then_key(k).into_iter();
-                    let last = keys.next_back().expect("at least the key itself");
-                    if keys.any(|k| tx.send(Event::KeyAt(k, at)).is_err()) {
+                    if esc_then_key(k)
+                        .into_iter()
+                        .any(|k| tx.send(Event::KeyAt(k, at)).is_err())
+                    {
                         break;
                     }
-                    Event::KeyAt(last, at)
+                    continue;
                 }
                 Ok(crossterm::event::Event::Mouse(m)) if m.kind != MouseEventKind::Moved => {
                     Event::Mouse(m)

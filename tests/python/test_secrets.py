@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 from conftest import ROOT, RealAdb, call, have_adb, start_instance
+from leak_attacks import png_pixels
 from mcp import Client
 
 pytestmark = pytest.mark.anyio
@@ -173,44 +174,6 @@ async def test_text_typed_into_a_password_field_is_recorded_as_password(tmp_path
     assert len(typed) == 2 and all(t["arguments"]["text"] == "«password»" for t in typed), typed
     runs = list((inst.home / "data").rglob("run.json"))
     assert runs and "s3cretpw" not in runs[0].read_text()
-
-
-def png_pixels(data):
-    """A minimal PNG decoder (8-bit RGB/RGBA, non-interlaced): (width, height, rows of bytes, bpp)."""
-    import struct
-    import zlib
-
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat, w = 8, b"", 0
-    while pos < len(data):
-        (n,) = struct.unpack(">I", data[pos:pos + 4])
-        kind, body = data[pos + 4:pos + 8], data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, color = struct.unpack(">IIBB", body[:10])
-            assert depth == 8 and color in (2, 6), (depth, color)
-            bpp = 3 if color == 2 else 4
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line)
-        prev = line
-    return w, h, rows, bpp
 
 
 async def test_screenshot_blacks_out_what_the_tree_hides(tmp_path):
