@@ -6,7 +6,11 @@ runs `spock-tui audit verify`. FLOOD_CONFIG is written as the instance's config.
 """
 import json, os, subprocess, sys, tempfile, time, pathlib, glob
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-EXE = os.environ.get("SPOCK_TUI_BIN", str(ROOT / "target" / "debug" / "spock-tui"))
+# The binary cargo built: $SPOCK_TUI_BIN, else the debug build in $CARGO_TARGET_DIR or target/.
+EXE = os.environ.get(
+    "SPOCK_TUI_BIN",
+    str(pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "debug" / "spock-tui"),
+)
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 20050
 home = pathlib.Path(tempfile.mkdtemp()) / "home"
 (home / "config").mkdir(parents=True, exist_ok=True)

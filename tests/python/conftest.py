@@ -12,7 +12,11 @@ import time
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-EXE = os.environ.get("SPOCK_TUI_BIN", str(ROOT / "target" / "debug" / "spock-tui"))
+# The binary cargo built: $SPOCK_TUI_BIN, else the debug build in $CARGO_TARGET_DIR or target/.
+EXE = os.environ.get(
+    "SPOCK_TUI_BIN",
+    str(pathlib.Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target") / "debug" / "spock-tui"),
+)
 
 
 @pytest.fixture
