@@ -66,7 +66,9 @@ pub struct Core {
     /// Running against the built-in virtual device.
     pub demo: bool,
     /// Batch tasks, runs and recording.
-    pub batch: crate::batch::Batch,
+    pub batch: std::sync::Arc<crate::batch::Batch>,
+    /// Told of every finished call after its audit record (the batch recorder is one).
+    observers: Vec<std::sync::Arc<dyn super::observe::CallObserver>>,
     /// Devices leased by clients (`android_lease_device`).
     pub leases: super::lease::Leases,
     /// Screen recordings running now (`android_start_screen_recording`).
@@ -107,6 +109,7 @@ impl Core {
         let where_ = crate::config::config_file(&parts.paths)
             .display()
             .to_string();
+        let batch = std::sync::Arc::new(parts.batch);
         Core {
             access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
             confirmer: {
@@ -130,7 +133,8 @@ impl Core {
             audit: parts.audit,
             redactor: parts.redactor,
             demo: parts.demo,
-            batch: parts.batch,
+            observers: vec![batch.clone()],
+            batch,
             leases: Default::default(),
             recordings: Default::default(),
             events,
@@ -152,6 +156,10 @@ impl Core {
         while self.answering.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    pub fn observers(&self) -> &[std::sync::Arc<dyn super::observe::CallObserver>] {
+        &self.observers
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
