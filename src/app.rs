@@ -1,6 +1,7 @@
-//! Wiring: logging, the core, and the server (both transports) started and stopped as one.
+//! Wiring: logging, the core, and the server (both transports) started and stopped as one by
+//! its controller (`controller`), with the attach channel beside it ([`ControlChannel`]).
 //! Used by `serve` and by the control centre, which can stop and restart the server while
-//! the core (history, access, clients) lives on.
+//! the core (history, access, clients) and the attached control centres live on.
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +23,10 @@ use crate::project::Projects;
 use crate::transport::http::HttpOptions;
 use crate::transport::socket::{Listener, SocketOptions};
 use crate::transport::{Shared, control, http, socket};
+
+mod controller;
+
+pub use controller::{ServerCtl, ServerHandle, ServerStatus, spawn_controller};
 
 /// How many daily log files are kept.
 pub const LOG_DAYS: usize = 7;
@@ -366,6 +371,43 @@ fn start_control(
     ))
 }
 
+/// The attach channel (a private Unix socket or nothing, never TCP), started before the server
+/// so whoever sees the server running can attach, and kept up while the MCP transports are
+/// stopped and restarted: attached control centres keep their connection.
+pub struct ControlChannel {
+    shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl ControlChannel {
+    /// `None` (logged) when the socket cannot be bound: then nobody can attach.
+    pub fn start(core: &Arc<Core>, tokens: TokenStore, server: ServerHandle) -> Option<Self> {
+        let cfg = core.config();
+        match start_control(core, &cfg) {
+            Ok((listener, opts)) => {
+                let shared = Shared {
+                    core: core.clone(),
+                    tokens,
+                    shutdown: CancellationToken::new(),
+                };
+                let shutdown = shared.shutdown.clone();
+                let task = tokio::spawn(control::serve(listener, shared, opts, server));
+                Some(ControlChannel { shutdown, task })
+            }
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect");
+                None
+            }
+        }
+    }
+
+    /// Say goodbye to every attached control centre and close the socket.
+    pub async fn stop(self) {
+        self.shutdown.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(3), self.task).await;
+    }
+}
+
 /// A running server: both transports, stopped together.
 pub struct Server {
     pub shared: Shared,
@@ -408,17 +450,6 @@ impl Server {
                     tracing::error!(error = %e, "HTTP transport stopped");
                 }
             });
-        }
-        // The attach channel: a private Unix socket or nothing (never TCP); up before the
-        // descriptor is written, so whoever sees the server running can attach.
-        match start_control(&core, &cfg) {
-            Ok((listener, opts)) => {
-                let s = shared.clone();
-                tasks.spawn(async move { control::serve(listener, s, opts).await });
-            }
-            Err(e) => {
-                tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect")
-            }
         }
         let sock = Listener::bind(&core.paths.socket_path())
             .await
@@ -475,24 +506,26 @@ impl Server {
         tracing::info!("server stopped");
     }
 
-    pub fn endpoints_text(&self) -> String {
-        let e = self.shared.core.endpoints();
-        let mut s = String::new();
-        if let Some(h) = e.http {
-            s.push_str(&format!("HTTP  {h}\n"));
-        }
-        if let Some(h) = e.sse {
-            s.push_str(&format!("SSE   {h}\n"));
-        }
-        if let Some(h) = e.stdio {
-            s.push_str(&format!(
-                "stdio {h} (via `spock-tui relay {}`)\n",
-                self.shared.core.paths.endpoint_file().display()
-            ));
-        }
-        if let Some(n) = e.http_note {
-            s.push_str(&format!("note  {n}\n"));
-        }
-        s
+}
+
+/// The endpoints as `serve` prints them.
+pub fn endpoints_text(core: &Core) -> String {
+    let e = core.endpoints();
+    let mut s = String::new();
+    if let Some(h) = e.http {
+        s.push_str(&format!("HTTP  {h}\n"));
     }
+    if let Some(h) = e.sse {
+        s.push_str(&format!("SSE   {h}\n"));
+    }
+    if let Some(h) = e.stdio {
+        s.push_str(&format!(
+            "stdio {h} (via `spock-tui relay {}`)\n",
+            core.paths.endpoint_file().display()
+        ));
+    }
+    if let Some(n) = e.http_note {
+        s.push_str(&format!("note  {n}\n"));
+    }
+    s
 }

@@ -1,8 +1,9 @@
 //! The loop and its plumbing: the terminal (raw mode, alternate screen, mouse; restored on
 //! every exit path and from the panic hook), the tasks that turn terminal input, server
 //! events, confirmation and navigation requests and signals into [`Event`]s (batch snapshots
-//! come from `batch_io`), the server controller that starts and stops both transports, and
-//! the effects `update()` asks for.
+//! come from `batch_io`), the server's controller (`app::spawn_controller`, shared with
+//! `serve`) with the attach channel beside it, and the effects `update()` asks for (what they
+//! do to the core is `transport::control::commands`, shared with attached control centres).
 use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,7 +16,7 @@ use crossterm::terminal::{
 };
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::{broadcast, mpsc, watch};
 
 use super::batch_io::BatchLink;
 use super::event::{CoreView, Event, ServerStatus};
@@ -23,12 +24,12 @@ use super::history::HistorySource;
 use super::osc;
 use super::state::State;
 use super::ui;
-use super::update::{AccessChange, Effect, ServerCtl};
-use crate::app::{self as wiring, Listen, Server};
+use super::update::{Effect, ServerCtl};
+use crate::app::{self as wiring, Listen, ServerHandle};
 use crate::cli::RunArgs;
 use crate::config::token::TokenStore;
 use crate::mcp::Core;
-use crate::tui::state::SettingField;
+use crate::transport::control::commands;
 
 /// `spock-tui` without a subcommand: the control centre, serving both transports.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -257,56 +258,16 @@ fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
     });
 }
 
-/// Owns the running server; started, stopped and restarted on command, reporting each step.
-fn spawn_controller(
-    core: Arc<Core>,
-    tokens: TokenStore,
-    listen: Listen,
-    opts: LoopOptions,
-    tx: mpsc::UnboundedSender<Event>,
-) -> (
-    mpsc::UnboundedSender<ServerCtl>,
-    tokio::task::JoinHandle<()>,
-) {
-    let (ctl_tx, mut ctl) = mpsc::unbounded_channel::<ServerCtl>();
-    let handle = tokio::spawn(async move {
-        let mut server: Option<Server> = None;
-        while let Some(cmd) = ctl.recv().await {
-            if matches!(cmd, ServerCtl::Stop | ServerCtl::Restart)
-                && let Some(s) = server.take()
-            {
-                let _ = tx.send(Event::ServerStatus(ServerStatus::Stopping));
-                s.stop().await;
-                let _ = tx.send(Event::ServerStatus(ServerStatus::Stopped));
+/// The controller's status as the loop's events.
+fn spawn_status(mut status: watch::Receiver<ServerStatus>, tx: mpsc::UnboundedSender<Event>) {
+    tokio::spawn(async move {
+        while status.changed().await.is_ok() {
+            let s = status.borrow_and_update().clone();
+            if tx.send(Event::ServerStatus(s)).is_err() {
+                break;
             }
-            if matches!(cmd, ServerCtl::Start | ServerCtl::Restart) && server.is_none() {
-                let _ = tx.send(Event::ServerStatus(ServerStatus::Starting));
-                // The port may have changed in Settings since the last start (unless --port
-                // fixed it). The address was checked, and warned about, before the terminal
-                // was taken over; nothing here may print.
-                let mut listen = listen.clone();
-                if !opts.port_fixed {
-                    listen.http.set_port(core.config().server.port);
-                }
-                let started = Server::start(core.clone(), tokens.clone(), &listen).await;
-                let status = match started {
-                    Ok(s) => {
-                        server = Some(s);
-                        ServerStatus::Running
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %format!("{e:#}"), "server did not start");
-                        ServerStatus::Failed(format!("{e:#}"))
-                    }
-                };
-                let _ = tx.send(Event::ServerStatus(status));
-            }
-        }
-        if let Some(s) = server.take() {
-            s.stop().await;
         }
     });
-    (ctl_tx, handle)
 }
 
 /// What the loop needs of the command line (the rest of `RunArgs` stays with the wiring).
@@ -334,9 +295,18 @@ pub async fn run_loop(
     spawn_input(tx.clone(), stop_input.clone());
     spawn_forwarders(&core, &tx);
     let batch_link = BatchLink::spawn(&core, &tx);
-    let (ctl, controller) =
-        spawn_controller(core.clone(), tokens.clone(), listen, opts, tx.clone());
-    let _ = ctl.send(ServerCtl::Start);
+    // The same controller `serve` has; the attach channel beside it lets other terminals
+    // attach to this one, and stays up while the transports restart.
+    let (ctl, controller) = wiring::spawn_controller(
+        core.clone(),
+        tokens.clone(),
+        listen,
+        opts.port_fixed,
+        None,
+    );
+    spawn_status(ctl.status(), tx.clone());
+    let channel = wiring::ControlChannel::start(&core, tokens.clone(), ctl.clone());
+    ctl.send(ServerCtl::Start);
 
     let mut state = State::with_source(
         &core.registry,
@@ -424,7 +394,10 @@ pub async fn run_loop(
     }
     // Pending confirmations are dropped: their askers get the default denial.
     state.confirms.clear();
-    drop(ctl);
+    if let Some(c) = channel {
+        c.stop().await;
+    }
+    ctl.quit();
     let _ = tokio::time::timeout(Duration::from_secs(6), controller).await;
     drop(terminal);
     drop(guard);
@@ -441,7 +414,7 @@ type OffLoop = Box<dyn FnOnce(&Core, &TokenStore) -> Vec<Event> + Send>;
 /// off the loop), the server controller, the batch link.
 struct Links<'a> {
     tx: &'a mpsc::UnboundedSender<Event>,
-    ctl: &'a mpsc::UnboundedSender<ServerCtl>,
+    ctl: &'a ServerHandle,
     batch: &'a BatchLink,
 }
 
@@ -466,16 +439,19 @@ fn perform<W: std::io::Write>(
         });
         Vec::new()
     };
-    fn saved(core: &Core, tokens: &TokenStore, what: String) -> Vec<Event> {
-        let file = crate::config::config_file(&core.paths);
-        vec![
-            Event::Sync(CoreView::read(core, tokens.token())),
-            Event::Notice(format!("saved {what} to {}", file.display())),
-        ]
+    /// A command's result, with a fresh view when it worked.
+    fn synced(core: &Core, tokens: &TokenStore, r: Result<String, String>) -> Vec<Event> {
+        match r {
+            Ok(line) => vec![
+                Event::Sync(CoreView::read(core, tokens.token())),
+                Event::Notice(line),
+            ],
+            Err(e) => vec![Event::Notice(e)],
+        }
     }
     match fx {
         Effect::Server(c) => {
-            let _ = links.ctl.send(c);
+            links.ctl.send(c);
             Vec::new()
         }
         Effect::Copy { what, text } => {
@@ -503,94 +479,38 @@ fn perform<W: std::io::Write>(
                 .and_then(|_| out.flush());
             Vec::new()
         }
-        Effect::Access(change) => {
-            let onoff = |on: bool| if on { "on" } else { "off" };
-            let what = match &change {
-                AccessChange::SetEnabled { tool, on } => {
-                    if let Some(t) = core.registry.get(tool) {
-                        core.access.set_enabled(t, *on);
-                    }
-                    format!("{tool} {}", onoff(*on))
-                }
-                AccessChange::SetGroup { group, on } => {
-                    core.access.set_group(*group, *on);
-                    format!("host group {} {}", group.key(), onoff(*on))
-                }
-                AccessChange::EnableAll => {
-                    core.access.enable_all();
-                    "every tool and host group on".to_string()
-                }
-                AccessChange::ReadOnlyOnly => {
-                    core.access.read_only_only(&core.registry);
-                    "read-only tools only".to_string()
-                }
-            };
-            // In force at once; written to the file off the loop.
-            let mut out = vec![resync()];
-            out.extend(off_loop(Box::new(move |core, tokens| {
-                match core.save_access() {
-                    Ok(()) => saved(core, tokens, what),
-                    Err(e) => vec![Event::Notice(format!("access changed but not saved: {e}"))],
-                }
-            })));
-            out
-        }
-        Effect::Setting(field, value) => off_loop(Box::new(move |core, tokens| {
-            let r = core.update_config(|c| match field {
-                SettingField::HistorySize => c.history.size = value as usize,
-                SettingField::ConfirmTimeout => c.safety.confirm_timeout_secs = value,
-                SettingField::Port => c.server.port = value as u16,
-            });
-            match r {
-                Ok(_) if field == SettingField::Port => vec![
-                    Event::Sync(CoreView::read(core, tokens.token())),
-                    Event::Notice(format!(
-                        "port {value} saved; it applies when the server restarts (R)"
-                    )),
-                ],
-                Ok(_) => saved(core, tokens, format!("{} = {value}", field.label())),
-                Err(e) => vec![Event::Notice(format!("not saved: {e}"))],
+        Effect::Access(change) => match commands::access(core, &change) {
+            Ok(what) => {
+                // In force at once; written to the file off the loop.
+                let mut out = vec![resync()];
+                out.extend(off_loop(Box::new(move |core, tokens| {
+                    let r = commands::save_access(core, &what);
+                    synced(core, tokens, r)
+                })));
+                out
             }
+            Err(e) => notice(e),
+        },
+        Effect::Setting(field, value) => off_loop(Box::new(move |core, tokens| {
+            synced(core, tokens, commands::setting(core, field, value))
         })),
         Effect::SaveImages { stem, images } => off_loop(Box::new(move |core, _| {
-            let notice = |s: String| vec![Event::Notice(s)];
-            let dir = core.paths.data.join("images");
-            if let Err(e) = crate::config::paths::private_dir(&dir) {
-                return notice(format!("cannot create {}: {e}", dir.display()));
-            }
-            let mut saved = Vec::new();
-            for (i, img) in images.iter().enumerate() {
-                let safe: String = stem
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
-                let path = dir.join(format!("{safe}-{}.{}", i + 1, img.extension()));
-                match crate::config::paths::write_atomic(&path, &img.bytes) {
-                    Ok(()) => saved.push(path.display().to_string()),
-                    Err(e) => return notice(format!("cannot write {}: {e}", path.display())),
-                }
-            }
-            notice(format!("saved {}", saved.join(", ")))
+            vec![Event::Notice(super::images::save(
+                &core.paths.data.join("images"),
+                &stem,
+                &images,
+            ))]
         })),
         Effect::Batch(cmd) => {
             links.batch.perform(cmd);
             Vec::new()
         }
-        Effect::BreakLease { id, device } => {
-            notice(match crate::mcp::lease::break_lease(core, &device, id) {
-                Some(l) => format!(
-                    "broke the lease on {device} held by {}",
-                    l.holder.describe()
-                ),
-                None => format!("the lease on {device} had already ended"),
-            })
-        }
+        Effect::BreakLease { id, device } => notice(commands::break_lease(
+            core,
+            id,
+            &device,
+            &commands::Actor::in_process(),
+        )),
         Effect::NavReply(req, result) => {
             match result {
                 Ok(()) => req.applied(),

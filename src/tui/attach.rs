@@ -3,9 +3,13 @@
 //! (`transport::control`). It reuses the in-process control centre's state, update and
 //! drawing: Activity fills from the server's call events, Status lists its devices, and a
 //! confirmation shows in the same modal with the same arming and keys; `displayed` is sent
-//! when a frame has drawn it whole and the answer goes back as `decide`. What needs the core
-//! itself (access switches, settings, batch, server start/stop, History before attaching)
-//! is not carried yet: those keys say so. Detaching (`q`) leaves the server serving.
+//! when a frame has drawn it whole and the answer goes back as `decide`. The whole control
+//! centre works: History starts with the server's audit trail, and the access switches,
+//! settings, Batch, leases and server start/stop go to the server as commands (it carries
+//! them out with the same code the in-process control centre uses); agents' navigation
+//! requests switch this screen. When the server goes away it keeps its screen and reconnects
+//! for a bounded time (`SPOCK_TUI_ATTACH_RECONNECT_SECS`, 30 s). Detaching (`q`) leaves the
+//! server serving.
 use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,31 +20,42 @@ use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
 use super::app::{TerminalGuard, spawn_input};
-use super::event::{CoreView, Event, ServerStatus};
+use super::event::Event;
+use super::history::Preloaded;
 use super::osc;
 use super::state::{Screen, State};
 use super::ui;
 use super::update::Effect;
 use crate::config::Paths;
 use crate::transport::control;
+use crate::transport::control::proto::ClientMsg;
 
 mod link;
 
 pub use link::{AttachError, Link};
 
+/// How long an attached control centre tries to reconnect after the server went away.
+const RECONNECT_SECS: u64 = 30;
+
 pub fn run() -> anyhow::Result<()> {
     let paths = Paths::discover()?;
     let rt = crate::app::runtime()?;
     let ended: link::Ended = Arc::default();
+    let reconnect_for = std::env::var("SPOCK_TUI_ATTACH_RECONNECT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(RECONNECT_SECS);
+    let target = link::Target {
+        socket: control::socket_path(&paths),
+        credential_file: control::credential_file(&paths),
+        reconnect_for: std::time::Duration::from_secs(reconnect_for),
+        token_hint: format!("<MCP token: the file {}>", paths.token_file().display()),
+    };
     let result = rt.block_on(async {
         // Refusals (no server, wrong version, wrong credential) print plainly, before the
         // terminal is taken over.
-        let connected = link::connect(
-            &control::socket_path(&paths),
-            &control::credential_file(&paths),
-        )
-        .await?;
-        run_loop(connected, ended.clone()).await
+        let connected = link::connect(&target.socket, &target.credential_file).await?;
+        run_loop(connected, ended.clone(), target, paths).await
     });
     let why = ended.lock().ok().and_then(|e| e.clone());
     if let Some(why) = why {
@@ -50,7 +65,12 @@ pub fn run() -> anyhow::Result<()> {
     result
 }
 
-async fn run_loop(c: link::Connected, ended: link::Ended) -> anyhow::Result<()> {
+async fn run_loop(
+    mut c: link::Connected,
+    ended: link::Ended,
+    target: link::Target,
+    paths: Paths,
+) -> anyhow::Result<()> {
     let registry = crate::mcp::tools::catalogue();
     let welcome = c.welcome.clone();
     let guard = TerminalGuard::enter()?;
@@ -60,15 +80,17 @@ async fn run_loop(c: link::Connected, ended: link::Ended) -> anyhow::Result<()> 
     let stop_input = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone(), stop_input.clone());
     spawn_signals(tx.clone());
-    let link = Link::spawn(c, registry.clone(), tx.clone(), ended);
-    let view = CoreView {
-        history_size: welcome.history_size.max(1),
-        responder: true,
-        ..CoreView::default()
+    let source = Preloaded {
+        records: std::mem::take(&mut c.history),
+        source: std::mem::take(&mut c.history_source),
     };
-    let mut state = State::new(&registry, view);
+    let view = c.view.clone().into_view(target.token_hint.clone());
+    let status = c.status.clone();
+    let link = Link::spawn(c, registry.clone(), tx.clone(), ended, target);
+    let mut state = State::with_source(&registry, view, &source);
+    drop(source);
     state.demo = welcome.demo;
-    state.server = ServerStatus::Running;
+    state.server = status;
     state.screen = Screen::Activity;
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
@@ -116,7 +138,7 @@ async fn run_loop(c: link::Connected, ended: link::Ended) -> anyhow::Result<()> 
             effects.extend(state.update(ev));
         }
         for fx in effects {
-            if let Some(ev) = perform(fx, &mut terminal, in_tmux) {
+            if let Some(ev) = perform(fx, &link, &paths, &tx, &mut terminal, in_tmux) {
                 state.update(ev);
             }
         }
@@ -150,10 +172,14 @@ fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
     });
 }
 
-/// The effects an attached control centre can carry out itself (the clipboard, the bell);
-/// the rest need the server's core, which this protocol version does not carry.
+/// Carry out one effect: what changes the server goes to it as a command (its result comes
+/// back as a `notice`, a fresh view, a batch reply); the clipboard, the bell and saving images
+/// are this terminal's own.
 fn perform<W: std::io::Write>(
     fx: Effect,
+    link: &Link,
+    paths: &Paths,
+    tx: &mpsc::UnboundedSender<Event>,
     terminal: &mut Terminal<CrosstermBackend<W>>,
     in_tmux: bool,
 ) -> Option<Event> {
@@ -174,14 +200,40 @@ fn perform<W: std::io::Write>(
                 .and_then(|_| out.flush());
             None
         }
-        Effect::NavReply(req, _) => {
-            req.refused("an attached control centre does not navigate for agents");
+        Effect::NavReply(req, result) => {
+            // The link sends the answer to the server.
+            match result {
+                Ok(()) => req.applied(),
+                Err(reason) => req.refused(reason),
+            }
             None
         }
-        _ => Some(Event::Notice(
-            "not available in an attached control centre yet: do this in the serving \
-             terminal (`spock-tui`) or edit config.toml"
-                .into(),
-        )),
+        Effect::Server(action) => {
+            link.send(ClientMsg::Server { action });
+            None
+        }
+        Effect::Access(change) => {
+            link.send(ClientMsg::Access { change });
+            None
+        }
+        Effect::Setting(field, value) => {
+            link.send(ClientMsg::Setting { field, value });
+            None
+        }
+        Effect::Batch(cmd) => {
+            link.send(ClientMsg::Batch { cmd });
+            None
+        }
+        Effect::BreakLease { id, device } => {
+            link.send(ClientMsg::BreakLease { id, device });
+            None
+        }
+        Effect::SaveImages { stem, images } => {
+            let (dir, tx) = (paths.data.join("images"), tx.clone());
+            tokio::task::spawn_blocking(move || {
+                let _ = tx.send(Event::Notice(super::images::save(&dir, &stem, &images)));
+            });
+            None
+        }
     }
 }

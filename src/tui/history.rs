@@ -254,6 +254,28 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
     c
 }
 
+/// Records the server sent an attached control centre (its audit trail's recent records, as
+/// stored), turned into History's records exactly as [`AuditSource`] turns them.
+pub struct Preloaded {
+    pub records: Vec<crate::audit::AuditRecord>,
+    pub source: String,
+}
+
+impl HistorySource for Preloaded {
+    fn preload(&self, cap: usize) -> Vec<CallRecord> {
+        let skip = self.records.len().saturating_sub(cap);
+        self.records
+            .iter()
+            .skip(skip)
+            .cloned()
+            .map(call_record)
+            .collect()
+    }
+    fn describe(&self) -> String {
+        format!("{} (from the server)", self.source)
+    }
+}
+
 /// The audit trail: what happened before this control centre started, across restarts.
 pub struct AuditSource(pub crate::audit::Audit);
 

@@ -1,7 +1,9 @@
 """Issue 18 in real terminals: `serve --demo` headless, two `spock-tui attach` control
 centres in two tmux sessions, an MCP client through `relay`. Both show the approval; `y` in
 one approves; the other's modal closes naming the decider; `q` in both detaches and the server
-goes on serving; a further call works."""
+goes on serving; a further call works. A server that restarts: the attached screen says it
+is reconnecting, comes back, and approves a new call; one that does not come back within the
+bound: it detaches saying why."""
 import asyncio
 import shlex
 import shutil
@@ -22,11 +24,12 @@ MODAL = "Approve a destructive call"
 class Attached(Tui):
     """`spock-tui attach` in a tmux session of its own."""
 
-    def __init__(self, home, width=120, height=40):
+    def __init__(self, home, width=120, height=40, reconnect_secs=None):
         self.home = home
         self.sock = f"spock-test-{uuid.uuid4().hex[:8]}"
         self.session = "tui"
-        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {shlex.quote(EXE)} attach; sleep 30"
+        extra = "" if reconnect_secs is None else f" SPOCK_TUI_ATTACH_RECONNECT_SECS={int(reconnect_secs)}"
+        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color{extra} {shlex.quote(EXE)} attach; sleep 30"
         self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), cmd)
         self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
 
@@ -78,14 +81,53 @@ async def test_attach_says_so_when_there_is_no_server_and_when_it_goes_away(tmp_
     finally:
         t.kill()
     inst = start_instance(tmp_path, "--demo")
-    t = Attached(inst.home)
+    t = Attached(inst.home, reconnect_secs=2)
     try:
         await t.wait_for("attached to spock-tui")
         inst.stop()
-        await t.wait_for("the server went away")
+        await t.wait_for("server gone: reconnecting")
+        await t.wait_for("the server went away", "within 2 s")
     finally:
         t.kill()
         inst.stop()
+
+
+async def test_an_attached_control_centre_reconnects_after_a_server_restart(tmp_path):
+    from mcp import Client
+
+    inst = start_instance(tmp_path, "--demo")
+    t = Attached(inst.home, reconnect_secs=60)
+    inst2 = None
+    try:
+        await t.wait_for("attached to spock-tui")
+        # A request waiting when the server goes away is withdrawn, never approvable.
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
+            await t.wait_for(MODAL, "com.example.notes")
+            inst.stop()
+            await t.wait_for("server gone: reconnecting")
+            await t.wait_gone(MODAL)
+            try:
+                await asyncio.wait_for(call, 10)
+            except Exception:
+                pass
+        inst2 = start_instance(tmp_path, "--demo", home=inst.home)
+        await t.wait_for("reconnected to spock-tui")
+        await t.wait_for("[running]")
+        async with Client(inst2.relay_params(), mode="legacy") as c:
+            call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
+            await t.wait_for(MODAL, "com.example.notes")
+            await t.approve()
+            r = await asyncio.wait_for(call, 15)
+            assert r.is_error is not True, text_of(r)
+        t.keys("q")
+        await t.wait_gone("attached to spock-tui")
+        assert inst2.proc.poll() is None
+    finally:
+        t.kill()
+        inst.stop()
+        if inst2 is not None:
+            inst2.stop()
 
 
 async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_decider(tmp_path):

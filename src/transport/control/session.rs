@@ -2,6 +2,10 @@
 //! then events out and commands in until it detaches, stops reading, or the server stops.
 //! The consent rules live here: `decide approve` counts only for a request this client said
 //! it displayed, at least [`ARMING_MS`] after saying so; anything else is refused and audited.
+//! After the welcome the session sends the History preload, the server's status, the view,
+//! the devices and the Batch screen's data, then events as they happen (a fresh view after
+//! anything that may have changed it); the person's commands go through [`commands`] and the
+//! Batch performer, the same code the in-process control centre uses.
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,10 +17,16 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
+use super::commands::{self, Actor};
 use super::proto::{
-    ARMING_MS, AskWire, ClientMsg, DeviceWire, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg,
+    ARMING_MS, AskWire, ClientMsg, DeviceWire, ErrorCode, HISTORY_CHUNK_BYTES, MAX_LINE,
+    PROTOCOL_VERSION, ServerMsg, ViewWire,
 };
 use super::{ControlOptions, own_uid, same_user};
+use crate::app::ServerHandle;
+use crate::mcp::uilink::NavRequest;
+use crate::tui::batch_io::BatchLink;
+use crate::tui::event::{CoreView, Event};
 use crate::audit::AuditRecord;
 use crate::mcp::confirm::{ConfirmRequest, Notice};
 use crate::mcp::events::{Outcome, Transport};
@@ -104,7 +114,12 @@ fn terminal_label(pid: Option<i32>, tty: Option<&str>) -> String {
     }
 }
 
-pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions) {
+pub(super) async fn run(
+    stream: UnixStream,
+    shared: Shared,
+    opts: ControlOptions,
+    server: ServerHandle,
+) {
     let cred = stream.peer_cred();
     let (r, w) = stream.into_split();
     let mut out = Out {
@@ -200,30 +215,93 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
     // Subscribed before the welcome, so nothing that happens after it is missed.
     let mut events = core.subscribe();
     let mut notices = core.confirmer.notices();
-    if !out.send(&welcome).await
-        || !out.send(&ServerMsg::ServerState { running: true }).await
+    let mut status = server.status();
+    if !out.send(&welcome).await {
+        return;
+    }
+    for chunk in history(&core).await {
+        if !out.send(&chunk).await {
+            return;
+        }
+    }
+    let first = ServerMsg::ServerStatus {
+        status: status.borrow_and_update().clone(),
+    };
+    if !out.send(&first).await
+        || !out.send(&view(&core)).await
         || !out.send(&devices(&core)).await
     {
         return;
     }
     let (rid, mut asks) = core.confirmer.attach_remote(you.clone());
+    let (nid, mut navs) = core.ui.attach_remote();
+    // The Batch screen's watcher and performer, as the in-process control centre has them;
+    // their events come back here and go out as `batch` and `batch_reply`.
+    let (btx, mut brx) = mpsc::unbounded_channel::<Event>();
+    let batch = BatchLink::spawn(&core, &btx);
+    // Results of work done off this loop (saving a file) come back here.
+    let (rtx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
     let mut s = Session {
         core: core.clone(),
+        actor: Actor::attached(&you),
         you,
         held: HashMap::new(),
         displayed: HashMap::new(),
+        navs: HashMap::new(),
+        next_nav: 1,
+        batch,
+        server,
+        replies: rtx,
     };
+    // A fresh view follows what may have changed it, at most every VIEW_SETTLE.
+    let mut view_due: Option<Instant> = None;
+    let mut status_live = true;
     loop {
         let msg = tokio::select! {
             _ = shared.shutdown.cancelled() => {
                 out.send(&ServerMsg::Goodbye { reason: "the server is stopping".into() }).await;
                 break;
             }
+            _ = sleep_until_some(view_due) => {
+                view_due = None;
+                view(&core)
+            }
             Some(req) = asks.recv() => {
                 let m = ServerMsg::ConfirmAsked { ask: wire(&req) };
                 s.held.insert(req.ask.call_id, req);
                 m
             }
+            Some(req) = navs.recv() => {
+                let id = s.next_nav;
+                s.next_nav += 1;
+                let m = ServerMsg::Navigate {
+                    id,
+                    screen: req.screen.clone(),
+                    select: req.select.clone(),
+                };
+                s.navs.insert(id, req);
+                m
+            }
+            Some(m) = replies.recv() => {
+                view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                m
+            }
+            Some(ev) = brx.recv() => match ev {
+                Event::Batch(data) => ServerMsg::Batch { data },
+                Event::BatchReply(reply) => ServerMsg::BatchReply { reply },
+                _ => continue,
+            },
+            r = status.changed(), if status_live => match r {
+                Ok(()) => {
+                    view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                    ServerMsg::ServerStatus { status: status.borrow_and_update().clone() }
+                }
+                // The controller ended: the process is stopping; the goodbye follows.
+                Err(_) => {
+                    status_live = false;
+                    continue;
+                }
+            },
             n = notices.recv() => match n {
                 Ok(Notice::Decided { call_id, approved, by }) => {
                     s.forget(call_id);
@@ -237,10 +315,13 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             ev = events.recv() => match ev {
-                Ok(ev) => match event(&core, ev) {
-                    Some(m) => m,
-                    None => continue,
-                },
+                Ok(ev) => {
+                    view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                    match event(&core, ev) {
+                        Some(m) => m,
+                        None => continue,
+                    }
+                }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => break,
             },
@@ -258,16 +339,85 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
         }
     }
     core.confirmer.detach_responder(rid);
+    core.ui.detach_id(nid);
     tracing::info!(terminal = %s.you, "control centre detached");
     // Dropping the held copies leaves the requests to the other terminals (or, with nobody
-    // left and no waiting for an attach, to the default: no).
+    // left and no waiting for an attach, to the default: no); an unanswered navigation
+    // request is answered "closed without an answer".
+}
+
+/// How long a fresh view waits for more changes to arrive with it.
+const VIEW_SETTLE: Duration = Duration::from_millis(50);
+
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The History preload as the in-process History reads it (the audit trail's recent records,
+/// as stored: already redacted), in chunks under [`HISTORY_CHUNK_BYTES`].
+async fn history(core: &Arc<Core>) -> Vec<ServerMsg> {
+    let c = core.clone();
+    let cap = core.config().history.size.max(1);
+    let records = tokio::task::spawn_blocking(move || {
+        let mut out = Vec::new();
+        if let Err(e) = c.audit.visit_recent(cap, |r| out.push(r)) {
+            tracing::error!(error = %e, "the audit trail could not be read back for an attached control centre");
+        }
+        out
+    })
+    .await
+    .unwrap_or_default();
+    let source = format!("audit trail ({})", core.audit.path().display());
+    let mut chunks = Vec::new();
+    let (mut chunk, mut size) = (Vec::new(), 0usize);
+    for r in records {
+        let n = serde_json::to_vec(&r).map(|v| v.len()).unwrap_or(0);
+        if n > HISTORY_CHUNK_BYTES {
+            // One record too big for any line: left out, as a line too long would end the link.
+            continue;
+        }
+        if size + n > HISTORY_CHUNK_BYTES && !chunk.is_empty() {
+            chunks.push(std::mem::take(&mut chunk));
+            size = 0;
+        }
+        size += n;
+        chunk.push(r);
+    }
+    chunks.push(chunk);
+    let last = chunks.len() - 1;
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(i, records)| ServerMsg::History {
+            records,
+            source: source.clone(),
+            last: i == last,
+        })
+        .collect()
+}
+
+fn view(core: &Core) -> ServerMsg {
+    ServerMsg::View {
+        view: ViewWire::from_view(&CoreView::read(core, String::new())),
+    }
 }
 
 struct Session {
     core: Arc<Core>,
     you: String,
+    actor: Actor,
     held: HashMap<u64, ConfirmRequest>,
     displayed: HashMap<u64, Instant>,
+    /// Agents' navigation requests waiting for this terminal's answer, by wire id.
+    navs: HashMap<u64, NavRequest>,
+    next_nav: u64,
+    batch: BatchLink,
+    server: ServerHandle,
+    /// Results of off-loop work (a saved file), sent when they land.
+    replies: mpsc::UnboundedSender<ServerMsg>,
 }
 
 impl Session {
@@ -290,6 +440,64 @@ impl Session {
                 "already attached: a second hello is not a command",
             )),
             ClientMsg::Detach => None,
+            ClientMsg::Access { change } => {
+                tracing::info!(terminal = %self.you, ?change, "access changed from an attached control centre");
+                match commands::access(&self.core, &change) {
+                    Ok(what) => {
+                        // In force at once; written to the file off the loop.
+                        let (core, tx) = (self.core.clone(), self.replies.clone());
+                        tokio::task::spawn_blocking(move || {
+                            let _ = tx.send(notice_or_error(commands::save_access(&core, &what)));
+                        });
+                        None
+                    }
+                    Err(e) => Some(ServerMsg::error(ErrorCode::Failed, e)),
+                }
+            }
+            ClientMsg::Setting { field, value } => {
+                tracing::info!(terminal = %self.you, ?field, value, "setting changed from an attached control centre");
+                let (core, tx) = (self.core.clone(), self.replies.clone());
+                tokio::task::spawn_blocking(move || {
+                    let _ = tx.send(notice_or_error(commands::setting(&core, field, value)));
+                });
+                None
+            }
+            ClientMsg::BreakLease { id, device } => Some(ServerMsg::Notice {
+                message: commands::break_lease(&self.core, id, &device, &self.actor),
+            }),
+            ClientMsg::Batch { cmd } => {
+                self.batch.perform_as(cmd, self.actor.client.clone());
+                None
+            }
+            ClientMsg::Server { action } => {
+                tracing::info!(terminal = %self.you, ?action, "server control from an attached control centre");
+                if self.server.send(action) {
+                    None
+                } else {
+                    Some(ServerMsg::error(
+                        ErrorCode::Failed,
+                        "the server controller has stopped (the process is stopping)",
+                    ))
+                }
+            }
+            ClientMsg::Navigated { id, error } => {
+                let Some(req) = self.navs.remove(&id) else {
+                    return Some(ServerMsg::error(
+                        ErrorCode::NotPending,
+                        format!("navigation request {id} is not waiting for an answer"),
+                    ));
+                };
+                match error {
+                    None => {
+                        if let Ok(mut slot) = self.core.screen.write() {
+                            *slot = req.screen.clone();
+                        }
+                        req.applied();
+                    }
+                    Some(why) => req.refused(why),
+                }
+                None
+            }
             ClientMsg::Displayed { call_id } => {
                 if !self.held.contains_key(&call_id) {
                     return refuse(
@@ -356,6 +564,13 @@ impl Session {
         r.outcome = Outcome::Refused;
         r.error = Some(message.to_string());
         self.core.audit.append_answered(r).await;
+    }
+}
+
+fn notice_or_error(r: Result<String, String>) -> ServerMsg {
+    match r {
+        Ok(message) => ServerMsg::Notice { message },
+        Err(e) => ServerMsg::error(ErrorCode::Failed, e),
     }
 }
 
@@ -439,7 +654,6 @@ fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
             result,
             record,
         },
-        ServerEvent::ServerStateChanged { running } => ServerMsg::ServerState { running },
         ServerEvent::DevicesChanged | ServerEvent::Device { .. } => devices(core),
         _ => return None,
     })
