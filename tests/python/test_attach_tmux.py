@@ -160,3 +160,63 @@ async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_d
         c.close()
     finally:
         tui.kill()
+
+
+async def test_an_attached_control_centre_has_history_tools_settings_and_batch(tmp_path):
+    """The whole control centre from another terminal: History from before attaching, a tool
+    switched off in Tools (the server then refuses it to an agent), a setting saved, a task run
+    from Batch and audited as this terminal's."""
+    import json
+    import re
+    from mcp import Client
+    from conftest import call
+
+    inst = start_instance(tmp_path, "--demo", config='[access]\nallowed_groups = ["settings"]\n')
+    t = None
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, _ = await call(c, "android_get_battery_info")
+            assert not err
+            err, saved = await call(c, "android_batch_save", {
+                "id": "battery", "name": "battery", "steps": [{"tool": "android_get_battery_info", "arguments": {}}]})
+            assert not err, saved
+        t = Attached(inst.home)
+        await t.wait_for("attached to spock-tui")
+        t.keys("4")
+        await t.wait_for("History —", "android_get_battery_info", "audit trail")
+        # Tools: the last tool off; saved by the server, in force for agents at once.
+        t.keys("5")
+        await t.wait_for("Tool access", "Enable all")
+        t.keys("G")
+        t.keys("Space")
+        screen = await t.wait_for("saved ", " off to ")
+        tool = re.search(r"saved (\w+) off to", screen).group(1)
+        assert tool in (inst.home / "config" / "config.toml").read_text()
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, r = await call(c, tool)
+            assert err and r["kind"] == "disabled", r
+        # Settings: a number, saved by the server.
+        t.keys("g")
+        for _ in range(4):
+            t.keys("Down")
+        await t.wait_for("History size")
+        t.keys("Enter")
+        t.keys("C-u")
+        t.type("500")
+        t.keys("Enter")
+        await t.wait_for("saved History size (calls kept) = 500")
+        assert "size = 500" in (inst.home / "config" / "config.toml").read_text()
+        # Batch: the task runs on the server, started from here.
+        t.keys("6")
+        await t.wait_for("Tasks (1)", "battery")
+        t.keys("r")
+        await t.wait_for("succeeded", timeout=30)
+        t.keys("q")
+        await t.wait_gone("attached to spock-tui")
+    finally:
+        if t is not None:
+            t.kill()
+        inst.stop()
+    audit = [json.loads(l) for l in (inst.home / "data" / "audit" / "audit.jsonl").read_text().splitlines() if l.strip()]
+    steps = [a for a in audit if a["tool"] == "android_get_battery_info" and a.get("batchRun")]
+    assert steps and "attach pid" in steps[-1]["client"], steps
