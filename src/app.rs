@@ -351,60 +351,77 @@ async fn bind_http(addr: SocketAddr) -> (Option<tokio::net::TcpListener>, Option
     (None, Some(note))
 }
 
-/// The control socket and its credential (created on first use, 0600, never printed).
-fn start_control(
-    core: &Core,
-    cfg: &Config,
-) -> anyhow::Result<(tokio::net::UnixListener, control::ControlOptions)> {
-    let credential = crate::config::token::load_or_create(&control::credential_file(&core.paths))?;
-    let socket = control::socket_path(&core.paths);
-    let listener = control::bind(&socket)
-        .with_context(|| format!("binding the control socket {}", socket.display()))?;
-    Ok((
-        listener,
-        control::ControlOptions {
-            socket,
-            credential,
-            handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
-            write_timeout: Duration::from_secs(cfg.server.write_timeout_secs.max(1)),
-        },
-    ))
-}
-
 /// The attach channel (a private Unix socket or nothing, never TCP), started before the server
 /// so whoever sees the server running can attach, and kept up while the MCP transports are
-/// stopped and restarted: attached control centres keep their connection.
+/// stopped and restarted: attached control centres keep their connection. The serving
+/// process's own control centre is a session of it too, over an in-process duplex
+/// ([`ControlChannel::in_process`]).
 pub struct ControlChannel {
-    shutdown: CancellationToken,
-    task: tokio::task::JoinHandle<()>,
+    shared: Shared,
+    opts: control::ControlOptions,
+    server: ServerHandle,
+    /// Accepting attach sessions; `None` when the socket could not be bound (logged).
+    task: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl ControlChannel {
-    /// `None` (logged) when the socket cannot be bound: then nobody can attach.
-    pub fn start(core: &Arc<Core>, tokens: TokenStore, server: ServerHandle) -> Option<Self> {
+    /// An error only when the control credential cannot be read or created (0600, never
+    /// printed); a socket that cannot be bound is logged and leaves only the in-process door.
+    pub fn start(
+        core: &Arc<Core>,
+        tokens: TokenStore,
+        server: ServerHandle,
+    ) -> anyhow::Result<Self> {
         let cfg = core.config();
-        match start_control(core, &cfg) {
-            Ok((listener, opts)) => {
-                let shared = Shared {
-                    core: core.clone(),
-                    tokens,
-                    shutdown: CancellationToken::new(),
-                };
-                let shutdown = shared.shutdown.clone();
-                let task = tokio::spawn(control::serve(listener, shared, opts, server));
-                Some(ControlChannel { shutdown, task })
-            }
+        let credential =
+            crate::config::token::load_or_create(&control::credential_file(&core.paths))?;
+        let socket = control::socket_path(&core.paths);
+        let opts = control::ControlOptions {
+            socket: socket.clone(),
+            credential,
+            handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
+            write_timeout: Duration::from_secs(cfg.server.write_timeout_secs.max(1)),
+        };
+        let shared = Shared {
+            core: core.clone(),
+            tokens,
+            shutdown: CancellationToken::new(),
+        };
+        let task = match control::bind(&socket) {
+            Ok(listener) => Some(tokio::spawn(control::serve(
+                listener,
+                shared.clone(),
+                opts.clone(),
+                server.clone(),
+            ))),
             Err(e) => {
-                tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect");
+                tracing::error!(error = %e, socket = %socket.display(), "no attach channel: `spock-tui attach` cannot connect");
                 None
             }
-        }
+        };
+        Ok(ControlChannel {
+            shared,
+            opts,
+            server,
+            task,
+        })
+    }
+
+    /// A session for this process's own control centre: its end of the duplex, and the
+    /// credential its hello presents.
+    pub fn in_process(&self) -> (tokio::io::DuplexStream, String) {
+        (
+            control::in_process(self.shared.clone(), self.opts.clone(), self.server.clone()),
+            self.opts.credential.clone(),
+        )
     }
 
     /// Say goodbye to every attached control centre and close the socket.
     pub async fn stop(self) {
-        self.shutdown.cancel();
-        let _ = tokio::time::timeout(Duration::from_secs(3), self.task).await;
+        self.shared.shutdown.cancel();
+        if let Some(task) = self.task {
+            let _ = tokio::time::timeout(Duration::from_secs(3), task).await;
+        }
     }
 }
 

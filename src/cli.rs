@@ -266,7 +266,9 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
             args.port.is_some(),
             None,
         );
-        let channel = app::ControlChannel::start(&core, tokens, ctl.clone());
+        let channel = app::ControlChannel::start(&core, tokens, ctl.clone())
+            .inspect_err(|e| tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect"))
+            .ok();
         let mut status = ctl.status();
         ctl.send(app::ServerCtl::Start);
         let started = status

@@ -93,6 +93,19 @@ pub async fn serve(
     let _ = std::fs::remove_file(&opts.socket);
 }
 
+/// The serving process's own control centre: a session over an in-process duplex, with the
+/// same hello, consent rules and commands as an attached one (only the peer check differs).
+/// Returns the client's end.
+pub fn in_process(
+    shared: Shared,
+    opts: ControlOptions,
+    server: crate::app::ServerHandle,
+) -> tokio::io::DuplexStream {
+    let (client, end) = tokio::io::duplex(256 * 1024);
+    tokio::spawn(session::run_in_process(end, shared, opts, server));
+    client
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

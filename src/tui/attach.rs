@@ -10,11 +10,15 @@
 //! requests switch this screen. When the server goes away it keeps its screen and reconnects
 //! for a bounded time (`SPOCK_TUI_ATTACH_RECONNECT_SECS`, 30 s). Detaching (`q`) leaves the
 //! server serving.
+//!
+//! The control centre of `spock-tui` (no subcommand) is this same loop: its link is an
+//! in-process duplex to a session of the same attach channel ([`Mode::InProcess`]), so the
+//! consent rules and every command go through the server side exactly as for an attached
+//! terminal; only the peer check differs.
 use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::Context as _;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
@@ -32,7 +36,16 @@ use crate::transport::control::proto::ClientMsg;
 
 mod link;
 
-pub use link::{AttachError, Link};
+pub use link::{AttachError, Connected, Ended, Link, Target, TokenShown, connect_io};
+
+/// Which control centre this loop is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `spock-tui attach`: starts on Activity and says it attached.
+    Attached,
+    /// The serving process's own (`spock-tui`): starts on Status, its server's fate is its.
+    InProcess,
+}
 
 /// How long an attached control centre tries to reconnect after the server went away.
 const RECONNECT_SECS: u64 = 30;
@@ -46,16 +59,30 @@ pub fn run() -> anyhow::Result<()> {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .unwrap_or(RECONNECT_SECS);
     let target = link::Target {
-        socket: control::socket_path(&paths),
+        socket: Some(control::socket_path(&paths)),
         credential_file: control::credential_file(&paths),
         reconnect_for: std::time::Duration::from_secs(reconnect_for),
-        token_hint: format!("<MCP token: the file {}>", paths.token_file().display()),
+        token: TokenShown::Hint(format!(
+            "<MCP token: the file {}>",
+            paths.token_file().display()
+        )),
     };
     let result = rt.block_on(async {
         // Refusals (no server, wrong version, wrong credential) print plainly, before the
         // terminal is taken over.
-        let connected = link::connect(&target.socket, &target.credential_file).await?;
-        run_loop(connected, ended.clone(), target, paths).await
+        let socket = control::socket_path(&paths);
+        let connected = link::connect(&socket, &target.credential_file).await?;
+        let (tx, rx) = mpsc::unbounded_channel::<Event>();
+        spawn_signals(tx.clone());
+        run_loop(
+            connected,
+            ended.clone(),
+            target,
+            paths,
+            (tx, rx),
+            Mode::Attached,
+        )
+        .await
     });
     let why = ended.lock().ok().and_then(|e| e.clone());
     if let Some(why) = why {
@@ -65,48 +92,63 @@ pub fn run() -> anyhow::Result<()> {
     result
 }
 
-async fn run_loop(
-    mut c: link::Connected,
-    ended: link::Ended,
-    target: link::Target,
+/// The control centre's loop over a link; `events` is the loop's channel (signals may already
+/// feed it). A terminal that fails to take a frame (a dropped SSH link: EIO) ends it like
+/// SIGHUP does, as an error after the clean-up.
+pub async fn run_loop(
+    mut c: Connected,
+    ended: Ended,
+    target: Target,
     paths: Paths,
+    events: (mpsc::UnboundedSender<Event>, mpsc::UnboundedReceiver<Event>),
+    mode: Mode,
 ) -> anyhow::Result<()> {
     let registry = crate::mcp::tools::catalogue();
     let welcome = c.welcome.clone();
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     terminal.clear()?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+    let (tx, mut rx) = events;
     let stop_input = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone(), stop_input.clone());
-    spawn_signals(tx.clone());
     let source = Preloaded {
         records: std::mem::take(&mut c.history),
         source: std::mem::take(&mut c.history_source),
     };
-    let view = c.view.clone().into_view(target.token_hint.clone());
+    let view = c.view.clone().into_view(match &target.token {
+        TokenShown::Hint(h) => h.clone(),
+        TokenShown::Live(t) => t.token(),
+    });
     let status = c.status.clone();
     let link = Link::spawn(c, registry.clone(), tx.clone(), ended, target);
     let mut state = State::with_source(&registry, view, &source);
     drop(source);
     state.demo = welcome.demo;
     state.server = status;
-    state.screen = Screen::Activity;
+    if mode == Mode::Attached {
+        state.screen = Screen::Activity;
+    }
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
     let size = terminal.size()?;
     state.size = (size.width, size.height);
-    state.notify(format!(
-        "attached to spock-tui {} (pid {}) as {}; q detaches, the server keeps serving",
-        welcome.server_version, welcome.server_pid, welcome.you
-    ));
+    if mode == Mode::Attached {
+        state.notify(format!(
+            "attached to spock-tui {} (pid {}) as {}; q detaches, the server keeps serving",
+            welcome.server_version, welcome.server_pid, welcome.you
+        ));
+    }
     let in_tmux = osc::in_tmux();
+    let mut written_screen = String::new();
+    let mut lost: Option<std::io::Error> = None;
     while !state.quit {
         state.now = tokio::time::Instant::now();
         state.wall = chrono::Utc::now();
-        terminal
-            .draw(|f| ui::draw(f, &state))
-            .context("the terminal went away")?;
+        if let Err(e) = terminal.draw(|f| ui::draw(f, &state)) {
+            tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
+            lost = Some(e);
+            break;
+        }
         state.frame_drawn(tokio::time::Instant::now());
         // The modal is on screen whole (nothing below its visible arguments, or the person
         // scrolled to the end): the server's arming time for it starts now.
@@ -137,6 +179,13 @@ async fn run_loop(
         for ev in batch {
             effects.extend(state.update(ev));
         }
+        // Keep `spock_get_status` truthful before any navigation request is answered.
+        if written_screen != state.screen.name() {
+            written_screen = state.screen.name().to_string();
+            link.send(ClientMsg::Screen {
+                name: written_screen.clone(),
+            });
+        }
         for fx in effects {
             if let Some(ev) = perform(fx, &link, &paths, &tx, &mut terminal, in_tmux) {
                 state.update(ev);
@@ -148,21 +197,29 @@ async fn run_loop(
     // Unanswered requests on this screen stay with the server (and the other terminals).
     state.confirms.clear();
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    drop(terminal);
+    // Not dropped: ratatui's drop prints to stderr when it cannot show the cursor, and
+    // printing to a terminal that went away (a dropped SSH link) panics, before the serving
+    // process has stopped its server. The guard restores the terminal (cursor included).
+    std::mem::forget(terminal);
     drop(guard);
-    Ok(())
+    match lost {
+        Some(e) => Err(anyhow::Error::new(e).context("the terminal went away")),
+        None => Ok(()),
+    }
 }
 
-fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
+/// SIGTERM, SIGHUP and SIGINT end the loop. Registered at once (not in the task), so a signal
+/// arriving before the server starts never meets the default action.
+pub fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
     tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            return;
-        };
         tokio::select! {
             _ = term.recv() => {}
             _ = hup.recv() => {}
@@ -190,7 +247,15 @@ fn perform<W: std::io::Write>(
                 .write_all(&osc::clipboard(&text))
                 .and_then(|_| out.flush());
             Some(Event::Notice(match ok {
-                Ok(()) => format!("sent {what} to the terminal's clipboard (OSC 52)"),
+                // Only the terminal knows whether it honoured the escape: say what was done.
+                Ok(()) => format!(
+                    "sent {what} to the terminal's clipboard (OSC 52; works where the terminal allows it{}); it is also on screen",
+                    if in_tmux {
+                        ", and tmux has set-clipboard on"
+                    } else {
+                        ""
+                    }
+                ),
                 Err(e) => format!("could not copy: {e}"),
             }))
         }

@@ -68,6 +68,8 @@ pub enum ClientMsg {
     BreakLease { id: u64, device: String },
     /// Start, stop or restart the MCP transports (the attach channel stays up).
     Server { action: ServerCtl },
+    /// This terminal now shows `screen` (what `spock_get_status` reports).
+    Screen { name: String },
     /// The answer to `navigate` `id`: `error` is why the screen did not change.
     Navigated {
         id: u64,

@@ -11,9 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
-use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
@@ -34,8 +33,11 @@ use crate::mcp::registry::Level;
 use crate::mcp::{Core, ServerEvent};
 use crate::transport::Shared;
 
+/// Where a session writes: the Unix socket, or the in-process duplex.
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
 struct Out {
-    w: OwnedWriteHalf,
+    w: Writer,
     timeout: Duration,
 }
 
@@ -66,7 +68,7 @@ enum Line {
 }
 
 /// Lines are read on their own task, so a half-read line is never lost to the select loop.
-fn spawn_reader(r: tokio::net::unix::OwnedReadHalf) -> mpsc::Receiver<Line> {
+fn spawn_reader(r: impl AsyncRead + Send + Unpin + 'static) -> mpsc::Receiver<Line> {
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         let mut r = BufReader::new(r);
@@ -122,8 +124,8 @@ pub(super) async fn run(
 ) {
     let cred = stream.peer_cred();
     let (r, w) = stream.into_split();
-    let mut out = Out {
-        w,
+    let out = Out {
+        w: Box::new(w),
         timeout: opts.write_timeout,
     };
     let peer_pid = match &cred {
@@ -146,7 +148,41 @@ pub(super) async fn run(
                 .await;
         }
     };
-    let mut lines = spawn_reader(r);
+    session(spawn_reader(r), out, Peer::Socket(peer_pid), shared, opts, server).await
+}
+
+/// Who is at the other end, as the transport knows it.
+enum Peer {
+    /// A Unix socket peer of this user, with its pid from the peer credentials.
+    Socket(Option<i32>),
+    /// This process's own control centre, over an in-process duplex.
+    InProcess,
+}
+
+/// The control centre of this process, over `stream` (one end of an in-process duplex): the
+/// same hello, consent rules and commands as an attached one; only the peer check differs.
+pub(super) async fn run_in_process(
+    stream: tokio::io::DuplexStream,
+    shared: Shared,
+    opts: ControlOptions,
+    server: ServerHandle,
+) {
+    let (r, w) = tokio::io::split(stream);
+    let out = Out {
+        w: Box::new(w),
+        timeout: opts.write_timeout,
+    };
+    session(spawn_reader(r), out, Peer::InProcess, shared, opts, server).await
+}
+
+async fn session(
+    mut lines: mpsc::Receiver<Line>,
+    mut out: Out,
+    peer: Peer,
+    shared: Shared,
+    opts: ControlOptions,
+    server: ServerHandle,
+) {
     let hello = match tokio::time::timeout(opts.handshake_timeout, lines.recv()).await {
         Ok(Some(Line::Msg(m))) => m,
         Ok(Some(Line::Bad(why))) => return out.refuse(ErrorCode::BadMessage, why).await,
@@ -197,10 +233,18 @@ pub(super) async fn run(
             )
             .await;
     }
-    if peer_pid.is_some_and(|p| p as u32 != pid) {
-        tracing::warn!(said = pid, peer = ?peer_pid, "attach hello names another pid; the peer's is recorded");
-    }
-    let you = terminal_label(peer_pid, tty.as_deref());
+    // What this terminal's decisions and acts are recorded as.
+    let (you, actor) = match peer {
+        Peer::Socket(peer_pid) => {
+            if peer_pid.is_some_and(|p| p as u32 != pid) {
+                tracing::warn!(said = pid, peer = ?peer_pid, "attach hello names another pid; the peer's is recorded");
+            }
+            let you = terminal_label(peer_pid, tty.as_deref());
+            let actor = Actor::attached(&you);
+            (you, actor)
+        }
+        Peer::InProcess => (crate::mcp::confirm::local_label(), Actor::in_process()),
+    };
     tracing::info!(terminal = %you, "control centre attached");
     let core = shared.core.clone();
     let welcome = ServerMsg::Welcome {
@@ -243,7 +287,7 @@ pub(super) async fn run(
     let (rtx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
     let mut s = Session {
         core: core.clone(),
-        actor: Actor::attached(&you),
+        actor,
         you,
         held: HashMap::new(),
         displayed: HashMap::new(),
@@ -252,6 +296,7 @@ pub(super) async fn run(
         batch,
         server,
         replies: rtx,
+        wrote_screen: false,
     };
     // A fresh view follows what may have changed it, at most every VIEW_SETTLE.
     let mut view_due: Option<Instant> = None;
@@ -340,6 +385,11 @@ pub(super) async fn run(
     }
     core.confirmer.detach_responder(rid);
     core.ui.detach_id(nid);
+    if s.wrote_screen
+        && let Ok(mut slot) = core.screen.write()
+    {
+        *slot = "none".into();
+    }
     tracing::info!(terminal = %s.you, "control centre detached");
     // Dropping the held copies leaves the requests to the other terminals (or, with nobody
     // left and no waiting for an attach, to the default: no); an unanswered navigation
@@ -418,6 +468,8 @@ struct Session {
     server: ServerHandle,
     /// Results of off-loop work (a saved file), sent when they land.
     replies: mpsc::UnboundedSender<ServerMsg>,
+    /// This terminal reported its screen: "none" again when it leaves.
+    wrote_screen: bool,
 }
 
 impl Session {
@@ -479,6 +531,19 @@ impl Session {
                         "the server controller has stopped (the process is stopping)",
                     ))
                 }
+            }
+            ClientMsg::Screen { name } => {
+                // What agents read back: a screen's name, nothing that could draw.
+                let name: String = name
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .take(32)
+                    .collect();
+                if let Ok(mut slot) = self.core.screen.write() {
+                    *slot = name;
+                }
+                self.wrote_screen = true;
+                None
             }
             ClientMsg::Navigated { id, error } => {
                 let Some(req) = self.navs.remove(&id) else {

@@ -12,9 +12,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -66,19 +65,41 @@ pub struct Connected {
     pub history_source: String,
     pub status: ServerStatus,
     pub view: ViewWire,
-    read: BufReader<OwnedReadHalf>,
-    write: OwnedWriteHalf,
+    read: BufReader<Reader>,
+    write: Writer,
+}
+
+type Reader = Box<dyn AsyncRead + Send + Unpin>;
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// What the HTTP client configuration shows for the MCP token.
+#[derive(Clone)]
+pub enum TokenShown {
+    /// An attached control centre: the token never travels; this names where it is.
+    Hint(String),
+    /// The serving process's own control centre reads the token it serves with.
+    Live(crate::config::token::TokenStore),
+}
+
+impl TokenShown {
+    fn text(&self) -> String {
+        match self {
+            TokenShown::Hint(h) => h.clone(),
+            TokenShown::Live(t) => t.token(),
+        }
+    }
 }
 
 /// Where to connect, again after the server went away.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Target {
-    pub socket: PathBuf,
+    /// `None` for the serving process's own control centre: its server going away is the end.
+    pub socket: Option<PathBuf>,
     pub credential_file: PathBuf,
     /// How long to try reconnecting before detaching.
     pub reconnect_for: Duration,
-    /// What the HTTP client configuration shows instead of the MCP token.
-    pub token_hint: String,
+    /// What the HTTP client configuration shows for the MCP token.
+    pub token: TokenShown,
 }
 
 /// This terminal, as `/proc/self/fd/0` names it.
@@ -89,7 +110,7 @@ fn tty() -> Option<String> {
         .filter(|p| p.starts_with("/dev/"))
 }
 
-async fn read_msg(r: &mut BufReader<OwnedReadHalf>) -> std::io::Result<Option<ServerMsg>> {
+async fn read_msg(r: &mut BufReader<Reader>) -> std::io::Result<Option<ServerMsg>> {
     let mut buf = Vec::new();
     let n = r.take(MAX_LINE as u64).read_until(b'\n', &mut buf).await?;
     if n == 0 {
@@ -116,7 +137,16 @@ pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected,
         })?
         .trim()
         .to_string();
-    let (read, mut write) = stream.into_split();
+    let (read, write) = stream.into_split();
+    connect_io(Box::new(read), Box::new(write), credential).await
+}
+
+/// The hello and the initial sync over any stream (the socket, or the in-process duplex).
+pub async fn connect_io(
+    read: Reader,
+    mut write: Writer,
+    credential: String,
+) -> Result<Connected, AttachError> {
     let mut read = BufReader::new(read);
     let hello = ClientMsg::Hello {
         protocol_version: PROTOCOL_VERSION,
@@ -213,7 +243,7 @@ pub struct Link {
     /// When this terminal told the server it displayed each request.
     shown: Arc<Mutex<HashMap<u64, Instant>>>,
     you: Arc<Mutex<Arc<str>>>,
-    token_hint: Arc<str>,
+    token: TokenShown,
 }
 
 /// Why the link ended, said after the terminal is restored.
@@ -245,7 +275,7 @@ impl Link {
             asks: Arc::new(Mutex::new(HashMap::new())),
             shown: Arc::new(Mutex::new(HashMap::new())),
             you: Arc::new(Mutex::new(Arc::from(c.welcome.you.as_str()))),
-            token_hint: Arc::from(target.token_hint.as_str()),
+            token: target.token.clone(),
         };
         let l = link.clone();
         tokio::spawn(async move {
@@ -259,13 +289,15 @@ impl Link {
                 // stays answerable.
                 l.conn.fetch_add(1, Ordering::SeqCst);
                 l.withdraw_all();
-                let secs = target.reconnect_for.as_secs();
-                let _ = tx.send(Event::ServerStatus(ServerStatus::Failed(
-                    "server gone: reconnecting…".into(),
-                )));
-                let _ = tx.send(Event::Notice(format!(
-                    "server gone: reconnecting… ({why}; for up to {secs} s, q detaches)"
-                )));
+                if target.socket.is_some() {
+                    let secs = target.reconnect_for.as_secs();
+                    let _ = tx.send(Event::ServerStatus(ServerStatus::Failed(
+                        "server gone: reconnecting…".into(),
+                    )));
+                    let _ = tx.send(Event::Notice(format!(
+                        "server gone: reconnecting… ({why}; for up to {secs} s, q detaches)"
+                    )));
+                }
                 match l.reconnect(&target, &tx, &mut rx).await {
                     Ok(next) => c = next,
                     Err(None) => return,
@@ -352,6 +384,9 @@ impl Link {
         tx: &mpsc::UnboundedSender<Event>,
         rx: &mut mpsc::UnboundedReceiver<(u64, ClientMsg)>,
     ) -> Result<Connected, Option<String>> {
+        let Some(socket) = &target.socket else {
+            return Err(Some("the serving process is stopping".into()));
+        };
         let deadline = Instant::now() + target.reconnect_for;
         loop {
             let pause = tokio::time::sleep(Duration::from_millis(500));
@@ -369,15 +404,13 @@ impl Link {
                     },
                 }
             }
-            match connect(&target.socket, &target.credential_file).await {
+            match connect(socket, &target.credential_file).await {
                 Ok(c) => {
                     if let Ok(mut you) = self.you.lock() {
                         *you = Arc::from(c.welcome.you.as_str());
                     }
                     let _ = tx.send(Event::ServerStatus(c.status.clone()));
-                    let _ = tx.send(Event::Sync(
-                        c.view.clone().into_view(self.token_hint.to_string()),
-                    ));
+                    let _ = tx.send(self.view(c.view.clone()));
                     let _ = tx.send(Event::Notice(format!(
                         "reconnected to spock-tui {} (pid {}) as {}",
                         c.welcome.server_version, c.welcome.server_pid, c.welcome.you
@@ -422,7 +455,7 @@ impl Link {
     }
 
     fn view(&self, view: ViewWire) -> Event {
-        Event::Sync(view.into_view(self.token_hint.to_string()))
+        Event::Sync(view.into_view(self.token.text()))
     }
 
     fn on_message(&self, m: ServerMsg, registry: &Registry) -> Vec<Event> {
