@@ -522,7 +522,6 @@ impl Server {
             .emit(crate::mcp::ServerEvent::ServerStateChanged { running: false });
         tracing::info!("server stopped");
     }
-
 }
 
 /// The endpoints as `serve` prints them.

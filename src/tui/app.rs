@@ -51,11 +51,13 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             None,
         );
         let channel = wiring::ControlChannel::start(&core, tokens.clone(), ctl.clone())?;
-        ctl.send(ServerCtl::Start);
-        // This terminal's control centre: a session of the attach channel, in process.
+        // This terminal's control centre: a session of the attach channel, in process,
+        // attached before the server starts, so no call finds nobody to ask.
         let (duplex, credential) = channel.in_process();
         let (r, w) = tokio::io::split(duplex);
-        let result = match attach::connect_io(Box::new(r), Box::new(w), credential).await {
+        let connected = attach::connect_io(Box::new(r), Box::new(w), credential).await;
+        ctl.send(ServerCtl::Start);
+        let result = match connected {
             Ok(connected) => {
                 let target = Target {
                     socket: None,
@@ -64,8 +66,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                     token: TokenShown::Live(tokens.clone()),
                 };
                 let ended: attach::Ended = Arc::default();
-                attach::run_loop(connected, ended, target, paths, (tx, rx), Mode::InProcess)
-                    .await
+                attach::run_loop(connected, ended, target, paths, (tx, rx), Mode::InProcess).await
             }
             Err(e) => Err(anyhow::Error::new(e).context("the control centre could not attach")),
         };

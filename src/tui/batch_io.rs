@@ -1,8 +1,9 @@
-//! The loop's side of the Batch screen: a watcher that re-reads `core.batch` (tasks, runs, the
-//! runner's position, the recording) whenever the runner's status changes, a call finishes
-//! (a recording grew, an agent saved a task) or a command asks for it, and sends the copy as
-//! [`Event::Batch`]; and the performer of [`BatchCmd`]s, which answers with
-//! [`Event::BatchReply`]. The store's methods touch files, so they run on the blocking pool.
+//! The Batch screen's server side (each attach session has one): a watcher that re-reads
+//! `core.batch` (tasks, runs, the runner's position, the recording) whenever the runner's
+//! status changes, a call finishes (a recording grew, an agent saved a task) or a command asks
+//! for it, and sends the copy as [`Event::Batch`]; and the performer of [`BatchCmd`]s, which
+//! answers with [`Event::BatchReply`]. The session sends both to its control centre. The
+//! store's methods touch files, so they run on the blocking pool.
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,11 +63,12 @@ impl BatchLink {
     }
 
     /// Carry out `cmd` in the background; its reply and a fresh snapshot follow as events.
+    /// Carry out `cmd` as the serving process's control centre (the in-process one).
     pub fn perform(&self, cmd: BatchCmd) {
         self.perform_as(cmd, control_centre());
     }
 
-    /// [`BatchLink::perform`] for an attached terminal: its calls are audited as `who`'s.
+    /// `who` is the terminal the person acts from: the person's calls are audited as its.
     pub fn perform_as(&self, cmd: BatchCmd, who: ClientId) {
         let (core, tx, refresh) = (self.core.clone(), self.tx.clone(), self.refresh.clone());
         tokio::spawn(async move {

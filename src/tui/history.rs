@@ -254,8 +254,9 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
     c
 }
 
-/// Records the server sent an attached control centre (its audit trail's recent records, as
-/// stored), turned into History's records exactly as [`AuditSource`] turns them.
+/// The audit trail's recent records, as stored (already redacted), which the attach session
+/// sends every control centre after its welcome: what happened before it started, across
+/// restarts.
 pub struct Preloaded {
     pub records: Vec<crate::audit::AuditRecord>,
     pub source: String,
@@ -273,33 +274,6 @@ impl HistorySource for Preloaded {
     }
     fn describe(&self) -> String {
         format!("{} (from the server)", self.source)
-    }
-}
-
-/// The audit trail: what happened before this control centre started, across restarts.
-pub struct AuditSource(pub crate::audit::Audit);
-
-impl HistorySource for AuditSource {
-    fn preload(&self, cap: usize) -> Vec<CallRecord> {
-        // Reading the trail back is file I/O: keep it off the async worker's hot path. Each
-        // record becomes its compact form as it is read, so the whole tail is never held as JSON.
-        let mut out = Vec::with_capacity(cap.min(100_000));
-        let mut read = || {
-            let r = self.0.visit_recent(cap, |r| out.push(call_record(r)));
-            if let Err(e) = r {
-                tracing::error!(error = %e, "the audit trail could not be read back");
-            }
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(read)
-            }
-            _ => read(),
-        }
-        out
-    }
-    fn describe(&self) -> String {
-        format!("audit trail ({})", self.0.path().display())
     }
 }
 

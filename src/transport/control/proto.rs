@@ -320,6 +320,10 @@ pub enum ServerMsg {
     BatchReply {
         reply: BatchReply,
     },
+    /// This session fell behind the server's event stream and lost `lost` events.
+    Lagged {
+        lost: u64,
+    },
     /// A command's result, a line for the footer.
     Notice {
         message: String,
@@ -474,7 +478,13 @@ mod tests {
             r#"{"type":"hello","protocol_version":1,"credential":"c","pid":3,"tty":null}"#,
         )
         .unwrap();
-        assert!(matches!(v1, ClientMsg::Hello { protocol_version: 1, .. }));
+        assert!(matches!(
+            v1,
+            ClientMsg::Hello {
+                protocol_version: 1,
+                ..
+            }
+        ));
         assert_ne!(PROTOCOL_VERSION, 1);
     }
 

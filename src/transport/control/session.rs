@@ -23,15 +23,15 @@ use super::proto::{
 };
 use super::{ControlOptions, own_uid, same_user};
 use crate::app::ServerHandle;
-use crate::mcp::uilink::NavRequest;
-use crate::tui::batch_io::BatchLink;
-use crate::tui::event::{CoreView, Event};
 use crate::audit::AuditRecord;
 use crate::mcp::confirm::{ConfirmRequest, Notice};
 use crate::mcp::events::{Outcome, Transport};
 use crate::mcp::registry::Level;
+use crate::mcp::uilink::NavRequest;
 use crate::mcp::{Core, ServerEvent};
 use crate::transport::Shared;
+use crate::tui::batch_io::BatchLink;
+use crate::tui::event::{CoreView, Event};
 
 /// Where a session writes: the Unix socket, or the in-process duplex.
 type Writer = Box<dyn AsyncWrite + Send + Unpin>;
@@ -148,7 +148,15 @@ pub(super) async fn run(
                 .await;
         }
     };
-    session(spawn_reader(r), out, Peer::Socket(peer_pid), shared, opts, server).await
+    session(
+        spawn_reader(r),
+        out,
+        Peer::Socket(peer_pid),
+        shared,
+        opts,
+        server,
+    )
+    .await
 }
 
 /// Who is at the other end, as the transport knows it.
@@ -268,17 +276,20 @@ async fn session(
             return;
         }
     }
+    // A responder from before the view is sent: by the time the client has its view (the
+    // serving process's own control centre starts its server then), no call finds nobody to
+    // ask. What is asked meanwhile waits in the channel and follows the initial sync.
+    let (rid, mut asks) = core.confirmer.attach_remote(you.clone());
+    let (nid, mut navs) = core.ui.attach_remote();
     let first = ServerMsg::ServerStatus {
         status: status.borrow_and_update().clone(),
     };
-    if !out.send(&first).await
-        || !out.send(&view(&core)).await
-        || !out.send(&devices(&core)).await
+    if !out.send(&first).await || !out.send(&view(&core)).await || !out.send(&devices(&core)).await
     {
+        core.confirmer.detach_responder(rid);
+        core.ui.detach_id(nid);
         return;
     }
-    let (rid, mut asks) = core.confirmer.attach_remote(you.clone());
-    let (nid, mut navs) = core.ui.attach_remote();
     // The Batch screen's watcher and performer, as the in-process control centre has them;
     // their events come back here and go out as `batch` and `batch_reply`.
     let (btx, mut brx) = mpsc::unbounded_channel::<Event>();
@@ -367,7 +378,10 @@ async fn session(
                         None => continue,
                     }
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Lagged(lost)) => {
+                    view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                    ServerMsg::Lagged { lost }
+                }
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             line = lines.recv() => match line {

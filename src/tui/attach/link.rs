@@ -190,9 +190,7 @@ pub async fn connect_io(
         loop {
             match read_msg(&mut read).await {
                 Ok(Some(ServerMsg::History {
-                    records,
-                    source: s,
-                    ..
+                    records, source: s, ..
                 })) => {
                     history.extend(records);
                     source = s;
@@ -520,6 +518,7 @@ impl Link {
             ServerMsg::Batch { data } => vec![Event::Batch(data)],
             ServerMsg::BatchReply { reply } => vec![Event::BatchReply(reply)],
             ServerMsg::Notice { message } => vec![Event::Notice(message)],
+            ServerMsg::Lagged { lost } => vec![Event::Lagged(lost)],
             ServerMsg::Navigate { id, screen, select } => {
                 let (req, answer) = NavRequest::new(screen, select);
                 let (link, conn) = (self.clone(), self.conn.load(Ordering::SeqCst));
@@ -617,11 +616,7 @@ impl Link {
             reason: wire.reason.clone(),
         };
         let deadline = Instant::now() + Duration::from_millis(wire.remaining_ms);
-        let you = self
-            .you
-            .lock()
-            .map(|y| y.to_string())
-            .unwrap_or_default();
+        let you = self.you.lock().map(|y| y.to_string()).unwrap_or_default();
         let (req, remote) = ConfirmRequest::remote(
             wire.call_id,
             ask,
@@ -665,6 +660,8 @@ impl Link {
                 tokio::time::sleep_until(armed).await;
             }
         }
-        let _ = self.out.send((conn, ClientMsg::Decide { call_id, approve }));
+        let _ = self
+            .out
+            .send((conn, ClientMsg::Decide { call_id, approve }));
     }
 }
