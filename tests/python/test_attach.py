@@ -388,3 +388,59 @@ async def test_commands_need_the_hello_and_never_work_with_the_mcp_token(inst):
     v = await ok.until("view")
     assert "android_get_battery_info" in v["view"]["enabled"] and v["view"]["confirm_timeout_secs"] != 5, v
     ok.close()
+
+
+async def test_a_server_restart_from_an_attached_client_keeps_the_attach(inst):
+    from mcp import Client
+    from conftest import call
+
+    c, _ = await attached(inst)
+    await c.send(type="server", action="restart")
+    # The controller's latest state each time it changes (quick steps may merge): the
+    # transports go down, then come up again.
+    states = []
+    while not (states and states[-1] == "running" and {"stopping", "stopped"} & set(states)):
+        m = await c.until("server_status")
+        states.append(m["status"]["state"])
+    # (The first may be the state sent after the welcome.)
+    down = next(i for i, st in enumerate(states) if st in ("stopping", "stopped"))
+    assert "starting" in states[down:] or states[-1] == "running", states
+    # The attach channel stayed up: the same connection still answers commands.
+    await c.send(type="setting", field="confirm_timeout", value=40)
+    assert "40" in (await c.until("notice"))["message"]
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        err, _ = await call(mcp, "android_get_battery_info")
+        assert not err
+    c.close()
+
+
+async def test_an_agents_navigation_request_reaches_an_attached_client(inst):
+    from mcp import Client
+
+    c, _ = await attached(inst)
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        nav = asyncio.create_task(mcp.call_tool("spock_navigate", {"destination": "tools"}))
+        m = await c.until("navigate")
+        assert m["screen"] == "tools", m
+        await c.send(type="screen", name="tools")
+        await c.send(type="navigated", id=m["id"])
+        r = await asyncio.wait_for(nav, 15)
+        assert r.structured_content["applied"] is True, r
+        st = await mcp.call_tool("spock_get_status", {})
+        assert st.structured_content["screen"] == "tools", st.structured_content
+        # Refused by the screen: the agent is told why.
+        nav = asyncio.create_task(mcp.call_tool("spock_navigate", {"destination": "batch"}))
+        m = await c.until("navigate")
+        await c.send(type="navigated", id=m["id"], error="the person is typing")
+        r = await asyncio.wait_for(nav, 15)
+        assert r.structured_content["applied"] is False and "typing" in r.structured_content["reason"], r
+        # An answer for a request that is not waiting is an error, not a crash.
+        await c.send(type="navigated", id=999)
+        e = await c.until("error")
+        assert e["code"] == "not_pending", e
+    c.close()
+    # Detached: the screen is "none" again.
+    await asyncio.sleep(0.3)
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        st = await mcp.call_tool("spock_get_status", {})
+        assert st.structured_content["screen"] == "none", st.structured_content
