@@ -17,21 +17,22 @@ use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
 use super::commands::{self, Actor};
-use super::proto::{
-    ARMING_MS, AskWire, ClientMsg, DeviceWire, ErrorCode, HISTORY_CHUNK_BYTES, MAX_LINE,
-    PROTOCOL_VERSION, ServerMsg, ViewWire,
-};
+use super::proto::{ARMING_MS, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg};
 use super::{ControlOptions, own_uid, same_user};
 use crate::app::ServerHandle;
 use crate::audit::AuditRecord;
+use crate::mcp::Core;
 use crate::mcp::confirm::{ConfirmRequest, Notice};
 use crate::mcp::events::{Outcome, Transport};
 use crate::mcp::registry::Level;
 use crate::mcp::uilink::NavRequest;
-use crate::mcp::{Core, ServerEvent};
 use crate::transport::Shared;
 use crate::tui::batch_io::BatchLink;
-use crate::tui::event::{CoreView, Event};
+use crate::tui::event::Event;
+
+mod outgoing;
+
+use outgoing::{devices, event, history, view, wire};
 
 /// Where a session writes: the Unix socket, or the in-process duplex.
 type Writer = Box<dyn AsyncWrite + Send + Unpin>;
@@ -420,55 +421,6 @@ async fn sleep_until_some(at: Option<Instant>) {
     }
 }
 
-/// The History preload as the in-process History reads it (the audit trail's recent records,
-/// as stored: already redacted), in chunks under [`HISTORY_CHUNK_BYTES`].
-async fn history(core: &Arc<Core>) -> Vec<ServerMsg> {
-    let c = core.clone();
-    let cap = core.config().history.size.max(1);
-    let records = tokio::task::spawn_blocking(move || {
-        let mut out = Vec::new();
-        if let Err(e) = c.audit.visit_recent(cap, |r| out.push(r)) {
-            tracing::error!(error = %e, "the audit trail could not be read back for an attached control centre");
-        }
-        out
-    })
-    .await
-    .unwrap_or_default();
-    let source = format!("audit trail ({})", core.audit.path().display());
-    let mut chunks = Vec::new();
-    let (mut chunk, mut size) = (Vec::new(), 0usize);
-    for r in records {
-        let n = serde_json::to_vec(&r).map(|v| v.len()).unwrap_or(0);
-        if n > HISTORY_CHUNK_BYTES {
-            // One record too big for any line: left out, as a line too long would end the link.
-            continue;
-        }
-        if size + n > HISTORY_CHUNK_BYTES && !chunk.is_empty() {
-            chunks.push(std::mem::take(&mut chunk));
-            size = 0;
-        }
-        size += n;
-        chunk.push(r);
-    }
-    chunks.push(chunk);
-    let last = chunks.len() - 1;
-    chunks
-        .into_iter()
-        .enumerate()
-        .map(|(i, records)| ServerMsg::History {
-            records,
-            source: source.clone(),
-            last: i == last,
-        })
-        .collect()
-}
-
-fn view(core: &Core) -> ServerMsg {
-    ServerMsg::View {
-        view: ViewWire::from_view(&CoreView::read(core, String::new())),
-    }
-}
-
 struct Session {
     core: Arc<Core>,
     you: String,
@@ -651,91 +603,6 @@ fn notice_or_error(r: Result<String, String>) -> ServerMsg {
         Ok(message) => ServerMsg::Notice { message },
         Err(e) => ServerMsg::error(ErrorCode::Failed, e),
     }
-}
-
-fn wire(req: &ConfirmRequest) -> AskWire {
-    let a = &req.ask;
-    AskWire {
-        call_id: a.call_id,
-        tool: a.tool.into(),
-        title: a.title.into(),
-        level: a.level,
-        client: a.client.clone(),
-        transport: a.transport,
-        via: a.via.clone(),
-        device: a.device.clone(),
-        device_model: a.device_model.clone(),
-        arguments: a.arguments.clone(),
-        reason: a.reason.clone(),
-        timeout_ms: req.timeout.as_millis() as u64,
-        remaining_ms: req.remaining().as_millis() as u64,
-    }
-}
-
-fn devices(core: &Core) -> ServerMsg {
-    let selected = core.selected_device.read().ok().and_then(|s| s.clone());
-    ServerMsg::Devices {
-        devices: core
-            .devices
-            .snapshot()
-            .into_iter()
-            .map(|d| DeviceWire {
-                selected: selected.as_deref() == Some(d.id.as_str()),
-                serial: d.serial,
-                state: d.state.to_string(),
-                model: d.model,
-            })
-            .collect(),
-    }
-}
-
-/// The core's events as the protocol carries them; the rest are not (yet) sent.
-fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
-    Some(match ev {
-        ServerEvent::CallStarted {
-            call_id,
-            at,
-            tool,
-            level,
-            transport,
-            client,
-            device,
-            arguments,
-        } => ServerMsg::CallStarted {
-            call_id,
-            at,
-            tool,
-            level,
-            transport,
-            client,
-            device,
-            arguments,
-        },
-        ServerEvent::CallArguments { call_id, arguments } => {
-            ServerMsg::CallArguments { call_id, arguments }
-        }
-        ServerEvent::CallFinished {
-            call_id,
-            tool,
-            outcome,
-            duration,
-            decision,
-            device,
-            result,
-            record,
-        } => ServerMsg::CallFinished {
-            call_id,
-            tool,
-            outcome,
-            duration_ms: duration.as_secs_f64() * 1000.0,
-            decision,
-            device,
-            result,
-            record,
-        },
-        ServerEvent::DevicesChanged | ServerEvent::Device { .. } => devices(core),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]
