@@ -1,6 +1,7 @@
-//! Wiring: logging, the core, and the server (both transports) started and stopped as one.
+//! Wiring: logging, the core, and the server (both transports) started and stopped as one by
+//! its controller (`controller`), with the attach channel beside it ([`ControlChannel`]).
 //! Used by `serve` and by the control centre, which can stop and restart the server while
-//! the core (history, access, clients) lives on.
+//! the core (history, access, clients) and the attached control centres live on.
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,6 +23,10 @@ use crate::project::Projects;
 use crate::transport::http::HttpOptions;
 use crate::transport::socket::{Listener, SocketOptions};
 use crate::transport::{Shared, control, http, socket};
+
+mod controller;
+
+pub use controller::{ServerCtl, ServerHandle, ServerStatus, spawn_controller};
 
 /// How many daily log files are kept.
 pub const LOG_DAYS: usize = 7;
@@ -346,24 +351,78 @@ async fn bind_http(addr: SocketAddr) -> (Option<tokio::net::TcpListener>, Option
     (None, Some(note))
 }
 
-/// The control socket and its credential (created on first use, 0600, never printed).
-fn start_control(
-    core: &Core,
-    cfg: &Config,
-) -> anyhow::Result<(tokio::net::UnixListener, control::ControlOptions)> {
-    let credential = crate::config::token::load_or_create(&control::credential_file(&core.paths))?;
-    let socket = control::socket_path(&core.paths);
-    let listener = control::bind(&socket)
-        .with_context(|| format!("binding the control socket {}", socket.display()))?;
-    Ok((
-        listener,
-        control::ControlOptions {
-            socket,
+/// The attach channel (a private Unix socket or nothing, never TCP), started before the server
+/// so whoever sees the server running can attach, and kept up while the MCP transports are
+/// stopped and restarted: attached control centres keep their connection. The serving
+/// process's own control centre is a session of it too, over an in-process duplex
+/// ([`ControlChannel::in_process`]).
+pub struct ControlChannel {
+    shared: Shared,
+    opts: control::ControlOptions,
+    server: ServerHandle,
+    /// Accepting attach sessions; `None` when the socket could not be bound (logged).
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl ControlChannel {
+    /// An error only when the control credential cannot be read or created (0600, never
+    /// printed); a socket that cannot be bound is logged and leaves only the in-process door.
+    pub fn start(
+        core: &Arc<Core>,
+        tokens: TokenStore,
+        server: ServerHandle,
+    ) -> anyhow::Result<Self> {
+        let cfg = core.config();
+        let credential =
+            crate::config::token::load_or_create(&control::credential_file(&core.paths))?;
+        let socket = control::socket_path(&core.paths);
+        let opts = control::ControlOptions {
+            socket: socket.clone(),
             credential,
             handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
             write_timeout: Duration::from_secs(cfg.server.write_timeout_secs.max(1)),
-        },
-    ))
+        };
+        let shared = Shared {
+            core: core.clone(),
+            tokens,
+            shutdown: CancellationToken::new(),
+        };
+        let task = match control::bind(&socket) {
+            Ok(listener) => Some(tokio::spawn(control::serve(
+                listener,
+                shared.clone(),
+                opts.clone(),
+                server.clone(),
+            ))),
+            Err(e) => {
+                tracing::error!(error = %e, socket = %socket.display(), "no attach channel: `spock-tui attach` cannot connect");
+                None
+            }
+        };
+        Ok(ControlChannel {
+            shared,
+            opts,
+            server,
+            task,
+        })
+    }
+
+    /// A session for this process's own control centre: its end of the duplex, and the
+    /// credential its hello presents.
+    pub fn in_process(&self) -> (tokio::io::DuplexStream, String) {
+        (
+            control::in_process(self.shared.clone(), self.opts.clone(), self.server.clone()),
+            self.opts.credential.clone(),
+        )
+    }
+
+    /// Say goodbye to every attached control centre and close the socket.
+    pub async fn stop(self) {
+        self.shared.shutdown.cancel();
+        if let Some(task) = self.task {
+            let _ = tokio::time::timeout(Duration::from_secs(3), task).await;
+        }
+    }
 }
 
 /// A running server: both transports, stopped together.
@@ -408,17 +467,6 @@ impl Server {
                     tracing::error!(error = %e, "HTTP transport stopped");
                 }
             });
-        }
-        // The attach channel: a private Unix socket or nothing (never TCP); up before the
-        // descriptor is written, so whoever sees the server running can attach.
-        match start_control(&core, &cfg) {
-            Ok((listener, opts)) => {
-                let s = shared.clone();
-                tasks.spawn(async move { control::serve(listener, s, opts).await });
-            }
-            Err(e) => {
-                tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect")
-            }
         }
         let sock = Listener::bind(&core.paths.socket_path())
             .await
@@ -474,25 +522,26 @@ impl Server {
             .emit(crate::mcp::ServerEvent::ServerStateChanged { running: false });
         tracing::info!("server stopped");
     }
+}
 
-    pub fn endpoints_text(&self) -> String {
-        let e = self.shared.core.endpoints();
-        let mut s = String::new();
-        if let Some(h) = e.http {
-            s.push_str(&format!("HTTP  {h}\n"));
-        }
-        if let Some(h) = e.sse {
-            s.push_str(&format!("SSE   {h}\n"));
-        }
-        if let Some(h) = e.stdio {
-            s.push_str(&format!(
-                "stdio {h} (via `spock-tui relay {}`)\n",
-                self.shared.core.paths.endpoint_file().display()
-            ));
-        }
-        if let Some(n) = e.http_note {
-            s.push_str(&format!("note  {n}\n"));
-        }
-        s
+/// The endpoints as `serve` prints them.
+pub fn endpoints_text(core: &Core) -> String {
+    let e = core.endpoints();
+    let mut s = String::new();
+    if let Some(h) = e.http {
+        s.push_str(&format!("HTTP  {h}\n"));
     }
+    if let Some(h) = e.sse {
+        s.push_str(&format!("SSE   {h}\n"));
+    }
+    if let Some(h) = e.stdio {
+        s.push_str(&format!(
+            "stdio {h} (via `spock-tui relay {}`)\n",
+            core.paths.endpoint_file().display()
+        ));
+    }
+    if let Some(n) = e.http_note {
+        s.push_str(&format!("note  {n}\n"));
+    }
+    s
 }

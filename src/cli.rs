@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{Args, CommandFactory, Parser, Subcommand};
 
-use crate::app::{self, Server};
+use crate::app;
 use crate::clientconfig::{self, Client};
 use crate::config::Paths;
 use crate::config::token;
@@ -256,9 +256,32 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
         // SIGINT, SIGTERM or SIGHUP (an SSH session ending) all stop it cleanly.
         let stop = stop_signals();
         let (core, demo) = app::assemble(paths, config, logs, &args).await?;
-        let server = Server::start(core.clone(), tokens, &listen).await?;
-        // Headless: nobody can approve, so destructive calls are denied (no responder).
-        let mut text = server.endpoints_text();
+        // One controller owns the transports: attached control centres can stop and restart
+        // them through it. The attach channel is up before the server writes its descriptor
+        // (whoever sees the server running can attach) and stays up until this process stops.
+        let (ctl, controller) = app::spawn_controller(
+            core.clone(),
+            tokens.clone(),
+            listen,
+            args.port.is_some(),
+            None,
+        );
+        let channel = app::ControlChannel::start(&core, tokens, ctl.clone())
+            .inspect_err(|e| tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect"))
+            .ok();
+        let mut status = ctl.status();
+        ctl.send(app::ServerCtl::Start);
+        let started = status
+            .wait_for(|s| matches!(s, app::ServerStatus::Running | app::ServerStatus::Failed(_)))
+            .await
+            .map(|s| s.clone());
+        match started {
+            Ok(app::ServerStatus::Running) => {}
+            Ok(app::ServerStatus::Failed(e)) => anyhow::bail!("{e}"),
+            _ => anyhow::bail!("the server controller ended before the server started"),
+        }
+        // Headless: nobody can approve unless a control centre attaches (no responder).
+        let mut text = app::endpoints_text(&core);
         if args.demo {
             let adb: Vec<String> = core
                 .devices
@@ -274,7 +297,11 @@ fn run_server(args: RunArgs) -> anyhow::Result<()> {
         // Nobody reading stdout is no reason to stop serving.
         let _ = print_out(&text);
         stop.await;
-        server.stop().await;
+        if let Some(c) = channel {
+            c.stop().await;
+        }
+        ctl.quit();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(10), controller).await;
         if let Err(e) = core.audit.flush().await {
             eprintln!("spock-tui: the audit trail could not be flushed: {e}");
         }

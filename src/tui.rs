@@ -1,16 +1,17 @@
 //! The terminal control centre: watches and steers the MCP server from the keyboard (and the
 //! mouse) while both transports run in background tasks.
 //!
-//! The shape follows STYLE.md: one [`event::Event`] enum merged into one loop (`app`), which
+//! The shape follows STYLE.md: one [`event::Event`] enum merged into one loop (`attach`), which
 //! drains everything queued and draws once, only when something changed; the state is plain
 //! data (`state`), changed only by `State::update` (`update`, `keys`), which returns the
 //! [`update::Effect`]s the loop performs; drawing (`ui`) is a pure function of `&State`; the
 //! keymap (`action`) is both the key handling and the help overlay; `State::layer()` is the
 //! one function that decides who has the keyboard. The Batch screen's state and keys are in
-//! `batch`; the loop's side of it (reading `core.batch`, carrying out commands) in
-//! `batch_io`. Untrusted text is escaped (`escape`) before it is drawn; clipboard and
-//! notifications are plain escapes (`osc`). `attach` runs the same state and drawing as a
-//! client of a server in another process, over the attach channel.
+//! `batch`; its server side (reading `core.batch`, carrying out commands) in `batch_io`.
+//! Untrusted text is escaped (`escape`) before it is drawn; clipboard and notifications are
+//! plain escapes (`osc`). The loop is always a client of the attach channel
+//! (`transport::control`): of a server in another process (`spock-tui attach`), or of this
+//! process's own over an in-process duplex (`spock-tui`, wired in `app`).
 pub mod action;
 pub mod app;
 pub mod attach;

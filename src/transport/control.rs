@@ -5,7 +5,8 @@
 //! control credential (its own 0600 file; the MCP token does not work), and an approval counts
 //! only after that client acknowledged displaying the request and the arming time has passed
 //! since; an early or unacknowledged approval is refused, audited, and the call keeps waiting.
-//! The messages are in [`proto`]; a session's loop is in [`session`].
+//! The messages are in [`proto`]; a session's loop is in [`session`]; what the person's
+//! commands do to the core is in [`commands`], shared with the in-process control centre.
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -14,6 +15,7 @@ use tokio::net::UnixListener;
 use super::Shared;
 use crate::config::paths::{Paths, private_dir};
 
+pub mod commands;
 pub mod proto;
 mod session;
 
@@ -65,15 +67,21 @@ pub fn bind(socket: &Path) -> std::io::Result<UnixListener> {
     UnixListener::bind(socket)
 }
 
-/// Accept attach sessions until shutdown; each is its own task.
-pub async fn serve(listener: UnixListener, shared: Shared, opts: ControlOptions) {
+/// Accept attach sessions until shutdown; each is its own task. `server` is the controller
+/// of the MCP transports, for the `server` command.
+pub async fn serve(
+    listener: UnixListener,
+    shared: Shared,
+    opts: ControlOptions,
+    server: crate::app::ServerHandle,
+) {
     loop {
         tokio::select! {
             _ = shared.shutdown.cancelled() => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
-                    let (shared, opts) = (shared.clone(), opts.clone());
-                    tokio::spawn(async move { session::run(stream, shared, opts).await });
+                    let (shared, opts, server) = (shared.clone(), opts.clone(), server.clone());
+                    tokio::spawn(async move { session::run(stream, shared, opts, server).await });
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "control socket accept failed");
@@ -83,6 +91,19 @@ pub async fn serve(listener: UnixListener, shared: Shared, opts: ControlOptions)
         }
     }
     let _ = std::fs::remove_file(&opts.socket);
+}
+
+/// The serving process's own control centre: a session over an in-process duplex, with the
+/// same hello, consent rules and commands as an attached one (only the peer check differs).
+/// Returns the client's end.
+pub fn in_process(
+    shared: Shared,
+    opts: ControlOptions,
+    server: crate::app::ServerHandle,
+) -> tokio::io::DuplexStream {
+    let (client, end) = tokio::io::duplex(256 * 1024);
+    tokio::spawn(session::run_in_process(end, shared, opts, server));
+    client
 }
 
 #[cfg(test)]

@@ -1,9 +1,9 @@
-//! The loop and its plumbing: the terminal (raw mode, alternate screen, mouse; restored on
-//! every exit path and from the panic hook), the tasks that turn terminal input, server
-//! events, confirmation and navigation requests and signals into [`Event`]s (batch snapshots
-//! come from `batch_io`), the server controller that starts and stops both transports, and
-//! the effects `update()` asks for.
-use std::io::Write as _;
+//! `spock-tui` without a subcommand, and the terminal plumbing every control centre shares:
+//! raw mode, the alternate screen and the mouse (restored on every exit path and from the
+//! panic hook), and the thread that turns terminal input into [`Event`]s. The control centre
+//! here is the attached one (`tui::attach`) over an in-process duplex to a session of the
+//! attach channel: one code path for the screen, the consent rules and every command; this
+//! file only wires the server (its controller, the attach channel) around it.
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -13,22 +13,14 @@ use crossterm::event::{DisableMouseCapture, MouseEventKind};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
-use super::batch_io::BatchLink;
-use super::event::{CoreView, Event, ServerStatus};
-use super::history::HistorySource;
-use super::osc;
-use super::state::State;
-use super::ui;
-use super::update::{AccessChange, Effect, ServerCtl};
-use crate::app::{self as wiring, Listen, Server};
+use super::attach::{self, Mode, Target, TokenShown};
+use super::event::Event;
+use super::update::ServerCtl;
+use crate::app as wiring;
 use crate::cli::RunArgs;
-use crate::config::token::TokenStore;
-use crate::mcp::Core;
-use crate::tui::state::SettingField;
+use crate::transport::control;
 
 /// `spock-tui` without a subcommand: the control centre, serving both transports.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -45,13 +37,43 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
     } = wiring::prepare(&args, false)?;
     let rt = wiring::runtime()?;
     rt.block_on(async move {
-        let (core, demo) = wiring::assemble(paths, config, logs, &args).await?;
-        let source = Box::new(super::history::AuditSource(core.audit.clone()));
-        let opts = LoopOptions {
-            port_fixed: args.port.is_some(),
-            demo: args.demo,
+        let (core, demo) = wiring::assemble(paths.clone(), config, logs, &args).await?;
+        // Registered before the server starts: a signal can never meet the default action.
+        let (tx, rx) = mpsc::unbounded_channel::<Event>();
+        attach::spawn_signals(tx.clone());
+        // The same controller `serve` has, and the attach channel beside it: other terminals
+        // attach to this one, and it stays up while the transports restart.
+        let (ctl, controller) = wiring::spawn_controller(
+            core.clone(),
+            tokens.clone(),
+            listen,
+            args.port.is_some(),
+            None,
+        );
+        let channel = wiring::ControlChannel::start(&core, tokens.clone(), ctl.clone())?;
+        // This terminal's control centre: a session of the attach channel, in process,
+        // attached before the server starts, so no call finds nobody to ask.
+        let (duplex, credential) = channel.in_process();
+        let (r, w) = tokio::io::split(duplex);
+        let connected = attach::connect_io(Box::new(r), Box::new(w), credential).await;
+        ctl.send(ServerCtl::Start);
+        let result = match connected {
+            Ok(connected) => {
+                let target = Target {
+                    socket: None,
+                    credential_file: control::credential_file(&paths),
+                    reconnect_for: Duration::ZERO,
+                    token: TokenShown::Live(tokens.clone()),
+                };
+                let ended: attach::Ended = Arc::default();
+                attach::run_loop(connected, ended, target, paths, (tx, rx), Mode::InProcess).await
+            }
+            Err(e) => Err(anyhow::Error::new(e).context("the control centre could not attach")),
         };
-        let result = run_loop(core.clone(), tokens, listen, opts, source).await;
+        // Goodbye to attached terminals; what waited on them is denied (nobody is left).
+        channel.stop().await;
+        ctl.quit();
+        let _ = tokio::time::timeout(Duration::from_secs(6), controller).await;
         if let Err(e) = core.audit.flush().await {
             tracing::error!(error = %e, "the audit trail could not be flushed");
         }
@@ -164,440 +186,6 @@ fn esc_then_key(k: crossterm::event::KeyEvent) -> Vec<crossterm::event::KeyEvent
         vec![KeyEvent::new(KeyCode::Esc, KeyModifiers::NONE), key]
     } else {
         vec![k]
-    }
-}
-
-fn spawn_forwarders(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) {
-    let mut events = core.subscribe();
-    let t = tx.clone();
-    tokio::spawn(async move {
-        loop {
-            let ev = match events.recv().await {
-                Ok(ev) => Event::Server(ev),
-                Err(broadcast::error::RecvError::Lagged(n)) => Event::Lagged(n),
-                Err(broadcast::error::RecvError::Closed) => break,
-            };
-            if t.send(ev).is_err() {
-                break;
-            }
-        }
-    });
-    let mut confirms = core.confirmer.attach();
-    let t = tx.clone();
-    tokio::spawn(async move {
-        while let Some(req) = confirms.recv().await {
-            if t.send(Event::Confirm(req)).is_err() {
-                break;
-            }
-        }
-    });
-    // Devices: the tracker's events (and selection changes) refresh the list from its snapshot.
-    let mut dev_events = core.devices.subscribe();
-    let mut core_events = core.subscribe();
-    let (t, c) = (tx.clone(), core.clone());
-    tokio::spawn(async move {
-        let rows = |c: &Core| -> Vec<super::event::DeviceRow> {
-            let selected = c.selected_device.read().ok().and_then(|s| s.clone());
-            c.devices
-                .snapshot()
-                .into_iter()
-                .map(|d| super::event::DeviceRow {
-                    selected: selected.as_deref() == Some(d.id.as_str()),
-                    serial: d.serial,
-                    state: d.state.to_string(),
-                    model: d.model,
-                })
-                .collect()
-        };
-        // The first listing fills the table before any tracker event arrives.
-        let _ = c.devices.list().await;
-        if t.send(Event::Devices(rows(&c))).is_err() {
-            return;
-        }
-        loop {
-            tokio::select! {
-                r = dev_events.recv() => if matches!(r, Err(broadcast::error::RecvError::Closed)) { break },
-                r = core_events.recv() => match r {
-                    Ok(crate::mcp::ServerEvent::DevicesChanged) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                    Ok(_) => continue,
-                    Err(broadcast::error::RecvError::Closed) => break,
-                },
-            }
-            if t.send(Event::Devices(rows(&c))).is_err() {
-                break;
-            }
-        }
-    });
-    let mut navs = core.ui.attach();
-    let t = tx.clone();
-    tokio::spawn(async move {
-        while let Some(req) = navs.recv().await {
-            if t.send(Event::Navigate(req)).is_err() {
-                break;
-            }
-        }
-    });
-    let t = tx.clone();
-    // Registered here, before the server starts: a signal can never meet the default action.
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        return;
-    };
-    tokio::spawn(async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = hup.recv() => {}
-            _ = int.recv() => {}
-        }
-        let _ = t.send(Event::Quit);
-    });
-}
-
-/// Owns the running server; started, stopped and restarted on command, reporting each step.
-fn spawn_controller(
-    core: Arc<Core>,
-    tokens: TokenStore,
-    listen: Listen,
-    opts: LoopOptions,
-    tx: mpsc::UnboundedSender<Event>,
-) -> (
-    mpsc::UnboundedSender<ServerCtl>,
-    tokio::task::JoinHandle<()>,
-) {
-    let (ctl_tx, mut ctl) = mpsc::unbounded_channel::<ServerCtl>();
-    let handle = tokio::spawn(async move {
-        let mut server: Option<Server> = None;
-        while let Some(cmd) = ctl.recv().await {
-            if matches!(cmd, ServerCtl::Stop | ServerCtl::Restart)
-                && let Some(s) = server.take()
-            {
-                let _ = tx.send(Event::ServerStatus(ServerStatus::Stopping));
-                s.stop().await;
-                let _ = tx.send(Event::ServerStatus(ServerStatus::Stopped));
-            }
-            if matches!(cmd, ServerCtl::Start | ServerCtl::Restart) && server.is_none() {
-                let _ = tx.send(Event::ServerStatus(ServerStatus::Starting));
-                // The port may have changed in Settings since the last start (unless --port
-                // fixed it). The address was checked, and warned about, before the terminal
-                // was taken over; nothing here may print.
-                let mut listen = listen.clone();
-                if !opts.port_fixed {
-                    listen.http.set_port(core.config().server.port);
-                }
-                let started = Server::start(core.clone(), tokens.clone(), &listen).await;
-                let status = match started {
-                    Ok(s) => {
-                        server = Some(s);
-                        ServerStatus::Running
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %format!("{e:#}"), "server did not start");
-                        ServerStatus::Failed(format!("{e:#}"))
-                    }
-                };
-                let _ = tx.send(Event::ServerStatus(status));
-            }
-        }
-        if let Some(s) = server.take() {
-            s.stop().await;
-        }
-    });
-    (ctl_tx, handle)
-}
-
-/// What the loop needs of the command line (the rest of `RunArgs` stays with the wiring).
-#[derive(Debug, Clone, Copy)]
-pub struct LoopOptions {
-    /// `--port` fixed the port: a port changed in Settings does not move the server.
-    pub port_fixed: bool,
-    /// `--demo`: the virtual device is the only device.
-    pub demo: bool,
-}
-
-/// The control centre's loop. `source` preloads History (the audit store, once it lands).
-pub async fn run_loop(
-    core: Arc<Core>,
-    tokens: TokenStore,
-    listen: Listen,
-    opts: LoopOptions,
-    source: Box<dyn HistorySource>,
-) -> anyhow::Result<()> {
-    let guard = TerminalGuard::enter()?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-    terminal.clear()?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
-    let stop_input = Arc::new(AtomicBool::new(false));
-    spawn_input(tx.clone(), stop_input.clone());
-    spawn_forwarders(&core, &tx);
-    let batch_link = BatchLink::spawn(&core, &tx);
-    let (ctl, controller) =
-        spawn_controller(core.clone(), tokens.clone(), listen, opts, tx.clone());
-    let _ = ctl.send(ServerCtl::Start);
-
-    let mut state = State::with_source(
-        &core.registry,
-        CoreView::read(&core, tokens.token()),
-        source.as_ref(),
-    );
-    state.demo = opts.demo;
-    // https://no-color.org: present and not empty.
-    state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    state.tz = chrono::Local::now().fixed_offset().timezone();
-    let size = terminal.size()?;
-    state.size = (size.width, size.height);
-    let in_tmux = osc::in_tmux();
-    let mut written_screen = String::new();
-
-    // A terminal that fails to take a frame (a dropped SSH link: EIO) ends the loop like
-    // SIGHUP does, through the same clean-up below, never with the server's socket,
-    // descriptor and lock left behind.
-    let mut lost: Option<std::io::Error> = None;
-    // Draw once per drained batch of events: nothing arrives, nothing is drawn.
-    while !state.quit {
-        state.now = tokio::time::Instant::now();
-        state.wall = chrono::Utc::now();
-        if let Err(e) = terminal.draw(|f| ui::draw(f, &state)) {
-            tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
-            lost = Some(e);
-            break;
-        }
-        // The frame is written: a confirmation on it has now been shown, and arms from here.
-        state.frame_drawn(tokio::time::Instant::now());
-        // No fixed frame rate: wait for an event, or a tick only while something counts
-        // (every 100 ms while a sub-second countdown shows, else every second).
-        let first = if let Some(every) = state.tick_every() {
-            match tokio::time::timeout(every, rx.recv()).await {
-                Ok(Some(ev)) => ev,
-                Ok(None) => break,
-                Err(_) => Event::Tick,
-            }
-        } else {
-            match rx.recv().await {
-                Some(ev) => ev,
-                None => break,
-            }
-        };
-        let mut batch = vec![first];
-        while let Ok(ev) = rx.try_recv() {
-            batch.push(ev);
-        }
-        let mut resync = false;
-        let mut effects = Vec::new();
-        state.now = tokio::time::Instant::now();
-        state.wall = chrono::Utc::now();
-        for ev in batch {
-            resync |= matches!(ev, Event::Server(_) | Event::ServerStatus(_));
-            effects.extend(state.update(ev));
-        }
-        if resync {
-            effects.extend(state.update(Event::Sync(CoreView::read(&core, tokens.token()))));
-        }
-        // Keep `spock_get_status` truthful before any navigation request is answered.
-        if written_screen != state.screen.name() {
-            written_screen = state.screen.name().to_string();
-            if let Ok(mut slot) = core.screen.write() {
-                *slot = written_screen.clone();
-            }
-        }
-        for fx in effects {
-            let links = Links {
-                tx: &tx,
-                ctl: &ctl,
-                batch: &batch_link,
-            };
-            let results = perform(fx, &core, &tokens, &links, &mut terminal, in_tmux);
-            for ev in results {
-                state.update(ev);
-            }
-        }
-    }
-
-    stop_input.store(true, Ordering::Relaxed);
-    core.confirmer.detach();
-    core.ui.detach();
-    if let Ok(mut slot) = core.screen.write() {
-        *slot = "none".into();
-    }
-    // Pending confirmations are dropped: their askers get the default denial.
-    state.confirms.clear();
-    drop(ctl);
-    let _ = tokio::time::timeout(Duration::from_secs(6), controller).await;
-    drop(terminal);
-    drop(guard);
-    match lost {
-        Some(e) => Err(anyhow::Error::new(e).context("the terminal went away")),
-        None => Ok(()),
-    }
-}
-
-/// Work an effect does off the event loop (file writes); what it returns comes back as events.
-type OffLoop = Box<dyn FnOnce(&Core, &TokenStore) -> Vec<Event> + Send>;
-
-/// Where an effect's work goes besides the core: the loop's own events (results of work done
-/// off the loop), the server controller, the batch link.
-struct Links<'a> {
-    tx: &'a mpsc::UnboundedSender<Event>,
-    ctl: &'a mpsc::UnboundedSender<ServerCtl>,
-    batch: &'a BatchLink,
-}
-
-/// Carry out one effect; its results (a fresh view, a line for the person) come back as events.
-fn perform<W: std::io::Write>(
-    fx: Effect,
-    core: &Arc<Core>,
-    tokens: &TokenStore,
-    links: &Links<'_>,
-    terminal: &mut Terminal<CrosstermBackend<W>>,
-    in_tmux: bool,
-) -> Vec<Event> {
-    let notice = |s: String| vec![Event::Notice(s)];
-    let resync = || Event::Sync(CoreView::read(core, tokens.token()));
-    // File writes run off the event loop; their results come back as events.
-    let off_loop = |work: OffLoop| {
-        let (core, tokens, tx) = (core.clone(), tokens.clone(), links.tx.clone());
-        tokio::task::spawn_blocking(move || {
-            for ev in work(&core, &tokens) {
-                let _ = tx.send(ev);
-            }
-        });
-        Vec::new()
-    };
-    fn saved(core: &Core, tokens: &TokenStore, what: String) -> Vec<Event> {
-        let file = crate::config::config_file(&core.paths);
-        vec![
-            Event::Sync(CoreView::read(core, tokens.token())),
-            Event::Notice(format!("saved {what} to {}", file.display())),
-        ]
-    }
-    match fx {
-        Effect::Server(c) => {
-            let _ = links.ctl.send(c);
-            Vec::new()
-        }
-        Effect::Copy { what, text } => {
-            let out = terminal.backend_mut();
-            let ok = out
-                .write_all(&osc::clipboard(&text))
-                .and_then(|_| out.flush());
-            notice(match ok {
-                // Only the terminal knows whether it honoured the escape: say what was done.
-                Ok(()) => format!(
-                    "sent {what} to the terminal's clipboard (OSC 52; works where the terminal allows it{}); it is also on screen",
-                    if in_tmux {
-                        ", and tmux has set-clipboard on"
-                    } else {
-                        ""
-                    }
-                ),
-                Err(e) => format!("could not copy: {e}"),
-            })
-        }
-        Effect::Alert { title, body } => {
-            let out = terminal.backend_mut();
-            let _ = out
-                .write_all(&osc::alert(&title, &body, in_tmux))
-                .and_then(|_| out.flush());
-            Vec::new()
-        }
-        Effect::Access(change) => {
-            let onoff = |on: bool| if on { "on" } else { "off" };
-            let what = match &change {
-                AccessChange::SetEnabled { tool, on } => {
-                    if let Some(t) = core.registry.get(tool) {
-                        core.access.set_enabled(t, *on);
-                    }
-                    format!("{tool} {}", onoff(*on))
-                }
-                AccessChange::SetGroup { group, on } => {
-                    core.access.set_group(*group, *on);
-                    format!("host group {} {}", group.key(), onoff(*on))
-                }
-                AccessChange::EnableAll => {
-                    core.access.enable_all();
-                    "every tool and host group on".to_string()
-                }
-                AccessChange::ReadOnlyOnly => {
-                    core.access.read_only_only(&core.registry);
-                    "read-only tools only".to_string()
-                }
-            };
-            // In force at once; written to the file off the loop.
-            let mut out = vec![resync()];
-            out.extend(off_loop(Box::new(move |core, tokens| {
-                match core.save_access() {
-                    Ok(()) => saved(core, tokens, what),
-                    Err(e) => vec![Event::Notice(format!("access changed but not saved: {e}"))],
-                }
-            })));
-            out
-        }
-        Effect::Setting(field, value) => off_loop(Box::new(move |core, tokens| {
-            let r = core.update_config(|c| match field {
-                SettingField::HistorySize => c.history.size = value as usize,
-                SettingField::ConfirmTimeout => c.safety.confirm_timeout_secs = value,
-                SettingField::Port => c.server.port = value as u16,
-            });
-            match r {
-                Ok(_) if field == SettingField::Port => vec![
-                    Event::Sync(CoreView::read(core, tokens.token())),
-                    Event::Notice(format!(
-                        "port {value} saved; it applies when the server restarts (R)"
-                    )),
-                ],
-                Ok(_) => saved(core, tokens, format!("{} = {value}", field.label())),
-                Err(e) => vec![Event::Notice(format!("not saved: {e}"))],
-            }
-        })),
-        Effect::SaveImages { stem, images } => off_loop(Box::new(move |core, _| {
-            let notice = |s: String| vec![Event::Notice(s)];
-            let dir = core.paths.data.join("images");
-            if let Err(e) = crate::config::paths::private_dir(&dir) {
-                return notice(format!("cannot create {}: {e}", dir.display()));
-            }
-            let mut saved = Vec::new();
-            for (i, img) in images.iter().enumerate() {
-                let safe: String = stem
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
-                let path = dir.join(format!("{safe}-{}.{}", i + 1, img.extension()));
-                match crate::config::paths::write_atomic(&path, &img.bytes) {
-                    Ok(()) => saved.push(path.display().to_string()),
-                    Err(e) => return notice(format!("cannot write {}: {e}", path.display())),
-                }
-            }
-            notice(format!("saved {}", saved.join(", ")))
-        })),
-        Effect::Batch(cmd) => {
-            links.batch.perform(cmd);
-            Vec::new()
-        }
-        Effect::BreakLease { id, device } => {
-            notice(match crate::mcp::lease::break_lease(core, &device, id) {
-                Some(l) => format!(
-                    "broke the lease on {device} held by {}",
-                    l.holder.describe()
-                ),
-                None => format!("the lease on {device} had already ended"),
-            })
-        }
-        Effect::NavReply(req, result) => {
-            match result {
-                Ok(()) => req.applied(),
-                Err(reason) => req.refused(reason),
-            }
-            Vec::new()
-        }
     }
 }
 

@@ -3,44 +3,86 @@
 //! (`transport::control`). It reuses the in-process control centre's state, update and
 //! drawing: Activity fills from the server's call events, Status lists its devices, and a
 //! confirmation shows in the same modal with the same arming and keys; `displayed` is sent
-//! when a frame has drawn it whole and the answer goes back as `decide`. What needs the core
-//! itself (access switches, settings, batch, server start/stop, History before attaching)
-//! is not carried yet: those keys say so. Detaching (`q`) leaves the server serving.
+//! when a frame has drawn it whole and the answer goes back as `decide`. The whole control
+//! centre works: History starts with the server's audit trail, and the access switches,
+//! settings, Batch, leases and server start/stop go to the server as commands (it carries
+//! them out with the same code the in-process control centre uses); agents' navigation
+//! requests switch this screen. When the server goes away it keeps its screen and reconnects
+//! for a bounded time (`SPOCK_TUI_ATTACH_RECONNECT_SECS`, 30 s). Detaching (`q`) leaves the
+//! server serving.
+//!
+//! The control centre of `spock-tui` (no subcommand) is this same loop: its link is an
+//! in-process duplex to a session of the same attach channel ([`Mode::InProcess`]), so the
+//! consent rules and every command go through the server side exactly as for an attached
+//! terminal; only the peer check differs.
 use std::io::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use anyhow::Context as _;
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
 use super::app::{TerminalGuard, spawn_input};
-use super::event::{CoreView, Event, ServerStatus};
+use super::event::Event;
+use super::history::Preloaded;
 use super::osc;
 use super::state::{Screen, State};
 use super::ui;
 use super::update::Effect;
 use crate::config::Paths;
 use crate::transport::control;
+use crate::transport::control::proto::ClientMsg;
 
 mod link;
 
-pub use link::{AttachError, Link};
+pub use link::{AttachError, Connected, Ended, Link, Target, TokenShown, connect_io};
+
+/// Which control centre this loop is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// `spock-tui attach`: starts on Activity and says it attached.
+    Attached,
+    /// The serving process's own (`spock-tui`): starts on Status, its server's fate is its.
+    InProcess,
+}
+
+/// How long an attached control centre tries to reconnect after the server went away.
+const RECONNECT_SECS: u64 = 30;
 
 pub fn run() -> anyhow::Result<()> {
     let paths = Paths::discover()?;
     let rt = crate::app::runtime()?;
     let ended: link::Ended = Arc::default();
+    let reconnect_for = std::env::var("SPOCK_TUI_ATTACH_RECONNECT_SECS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(RECONNECT_SECS);
+    let target = link::Target {
+        socket: Some(control::socket_path(&paths)),
+        credential_file: control::credential_file(&paths),
+        reconnect_for: std::time::Duration::from_secs(reconnect_for),
+        token: TokenShown::Hint(format!(
+            "<MCP token: the file {}>",
+            paths.token_file().display()
+        )),
+    };
     let result = rt.block_on(async {
         // Refusals (no server, wrong version, wrong credential) print plainly, before the
         // terminal is taken over.
-        let connected = link::connect(
-            &control::socket_path(&paths),
-            &control::credential_file(&paths),
+        let socket = control::socket_path(&paths);
+        let connected = link::connect(&socket, &target.credential_file).await?;
+        let (tx, rx) = mpsc::unbounded_channel::<Event>();
+        spawn_signals(tx.clone());
+        run_loop(
+            connected,
+            ended.clone(),
+            target,
+            paths,
+            (tx, rx),
+            Mode::Attached,
         )
-        .await?;
-        run_loop(connected, ended.clone()).await
+        .await
     });
     let why = ended.lock().ok().and_then(|e| e.clone());
     if let Some(why) = why {
@@ -50,41 +92,63 @@ pub fn run() -> anyhow::Result<()> {
     result
 }
 
-async fn run_loop(c: link::Connected, ended: link::Ended) -> anyhow::Result<()> {
+/// The control centre's loop over a link; `events` is the loop's channel (signals may already
+/// feed it). A terminal that fails to take a frame (a dropped SSH link: EIO) ends it like
+/// SIGHUP does, as an error after the clean-up.
+pub async fn run_loop(
+    mut c: Connected,
+    ended: Ended,
+    target: Target,
+    paths: Paths,
+    events: (mpsc::UnboundedSender<Event>, mpsc::UnboundedReceiver<Event>),
+    mode: Mode,
+) -> anyhow::Result<()> {
     let registry = crate::mcp::tools::catalogue();
     let welcome = c.welcome.clone();
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
     terminal.clear()?;
-    let (tx, mut rx) = mpsc::unbounded_channel::<Event>();
+    let (tx, mut rx) = events;
     let stop_input = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone(), stop_input.clone());
-    spawn_signals(tx.clone());
-    let link = Link::spawn(c, registry.clone(), tx.clone(), ended);
-    let view = CoreView {
-        history_size: welcome.history_size.max(1),
-        responder: true,
-        ..CoreView::default()
+    let source = Preloaded {
+        records: std::mem::take(&mut c.history),
+        source: std::mem::take(&mut c.history_source),
     };
-    let mut state = State::new(&registry, view);
+    let view = c.view.clone().into_view(match &target.token {
+        TokenShown::Hint(h) => h.clone(),
+        TokenShown::Live(t) => t.token(),
+    });
+    let status = c.status.clone();
+    let link = Link::spawn(c, registry.clone(), tx.clone(), ended, target);
+    let mut state = State::with_source(&registry, view, &source);
+    drop(source);
     state.demo = welcome.demo;
-    state.server = ServerStatus::Running;
-    state.screen = Screen::Activity;
+    state.server = status;
+    if mode == Mode::Attached {
+        state.screen = Screen::Activity;
+    }
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
     let size = terminal.size()?;
     state.size = (size.width, size.height);
-    state.notify(format!(
-        "attached to spock-tui {} (pid {}) as {}; q detaches, the server keeps serving",
-        welcome.server_version, welcome.server_pid, welcome.you
-    ));
+    if mode == Mode::Attached {
+        state.notify(format!(
+            "attached to spock-tui {} (pid {}) as {}; q detaches, the server keeps serving",
+            welcome.server_version, welcome.server_pid, welcome.you
+        ));
+    }
     let in_tmux = osc::in_tmux();
+    let mut written_screen = String::new();
+    let mut lost: Option<std::io::Error> = None;
     while !state.quit {
         state.now = tokio::time::Instant::now();
         state.wall = chrono::Utc::now();
-        terminal
-            .draw(|f| ui::draw(f, &state))
-            .context("the terminal went away")?;
+        if let Err(e) = terminal.draw(|f| ui::draw(f, &state)) {
+            tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
+            lost = Some(e);
+            break;
+        }
         state.frame_drawn(tokio::time::Instant::now());
         // The modal is on screen whole (nothing below its visible arguments, or the person
         // scrolled to the end): the server's arming time for it starts now.
@@ -115,8 +179,15 @@ async fn run_loop(c: link::Connected, ended: link::Ended) -> anyhow::Result<()> 
         for ev in batch {
             effects.extend(state.update(ev));
         }
+        // Keep `spock_get_status` truthful before any navigation request is answered.
+        if written_screen != state.screen.name() {
+            written_screen = state.screen.name().to_string();
+            link.send(ClientMsg::Screen {
+                name: written_screen.clone(),
+            });
+        }
         for fx in effects {
-            if let Some(ev) = perform(fx, &mut terminal, in_tmux) {
+            if let Some(ev) = perform(fx, &link, &paths, &tx, &mut terminal, in_tmux) {
                 state.update(ev);
             }
         }
@@ -126,21 +197,29 @@ async fn run_loop(c: link::Connected, ended: link::Ended) -> anyhow::Result<()> 
     // Unanswered requests on this screen stay with the server (and the other terminals).
     state.confirms.clear();
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    drop(terminal);
+    // Not dropped: ratatui's drop prints to stderr when it cannot show the cursor, and
+    // printing to a terminal that went away (a dropped SSH link) panics, before the serving
+    // process has stopped its server. The guard restores the terminal (cursor included).
+    std::mem::forget(terminal);
     drop(guard);
-    Ok(())
+    match lost {
+        Some(e) => Err(anyhow::Error::new(e).context("the terminal went away")),
+        None => Ok(()),
+    }
 }
 
-fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
+/// SIGTERM, SIGHUP and SIGINT end the loop. Registered at once (not in the task), so a signal
+/// arriving before the server starts never meets the default action.
+pub fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
     tokio::spawn(async move {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::hangup()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            return;
-        };
         tokio::select! {
             _ = term.recv() => {}
             _ = hup.recv() => {}
@@ -150,10 +229,14 @@ fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
     });
 }
 
-/// The effects an attached control centre can carry out itself (the clipboard, the bell);
-/// the rest need the server's core, which this protocol version does not carry.
+/// Carry out one effect: what changes the server goes to it as a command (its result comes
+/// back as a `notice`, a fresh view, a batch reply); the clipboard, the bell and saving images
+/// are this terminal's own.
 fn perform<W: std::io::Write>(
     fx: Effect,
+    link: &Link,
+    paths: &Paths,
+    tx: &mpsc::UnboundedSender<Event>,
     terminal: &mut Terminal<CrosstermBackend<W>>,
     in_tmux: bool,
 ) -> Option<Event> {
@@ -164,7 +247,15 @@ fn perform<W: std::io::Write>(
                 .write_all(&osc::clipboard(&text))
                 .and_then(|_| out.flush());
             Some(Event::Notice(match ok {
-                Ok(()) => format!("sent {what} to the terminal's clipboard (OSC 52)"),
+                // Only the terminal knows whether it honoured the escape: say what was done.
+                Ok(()) => format!(
+                    "sent {what} to the terminal's clipboard (OSC 52; works where the terminal allows it{}); it is also on screen",
+                    if in_tmux {
+                        ", and tmux has set-clipboard on"
+                    } else {
+                        ""
+                    }
+                ),
                 Err(e) => format!("could not copy: {e}"),
             }))
         }
@@ -174,14 +265,40 @@ fn perform<W: std::io::Write>(
                 .and_then(|_| out.flush());
             None
         }
-        Effect::NavReply(req, _) => {
-            req.refused("an attached control centre does not navigate for agents");
+        Effect::NavReply(req, result) => {
+            // The link sends the answer to the server.
+            match result {
+                Ok(()) => req.applied(),
+                Err(reason) => req.refused(reason),
+            }
             None
         }
-        _ => Some(Event::Notice(
-            "not available in an attached control centre yet: do this in the serving \
-             terminal (`spock-tui`) or edit config.toml"
-                .into(),
-        )),
+        Effect::Server(action) => {
+            link.send(ClientMsg::Server { action });
+            None
+        }
+        Effect::Access(change) => {
+            link.send(ClientMsg::Access { change });
+            None
+        }
+        Effect::Setting(field, value) => {
+            link.send(ClientMsg::Setting { field, value });
+            None
+        }
+        Effect::Batch(cmd) => {
+            link.send(ClientMsg::Batch { cmd });
+            None
+        }
+        Effect::BreakLease { id, device } => {
+            link.send(ClientMsg::BreakLease { id, device });
+            None
+        }
+        Effect::SaveImages { stem, images } => {
+            let (dir, tx) = (paths.data.join("images"), tx.clone());
+            tokio::task::spawn_blocking(move || {
+                let _ = tx.send(Event::Notice(super::images::save(&dir, &stem, &images)));
+            });
+            None
+        }
     }
 }

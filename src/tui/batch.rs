@@ -16,7 +16,7 @@ use crate::mcp::events::Transport;
 use crate::mcp::registry::Level;
 
 /// What the loop read from `core.batch`, copied out so drawing never touches the store.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BatchData {
     /// Sorted by name, as the store lists them.
     pub tasks: Vec<Task>,
@@ -32,7 +32,7 @@ pub struct BatchData {
 
 /// One line of the run history: the summary, how many of its steps ended `ok` and, for a run
 /// that stopped early, why (its failed step and the error, in the runner's words).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunRow {
     pub summary: RunSummary,
     pub ok: usize,
@@ -40,7 +40,7 @@ pub struct RunRow {
 }
 
 /// A call marked in History, as much of it as a task step needs (and the audit shape wants).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PickedCall {
     pub tool: String,
     pub level: Level,
@@ -51,7 +51,8 @@ pub struct PickedCall {
 }
 
 /// What the loop does to `core.batch` on the person's behalf.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum BatchCmd {
     Run {
         task_id: String,
@@ -77,7 +78,8 @@ pub enum BatchCmd {
 }
 
 /// How a [`BatchCmd`] went.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum BatchReply {
     /// A line for the footer.
     Done(String),

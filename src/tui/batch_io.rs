@@ -1,8 +1,9 @@
-//! The loop's side of the Batch screen: a watcher that re-reads `core.batch` (tasks, runs, the
-//! runner's position, the recording) whenever the runner's status changes, a call finishes
-//! (a recording grew, an agent saved a task) or a command asks for it, and sends the copy as
-//! [`Event::Batch`]; and the performer of [`BatchCmd`]s, which answers with
-//! [`Event::BatchReply`]. The store's methods touch files, so they run on the blocking pool.
+//! The Batch screen's server side (each attach session has one): a watcher that re-reads
+//! `core.batch` (tasks, runs, the runner's position, the recording) whenever the runner's
+//! status changes, a call finishes (a recording grew, an agent saved a task) or a command asks
+//! for it, and sends the copy as [`Event::Batch`]; and the performer of [`BatchCmd`]s, which
+//! answers with [`Event::BatchReply`]. The session sends both to its control centre. The
+//! store's methods touch files, so they run on the blocking pool.
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,7 +14,7 @@ use super::batch::{BatchCmd, BatchData, BatchReply, RunRow};
 use super::event::Event;
 use crate::audit::AuditRecord;
 use crate::batch::{BatchError, BatchStatus, RunOptions, RunState, RunnerState, StepOutcome};
-use crate::mcp::events::Transport;
+use crate::mcp::events::{ClientId, Transport};
 use crate::mcp::server::Origin;
 use crate::mcp::{Core, ServerEvent};
 
@@ -62,10 +63,16 @@ impl BatchLink {
     }
 
     /// Carry out `cmd` in the background; its reply and a fresh snapshot follow as events.
+    /// Carry out `cmd` as the serving process's control centre (the in-process one).
     pub fn perform(&self, cmd: BatchCmd) {
+        self.perform_as(cmd, control_centre());
+    }
+
+    /// `who` is the terminal the person acts from: the person's calls are audited as its.
+    pub fn perform_as(&self, cmd: BatchCmd, who: ClientId) {
         let (core, tx, refresh) = (self.core.clone(), self.tx.clone(), self.refresh.clone());
         tokio::spawn(async move {
-            let reply = execute(&core, cmd).await;
+            let reply = execute(&core, cmd, &who).await;
             let _ = tx.send(Event::BatchReply(reply));
             refresh.notify_one();
         });
@@ -177,10 +184,11 @@ pub use crate::mcp::server::control_centre;
 /// its result, or its error as one sentence.
 async fn as_person(
     core: &Arc<Core>,
+    who: &ClientId,
     tool: &str,
     args: serde_json::Value,
 ) -> Result<serde_json::Value, String> {
-    match crate::mcp::server::call_as_person(core, tool, args).await {
+    match crate::mcp::server::call_as_person_by(core, who.clone(), tool, args).await {
         Some(done) => done.result.map(|out| out.json).map_err(|e| e.message),
         None => Err(format!("{tool} is not in the catalogue")),
     }
@@ -190,13 +198,18 @@ async fn as_person(
 /// pipeline as the person's call: audited like any save.
 async fn store_as_person(
     core: &Arc<Core>,
+    who: &ClientId,
     task: crate::batch::Task,
 ) -> Result<crate::batch::Task, String> {
     // A step's private part (a password's text) goes inside the tool, never in the record.
     let tool = crate::mcp::tools::batch::store_new_task_tool_keeping(&task.steps);
-    let done =
-        crate::mcp::server::call_def_as_person(core, tool, serde_json::json!({ "task": task }))
-            .await;
+    let done = crate::mcp::server::call_def_as_person_by(
+        core,
+        who.clone(),
+        tool,
+        serde_json::json!({ "task": task }),
+    )
+    .await;
     let json = done.result.map(|out| out.json).map_err(|e| e.message)?;
     serde_json::from_value(json["task"].clone())
         .map_err(|e| format!("the stored task could not be read back: {e}"))
@@ -236,7 +249,9 @@ fn failed(message: String) -> BatchReply {
     }
 }
 
-async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
+/// Carry out `cmd` as `who` (the in-process control centre, or an attached terminal): the
+/// person's calls are audited with it as their client.
+pub async fn execute(core: &Arc<Core>, cmd: BatchCmd, who: &ClientId) -> BatchReply {
     let c = core.clone();
     match cmd {
         BatchCmd::Run { task_id } => {
@@ -249,7 +264,7 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
             // run started from the control centre, and destructive ones still ask here.
             let origin = Origin {
                 transport: Transport::Tui,
-                client: Some(control_centre()),
+                client: Some(who.clone()),
                 session: None,
             };
             match core.batch.run(core, task, origin, RunOptions::default()) {
@@ -260,7 +275,7 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
         // The same tool an agent calls, as the person's call: audited, shown in Activity.
         BatchCmd::Cancel { run_id } => {
             let args = serde_json::json!({ "runId": run_id });
-            match as_person(core, "android_batch_cancel", args).await {
+            match as_person(core, who, "android_batch_cancel", args).await {
                 Ok(v) => BatchReply::Done(format!(
                     "{run_id} {}",
                     v["stoppedReason"]
@@ -278,7 +293,7 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
         // `tui`, audited like an agent's; the person's y at the prompt is the approval.
         BatchCmd::Delete { task_id } => {
             let args = serde_json::json!({ "id": task_id });
-            match as_person(core, "android_batch_delete", args).await {
+            match as_person(core, who, "android_batch_delete", args).await {
                 Ok(_) => BatchReply::Done(format!("deleted task {task_id}")),
                 Err(e) => failed(e),
             }
@@ -290,7 +305,7 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
                 "description": task.description,
                 "steps": task.steps,
             });
-            let saved = as_person(core, "android_batch_save", args)
+            let saved = as_person(core, who, "android_batch_save", args)
                 .await
                 .and_then(|json| {
                     serde_json::from_value::<crate::batch::Task>(json["task"].clone())
@@ -318,7 +333,7 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
                 Ok(t) => t,
                 Err(e) => return failed(e),
             };
-            match store_as_person(core, task).await {
+            match store_as_person(core, who, task).await {
                 Ok(task) => BatchReply::Saved {
                     note: format!(
                         "recording saved as task {:?} with {} steps",
@@ -345,7 +360,7 @@ async fn execute(core: &Arc<Core>, cmd: BatchCmd) -> BatchReply {
             let Ok((task, lost)) = made else {
                 return failed("the batch store did not answer".into());
             };
-            match store_as_person(core, task).await {
+            match store_as_person(core, who, task).await {
                 Ok(task) => BatchReply::Saved {
                     note: format!(
                         "made task {:?} from {} calls{}",

@@ -41,27 +41,7 @@ pub enum Event {
     Quit,
 }
 
-/// Whether the server (both transports) is up, as its controller reports it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ServerStatus {
-    Starting,
-    Running,
-    Stopping,
-    Stopped,
-    Failed(String),
-}
-
-impl ServerStatus {
-    pub fn label(&self) -> &str {
-        match self {
-            ServerStatus::Starting => "starting",
-            ServerStatus::Running => "running",
-            ServerStatus::Stopping => "stopping",
-            ServerStatus::Stopped => "stopped",
-            ServerStatus::Failed(_) => "failed",
-        }
-    }
-}
+pub use crate::app::ServerStatus;
 
 /// A device as the device layer reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]

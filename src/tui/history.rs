@@ -254,30 +254,26 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
     c
 }
 
-/// The audit trail: what happened before this control centre started, across restarts.
-pub struct AuditSource(pub crate::audit::Audit);
+/// The audit trail's recent records, as stored (already redacted), which the attach session
+/// sends every control centre after its welcome: what happened before it started, across
+/// restarts.
+pub struct Preloaded {
+    pub records: Vec<crate::audit::AuditRecord>,
+    pub source: String,
+}
 
-impl HistorySource for AuditSource {
+impl HistorySource for Preloaded {
     fn preload(&self, cap: usize) -> Vec<CallRecord> {
-        // Reading the trail back is file I/O: keep it off the async worker's hot path. Each
-        // record becomes its compact form as it is read, so the whole tail is never held as JSON.
-        let mut out = Vec::with_capacity(cap.min(100_000));
-        let mut read = || {
-            let r = self.0.visit_recent(cap, |r| out.push(call_record(r)));
-            if let Err(e) = r {
-                tracing::error!(error = %e, "the audit trail could not be read back");
-            }
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(h) if h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread => {
-                tokio::task::block_in_place(read)
-            }
-            _ => read(),
-        }
-        out
+        let skip = self.records.len().saturating_sub(cap);
+        self.records
+            .iter()
+            .skip(skip)
+            .cloned()
+            .map(call_record)
+            .collect()
     }
     fn describe(&self) -> String {
-        format!("audit trail ({})", self.0.path().display())
+        format!("{} (from the server)", self.source)
     }
 }
 

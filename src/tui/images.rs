@@ -35,6 +35,33 @@ impl FoundImage {
     }
 }
 
+/// Write `images` to `dir` (created private) as `stem-1.png`, …; the line for the footer.
+/// Blocking: run it off the loop.
+pub fn save(dir: &std::path::Path, stem: &str, images: &[FoundImage]) -> String {
+    if let Err(e) = crate::config::paths::private_dir(dir) {
+        return format!("cannot create {}: {e}", dir.display());
+    }
+    let safe: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut saved = Vec::new();
+    for (i, img) in images.iter().enumerate() {
+        let path = dir.join(format!("{safe}-{}.{}", i + 1, img.extension()));
+        match crate::config::paths::write_atomic(&path, &img.bytes) {
+            Ok(()) => saved.push(path.display().to_string()),
+            Err(e) => return format!("cannot write {}: {e}", path.display()),
+        }
+    }
+    format!("saved {}", saved.join(", "))
+}
+
 pub fn human_size(n: usize) -> String {
     if n < 1024 {
         format!("{n} B")

@@ -168,7 +168,8 @@ pub enum InputTarget {
     TaskName,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SettingField {
     HistorySize,
     ConfirmTimeout,

@@ -12,15 +12,11 @@ use crate::mcp::events::DecidedBy;
 use crate::mcp::registry::HostGroup;
 use crate::mcp::uilink::NavRequest;
 
-/// Start, stop or restart both transports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ServerCtl {
-    Start,
-    Stop,
-    Restart,
-}
+pub use crate::app::ServerCtl;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A change to the access switches (Tools), as the attach protocol's `access` command too.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
 pub enum AccessChange {
     SetEnabled { tool: String, on: bool },
     SetGroup { group: HostGroup, on: bool },

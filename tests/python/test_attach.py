@@ -5,7 +5,11 @@ hand-written protocol lines on its control socket, real MCP calls through `relay
 - an approval without `displayed`, or sooner than the arming time after it: refused, audited,
   and the call still waits; a deny is accepted;
 - two attached clients: the first decision wins and the other is told who decided;
-- with nobody attached, `safety.wait_for_attach` holds the call for the first to attach."""
+- with nobody attached, `safety.wait_for_attach` holds the call for the first to attach;
+- protocol 2, the whole control centre: an attached client switches a tool off (the server
+  then refuses it to an MCP client), changes a setting, gets History from before it attached,
+  runs a batch task; none of that without the hello, and never with the MCP token; neither
+  the token nor the credential is ever on the wire."""
 import asyncio
 import json
 import os
@@ -20,6 +24,7 @@ from conftest import start_instance
 pytestmark = pytest.mark.anyio
 
 UNINSTALL = ("android_uninstall_app", {"packageName": "com.example.notes"})
+PROTOCOL = 2
 
 
 def audit_records(inst):
@@ -69,7 +74,7 @@ class Raw:
                 return m
 
     async def hello(self, inst, **over):
-        msg = {"type": "hello", "protocol_version": 1, "credential": credential(inst), "pid": os.getpid(), "tty": "/dev/pts/test"}
+        msg = {"type": "hello", "protocol_version": PROTOCOL, "credential": credential(inst), "pid": os.getpid(), "tty": "/dev/pts/test"}
         msg.update(over)
         await self.send(**msg)
         return await self.recv()
@@ -96,7 +101,13 @@ async def test_a_client_of_another_protocol_version_is_refused_and_closed(inst):
     c = await Raw.open(inst)
     m = await c.hello(inst, protocol_version=99)
     assert m["type"] == "error" and m["code"] == "protocol_version", m
-    assert "attach protocol 1" in m["message"] and "99" in m["message"], m
+    assert f"attach protocol {PROTOCOL}" in m["message"] and "99" in m["message"], m
+    assert await c.recv() is None
+    # A version-1 client (the first attach protocol) gets the same clear refusal.
+    c = await Raw.open(inst)
+    m = await c.hello(inst, protocol_version=1)
+    assert m["type"] == "error" and m["code"] == "protocol_version", m
+    assert "client speaks 1" in m["message"], m
     assert await c.recv() is None
 
 
@@ -214,7 +225,7 @@ try:
     s.connect(sys.argv[1])
 except OSError as e:
     print(json.dumps({"connect": type(e).__name__})); sys.exit(0)
-s.sendall((json.dumps({"type": "hello", "protocol_version": 1, "credential": sys.argv[2], "pid": 1}) + "\n").encode())
+s.sendall((json.dumps({"type": "hello", "protocol_version": 2, "credential": sys.argv[2], "pid": 1}) + "\n").encode())
 print(json.dumps({"reply": s.makefile().readline()}))
 """
 
@@ -234,3 +245,202 @@ async def test_another_uid_is_refused(inst):
     else:
         reply = json.loads(out["reply"])
         assert reply["type"] == "error" and reply["code"] == "wrong_user", reply
+
+
+async def lines_until(c, kind, timeout=15.0, seen=None, **match):
+    """`Raw.until`, keeping every message passed over in `seen`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        m = await c.recv(max(0.1, deadline - time.monotonic()))
+        assert m is not None, f"closed while waiting for {kind}"
+        if seen is not None:
+            seen.append(m)
+        if m["type"] == kind and all(m.get(k) == v for k, v in match.items()):
+            return m
+
+
+async def test_an_attached_client_switches_a_tool_off_and_the_server_refuses_it(inst):
+    from mcp import Client
+    from conftest import call
+
+    c, _ = await attached(inst)
+    seen = []
+    view = await lines_until(c, "view", seen=seen)
+    assert "android_get_battery_info" in view["view"]["enabled"]
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        err, _ = await call(mcp, "android_get_battery_info")
+        assert not err
+        await c.send(type="access", change={"change": "set_enabled", "tool": "android_get_battery_info", "on": False})
+        n = await lines_until(c, "notice", seen=seen)
+        assert "android_get_battery_info off" in n["message"] and "config.toml" in n["message"], n
+        # In force at once, for a session that was already connected.
+        err, r = await call(mcp, "android_get_battery_info")
+        assert err and r["kind"] == "disabled", r
+        v = await lines_until(c, "view", seen=seen)
+        assert "android_get_battery_info" not in v["view"]["enabled"], v
+    assert "android_get_battery_info" in (inst.home / "config" / "config.toml").read_text()
+    # A tool that is not in the catalogue is an error, not a crash.
+    await c.send(type="access", change={"change": "set_enabled", "tool": "no_such_tool", "on": False})
+    e = await lines_until(c, "error", seen=seen)
+    assert e["code"] == "failed" and "no_such_tool" in e["message"], e
+    wire = json.dumps(seen)
+    assert inst.token not in wire and credential(inst) not in wire
+    c.close()
+
+
+async def test_an_attached_client_changes_a_setting(inst):
+    c, _ = await attached(inst)
+    await c.send(type="setting", field="confirm_timeout", value=45)
+    n = await c.until("notice")
+    assert "45" in n["message"] and "config.toml" in n["message"], n
+    v = await c.until("view")
+    assert v["view"]["confirm_timeout_secs"] == 45, v
+    assert "confirm_timeout_secs = 45" in (inst.home / "config" / "config.toml").read_text()
+    # Out of range: refused by the config's own checks, nothing saved.
+    await c.send(type="setting", field="confirm_timeout", value=0)
+    e = await c.until("error")
+    assert e["code"] == "failed" and "not saved" in e["message"], e
+    assert "confirm_timeout_secs = 45" in (inst.home / "config" / "config.toml").read_text()
+    c.close()
+
+
+async def test_history_from_before_attaching_arrives_after_the_welcome(inst):
+    from mcp import Client
+    from conftest import call
+
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        err, _ = await call(mcp, "android_get_battery_info")
+        assert not err
+    c = await Raw.open(inst)
+    await c.send(type="hello", protocol_version=PROTOCOL, credential=credential(inst), pid=os.getpid())
+    assert (await c.recv())["type"] == "welcome"
+    records = []
+    while True:
+        m = await c.recv()
+        assert m["type"] == "history", m  # the preload comes first, before any event
+        records += m["records"]
+        if m["last"]:
+            break
+    tools = [r["tool"] for r in records]
+    assert "android_get_battery_info" in tools, tools
+    # Exactly the audit trail's records, as stored.
+    trail = {a["seq"]: a for a in audit_records(inst)}
+    for r in records:
+        assert trail[r["seq"]]["tool"] == r["tool"] and trail[r["seq"]]["arguments"] == r["arguments"]
+    c.close()
+
+
+async def test_an_attached_client_runs_a_batch_task(inst):
+    from mcp import Client
+    from conftest import call
+
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        err, saved = await call(mcp, "android_batch_save", {
+            "id": "battery", "name": "Battery", "steps": [{"tool": "android_get_battery_info", "arguments": {}}]})
+        assert not err, saved
+    c, welcome = await attached(inst)
+    b = await c.until("batch")
+    assert any(t["id"] == "battery" for t in b["data"]["tasks"]), b
+    await c.send(type="batch", cmd={"cmd": "run", "task_id": "battery"})
+    r = await c.until("batch_reply")
+    assert "done" in r["reply"] and "started" in r["reply"]["done"], r
+    deadline = time.monotonic() + 20
+    while True:
+        b = await c.until("batch")
+        runs = b["data"]["runs"]
+        if runs and runs[0]["summary"]["state"] != "processing":
+            break
+        assert time.monotonic() < deadline, b
+    assert runs[0]["summary"]["state"] == "succeeded", runs[0]
+    # The run's steps are on record as started from this terminal.
+    steps = [a for a in audit_records(inst) if a["tool"] == "android_get_battery_info" and a.get("batchRun")]
+    assert steps and welcome["you"] in steps[-1]["client"], steps[-1]
+    c.close()
+
+
+async def test_commands_need_the_hello_and_never_work_with_the_mcp_token(inst):
+    before = (inst.home / "config" / "config.toml").read_text() if (inst.home / "config" / "config.toml").exists() else ""
+    # No hello: the first line must be one.
+    c = await Raw.open(inst)
+    await c.send(type="access", change={"change": "set_enabled", "tool": "android_get_battery_info", "on": False})
+    m = await c.recv()
+    assert m["type"] == "error" and m["code"] == "bad_message", m
+    assert await c.recv() is None
+    c = await Raw.open(inst)
+    await c.send(type="setting", field="confirm_timeout", value=5)
+    m = await c.recv()
+    assert m["type"] == "error" and m["code"] == "bad_message", m
+    assert await c.recv() is None
+    # The MCP token: refused at the hello; the commands after it are never read.
+    c = await Raw.open(inst)
+    c.w.write((json.dumps({"type": "hello", "protocol_version": PROTOCOL, "credential": inst.token, "pid": os.getpid()}) + "\n"
+               + json.dumps({"type": "access", "change": {"change": "read_only_only"}}) + "\n"
+               + json.dumps({"type": "setting", "field": "confirm_timeout", "value": 5}) + "\n").encode())
+    await c.w.drain()
+    m = await c.recv()
+    assert m["type"] == "error" and m["code"] == "unauthorized", m
+    assert await c.recv() is None
+    await asyncio.sleep(0.5)
+    after = (inst.home / "config" / "config.toml").read_text() if (inst.home / "config" / "config.toml").exists() else ""
+    assert after == before
+    # And the server still allows the tool.
+    ok, _ = await attached(inst)
+    v = await ok.until("view")
+    assert "android_get_battery_info" in v["view"]["enabled"] and v["view"]["confirm_timeout_secs"] != 5, v
+    ok.close()
+
+
+async def test_a_server_restart_from_an_attached_client_keeps_the_attach(inst):
+    from mcp import Client
+    from conftest import call
+
+    c, _ = await attached(inst)
+    await c.send(type="server", action="restart")
+    # The controller's latest state each time it changes (quick steps may merge): the
+    # transports go down, then come up again.
+    states = []
+    while not (states and states[-1] == "running" and {"stopping", "stopped"} & set(states)):
+        m = await c.until("server_status")
+        states.append(m["status"]["state"])
+    # (The first may be the state sent after the welcome.)
+    down = next(i for i, st in enumerate(states) if st in ("stopping", "stopped"))
+    assert "starting" in states[down:] or states[-1] == "running", states
+    # The attach channel stayed up: the same connection still answers commands.
+    await c.send(type="setting", field="confirm_timeout", value=40)
+    assert "40" in (await c.until("notice"))["message"]
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        err, _ = await call(mcp, "android_get_battery_info")
+        assert not err
+    c.close()
+
+
+async def test_an_agents_navigation_request_reaches_an_attached_client(inst):
+    from mcp import Client
+
+    c, _ = await attached(inst)
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        nav = asyncio.create_task(mcp.call_tool("spock_navigate", {"destination": "tools"}))
+        m = await c.until("navigate")
+        assert m["screen"] == "tools", m
+        await c.send(type="screen", name="tools")
+        await c.send(type="navigated", id=m["id"])
+        r = await asyncio.wait_for(nav, 15)
+        assert r.structured_content["applied"] is True, r
+        st = await mcp.call_tool("spock_get_status", {})
+        assert st.structured_content["screen"] == "tools", st.structured_content
+        # Refused by the screen: the agent is told why.
+        nav = asyncio.create_task(mcp.call_tool("spock_navigate", {"destination": "batch"}))
+        m = await c.until("navigate")
+        await c.send(type="navigated", id=m["id"], error="the person is typing")
+        r = await asyncio.wait_for(nav, 15)
+        assert r.structured_content["applied"] is False and "typing" in r.structured_content["reason"], r
+        # An answer for a request that is not waiting is an error, not a crash.
+        await c.send(type="navigated", id=999)
+        e = await c.until("error")
+        assert e["code"] == "not_pending", e
+    c.close()
+    # Detached: the screen is "none" again.
+    await asyncio.sleep(0.3)
+    async with Client(inst.relay_params(), mode="legacy") as mcp:
+        st = await mcp.call_tool("spock_get_status", {})
+        assert st.structured_content["screen"] == "none", st.structured_content

@@ -1,7 +1,9 @@
 """Issue 18 in real terminals: `serve --demo` headless, two `spock-tui attach` control
 centres in two tmux sessions, an MCP client through `relay`. Both show the approval; `y` in
 one approves; the other's modal closes naming the decider; `q` in both detaches and the server
-goes on serving; a further call works."""
+goes on serving; a further call works. A server that restarts: the attached screen says it
+is reconnecting, comes back, and approves a new call; one that does not come back within the
+bound: it detaches saying why."""
 import asyncio
 import shlex
 import shutil
@@ -22,11 +24,12 @@ MODAL = "Approve a destructive call"
 class Attached(Tui):
     """`spock-tui attach` in a tmux session of its own."""
 
-    def __init__(self, home, width=120, height=40):
+    def __init__(self, home, width=120, height=40, reconnect_secs=None):
         self.home = home
         self.sock = f"spock-test-{uuid.uuid4().hex[:8]}"
         self.session = "tui"
-        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {shlex.quote(EXE)} attach; sleep 30"
+        extra = "" if reconnect_secs is None else f" SPOCK_TUI_ATTACH_RECONNECT_SECS={int(reconnect_secs)}"
+        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color{extra} {shlex.quote(EXE)} attach; sleep 30"
         self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), cmd)
         self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
 
@@ -78,14 +81,53 @@ async def test_attach_says_so_when_there_is_no_server_and_when_it_goes_away(tmp_
     finally:
         t.kill()
     inst = start_instance(tmp_path, "--demo")
-    t = Attached(inst.home)
+    t = Attached(inst.home, reconnect_secs=2)
     try:
         await t.wait_for("attached to spock-tui")
         inst.stop()
-        await t.wait_for("the server went away")
+        await t.wait_for("server gone: reconnecting")
+        await t.wait_for("the server went away", "within 2 s")
     finally:
         t.kill()
         inst.stop()
+
+
+async def test_an_attached_control_centre_reconnects_after_a_server_restart(tmp_path):
+    from mcp import Client
+
+    inst = start_instance(tmp_path, "--demo")
+    t = Attached(inst.home, reconnect_secs=60)
+    inst2 = None
+    try:
+        await t.wait_for("attached to spock-tui")
+        # A request waiting when the server goes away is withdrawn, never approvable.
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
+            await t.wait_for(MODAL, "com.example.notes")
+            inst.stop()
+            await t.wait_for("server gone: reconnecting")
+            await t.wait_gone(MODAL)
+            try:
+                await asyncio.wait_for(call, 10)
+            except Exception:
+                pass
+        inst2 = start_instance(tmp_path, "--demo", home=inst.home)
+        await t.wait_for("reconnected to spock-tui")
+        await t.wait_for("[running]")
+        async with Client(inst2.relay_params(), mode="legacy") as c:
+            call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
+            await t.wait_for(MODAL, "com.example.notes")
+            await t.approve()
+            r = await asyncio.wait_for(call, 15)
+            assert r.is_error is not True, text_of(r)
+        t.keys("q")
+        await t.wait_gone("attached to spock-tui")
+        assert inst2.proc.poll() is None
+    finally:
+        t.kill()
+        inst.stop()
+        if inst2 is not None:
+            inst2.stop()
 
 
 async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_decider(tmp_path):
@@ -118,3 +160,63 @@ async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_d
         c.close()
     finally:
         tui.kill()
+
+
+async def test_an_attached_control_centre_has_history_tools_settings_and_batch(tmp_path):
+    """The whole control centre from another terminal: History from before attaching, a tool
+    switched off in Tools (the server then refuses it to an agent), a setting saved, a task run
+    from Batch and audited as this terminal's."""
+    import json
+    import re
+    from mcp import Client
+    from conftest import call
+
+    inst = start_instance(tmp_path, "--demo", config='[access]\nallowed_groups = ["settings"]\n')
+    t = None
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, _ = await call(c, "android_get_battery_info")
+            assert not err
+            err, saved = await call(c, "android_batch_save", {
+                "id": "battery", "name": "battery", "steps": [{"tool": "android_get_battery_info", "arguments": {}}]})
+            assert not err, saved
+        t = Attached(inst.home)
+        await t.wait_for("attached to spock-tui")
+        t.keys("4")
+        await t.wait_for("History —", "android_get_battery_info", "audit trail")
+        # Tools: the last tool off; saved by the server, in force for agents at once.
+        t.keys("5")
+        await t.wait_for("Tool access", "Enable all")
+        t.keys("G")
+        t.keys("Space")
+        screen = await t.wait_for("saved ", " off to ")
+        tool = re.search(r"saved (\w+) off to", screen).group(1)
+        assert tool in (inst.home / "config" / "config.toml").read_text()
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, r = await call(c, tool)
+            assert err and r["kind"] == "disabled", r
+        # Settings: a number, saved by the server.
+        t.keys("g")
+        for _ in range(4):
+            t.keys("Down")
+        await t.wait_for("History size")
+        t.keys("Enter")
+        t.keys("C-u")
+        t.type("500")
+        t.keys("Enter")
+        await t.wait_for("saved History size (calls kept) = 500")
+        assert "size = 500" in (inst.home / "config" / "config.toml").read_text()
+        # Batch: the task runs on the server, started from here.
+        t.keys("6")
+        await t.wait_for("Tasks (1)", "battery")
+        t.keys("r")
+        await t.wait_for("succeeded", timeout=30)
+        t.keys("q")
+        await t.wait_gone("attached to spock-tui")
+    finally:
+        if t is not None:
+            t.kill()
+        inst.stop()
+    audit = [json.loads(l) for l in (inst.home / "data" / "audit" / "audit.jsonl").read_text().splitlines() if l.strip()]
+    steps = [a for a in audit if a["tool"] == "android_get_battery_info" and a.get("batchRun")]
+    assert steps and "attach pid" in steps[-1]["client"], steps

@@ -125,7 +125,7 @@ impl Level {
 
 /// Host tools whose effect cannot be undone by unticking a box start off, and are stored as
 /// what was allowed (so a group added later starts off too).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HostGroup {
     Settings,

@@ -4,14 +4,33 @@
 //! sends events as they happen and the client sends commands. Documented in `docs/attach.md`;
 //! these types are the whole of it, shared by the server (`transport::control`) and the
 //! client (`tui::attach`). A change that an older peer would misread bumps the version.
+//!
+//! Version 2 carries the whole control centre: the server sends a [`ViewWire`] (what the
+//! screens show of the core; never the MCP token nor the control credential), the History
+//! preload (audit records as the trail holds them), Batch snapshots and replies, and agents'
+//! navigation requests; the client sends the person's commands (access switches, settings,
+//! batch, breaking a lease, starting and stopping the MCP transports) and navigation answers.
+//! The command payloads are the control centre's own effect types.
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::app::{ServerCtl, ServerStatus};
+use crate::audit::AuditRecord;
+use crate::mcp::access::AccessSettings;
+use crate::mcp::core::{ClientSeen, Endpoints};
 use crate::mcp::events::{ClientId, Decision, Outcome, Transport};
 use crate::mcp::registry::Level;
+use crate::tui::batch::{BatchCmd, BatchData, BatchReply};
+use crate::tui::event::CoreView;
+use crate::tui::leases::LeaseRow;
+use crate::tui::state::SettingField;
+use crate::tui::update::AccessChange;
 
-pub const PROTOCOL_VERSION: u32 = 1;
+/// History records travel in chunks no bigger than this (well under [`MAX_LINE`]).
+pub const HISTORY_CHUNK_BYTES: usize = 1024 * 1024;
+
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The longest line either side accepts; a longer one is a protocol error.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
@@ -21,7 +40,7 @@ pub const MAX_LINE: usize = 8 * 1024 * 1024;
 pub const ARMING_MS: u64 = 600;
 
 /// Client → server.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMsg {
     /// First line. `credential` is the control credential (not the MCP token); `pid` and `tty`
@@ -39,6 +58,24 @@ pub enum ClientMsg {
     Decide { call_id: u64, approve: bool },
     /// Leave; the server keeps serving.
     Detach,
+    /// Switch tools or host groups on or off (Tools).
+    Access { change: AccessChange },
+    /// Change a setting (Settings); saved to the config file.
+    Setting { field: SettingField, value: u64 },
+    /// Run, cancel, save, delete or record a batch task; answered with `batch_reply`.
+    Batch { cmd: BatchCmd },
+    /// Break lease `id` on `device` (the person said yes at the prompt).
+    BreakLease { id: u64, device: String },
+    /// Start, stop or restart the MCP transports (the attach channel stays up).
+    Server { action: ServerCtl },
+    /// This terminal now shows `screen` (what `spock_get_status` reports).
+    Screen { name: String },
+    /// The answer to `navigate` `id`: `error` is why the screen did not change.
+    Navigated {
+        id: u64,
+        #[serde(default)]
+        error: Option<String>,
+    },
 }
 
 /// Why the server refused a hello or a command.
@@ -59,6 +96,41 @@ pub enum ErrorCode {
     TooEarly,
     /// No such request is waiting (already decided, withdrawn, or never asked).
     NotPending,
+    /// A command that was understood but did not work (a setting out of range, a save that
+    /// failed, a stopped controller).
+    Failed,
+}
+
+/// A lease as Status shows it; `remaining_ms` as of sending.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseWire {
+    pub id: u64,
+    pub device: String,
+    pub holder: String,
+    pub expires_at: DateTime<Utc>,
+    pub remaining_ms: u64,
+}
+
+/// What the screens show of the core (the in-process `CoreView`), without the MCP token: an
+/// attached control centre shows the HTTP client configuration with a placeholder and says
+/// where the token is.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ViewWire {
+    pub endpoints: Endpoints,
+    pub clients: Vec<ClientSeen>,
+    pub enabled: Vec<String>,
+    pub access: AccessSettings,
+    pub allow_all: bool,
+    pub history_size: usize,
+    pub audit_warning: Option<String>,
+    pub confirm_timeout_secs: u64,
+    pub port: u16,
+    pub bind: String,
+    pub responder: bool,
+    pub config_file: String,
+    pub descriptor: String,
+    pub exe: String,
+    pub leases: Vec<LeaseWire>,
 }
 
 /// A destructive call waiting for a person, as the modal shows it.
@@ -89,8 +161,75 @@ pub struct DeviceWire {
     pub selected: bool,
 }
 
+impl ViewWire {
+    /// The wire form of a view; the token is not copied.
+    pub fn from_view(v: &CoreView) -> ViewWire {
+        let now = tokio::time::Instant::now();
+        ViewWire {
+            endpoints: v.endpoints.clone(),
+            clients: v.clients.clone(),
+            enabled: v.enabled.iter().cloned().collect(),
+            access: v.access.clone(),
+            allow_all: v.allow_all,
+            history_size: v.history_size,
+            audit_warning: v.audit_warning.clone(),
+            confirm_timeout_secs: v.confirm_timeout_secs,
+            port: v.port,
+            bind: v.bind.clone(),
+            responder: v.responder,
+            config_file: v.config_file.display().to_string(),
+            descriptor: v.descriptor.display().to_string(),
+            exe: v.exe.display().to_string(),
+            leases: v
+                .leases
+                .iter()
+                .map(|l| LeaseWire {
+                    id: l.id,
+                    device: l.device.clone(),
+                    holder: l.holder.clone(),
+                    expires_at: l.expires_at,
+                    remaining_ms: l.deadline.saturating_duration_since(now).as_millis() as u64,
+                })
+                .collect(),
+        }
+    }
+
+    /// The view an attached control centre draws; `token` stands in for the MCP token.
+    pub fn into_view(self, token: String) -> CoreView {
+        let now = tokio::time::Instant::now();
+        CoreView {
+            endpoints: self.endpoints,
+            clients: self.clients,
+            enabled: self.enabled.into_iter().collect(),
+            access: self.access,
+            allow_all: self.allow_all,
+            history_size: self.history_size.max(1),
+            audit_warning: self.audit_warning,
+            confirm_timeout_secs: self.confirm_timeout_secs,
+            port: self.port,
+            bind: self.bind,
+            responder: self.responder,
+            config_file: self.config_file.into(),
+            exe: self.exe.into(),
+            descriptor: self.descriptor.into(),
+            token,
+            leases: self
+                .leases
+                .into_iter()
+                .map(|l| LeaseRow {
+                    id: l.id,
+                    device: l.device,
+                    holder: l.holder,
+                    expires_at: l.expires_at,
+                    deadline: now + std::time::Duration::from_millis(l.remaining_ms),
+                })
+                .collect(),
+        }
+    }
+}
+
 /// Server → client.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
     Welcome {
@@ -151,12 +290,49 @@ pub enum ServerMsg {
     Devices {
         devices: Vec<DeviceWire>,
     },
-    ServerState {
-        running: bool,
-    },
     /// The server is stopping; the connection closes after this.
     Goodbye {
         reason: String,
+    },
+    /// The MCP transports' state, as their controller reports it: after the welcome, and on
+    /// every change (a restart is `stopping`, `stopped`, `starting`, `running`).
+    ServerStatus {
+        status: ServerStatus,
+    },
+    /// What the screens show of the core: after the welcome, and after anything that may
+    /// have changed it (calls, clients, settings, access, leases).
+    View {
+        view: ViewWire,
+    },
+    /// The History preload, oldest first, in chunks; sent once, after the welcome and before
+    /// any event. `last` marks the final chunk. Records are as the audit trail holds them
+    /// (already redacted), exactly what the in-process History preloads.
+    History {
+        records: Vec<AuditRecord>,
+        source: String,
+        last: bool,
+    },
+    /// The Batch screen's data: after the welcome and whenever it may have changed.
+    Batch {
+        data: BatchData,
+    },
+    /// How a `batch` command went.
+    BatchReply {
+        reply: BatchReply,
+    },
+    /// This session fell behind the server's event stream and lost `lost` events.
+    Lagged {
+        lost: u64,
+    },
+    /// A command's result, a line for the footer.
+    Notice {
+        message: String,
+    },
+    /// An agent asked for a screen (`spock_navigate`); answer with `navigated`.
+    Navigate {
+        id: u64,
+        screen: String,
+        select: Option<String>,
     },
 }
 
@@ -173,6 +349,144 @@ impl ServerMsg {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn round_trip_client(m: ClientMsg) {
+        let line = serde_json::to_string(&m).unwrap();
+        assert!(!line.contains('\n'));
+        let back: ClientMsg = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, m, "{line}");
+    }
+
+    #[test]
+    fn version_2_commands_round_trip() {
+        use crate::mcp::registry::HostGroup;
+        round_trip_client(ClientMsg::Access {
+            change: AccessChange::SetEnabled {
+                tool: "android_tap".into(),
+                on: false,
+            },
+        });
+        round_trip_client(ClientMsg::Access {
+            change: AccessChange::SetGroup {
+                group: HostGroup::AdbServer,
+                on: true,
+            },
+        });
+        round_trip_client(ClientMsg::Access {
+            change: AccessChange::ReadOnlyOnly,
+        });
+        round_trip_client(ClientMsg::Setting {
+            field: SettingField::ConfirmTimeout,
+            value: 45,
+        });
+        round_trip_client(ClientMsg::Batch {
+            cmd: BatchCmd::Run {
+                task_id: "t1".into(),
+            },
+        });
+        round_trip_client(ClientMsg::Batch {
+            cmd: BatchCmd::StopRecording,
+        });
+        round_trip_client(ClientMsg::BreakLease {
+            id: 3,
+            device: "sim-1".into(),
+        });
+        round_trip_client(ClientMsg::Server {
+            action: ServerCtl::Restart,
+        });
+        round_trip_client(ClientMsg::Navigated {
+            id: 9,
+            error: Some("busy".into()),
+        });
+        assert_eq!(
+            serde_json::to_value(ClientMsg::Access {
+                change: AccessChange::SetEnabled {
+                    tool: "android_tap".into(),
+                    on: false
+                }
+            })
+            .unwrap(),
+            serde_json::json!({"type": "access", "change": {"change": "set_enabled", "tool": "android_tap", "on": false}})
+        );
+        assert_eq!(
+            serde_json::to_value(ClientMsg::Setting {
+                field: SettingField::HistorySize,
+                value: 10
+            })
+            .unwrap(),
+            serde_json::json!({"type": "setting", "field": "history_size", "value": 10})
+        );
+    }
+
+    #[test]
+    fn version_2_events_round_trip_and_never_carry_a_token() {
+        let msgs = vec![
+            ServerMsg::ServerStatus {
+                status: ServerStatus::Failed("port taken".into()),
+            },
+            ServerMsg::View {
+                view: ViewWire {
+                    enabled: vec!["android_tap".into()],
+                    history_size: 10,
+                    port: 8765,
+                    ..ViewWire::default()
+                },
+            },
+            ServerMsg::History {
+                records: vec![AuditRecord::new(
+                    "android_tap",
+                    Level::SafeAction,
+                    Transport::Http,
+                    serde_json::json!({"x": 1}),
+                )],
+                source: "audit trail".into(),
+                last: true,
+            },
+            ServerMsg::Batch {
+                data: BatchData::default(),
+            },
+            ServerMsg::BatchReply {
+                reply: BatchReply::Done("started".into()),
+            },
+            ServerMsg::Notice {
+                message: "saved".into(),
+            },
+            ServerMsg::Navigate {
+                id: 1,
+                screen: "tools".into(),
+                select: None,
+            },
+        ];
+        for m in msgs {
+            let line = serde_json::to_string(&m).unwrap();
+            let back: ServerMsg = serde_json::from_str(&line).unwrap();
+            assert_eq!(serde_json::to_string(&back).unwrap(), line);
+            assert!(!line.contains("token"), "{line}");
+        }
+        assert_eq!(
+            serde_json::to_value(ServerMsg::ServerStatus {
+                status: ServerStatus::Running
+            })
+            .unwrap(),
+            serde_json::json!({"type": "server_status", "status": {"state": "running"}})
+        );
+    }
+
+    #[test]
+    fn a_version_1_hello_still_parses_so_it_can_be_refused_by_version() {
+        let v1: ClientMsg = serde_json::from_str(
+            r#"{"type":"hello","protocol_version":1,"credential":"c","pid":3,"tty":null}"#,
+        )
+        .unwrap();
+        assert!(matches!(
+            v1,
+            ClientMsg::Hello {
+                protocol_version: 1,
+                ..
+            }
+        ));
+        assert_ne!(PROTOCOL_VERSION, 1);
+    }
 
     #[test]
     fn messages_are_tagged_snake_case_lines() {

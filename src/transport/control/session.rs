@@ -2,30 +2,43 @@
 //! then events out and commands in until it detaches, stops reading, or the server stops.
 //! The consent rules live here: `decide approve` counts only for a request this client said
 //! it displayed, at least [`ARMING_MS`] after saying so; anything else is refused and audited.
+//! After the welcome the session sends the History preload, the server's status, the view,
+//! the devices and the Batch screen's data, then events as they happen (a fresh view after
+//! anything that may have changed it); the person's commands go through [`commands`] and the
+//! Batch performer, the same code the in-process control centre uses.
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
-use tokio::net::unix::OwnedWriteHalf;
 use tokio::sync::{broadcast, mpsc};
 use tokio::time::Instant;
 
-use super::proto::{
-    ARMING_MS, AskWire, ClientMsg, DeviceWire, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg,
-};
+use super::commands::{self, Actor};
+use super::proto::{ARMING_MS, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg};
 use super::{ControlOptions, own_uid, same_user};
+use crate::app::ServerHandle;
 use crate::audit::AuditRecord;
+use crate::mcp::Core;
 use crate::mcp::confirm::{ConfirmRequest, Notice};
 use crate::mcp::events::{Outcome, Transport};
 use crate::mcp::registry::Level;
-use crate::mcp::{Core, ServerEvent};
+use crate::mcp::uilink::NavRequest;
 use crate::transport::Shared;
+use crate::tui::batch_io::BatchLink;
+use crate::tui::event::Event;
+
+mod outgoing;
+
+use outgoing::{devices, event, history, view, wire};
+
+/// Where a session writes: the Unix socket, or the in-process duplex.
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
 
 struct Out {
-    w: OwnedWriteHalf,
+    w: Writer,
     timeout: Duration,
 }
 
@@ -56,7 +69,7 @@ enum Line {
 }
 
 /// Lines are read on their own task, so a half-read line is never lost to the select loop.
-fn spawn_reader(r: tokio::net::unix::OwnedReadHalf) -> mpsc::Receiver<Line> {
+fn spawn_reader(r: impl AsyncRead + Send + Unpin + 'static) -> mpsc::Receiver<Line> {
     let (tx, rx) = mpsc::channel(16);
     tokio::spawn(async move {
         let mut r = BufReader::new(r);
@@ -104,11 +117,16 @@ fn terminal_label(pid: Option<i32>, tty: Option<&str>) -> String {
     }
 }
 
-pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions) {
+pub(super) async fn run(
+    stream: UnixStream,
+    shared: Shared,
+    opts: ControlOptions,
+    server: ServerHandle,
+) {
     let cred = stream.peer_cred();
     let (r, w) = stream.into_split();
-    let mut out = Out {
-        w,
+    let out = Out {
+        w: Box::new(w),
         timeout: opts.write_timeout,
     };
     let peer_pid = match &cred {
@@ -131,7 +149,49 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
                 .await;
         }
     };
-    let mut lines = spawn_reader(r);
+    session(
+        spawn_reader(r),
+        out,
+        Peer::Socket(peer_pid),
+        shared,
+        opts,
+        server,
+    )
+    .await
+}
+
+/// Who is at the other end, as the transport knows it.
+enum Peer {
+    /// A Unix socket peer of this user, with its pid from the peer credentials.
+    Socket(Option<i32>),
+    /// This process's own control centre, over an in-process duplex.
+    InProcess,
+}
+
+/// The control centre of this process, over `stream` (one end of an in-process duplex): the
+/// same hello, consent rules and commands as an attached one; only the peer check differs.
+pub(super) async fn run_in_process(
+    stream: tokio::io::DuplexStream,
+    shared: Shared,
+    opts: ControlOptions,
+    server: ServerHandle,
+) {
+    let (r, w) = tokio::io::split(stream);
+    let out = Out {
+        w: Box::new(w),
+        timeout: opts.write_timeout,
+    };
+    session(spawn_reader(r), out, Peer::InProcess, shared, opts, server).await
+}
+
+async fn session(
+    mut lines: mpsc::Receiver<Line>,
+    mut out: Out,
+    peer: Peer,
+    shared: Shared,
+    opts: ControlOptions,
+    server: ServerHandle,
+) {
     let hello = match tokio::time::timeout(opts.handshake_timeout, lines.recv()).await {
         Ok(Some(Line::Msg(m))) => m,
         Ok(Some(Line::Bad(why))) => return out.refuse(ErrorCode::BadMessage, why).await,
@@ -182,10 +242,18 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
             )
             .await;
     }
-    if peer_pid.is_some_and(|p| p as u32 != pid) {
-        tracing::warn!(said = pid, peer = ?peer_pid, "attach hello names another pid; the peer's is recorded");
-    }
-    let you = terminal_label(peer_pid, tty.as_deref());
+    // What this terminal's decisions and acts are recorded as.
+    let (you, actor) = match peer {
+        Peer::Socket(peer_pid) => {
+            if peer_pid.is_some_and(|p| p as u32 != pid) {
+                tracing::warn!(said = pid, peer = ?peer_pid, "attach hello names another pid; the peer's is recorded");
+            }
+            let you = terminal_label(peer_pid, tty.as_deref());
+            let actor = Actor::attached(&you);
+            (you, actor)
+        }
+        Peer::InProcess => (crate::mcp::confirm::local_label(), Actor::in_process()),
+    };
     tracing::info!(terminal = %you, "control centre attached");
     let core = shared.core.clone();
     let welcome = ServerMsg::Welcome {
@@ -200,30 +268,97 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
     // Subscribed before the welcome, so nothing that happens after it is missed.
     let mut events = core.subscribe();
     let mut notices = core.confirmer.notices();
-    if !out.send(&welcome).await
-        || !out.send(&ServerMsg::ServerState { running: true }).await
-        || !out.send(&devices(&core)).await
-    {
+    let mut status = server.status();
+    if !out.send(&welcome).await {
         return;
     }
+    for chunk in history(&core).await {
+        if !out.send(&chunk).await {
+            return;
+        }
+    }
+    // A responder from before the view is sent: by the time the client has its view (the
+    // serving process's own control centre starts its server then), no call finds nobody to
+    // ask. What is asked meanwhile waits in the channel and follows the initial sync.
     let (rid, mut asks) = core.confirmer.attach_remote(you.clone());
+    let (nid, mut navs) = core.ui.attach_remote();
+    let first = ServerMsg::ServerStatus {
+        status: status.borrow_and_update().clone(),
+    };
+    if !out.send(&first).await || !out.send(&view(&core)).await || !out.send(&devices(&core)).await
+    {
+        core.confirmer.detach_responder(rid);
+        core.ui.detach_id(nid);
+        return;
+    }
+    // The Batch screen's watcher and performer, as the in-process control centre has them;
+    // their events come back here and go out as `batch` and `batch_reply`.
+    let (btx, mut brx) = mpsc::unbounded_channel::<Event>();
+    let batch = BatchLink::spawn(&core, &btx);
+    // Results of work done off this loop (saving a file) come back here.
+    let (rtx, mut replies) = mpsc::unbounded_channel::<ServerMsg>();
     let mut s = Session {
         core: core.clone(),
+        actor,
         you,
         held: HashMap::new(),
         displayed: HashMap::new(),
+        navs: HashMap::new(),
+        next_nav: 1,
+        batch,
+        server,
+        replies: rtx,
+        wrote_screen: false,
     };
+    // A fresh view follows what may have changed it, at most every VIEW_SETTLE.
+    let mut view_due: Option<Instant> = None;
+    let mut status_live = true;
     loop {
         let msg = tokio::select! {
             _ = shared.shutdown.cancelled() => {
                 out.send(&ServerMsg::Goodbye { reason: "the server is stopping".into() }).await;
                 break;
             }
+            _ = sleep_until_some(view_due) => {
+                view_due = None;
+                view(&core)
+            }
             Some(req) = asks.recv() => {
                 let m = ServerMsg::ConfirmAsked { ask: wire(&req) };
                 s.held.insert(req.ask.call_id, req);
                 m
             }
+            Some(req) = navs.recv() => {
+                let id = s.next_nav;
+                s.next_nav += 1;
+                let m = ServerMsg::Navigate {
+                    id,
+                    screen: req.screen.clone(),
+                    select: req.select.clone(),
+                };
+                s.navs.insert(id, req);
+                m
+            }
+            Some(m) = replies.recv() => {
+                view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                m
+            }
+            Some(ev) = brx.recv() => match ev {
+                Event::Batch(data) => ServerMsg::Batch { data },
+                Event::BatchReply(reply) => ServerMsg::BatchReply { reply },
+                _ => continue,
+            },
+            r = status.changed(), if status_live => match r {
+                Ok(()) => {
+                    view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                    ServerMsg::ServerStatus { status: status.borrow_and_update().clone() }
+                }
+                // The controller ended: the process is stopping; the goodbye follows.
+                Err(_) => {
+                    status_live = false;
+                    continue;
+                }
+            },
             n = notices.recv() => match n {
                 Ok(Notice::Decided { call_id, approved, by }) => {
                     s.forget(call_id);
@@ -237,11 +372,17 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             ev = events.recv() => match ev {
-                Ok(ev) => match event(&core, ev) {
-                    Some(m) => m,
-                    None => continue,
-                },
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Ok(ev) => {
+                    view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                    match event(&core, ev) {
+                        Some(m) => m,
+                        None => continue,
+                    }
+                }
+                Err(broadcast::error::RecvError::Lagged(lost)) => {
+                    view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                    ServerMsg::Lagged { lost }
+                }
                 Err(broadcast::error::RecvError::Closed) => break,
             },
             line = lines.recv() => match line {
@@ -258,16 +399,43 @@ pub(super) async fn run(stream: UnixStream, shared: Shared, opts: ControlOptions
         }
     }
     core.confirmer.detach_responder(rid);
+    core.ui.detach_id(nid);
+    if s.wrote_screen
+        && let Ok(mut slot) = core.screen.write()
+    {
+        *slot = "none".into();
+    }
     tracing::info!(terminal = %s.you, "control centre detached");
     // Dropping the held copies leaves the requests to the other terminals (or, with nobody
-    // left and no waiting for an attach, to the default: no).
+    // left and no waiting for an attach, to the default: no); an unanswered navigation
+    // request is answered "closed without an answer".
+}
+
+/// How long a fresh view waits for more changes to arrive with it.
+const VIEW_SETTLE: Duration = Duration::from_millis(50);
+
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 struct Session {
     core: Arc<Core>,
     you: String,
+    actor: Actor,
     held: HashMap<u64, ConfirmRequest>,
     displayed: HashMap<u64, Instant>,
+    /// Agents' navigation requests waiting for this terminal's answer, by wire id.
+    navs: HashMap<u64, NavRequest>,
+    next_nav: u64,
+    batch: BatchLink,
+    server: ServerHandle,
+    /// Results of off-loop work (a saved file), sent when they land.
+    replies: mpsc::UnboundedSender<ServerMsg>,
+    /// This terminal reported its screen: "none" again when it leaves.
+    wrote_screen: bool,
 }
 
 impl Session {
@@ -290,6 +458,77 @@ impl Session {
                 "already attached: a second hello is not a command",
             )),
             ClientMsg::Detach => None,
+            ClientMsg::Access { change } => {
+                tracing::info!(terminal = %self.you, ?change, "access changed from an attached control centre");
+                match commands::access(&self.core, &change) {
+                    Ok(what) => {
+                        // In force at once; written to the file off the loop.
+                        let (core, tx) = (self.core.clone(), self.replies.clone());
+                        tokio::task::spawn_blocking(move || {
+                            let _ = tx.send(notice_or_error(commands::save_access(&core, &what)));
+                        });
+                        None
+                    }
+                    Err(e) => Some(ServerMsg::error(ErrorCode::Failed, e)),
+                }
+            }
+            ClientMsg::Setting { field, value } => {
+                tracing::info!(terminal = %self.you, ?field, value, "setting changed from an attached control centre");
+                let (core, tx) = (self.core.clone(), self.replies.clone());
+                tokio::task::spawn_blocking(move || {
+                    let _ = tx.send(notice_or_error(commands::setting(&core, field, value)));
+                });
+                None
+            }
+            ClientMsg::BreakLease { id, device } => Some(ServerMsg::Notice {
+                message: commands::break_lease(&self.core, id, &device, &self.actor),
+            }),
+            ClientMsg::Batch { cmd } => {
+                self.batch.perform_as(cmd, self.actor.client.clone());
+                None
+            }
+            ClientMsg::Server { action } => {
+                tracing::info!(terminal = %self.you, ?action, "server control from an attached control centre");
+                if self.server.send(action) {
+                    None
+                } else {
+                    Some(ServerMsg::error(
+                        ErrorCode::Failed,
+                        "the server controller has stopped (the process is stopping)",
+                    ))
+                }
+            }
+            ClientMsg::Screen { name } => {
+                // What agents read back: a screen's name, nothing that could draw.
+                let name: String = name
+                    .chars()
+                    .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .take(32)
+                    .collect();
+                if let Ok(mut slot) = self.core.screen.write() {
+                    *slot = name;
+                }
+                self.wrote_screen = true;
+                None
+            }
+            ClientMsg::Navigated { id, error } => {
+                let Some(req) = self.navs.remove(&id) else {
+                    return Some(ServerMsg::error(
+                        ErrorCode::NotPending,
+                        format!("navigation request {id} is not waiting for an answer"),
+                    ));
+                };
+                match error {
+                    None => {
+                        if let Ok(mut slot) = self.core.screen.write() {
+                            *slot = req.screen.clone();
+                        }
+                        req.applied();
+                    }
+                    Some(why) => req.refused(why),
+                }
+                None
+            }
             ClientMsg::Displayed { call_id } => {
                 if !self.held.contains_key(&call_id) {
                     return refuse(
@@ -359,90 +598,11 @@ impl Session {
     }
 }
 
-fn wire(req: &ConfirmRequest) -> AskWire {
-    let a = &req.ask;
-    AskWire {
-        call_id: a.call_id,
-        tool: a.tool.into(),
-        title: a.title.into(),
-        level: a.level,
-        client: a.client.clone(),
-        transport: a.transport,
-        via: a.via.clone(),
-        device: a.device.clone(),
-        device_model: a.device_model.clone(),
-        arguments: a.arguments.clone(),
-        reason: a.reason.clone(),
-        timeout_ms: req.timeout.as_millis() as u64,
-        remaining_ms: req.remaining().as_millis() as u64,
+fn notice_or_error(r: Result<String, String>) -> ServerMsg {
+    match r {
+        Ok(message) => ServerMsg::Notice { message },
+        Err(e) => ServerMsg::error(ErrorCode::Failed, e),
     }
-}
-
-fn devices(core: &Core) -> ServerMsg {
-    let selected = core.selected_device.read().ok().and_then(|s| s.clone());
-    ServerMsg::Devices {
-        devices: core
-            .devices
-            .snapshot()
-            .into_iter()
-            .map(|d| DeviceWire {
-                selected: selected.as_deref() == Some(d.id.as_str()),
-                serial: d.serial,
-                state: d.state.to_string(),
-                model: d.model,
-            })
-            .collect(),
-    }
-}
-
-/// The core's events as the protocol carries them; the rest are not (yet) sent.
-fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
-    Some(match ev {
-        ServerEvent::CallStarted {
-            call_id,
-            at,
-            tool,
-            level,
-            transport,
-            client,
-            device,
-            arguments,
-        } => ServerMsg::CallStarted {
-            call_id,
-            at,
-            tool,
-            level,
-            transport,
-            client,
-            device,
-            arguments,
-        },
-        ServerEvent::CallArguments { call_id, arguments } => {
-            ServerMsg::CallArguments { call_id, arguments }
-        }
-        ServerEvent::CallFinished {
-            call_id,
-            tool,
-            outcome,
-            duration,
-            decision,
-            device,
-            result,
-            record,
-        } => ServerMsg::CallFinished {
-            call_id,
-            tool,
-            outcome,
-            duration_ms: duration.as_secs_f64() * 1000.0,
-            decision,
-            device,
-            result,
-            record,
-        },
-        ServerEvent::ServerStateChanged { running } => ServerMsg::ServerState { running },
-        ServerEvent::DevicesChanged | ServerEvent::Device { .. } => devices(core),
-        _ => return None,
-    })
 }
 
 #[cfg(test)]

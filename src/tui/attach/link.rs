@@ -1,25 +1,32 @@
-//! The attached control centre's side of the wire: the hello, then server messages turned
-//! into the loop's [`Event`]s, and the control centre's answers turned into commands. A
-//! confirmation becomes a local [`ConfirmRequest`] mirroring the server's, so the modal, its
-//! arming and its keys are the in-process control centre's own; the server checks them again.
+//! The attached control centre's side of the wire: the hello and the initial sync (History,
+//! the server's status, the view), then server messages turned into the loop's [`Event`]s, and
+//! the control centre's answers and commands turned into client messages. A confirmation
+//! becomes a local [`ConfirmRequest`] mirroring the server's, so the modal, its arming and its
+//! keys are the in-process control centre's own; the server checks them again. When the server
+//! goes away the link withdraws every mirrored request (never approvable), says so, and
+//! reconnects for a bounded time; every message is tagged with its connection, so nothing
+//! meant for the old server (a late `decide`) reaches the new one.
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::net::UnixStream;
-use tokio::net::unix::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use crate::app::ServerStatus;
+use crate::audit::AuditRecord;
 use crate::mcp::ServerEvent;
 use crate::mcp::confirm::{Ask, ConfirmRequest, Remote};
 use crate::mcp::registry::Registry;
+use crate::mcp::uilink::NavRequest;
 use crate::transport::control::proto::{
-    ARMING_MS, AskWire, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg,
+    ARMING_MS, AskWire, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg, ViewWire,
 };
-use crate::tui::event::{DeviceRow, Event, ServerStatus};
+use crate::tui::event::{DeviceRow, Event};
 
 /// What the server said in its welcome.
 #[derive(Debug, Clone)]
@@ -50,10 +57,49 @@ pub enum AttachError {
     Hello(String),
 }
 
+/// A connection after the hello and the initial sync.
 pub struct Connected {
     pub welcome: Welcome,
-    read: BufReader<OwnedReadHalf>,
-    write: OwnedWriteHalf,
+    /// The History preload (the server's audit trail, as stored), oldest first.
+    pub history: Vec<AuditRecord>,
+    pub history_source: String,
+    pub status: ServerStatus,
+    pub view: ViewWire,
+    read: BufReader<Reader>,
+    write: Writer,
+}
+
+type Reader = Box<dyn AsyncRead + Send + Unpin>;
+type Writer = Box<dyn AsyncWrite + Send + Unpin>;
+
+/// What the HTTP client configuration shows for the MCP token.
+#[derive(Clone)]
+pub enum TokenShown {
+    /// An attached control centre: the token never travels; this names where it is.
+    Hint(String),
+    /// The serving process's own control centre reads the token it serves with.
+    Live(crate::config::token::TokenStore),
+}
+
+impl TokenShown {
+    fn text(&self) -> String {
+        match self {
+            TokenShown::Hint(h) => h.clone(),
+            TokenShown::Live(t) => t.token(),
+        }
+    }
+}
+
+/// Where to connect, again after the server went away.
+#[derive(Clone)]
+pub struct Target {
+    /// `None` for the serving process's own control centre: its server going away is the end.
+    pub socket: Option<PathBuf>,
+    pub credential_file: PathBuf,
+    /// How long to try reconnecting before detaching.
+    pub reconnect_for: Duration,
+    /// What the HTTP client configuration shows for the MCP token.
+    pub token: TokenShown,
 }
 
 /// This terminal, as `/proc/self/fd/0` names it.
@@ -64,7 +110,7 @@ fn tty() -> Option<String> {
         .filter(|p| p.starts_with("/dev/"))
 }
 
-async fn read_msg(r: &mut BufReader<OwnedReadHalf>) -> std::io::Result<Option<ServerMsg>> {
+async fn read_msg(r: &mut BufReader<Reader>) -> std::io::Result<Option<ServerMsg>> {
     let mut buf = Vec::new();
     let n = r.take(MAX_LINE as u64).read_until(b'\n', &mut buf).await?;
     if n == 0 {
@@ -75,7 +121,8 @@ async fn read_msg(r: &mut BufReader<OwnedReadHalf>) -> std::io::Result<Option<Se
         .map_err(std::io::Error::other)
 }
 
-/// Connect, say hello, and read the welcome (or the refusal).
+/// Connect, say hello, and read the welcome (or the refusal), the History preload, the
+/// server's status and the view.
 pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected, AttachError> {
     let stream = UnixStream::connect(socket)
         .await
@@ -90,7 +137,16 @@ pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected,
         })?
         .trim()
         .to_string();
-    let (read, mut write) = stream.into_split();
+    let (read, write) = stream.into_split();
+    connect_io(Box::new(read), Box::new(write), credential).await
+}
+
+/// The hello and the initial sync over any stream (the socket, or the in-process duplex).
+pub async fn connect_io(
+    read: Reader,
+    mut write: Writer,
+    credential: String,
+) -> Result<Connected, AttachError> {
     let mut read = BufReader::new(read);
     let hello = ClientMsg::Hello {
         protocol_version: PROTOCOL_VERSION,
@@ -104,7 +160,7 @@ pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected,
         .write_all(&line)
         .await
         .map_err(|e| AttachError::Hello(e.to_string()))?;
-    match tokio::time::timeout(Duration::from_secs(10), read_msg(&mut read)).await {
+    let welcome = match tokio::time::timeout(Duration::from_secs(10), read_msg(&mut read)).await {
         Ok(Ok(Some(ServerMsg::Welcome {
             you,
             server_version,
@@ -112,25 +168,60 @@ pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected,
             history_size,
             demo,
             ..
-        }))) => Ok(Connected {
-            welcome: Welcome {
-                you,
-                server_version,
-                server_pid,
-                history_size,
-                demo,
-            },
-            read,
-            write,
-        }),
+        }))) => Welcome {
+            you,
+            server_version,
+            server_pid,
+            history_size,
+            demo,
+        },
         Ok(Ok(Some(ServerMsg::Error { code, message, .. }))) => {
-            Err(AttachError::Refused { code, message })
+            return Err(AttachError::Refused { code, message });
         }
-        Ok(Ok(Some(other))) => Err(AttachError::Hello(format!("unexpected {other:?}"))),
-        Ok(Ok(None)) => Err(AttachError::Hello("end of stream".into())),
-        Ok(Err(e)) => Err(AttachError::Hello(e.to_string())),
-        Err(_) => Err(AttachError::Hello("no welcome within 10 s".into())),
-    }
+        Ok(Ok(Some(other))) => return Err(AttachError::Hello(format!("unexpected {other:?}"))),
+        Ok(Ok(None)) => return Err(AttachError::Hello("end of stream".into())),
+        Ok(Err(e)) => return Err(AttachError::Hello(e.to_string())),
+        Err(_) => return Err(AttachError::Hello("no welcome within 10 s".into())),
+    };
+    // The initial sync, in the order the server sends it.
+    let sync = async {
+        let (mut history, mut source) = (Vec::new(), String::new());
+        let mut status = None;
+        loop {
+            match read_msg(&mut read).await {
+                Ok(Some(ServerMsg::History {
+                    records, source: s, ..
+                })) => {
+                    history.extend(records);
+                    source = s;
+                }
+                Ok(Some(ServerMsg::ServerStatus { status: s })) => status = Some(s),
+                Ok(Some(ServerMsg::View { view })) => {
+                    return Ok((history, source, status, view));
+                }
+                Ok(Some(ServerMsg::Error { code, message, .. })) => {
+                    return Err(AttachError::Refused { code, message });
+                }
+                Ok(Some(_)) => {}
+                Ok(None) => return Err(AttachError::Hello("end of stream".into())),
+                Err(e) => return Err(AttachError::Hello(e.to_string())),
+            }
+        }
+    };
+    let (history, history_source, status, view) =
+        match tokio::time::timeout(Duration::from_secs(30), sync).await {
+            Ok(r) => r?,
+            Err(_) => return Err(AttachError::Hello("no initial sync within 30 s".into())),
+        };
+    Ok(Connected {
+        welcome,
+        history,
+        history_source,
+        status: status.unwrap_or(ServerStatus::Running),
+        view,
+        read,
+        write,
+    })
 }
 
 /// A confirmation the server asked this terminal, mirrored locally.
@@ -139,76 +230,214 @@ struct Mirrored {
     remote: Arc<Remote>,
 }
 
-/// The running link: commands go out through `out`; `displayed` is told what the loop drew.
+/// The running link: commands go out through `out`, tagged with the connection they are
+/// meant for; `displayed` is told what the loop drew.
 #[derive(Clone)]
 pub struct Link {
-    out: mpsc::UnboundedSender<ClientMsg>,
+    out: mpsc::UnboundedSender<(u64, ClientMsg)>,
+    /// The connection now in use; bumped when the server goes away.
+    conn: Arc<AtomicU64>,
     asks: Arc<Mutex<HashMap<u64, Mirrored>>>,
     /// When this terminal told the server it displayed each request.
     shown: Arc<Mutex<HashMap<u64, Instant>>>,
-    you: Arc<str>,
+    you: Arc<Mutex<Arc<str>>>,
+    token: TokenShown,
 }
 
 /// Why the link ended, said after the terminal is restored.
 pub type Ended = Arc<Mutex<Option<String>>>;
 
+/// How a connection ended.
+enum Gone {
+    /// The person detached (or the loop is gone).
+    Detached,
+    /// The server went away, or said goodbye.
+    Server(String),
+}
+
 impl Link {
-    /// Start the reader and writer tasks; server messages arrive on `tx` as events.
+    /// Start the link; server messages arrive on `tx` as events. When the server goes away it
+    /// reconnects to `target` for `target.reconnect_for`, then ends (`Quit`, and `ended` says
+    /// why).
     pub fn spawn(
         c: Connected,
         registry: Registry,
         tx: mpsc::UnboundedSender<Event>,
         ended: Ended,
+        target: Target,
     ) -> Link {
-        let (out, mut rx) = mpsc::unbounded_channel::<ClientMsg>();
+        let (out, mut rx) = mpsc::unbounded_channel::<(u64, ClientMsg)>();
         let link = Link {
             out,
+            conn: Arc::new(AtomicU64::new(0)),
             asks: Arc::new(Mutex::new(HashMap::new())),
             shown: Arc::new(Mutex::new(HashMap::new())),
-            you: Arc::from(c.welcome.you.as_str()),
+            you: Arc::new(Mutex::new(Arc::from(c.welcome.you.as_str()))),
+            token: target.token.clone(),
         };
-        let mut write = c.write;
+        let l = link.clone();
         tokio::spawn(async move {
-            while let Some(m) = rx.recv().await {
-                let Ok(mut line) = serde_json::to_vec(&m) else {
-                    continue;
+            let mut c = c;
+            loop {
+                let why = match l.serve(c, &registry, &tx, &mut rx).await {
+                    Gone::Detached => return,
+                    Gone::Server(why) => why,
                 };
-                line.push(b'\n');
-                if write.write_all(&line).await.is_err() {
-                    break;
+                // Nothing meant for that server goes to the next one, and nothing it asked
+                // stays answerable.
+                l.conn.fetch_add(1, Ordering::SeqCst);
+                l.withdraw_all();
+                if target.socket.is_some() {
+                    let secs = target.reconnect_for.as_secs();
+                    let _ = tx.send(Event::ServerStatus(ServerStatus::Failed(
+                        "server gone: reconnecting…".into(),
+                    )));
+                    let _ = tx.send(Event::Notice(format!(
+                        "server gone: reconnecting… ({why}; for up to {secs} s, q detaches)"
+                    )));
                 }
-                if m == ClientMsg::Detach {
-                    let _ = write.shutdown().await;
-                    break;
-                }
-            }
-        });
-        let (l, mut read) = (link.clone(), c.read);
-        tokio::spawn(async move {
-            let why = loop {
-                match read_msg(&mut read).await {
-                    Ok(Some(ServerMsg::Goodbye { reason })) => break reason,
-                    Ok(Some(m)) => {
-                        for ev in l.on_message(m, &registry) {
-                            if tx.send(ev).is_err() {
-                                return;
-                            }
+                match l.reconnect(&target, &tx, &mut rx).await {
+                    Ok(next) => c = next,
+                    Err(None) => return,
+                    Err(Some(fatal)) => {
+                        if let Ok(mut e) = ended.lock() {
+                            *e = Some(format!("{why}; {fatal}"));
                         }
+                        let _ = tx.send(Event::Quit);
+                        return;
                     }
-                    Ok(None) => break "the server closed the connection".to_string(),
-                    Err(e) => break format!("the connection failed: {e}"),
                 }
-            };
-            if let Ok(mut e) = ended.lock() {
-                *e = Some(why);
             }
-            let _ = tx.send(Event::Quit);
         });
         link
     }
 
+    /// One connection: server messages in, commands out, until either side ends it.
+    async fn serve(
+        &self,
+        c: Connected,
+        registry: &Registry,
+        tx: &mpsc::UnboundedSender<Event>,
+        rx: &mut mpsc::UnboundedReceiver<(u64, ClientMsg)>,
+    ) -> Gone {
+        let (mut read, mut write) = (c.read, c.write);
+        // Lines are read on their own task, so a half-read line is never lost to the select.
+        let (mtx, mut msgs) = mpsc::unbounded_channel::<Result<ServerMsg, String>>();
+        let reader = tokio::spawn(async move {
+            loop {
+                let m = match read_msg(&mut read).await {
+                    Ok(Some(m)) => Ok(m),
+                    Ok(None) => Err("the server closed the connection".to_string()),
+                    Err(e) => Err(format!("the connection failed: {e}")),
+                };
+                let end = m.is_err();
+                if mtx.send(m).is_err() || end {
+                    return;
+                }
+            }
+        });
+        let conn = self.conn.load(Ordering::SeqCst);
+        let gone = loop {
+            tokio::select! {
+                m = msgs.recv() => match m {
+                    Some(Ok(ServerMsg::Goodbye { reason })) => break Gone::Server(reason),
+                    Some(Ok(m)) => {
+                        if self.on_message(m, registry).into_iter().any(|ev| tx.send(ev).is_err()) {
+                            break Gone::Detached;
+                        }
+                    }
+                    Some(Err(why)) => break Gone::Server(why),
+                    None => break Gone::Server("the connection ended".into()),
+                },
+                o = rx.recv() => match o {
+                    None => break Gone::Detached,
+                    Some((for_conn, m)) => {
+                        if for_conn != conn {
+                            continue;
+                        }
+                        let Ok(mut line) = serde_json::to_vec(&m) else {
+                            continue;
+                        };
+                        line.push(b'\n');
+                        if let Err(e) = write.write_all(&line).await {
+                            break Gone::Server(format!("the connection failed: {e}"));
+                        }
+                        if m == ClientMsg::Detach {
+                            let _ = write.shutdown().await;
+                            break Gone::Detached;
+                        }
+                    }
+                },
+            }
+        };
+        reader.abort();
+        gone
+    }
+
+    /// Try to attach again every half second until `target.reconnect_for` has passed.
+    /// `Err(None)`: the person detached meanwhile; `Err(Some(why))`: give up.
+    async fn reconnect(
+        &self,
+        target: &Target,
+        tx: &mpsc::UnboundedSender<Event>,
+        rx: &mut mpsc::UnboundedReceiver<(u64, ClientMsg)>,
+    ) -> Result<Connected, Option<String>> {
+        let Some(socket) = &target.socket else {
+            return Err(Some("the serving process is stopping".into()));
+        };
+        let deadline = Instant::now() + target.reconnect_for;
+        loop {
+            let pause = tokio::time::sleep(Duration::from_millis(500));
+            tokio::pin!(pause);
+            loop {
+                tokio::select! {
+                    _ = &mut pause => break,
+                    o = rx.recv() => match o {
+                        None | Some((_, ClientMsg::Detach)) => return Err(None),
+                        Some(_) => {
+                            let _ = tx.send(Event::Notice(
+                                "not sent: the server is gone (reconnecting…)".into(),
+                            ));
+                        }
+                    },
+                }
+            }
+            match connect(socket, &target.credential_file).await {
+                Ok(c) => {
+                    if let Ok(mut you) = self.you.lock() {
+                        *you = Arc::from(c.welcome.you.as_str());
+                    }
+                    let _ = tx.send(Event::ServerStatus(c.status.clone()));
+                    let _ = tx.send(self.view(c.view.clone()));
+                    let _ = tx.send(Event::Notice(format!(
+                        "reconnected to spock-tui {} (pid {}) as {}",
+                        c.welcome.server_version, c.welcome.server_pid, c.welcome.you
+                    )));
+                    return Ok(c);
+                }
+                Err(e @ AttachError::Refused { .. }) => return Err(Some(e.to_string())),
+                Err(e) if Instant::now() >= deadline => {
+                    return Err(Some(format!(
+                        "no server came back within {} s ({e})",
+                        target.reconnect_for.as_secs()
+                    )));
+                }
+                Err(_) => {}
+            }
+        }
+    }
+
+    /// Send a command on the connection now in use.
+    pub fn send(&self, m: ClientMsg) {
+        let _ = self.out.send((self.conn.load(Ordering::SeqCst), m));
+    }
+
     /// The loop drew the request `call_id` whole: the server may start its arming time.
     pub fn displayed(&self, call_id: u64) {
+        // Only a request this connection asked (one from before a reconnect is withdrawn).
+        if !self.asks.lock().is_ok_and(|a| a.contains_key(&call_id)) {
+            return;
+        }
         let Ok(mut shown) = self.shown.lock() else {
             return;
         };
@@ -216,11 +445,15 @@ impl Link {
             return;
         }
         shown.insert(call_id, Instant::now());
-        let _ = self.out.send(ClientMsg::Displayed { call_id });
+        self.send(ClientMsg::Displayed { call_id });
     }
 
     pub fn detach(&self) {
-        let _ = self.out.send(ClientMsg::Detach);
+        self.send(ClientMsg::Detach);
+    }
+
+    fn view(&self, view: ViewWire) -> Event {
+        Event::Sync(view.into_view(self.token.text()))
     }
 
     fn on_message(&self, m: ServerMsg, registry: &Registry) -> Vec<Event> {
@@ -269,11 +502,8 @@ impl Link {
                 result,
                 record,
             })],
-            ServerMsg::ServerState { running } => vec![Event::ServerStatus(if running {
-                ServerStatus::Running
-            } else {
-                ServerStatus::Stopped
-            })],
+            ServerMsg::ServerStatus { status } => vec![Event::ServerStatus(status)],
+            ServerMsg::View { view } => vec![self.view(view)],
             ServerMsg::Devices { devices } => vec![Event::Devices(
                 devices
                     .into_iter()
@@ -285,14 +515,31 @@ impl Link {
                     })
                     .collect(),
             )],
+            ServerMsg::Batch { data } => vec![Event::Batch(data)],
+            ServerMsg::BatchReply { reply } => vec![Event::BatchReply(reply)],
+            ServerMsg::Notice { message } => vec![Event::Notice(message)],
+            ServerMsg::Lagged { lost } => vec![Event::Lagged(lost)],
+            ServerMsg::Navigate { id, screen, select } => {
+                let (req, answer) = NavRequest::new(screen, select);
+                let (link, conn) = (self.clone(), self.conn.load(Ordering::SeqCst));
+                tokio::spawn(async move {
+                    let error = match answer.await {
+                        Ok(Ok(())) => None,
+                        Ok(Err(why)) => Some(why),
+                        Err(_) => Some("the control centre closed the request".into()),
+                    };
+                    let _ = link.out.send((conn, ClientMsg::Navigated { id, error }));
+                });
+                vec![Event::Navigate(req)]
+            }
             ServerMsg::ConfirmAsked { ask } => vec![self.mirror(ask, registry)],
             ServerMsg::Decided {
                 call_id,
                 approved,
                 by,
             } => {
-                let elsewhere = (*by != *self.you).then_some((approved, by));
-                self.close(call_id, elsewhere);
+                let mine = self.you.lock().is_ok_and(|you| **you == *by);
+                self.close(call_id, (!mine).then_some((approved, by)));
                 vec![Event::Tick]
             }
             ServerMsg::Withdrawn { call_id, .. } => {
@@ -318,7 +565,11 @@ impl Link {
                 }
                 evs
             }
-            ServerMsg::Welcome { .. } | ServerMsg::Goodbye { .. } => Vec::new(),
+            // The History preload is read once, at the first connect; after a reconnect the
+            // records from before it are already on screen.
+            ServerMsg::History { .. } | ServerMsg::Welcome { .. } | ServerMsg::Goodbye { .. } => {
+                Vec::new()
+            }
         }
     }
 
@@ -328,6 +579,21 @@ impl Link {
         }
         if let Ok(mut s) = self.shown.lock() {
             s.remove(&call_id);
+        }
+    }
+
+    /// The server went away: every request it asked is withdrawn from the screen.
+    fn withdraw_all(&self) {
+        let all: Vec<Mirrored> = self
+            .asks
+            .lock()
+            .map(|mut a| a.drain().map(|(_, m)| m).collect())
+            .unwrap_or_default();
+        for m in all {
+            m.remote.close(None);
+        }
+        if let Ok(mut s) = self.shown.lock() {
+            s.clear();
         }
     }
 
@@ -350,12 +616,13 @@ impl Link {
             reason: wire.reason.clone(),
         };
         let deadline = Instant::now() + Duration::from_millis(wire.remaining_ms);
+        let you = self.you.lock().map(|y| y.to_string()).unwrap_or_default();
         let (req, remote) = ConfirmRequest::remote(
             wire.call_id,
             ask,
             deadline,
             Duration::from_millis(wire.timeout_ms),
-            &self.you,
+            &you,
         );
         let remote = Arc::new(remote);
         let call_id = wire.call_id;
@@ -368,14 +635,15 @@ impl Link {
                 },
             );
         }
-        let link = self.clone();
-        tokio::spawn(async move { link.forward_answer(call_id, remote).await });
+        let (link, conn) = (self.clone(), self.conn.load(Ordering::SeqCst));
+        tokio::spawn(async move { link.forward_answer(conn, call_id, remote).await });
         Event::Confirm(req)
     }
 
-    /// The person answered in this terminal: tell the server, an approval no sooner than the
-    /// server's arming time after this terminal said it displayed the request.
-    async fn forward_answer(self, call_id: u64, remote: Arc<Remote>) {
+    /// The person answered in this terminal: tell the server (the one that asked: `conn`),
+    /// an approval no sooner than the server's arming time after this terminal said it
+    /// displayed the request.
+    async fn forward_answer(self, conn: u64, call_id: u64, remote: Arc<Remote>) {
         let Some(answered) = remote.take_answer().await else {
             return;
         };
@@ -392,6 +660,8 @@ impl Link {
                 tokio::time::sleep_until(armed).await;
             }
         }
-        let _ = self.out.send(ClientMsg::Decide { call_id, approve });
+        let _ = self
+            .out
+            .send((conn, ClientMsg::Decide { call_id, approve }));
     }
 }

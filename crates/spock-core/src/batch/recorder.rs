@@ -12,7 +12,7 @@ use super::task::{Step, is_batch_tool};
 use crate::model::Outcome;
 
 /// What a recording in progress has captured so far.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Recording {
     pub name: String,
     pub started_at: String,

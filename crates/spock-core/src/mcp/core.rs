@@ -21,7 +21,7 @@ use crate::project::Projects;
 use crate::redact::Redactor;
 
 /// A client that identified itself, as the transport saw it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ClientSeen {
     pub name: String,
     pub version: String,
@@ -33,7 +33,7 @@ pub struct ClientSeen {
 }
 
 /// The transports actually accepting connections.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct Endpoints {
     pub http: Option<String>,
     pub sse: Option<String>,

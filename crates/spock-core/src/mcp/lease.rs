@@ -338,18 +338,19 @@ impl Table {
 
 /// How a lease ended without its holder's call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ended {
+enum Ended<'a> {
     Expired,
     Disconnected,
-    Broken,
+    /// Broken by a person; the terminal it was done from.
+    Broken(&'a str),
 }
 
-impl Ended {
+impl Ended<'_> {
     fn label(self) -> &'static str {
         match self {
             Ended::Expired => "expired",
             Ended::Disconnected => "holder_disconnected",
-            Ended::Broken => "broken",
+            Ended::Broken(_) => "broken",
         }
     }
 }
@@ -440,8 +441,13 @@ pub fn session_ended(core: &Core, key: &str) {
 
 /// A person broke lease `id` on `device` from the control centre; `None` when it already ended.
 pub fn break_lease(core: &Core, device: &str, id: u64) -> Option<Lease> {
+    break_lease_by(core, device, id, "terminal")
+}
+
+/// [`break_lease`] naming the terminal that broke it (an attached control centre).
+pub fn break_lease_by(core: &Core, device: &str, id: u64, by: &str) -> Option<Lease> {
     let broken = core.leases.with(|t| t.break_lease(device, id))?;
-    record(core, &broken, Ended::Broken);
+    record(core, &broken, Ended::Broken(by));
     core.emit(ServerEvent::LeasesChanged);
     Some(broken)
 }
@@ -468,14 +474,14 @@ fn record_all(core: &Core, leases: &[Lease], how: Ended) {
 fn record(core: &Core, lease: &Lease, how: Ended) {
     let args = json!({ "serial": lease.device, "event": how.label() });
     let (transport, client) = match how {
-        Ended::Broken => (Transport::Tui, "terminal".to_string()),
+        Ended::Broken(by) => (Transport::Tui, by.to_string()),
         _ => (lease.holder.transport(), lease.holder.client.clone()),
     };
     let mut rec = AuditRecord::new(TOOL, Level::SafeAction, transport, args);
     rec.client = client;
     rec.device = Some(lease.device.clone());
     rec.outcome = Outcome::Ok;
-    if how == Ended::Broken {
+    if matches!(how, Ended::Broken(_)) {
         rec.decision = Some(Decision {
             approved: true,
             by: DecidedBy::Key,

@@ -252,9 +252,19 @@ pub async fn call_step_typing_kept_password(
 /// call is not asked again (its decision is on record as the key), and access switches, which
 /// govern agents, do not apply.
 pub async fn call_as_person(core: &Arc<Core>, name: &str, args: Value) -> Option<CallOutcome> {
+    call_as_person_by(core, control_centre(), name, args).await
+}
+
+/// [`call_as_person`] naming the terminal the person acts from (an attached control centre).
+pub async fn call_as_person_by(
+    core: &Arc<Core>,
+    who: ClientId,
+    name: &str,
+    args: Value,
+) -> Option<CallOutcome> {
     let origin = Origin {
         transport: super::events::Transport::Tui,
-        client: Some(control_centre()),
+        client: Some(who),
         session: None,
     };
     run_call(
@@ -272,9 +282,19 @@ pub async fn call_as_person(core: &Arc<Core>, name: &str, args: Value) -> Option
 /// [`call_as_person`] for a tool that is not in the catalogue (the control centre's own new
 /// tasks).
 pub async fn call_def_as_person(core: &Arc<Core>, tool: ToolDef, args: Value) -> CallOutcome {
+    call_def_as_person_by(core, control_centre(), tool, args).await
+}
+
+/// [`call_def_as_person`] naming the terminal the person acts from.
+pub async fn call_def_as_person_by(
+    core: &Arc<Core>,
+    who: ClientId,
+    tool: ToolDef,
+    args: Value,
+) -> CallOutcome {
     let origin = Origin {
         transport: super::events::Transport::Tui,
-        client: Some(control_centre()),
+        client: Some(who),
         session: None,
     };
     call_tool_def(

@@ -1,0 +1,105 @@
+//! What a person's command does to the core, in one place for every control centre: the
+//! in-process one (`tui::app`) and each attached one (the attach channel's `access`,
+//! `setting`, `break_lease` and `batch` commands) call these same functions. Each returns the
+//! line the person is told; the ones that touch files are blocking and run off the loop.
+use crate::mcp::Core;
+use crate::mcp::events::ClientId;
+use crate::tui::state::SettingField;
+use crate::tui::update::AccessChange;
+
+/// Who acts: the in-process control centre, or an attached terminal (its `you` label).
+#[derive(Debug, Clone)]
+pub struct Actor {
+    /// How the audit trail names the terminal where a record carries a plain string.
+    pub label: String,
+    /// How calls through the pipeline name it.
+    pub client: ClientId,
+}
+
+impl Actor {
+    /// The control centre in the serving process.
+    pub fn in_process() -> Actor {
+        Actor {
+            label: "terminal".into(),
+            client: crate::mcp::server::control_centre(),
+        }
+    }
+
+    /// An attached control centre, named as its decisions are (`attach pid 42 on /dev/pts/3`).
+    pub fn attached(you: &str) -> Actor {
+        Actor {
+            label: you.to_string(),
+            client: ClientId {
+                name: "control centre".into(),
+                version: you.to_string(),
+            },
+        }
+    }
+}
+
+/// Switch tools or host groups; in force at once. Returns what changed, for the notice
+/// [`save_access`] gives once the file is written.
+pub fn access(core: &Core, change: &AccessChange) -> Result<String, String> {
+    let onoff = |on: bool| if on { "on" } else { "off" };
+    Ok(match change {
+        AccessChange::SetEnabled { tool, on } => {
+            let t = core
+                .registry
+                .get(tool)
+                .ok_or_else(|| format!("no tool {tool:?} in the catalogue"))?;
+            core.access.set_enabled(t, *on);
+            format!("{tool} {}", onoff(*on))
+        }
+        AccessChange::SetGroup { group, on } => {
+            core.access.set_group(*group, *on);
+            format!("host group {} {}", group.key(), onoff(*on))
+        }
+        AccessChange::EnableAll => {
+            core.access.enable_all();
+            "every tool and host group on".to_string()
+        }
+        AccessChange::ReadOnlyOnly => {
+            core.access.read_only_only(&core.registry);
+            "read-only tools only".to_string()
+        }
+    })
+}
+
+/// Write the access switches to the config file (blocking).
+pub fn save_access(core: &Core, what: &str) -> Result<String, String> {
+    core.save_access()
+        .map(|()| saved(core, what))
+        .map_err(|e| format!("access changed but not saved: {e}"))
+}
+
+/// Change a setting and save it (blocking); the config's own checks bound the value.
+pub fn setting(core: &Core, field: SettingField, value: u64) -> Result<String, String> {
+    let r = core.update_config(|c| match field {
+        SettingField::HistorySize => c.history.size = value as usize,
+        SettingField::ConfirmTimeout => c.safety.confirm_timeout_secs = value,
+        SettingField::Port => c.server.port = value.min(u16::MAX as u64) as u16,
+    });
+    match r {
+        Ok(_) if field == SettingField::Port => Ok(format!(
+            "port {value} saved; it applies when the server restarts (R)"
+        )),
+        Ok(_) => Ok(saved(core, &format!("{} = {value}", field.label()))),
+        Err(e) => Err(format!("not saved: {e}")),
+    }
+}
+
+fn saved(core: &Core, what: &str) -> String {
+    let file = crate::config::config_file(&core.paths);
+    format!("saved {what} to {}", file.display())
+}
+
+/// Break lease `id` on `device`, on record as `actor`'s act.
+pub fn break_lease(core: &Core, id: u64, device: &str, actor: &Actor) -> String {
+    match crate::mcp::lease::break_lease_by(core, device, id, &actor.label) {
+        Some(l) => format!(
+            "broke the lease on {device} held by {}",
+            l.holder.describe()
+        ),
+        None => format!("the lease on {device} had already ended"),
+    }
+}
