@@ -18,7 +18,8 @@ use tokio::sync::mpsc;
 use super::app::{TerminalGuard, spawn_input};
 use super::event::{CoreView, Event, ServerStatus};
 use super::osc;
-use super::state::{Screen, State};
+use super::screen::ScreenId;
+use super::state::State;
 use super::ui;
 use super::update::Effect;
 use crate::config::Paths;
@@ -69,7 +70,7 @@ async fn run_loop(c: link::Connected, ended: link::Ended) -> anyhow::Result<()> 
     let mut state = State::new(&registry, view);
     state.demo = welcome.demo;
     state.server = ServerStatus::Running;
-    state.screen = Screen::Activity;
+    state.screen = ScreenId::ACTIVITY;
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
     let size = terminal.size()?;
