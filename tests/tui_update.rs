@@ -921,3 +921,57 @@ fn every_screen_footer_offers_its_hinted_keys() {
         assert_eq!(line.contains("start/stop"), k == "1", "{line}");
     }
 }
+
+/// Images that arrive typed beside the JSON (`CallFinished::images`, as a screenshot's do) show
+/// in details as size and dimensions, are saved with `w`, and stay out of the copied response.
+#[test]
+fn typed_images_show_save_and_stay_out_of_the_response() {
+    use spock_tui::mcp::ServerEvent;
+    use spock_tui::mcp::events::CallImage;
+    let mut s = state();
+    let mut png = Vec::new();
+    image::RgbImage::new(40, 10)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    s.update(started(
+        5,
+        0,
+        "android_take_screenshot",
+        Level::ReadOnly,
+        None,
+        json!({}),
+    ));
+    s.update(Event::Server(ServerEvent::CallFinished {
+        call_id: 5,
+        tool: "android_take_screenshot".into(),
+        outcome: Outcome::Ok,
+        duration: Duration::from_millis(40),
+        decision: None,
+        device: None,
+        result: json!({"width": 40, "height": 10}),
+        images: vec![CallImage {
+            mime: "image/png".into(),
+            data: png.as_slice().into(),
+        }],
+        record: 5,
+    }));
+    s.update(key('3'));
+    s.update(code(KeyCode::Enter));
+    let screen = render(&mut s, 120, 40);
+    assert!(
+        screen.contains("Images (1)") && screen.contains("40×10>"),
+        "{screen}"
+    );
+    let fx = s.update(key('C'));
+    assert!(
+        matches!(&fx[..], [Effect::Copy { text, .. }] if text.contains("\"width\"") && !text.contains("image/png")),
+        "{fx:?}"
+    );
+    let fx = s.update(key('w'));
+    let [Effect::SaveImages { images, .. }] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(images.len(), 1);
+    assert_eq!(&*images[0].bytes, png.as_slice());
+    assert_eq!(images[0].dimensions, Some((40, 10)));
+}

@@ -216,7 +216,7 @@ impl State {
                         let found = r
                             .finished
                             .as_ref()
-                            .map(|f| images::find(&f.result.value()))
+                            .map(|f| images::of_call(&f.images, &f.result.value()))
                             .unwrap_or_default();
                         if found.is_empty() {
                             self.notify("this result holds no image");

@@ -10,7 +10,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::mcp::events::{ClientId, DecidedBy, Decision, Outcome, Transport};
+use crate::mcp::events::{CallImage, ClientId, DecidedBy, Decision, Outcome, Transport};
 use crate::mcp::registry::Level;
 
 /// How a call ended, once it has.
@@ -20,6 +20,9 @@ pub struct Finished {
     pub duration: Duration,
     pub decision: Option<Decision>,
     pub result: Payload,
+    /// The images the tool returned beside the JSON (none for a record read back from the
+    /// audit trail, which keeps only their size and hash).
+    pub images: Vec<CallImage>,
 }
 
 /// A result kept as its compact JSON text: a parsed `serde_json::Value` costs several times
@@ -248,6 +251,7 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
             duration: Duration::from_millis(r.duration_ms),
             decision: r.decision,
             result,
+            images: Vec::new(),
         }),
     );
     c.audit_seq = Some(r.seq);
@@ -495,6 +499,7 @@ mod tests {
                 duration: Duration::ZERO,
                 decision: None,
                 result: json!({}).into(),
+                images: Vec::new(),
             },
             2,
         );
@@ -521,6 +526,7 @@ mod tests {
             duration: Duration::from_millis(3),
             decision: None,
             result: json!({"x": "NEEDLE"}).into(),
+            images: Vec::new(),
         };
         assert!(h.finished(7, f.clone(), 7));
         assert!(!h.finished(99, f, 99));

@@ -206,6 +206,7 @@ impl State {
                 decision,
                 device,
                 result,
+                images,
                 record,
             } => {
                 if device.is_some() {
@@ -228,6 +229,7 @@ impl State {
                         duration,
                         decision,
                         result: result.into(),
+                        images,
                     },
                     record,
                 );

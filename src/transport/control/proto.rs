@@ -132,6 +132,8 @@ pub enum ServerMsg {
         decision: Option<Decision>,
         device: Option<String>,
         result: Value,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<crate::mcp::events::CallImage>,
         record: u64,
     },
     ConfirmAsked {

@@ -428,6 +428,7 @@ fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
             decision,
             device,
             result,
+            images,
             record,
         } => ServerMsg::CallFinished {
             call_id,
@@ -437,6 +438,7 @@ fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
             decision,
             device,
             result,
+            images,
             record,
         },
         ServerEvent::ServerStateChanged { running } => ServerMsg::ServerState { running },

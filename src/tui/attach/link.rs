@@ -258,6 +258,7 @@ impl Link {
                 decision,
                 device,
                 result,
+                images,
                 record,
             } => vec![Event::Server(ServerEvent::CallFinished {
                 call_id,
@@ -267,6 +268,7 @@ impl Link {
                 decision,
                 device,
                 result,
+                images,
                 record,
             })],
             ServerMsg::ServerState { running } => vec![Event::ServerStatus(if running {
