@@ -38,7 +38,7 @@ pub mod update;
 
 pub use app::run;
 pub use event::{DeviceRow, Event};
-pub use history::{CallRecord, HistorySource, SessionOnly};
+pub use history::{CallEntry, HistorySource, SessionOnly};
 pub use screen::{Screen, ScreenId};
 pub use state::{Layer, State};
 pub use update::Effect;

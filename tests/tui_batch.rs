@@ -667,7 +667,7 @@ mod live {
         assert!(matches!(next_reply(&mut rx).await, BatchReply::Done(_)));
         next_batch(&mut rx, "the recording", |d| d.recording.is_some()).await;
         // What the pipeline offers the recorder shows up once a call finishes.
-        core.batch.record(
+        core.batch.offer_call(
             "android_launch_app",
             &json!({"packageName": "com.example.shop"}),
             None,

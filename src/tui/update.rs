@@ -240,8 +240,7 @@ impl State {
             | ServerEvent::ServerStateChanged { .. }
             | ServerEvent::DevicesChanged
             | ServerEvent::Device { .. }
-            | ServerEvent::LeasesChanged
-            | ServerEvent::Navigate { .. } => {}
+            | ServerEvent::LeasesChanged => {}
         }
     }
 

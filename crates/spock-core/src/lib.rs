@@ -32,8 +32,9 @@
 //!    local file; `device` speaks adb (every call with a timeout); `uitree` parses dumps.
 //! 8. **Answered and recorded.** The result is redacted for the agent, the record goes to
 //!    `audit` (hash-chained; on disk before the answer for destructive, denied and refused
-//!    calls), `ServerEvent::CallFinished` goes to the control centre, and a recording batch
-//!    (`batch`) keeps the step.
+//!    calls), `ServerEvent::CallFinished` goes to the control centre (the result redacted for
+//!    the person, its images as a typed field), and a batch recording keeps the step
+//!    (`batch::Batch::offer_call`).
 pub mod audit;
 pub mod batch;
 pub mod config;

@@ -20,7 +20,7 @@ const KEYS: &[Key] = &[
     key(ch('n'), Action::NewTask),
     key(ch('d'), Action::DeleteTask).hint(4),
     key(Delete, Action::DeleteTask),
-    key(ch('m'), Action::Record).hint(2),
+    key(ch('m'), Action::ToggleRecording).hint(2),
 ];
 
 pub struct Batch;

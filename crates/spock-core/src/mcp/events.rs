@@ -80,7 +80,6 @@ pub enum DecidedBy {
     Timeout,
     NoResponder,
     Dropped,
-    AllowAll,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -177,11 +176,6 @@ pub enum ServerEvent {
     },
     /// A device lease was taken, released, expired or broken.
     LeasesChanged,
-    /// A control-centre screen change asked for by `spock_navigate`.
-    Navigate {
-        screen: String,
-        select: Option<String>,
-    },
 }
 
 mod duration_ms {

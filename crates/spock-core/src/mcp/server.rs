@@ -100,7 +100,6 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
              nobody attached, `serve` denies destructive calls unless safety.wait_for_attach is on)"
         }
         DecidedBy::Dropped => "the confirmation was closed without an answer (the default is no)",
-        DecidedBy::AllowAll => "it was not approved",
     };
     ToolError::new(
         ErrorKind::Denied,
@@ -543,7 +542,7 @@ async fn pipeline(
         Err(e) => record.error = Some(e.message.clone()),
     }
     if record.batch_run.is_none() {
-        core.batch.record(
+        core.batch.offer_call(
             tool.name,
             &recorded_args,
             private.as_ref(),
