@@ -41,6 +41,7 @@ pub mod config;
 pub mod device;
 pub mod guard;
 pub mod mcp;
+pub mod model;
 pub mod project;
 pub mod redact;
 #[doc(hidden)]

@@ -8,28 +8,7 @@ use serde_json::Value;
 
 use super::registry::Level;
 
-/// Which front door a call came through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Transport {
-    Http,
-    Sse,
-    Stdio,
-    Batch,
-    Tui,
-}
-
-impl Transport {
-    pub fn label(self) -> &'static str {
-        match self {
-            Transport::Http => "http",
-            Transport::Sse => "sse",
-            Transport::Stdio => "stdio",
-            Transport::Batch => "batch",
-            Transport::Tui => "tui",
-        }
-    }
-}
+pub use crate::model::{DecidedBy, Decision, Outcome, Transport};
 
 /// A client as it identified itself in `initialize` (or per-request metadata on 2026-07-28).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
@@ -43,56 +22,6 @@ impl ClientId {
         match client {
             Some(c) => format!("{} {}", c.name, c.version),
             None => "unknown".to_string(),
-        }
-    }
-}
-
-/// How a call ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Outcome {
-    Ok,
-    Error,
-    Denied,
-    Refused,
-    Cancelled,
-    Timeout,
-}
-
-impl Outcome {
-    pub fn label(self) -> &'static str {
-        match self {
-            Outcome::Ok => "ok",
-            Outcome::Error => "error",
-            Outcome::Denied => "denied",
-            Outcome::Refused => "refused",
-            Outcome::Cancelled => "cancelled",
-            Outcome::Timeout => "timeout",
-        }
-    }
-}
-
-/// A person's (or the default's) answer to a destructive call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DecidedBy {
-    Key,
-    Timeout,
-    NoResponder,
-    Dropped,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct Decision {
-    pub approved: bool,
-    pub by: DecidedBy,
-}
-
-impl Decision {
-    pub fn deny(by: DecidedBy) -> Self {
-        Decision {
-            approved: false,
-            by,
         }
     }
 }

@@ -15,34 +15,7 @@ use serde_json::Value;
 use super::result::{ToolError, ToolOutput};
 use super::server::Ctx;
 
-/// A tool's safety level: a property of the tool, never of a request.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Level {
-    ReadOnly,
-    SafeAction,
-    Destructive,
-}
-
-impl Level {
-    pub fn label(self) -> &'static str {
-        match self {
-            Level::ReadOnly => "Read-only",
-            Level::SafeAction => "Safe action",
-            Level::Destructive => "Destructive",
-        }
-    }
-    /// The activity marker: `✓` read-only, `⚡` action, `⚠` destructive.
-    pub fn marker(self) -> &'static str {
-        match self {
-            Level::ReadOnly => "✓",
-            Level::SafeAction => "⚡",
-            Level::Destructive => "⚠",
-        }
-    }
-}
+pub use crate::model::Level;
 
 /// Host tools whose effect cannot be undone by unticking a box start off, and are stored as
 /// what was allowed (so a group added later starts off too).
