@@ -10,8 +10,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use spock_tui::batch::runner::RUN_END_TOOL;
 use spock_tui::batch::{
-    BatchError, BatchStatus, RunOptions, RunRecord, RunState, RunnerState, Source, Step,
-    StepOutcome, Task,
+    BatchError, BatchStatus, RunLog, RunOptions, RunState, RunnerState, Source, Step, StepOutcome,
+    Task,
 };
 use spock_tui::config::Config;
 use spock_tui::mcp::Core;
@@ -35,7 +35,7 @@ async fn ok(core: &Arc<Core>, tool: &str, args: Value) -> Value {
 }
 
 /// Wait for the runner to go idle, then read the run's record.
-async fn finished(core: &Arc<Core>, run_id: &str) -> RunRecord {
+async fn finished(core: &Arc<Core>, run_id: &str) -> RunLog {
     let mut rx = core.batch.subscribe_status();
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {

@@ -120,3 +120,54 @@ async fn wait_for(events: &mut tokio::sync::broadcast::Receiver<ServerEvent>, wa
         "no device event with state {want:?} within 10 s"
     );
 }
+
+/// A screenshot's image reaches the control centre as a typed field of `CallFinished`, beside a
+/// result JSON that holds no image (no magic key), and the control centre's details find it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_screenshot_finishes_with_its_image_beside_the_json() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (core, _sim) = virtual_core::core_on_virtual_device(
+        tmp.path(),
+        Config::default_config(),
+        false,
+        SimDevice::demo(),
+    )
+    .await
+    .unwrap();
+    let mut events = core.subscribe();
+    let origin = spock_tui::mcp::server::Origin {
+        transport: spock_tui::mcp::events::Transport::Stdio,
+        client: None,
+        session: None,
+    };
+    let out = spock_tui::mcp::server::call(
+        &core,
+        origin,
+        "android_take_screenshot",
+        serde_json::json!({"format": "png", "maxSize": 0}),
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let out = out.expect("the tool exists");
+    assert_eq!(out.outcome, spock_tui::mcp::events::Outcome::Ok);
+    let (result, images) = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Ok(ServerEvent::CallFinished { result, images, .. }) = events.recv().await {
+                return (result, images);
+            }
+        }
+    })
+    .await
+    .expect("no CallFinished");
+    assert_eq!(images.len(), 1);
+    assert_eq!(images[0].mime, "image/png");
+    assert!(images[0].data.starts_with(b"\x89PNG"));
+    let text = result.to_string();
+    assert!(
+        !text.contains("_images") && !text.contains("iVBOR"),
+        "{text}"
+    );
+    let found = spock_tui::tui::images::of_call(&images, &result);
+    assert_eq!(found.len(), 1);
+    assert!(found[0].dimensions.is_some_and(|(w, h)| w > 0 && h > 0));
+}

@@ -111,3 +111,34 @@ fn every_package_is_a_workspace_member() {
         .collect();
     assert_eq!(defaults, members);
 }
+
+/// The audit trail and the configuration sit below the MCP core: what they share with it
+/// (`Level`, `Transport`, `Outcome`, `Decision`, `AccessSettings`) is in `spock_core::model`,
+/// so neither imports `mcp` (the cycles `audit → mcp` and `config → mcp` stay gone). Their
+/// test modules may.
+#[test]
+fn audit_and_config_do_not_import_the_mcp_core() {
+    let src = spock_tui::testdata::repo_root().join("crates/spock-core/src");
+    let mut files = vec![src.join("audit.rs"), src.join("config.rs")];
+    for dir in ["audit", "config"] {
+        for e in std::fs::read_dir(src.join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "rs") && !p.ends_with("tests.rs") {
+                files.push(p);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        // Up to a file's own test module.
+        let text = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if code.contains("crate::mcp") {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}

@@ -18,7 +18,8 @@ use spock_tui::mcp::registry::Level;
 use spock_tui::tui::State;
 use spock_tui::tui::batch::{BatchCmd, BatchData, BatchReply, RunRow};
 use spock_tui::tui::event::Event;
-use spock_tui::tui::state::{InputTarget, Layer, Screen};
+use spock_tui::tui::screen::ScreenId;
+use spock_tui::tui::state::{InputTarget, Layer};
 use spock_tui::tui::update::Effect;
 
 const SIZES: [(u16, u16); 2] = [(80, 24), (200, 60)];
@@ -258,9 +259,9 @@ fn delete_asks_first_and_the_prompt_has_the_keyboard() {
         assert!(batch_cmds(s.update(key(k))).is_empty());
     }
     assert!(!s.quit && !s.help);
-    assert_eq!(s.screen, Screen::Batch);
+    assert_eq!(s.screen, ScreenId::BATCH);
     assert!(batch_cmds(s.update(key('n'))).is_empty());
-    assert_eq!(s.layer(), Layer::Screen(Screen::Batch));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::BATCH));
     s.update(key('d'));
     assert!(batch_cmds(s.update(code(KeyCode::Esc))).is_empty());
     s.update(key('d'));
@@ -274,7 +275,7 @@ fn delete_asks_first_and_the_prompt_has_the_keyboard() {
     let mut s = on_batch(BatchData::default());
     for k in ['d', 'r', 'e'] {
         assert!(batch_cmds(s.update(key(k))).is_empty());
-        assert_eq!(s.layer(), Layer::Screen(Screen::Batch));
+        assert_eq!(s.layer(), Layer::Screen(ScreenId::BATCH));
     }
 }
 
@@ -370,7 +371,7 @@ fn editor_checks_keeps_the_text_and_saves() {
     s.update(key('n'));
     assert!(s.batch.editor.as_ref().unwrap().original.is_none());
     assert!(batch_cmds(s.update(code(KeyCode::Esc))).is_empty());
-    assert_eq!(s.layer(), Layer::Screen(Screen::Batch));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::BATCH));
 }
 
 #[tokio::test]
@@ -452,8 +453,8 @@ fn marked_history_calls_become_a_task_in_order() {
 
 #[test]
 fn help_lists_the_batch_keys() {
-    let entries =
-        spock_tui::tui::action::help_entries(spock_tui::tui::action::Scope::Screen(Screen::Batch));
+    let keymap = spock_tui::tui::keymap::Keymap::default();
+    let entries = keymap.help_entries(spock_tui::tui::keymap::Scope::Screen(ScreenId::BATCH));
     let what: Vec<&str> = entries.iter().map(|(_, w)| *w).collect();
     for needle in [
         "run the selected task",
@@ -467,7 +468,7 @@ fn help_lists_the_batch_keys() {
             "{needle}: {what:?}"
         );
     }
-    let editor = spock_tui::tui::action::help_entries(spock_tui::tui::action::Scope::Editor);
+    let editor = keymap.help_entries(spock_tui::tui::keymap::Scope::Editor);
     assert!(
         editor.contains(&("Ctrl-s".to_string(), "check and save the task")),
         "{editor:?}"

@@ -16,7 +16,8 @@ use ratatui::style::{Color, Modifier};
 use serde_json::json;
 use spock_tui::mcp::events::{DecidedBy, Decision};
 use spock_tui::tui::event::Event;
-use spock_tui::tui::state::{Blocked, Button, Layer, Screen};
+use spock_tui::tui::screen::ScreenId;
+use spock_tui::tui::state::{Blocked, Button, Layer};
 
 fn key_at(c: char, at: tokio::time::Instant) -> Event {
     Event::KeyAt(
@@ -224,7 +225,7 @@ async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
     s.now += s.gate.arming;
     s.update(key('y'));
     assert!(hb.await.unwrap().approved);
-    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
 }
 
 /// Answering the front request puts the next one in front: a second `y` typed ahead does

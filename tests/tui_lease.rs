@@ -10,7 +10,8 @@ use crossterm::event::KeyCode;
 use fixture::*;
 use spock_tui::tui::event::Event;
 use spock_tui::tui::leases::LeaseRow;
-use spock_tui::tui::state::{Layer, Screen};
+use spock_tui::tui::screen::ScreenId;
+use spock_tui::tui::state::Layer;
 use spock_tui::tui::update::Effect;
 
 fn leased(s: &spock_tui::tui::State, devices: &[&str]) -> Event {
@@ -36,7 +37,7 @@ fn status_shows_leases_and_a_person_breaks_one_after_saying_yes() {
     assert!(!screen.contains("Leases"), "no block without a lease");
     assert!(!s.needs_tick());
     s.update(key('x'));
-    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
     assert!(s.notice().unwrap_or("").contains("nothing to break"));
 
     let ev = leased(&s, &["emulator-5554@127.0.0.1:5037"]);
@@ -58,7 +59,7 @@ fn status_shows_leases_and_a_person_breaks_one_after_saying_yes() {
     assert!(screen.contains("break the lease on"), "{screen}");
     let fx = s.update(key('n'));
     assert!(fx.is_empty());
-    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
     assert!(s.notice().unwrap_or("").contains("kept the lease"));
     // Esc keeps it too; y breaks exactly the lease that was shown.
     s.update(key('x'));

@@ -10,7 +10,8 @@ use serde_json::json;
 use spock_tui::mcp::events::{DecidedBy, Decision, Outcome};
 use spock_tui::mcp::registry::Level;
 use spock_tui::tui::event::Event;
-use spock_tui::tui::state::{Layer, Screen};
+use spock_tui::tui::screen::ScreenId;
+use spock_tui::tui::state::Layer;
 
 #[test]
 fn footer_messages_expire_and_the_log_keeps_them_whole() {
@@ -44,7 +45,7 @@ fn footer_messages_expire_and_the_log_keeps_them_whole() {
         "{log}"
     );
     s.update(key('l'));
-    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
 }
 
 #[test]

@@ -277,7 +277,7 @@ mod from_history {
     }
 
     /// Runs a saved task as an agent would and waits for its record.
-    async fn run(rig: &Rig, id: &str) -> spock_tui::batch::RunRecord {
+    async fn run(rig: &Rig, id: &str) -> spock_tui::batch::RunLog {
         let d = stdio_call(&rig.core, "android_batch_run", json!({"id": id})).await;
         let run_id = d.result.expect("started").json["runId"]
             .as_str()

@@ -11,20 +11,22 @@ use serde_json::json;
 use spock_tui::mcp::events::{DecidedBy, Decision, Outcome};
 use spock_tui::mcp::registry::Level;
 use spock_tui::mcp::uilink::UiLink;
-use spock_tui::tui::action::{self, Action, Scope};
+use spock_tui::tui::action::Action;
 use spock_tui::tui::event::{Event, ServerStatus};
-use spock_tui::tui::state::{Button, Layer, Screen, SettingField};
+use spock_tui::tui::keymap::{Keymap, Scope};
+use spock_tui::tui::screen::ScreenId;
+use spock_tui::tui::state::{Button, Layer, SettingField};
 use spock_tui::tui::update::{AccessChange, Effect, ServerCtl};
 
 #[test]
 fn number_keys_and_tab_switch_screens() {
     let mut s = state();
     s.update(key('3'));
-    assert_eq!(s.screen, Screen::Activity);
+    assert_eq!(s.screen, ScreenId::ACTIVITY);
     s.update(code(KeyCode::Tab));
-    assert_eq!(s.screen, Screen::History);
+    assert_eq!(s.screen, ScreenId::HISTORY);
     s.update(code(KeyCode::BackTab));
-    assert_eq!(s.screen, Screen::Activity);
+    assert_eq!(s.screen, ScreenId::ACTIVITY);
     s.update(key('6'));
     assert_eq!(s.screen.name(), "batch");
     s.update(key('q'));
@@ -33,15 +35,20 @@ fn number_keys_and_tab_switch_screens() {
 
 #[test]
 fn help_is_generated_from_the_keymap() {
-    let confirm = action::help_entries(Scope::Confirm);
+    let keymap = Keymap::default();
+    let confirm = keymap.help_entries(Scope::Confirm);
     assert!(
         confirm.contains(&("n Esc".to_string(), "deny")),
         "{confirm:?}"
     );
     assert!(confirm.contains(&("y".to_string(), "approve")));
     // Every binding's action shows up in its scope's help, so help cannot drift from the keys.
-    for b in action::BINDINGS {
-        let entries = action::help_entries(b.scope);
+    // (A screen's repeat of a key that works everywhere is listed there, once.)
+    for b in keymap.bindings() {
+        let repeat = keymap.bindings().iter().any(|g| {
+            g.scope == Scope::Global && g.code == b.code && g.mods == b.mods && g.action == b.action
+        });
+        let entries = keymap.help_entries(if repeat { Scope::Global } else { b.scope });
         assert!(
             entries.iter().any(|(_, what)| *what == b.action.describe()),
             "{:?} missing",
@@ -52,9 +59,9 @@ fn help_is_generated_from_the_keymap() {
     s.update(key('?'));
     assert_eq!(s.layer(), Layer::Help);
     s.update(key('3'));
-    assert_eq!(s.screen, Screen::Status, "help has the keyboard");
+    assert_eq!(s.screen, ScreenId::STATUS, "help has the keyboard");
     s.update(code(KeyCode::Esc));
-    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
 }
 
 #[tokio::test]
@@ -189,7 +196,7 @@ async fn abandoned_requests_leave_the_queue() {
     assert_eq!(h.await.unwrap(), Decision::deny(DecidedBy::Timeout));
     s.update(Event::Tick);
     assert!(s.confirms.is_empty());
-    assert_eq!(s.layer(), Layer::Screen(Screen::Status));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
 }
 
 async fn nav(
@@ -218,7 +225,7 @@ async fn nav(
 async fn navigate_is_applied_or_refused_with_a_reason() {
     let mut s = state();
     assert_eq!(nav(&mut s, "tools", Some("android_tap")).await, Ok(()));
-    assert_eq!(s.screen, Screen::Tools);
+    assert_eq!(s.screen, ScreenId::TOOLS);
     assert_eq!(s.selected_tool().map(|t| t.name), Some("android_tap"));
 
     let e = nav(&mut s, "tools", Some("android_nope"))
@@ -229,7 +236,11 @@ async fn navigate_is_applied_or_refused_with_a_reason() {
         .await
         .unwrap_err();
     assert!(e.contains("no device layer yet"), "{e}");
-    assert_eq!(s.screen, Screen::Tools, "a refusal leaves the screen alone");
+    assert_eq!(
+        s.screen,
+        ScreenId::TOOLS,
+        "a refusal leaves the screen alone"
+    );
 
     s.update(started(
         7,
@@ -248,7 +259,7 @@ async fn navigate_is_applied_or_refused_with_a_reason() {
             .contains("99")
     );
     assert_eq!(nav(&mut s, "batch", None).await, Ok(()));
-    assert_eq!(s.screen, Screen::Batch);
+    assert_eq!(s.screen, ScreenId::BATCH);
     assert!(
         nav(&mut s, "nowhere", None)
             .await
@@ -353,7 +364,7 @@ fn history_search_and_multi_select_filters() {
         "search matches arguments, case-insensitively"
     );
     s.update(code(KeyCode::Enter));
-    assert_eq!(s.layer(), Layer::Screen(Screen::History));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::HISTORY));
     s.update(key('x'));
     assert_eq!(s.history_len(), 4);
 
@@ -536,7 +547,7 @@ fn details_copy_request_response_and_save_images() {
     assert_eq!(images[0].dimensions, Some((30, 20)));
     assert!(stem.contains("android_take_screenshot"));
     s.update(code(KeyCode::Esc));
-    assert_eq!(s.layer(), Layer::Screen(Screen::Activity));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::ACTIVITY));
 }
 
 #[test]
@@ -607,7 +618,7 @@ fn mouse_clicks_tabs_and_rows() {
     let first = screen.lines().next().unwrap();
     let col = first.find("3 Activity").unwrap() as u16;
     s.update(click(col + 1, 0));
-    assert_eq!(s.screen, Screen::Activity);
+    assert_eq!(s.screen, ScreenId::ACTIVITY);
     // Rows start below the tab bar, the border and the header: row 3 is the newest, 4 the next.
     s.update(click(10, 4));
     assert_eq!(s.activity_cursor(), 1);
@@ -622,13 +633,13 @@ fn mouse_clicks_tabs_and_rows() {
 
 #[test]
 fn the_screen_name_is_what_status_reports() {
-    for sc in Screen::ALL {
-        assert_eq!(Screen::from_name(sc.name()), Some(sc));
+    for sc in ScreenId::ALL {
+        assert_eq!(ScreenId::from_name(sc.name()), Some(*sc));
         assert!(spock_tui::mcp::uilink::SCREENS.contains(&sc.name()));
     }
     assert!(
-        action::lookup(
-            Layer::Screen(Screen::Status),
+        Keymap::default().lookup(
+            Layer::Screen(ScreenId::STATUS),
             &crossterm::event::KeyEvent::new(
                 KeyCode::Char('y'),
                 crossterm::event::KeyModifiers::NONE
@@ -707,7 +718,7 @@ fn enable_all_asks_a_second_key_before_allowing_the_host_groups() {
     assert!(s.update(key('q')).is_empty());
     assert!(!s.quit);
     assert!(s.update(key('n')).is_empty());
-    assert_eq!(s.layer(), Layer::Screen(Screen::Settings));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::SETTINGS));
     assert!(s.notice().unwrap_or("").contains("nothing changed"));
     // Enter on the Enable all row asks the same question; y goes ahead.
     while s.settings_row() != Some(spock_tui::tui::settings::Row::EnableAll) {
@@ -810,4 +821,157 @@ fn the_timeout_filter_and_search_find_confirmations_that_timed_out() {
     }
     s.update(code(KeyCode::Enter));
     assert_eq!(call_ids(&s), [6, 5]);
+}
+
+/// The footer's last line, as drawn.
+fn footer(s: &mut spock_tui::tui::State) -> String {
+    let screen = render(s, 100, 24);
+    screen.lines().last().unwrap_or("").to_string()
+}
+
+/// The footer's hints come from the live keymap: a rebound key shows its new key, a removed
+/// binding leaves the footer, and an overlay shows its own keys only.
+#[test]
+fn the_footer_follows_the_live_keymap() {
+    use crossterm::event::KeyModifiers;
+    let mut s = state();
+    let before = footer(&mut s);
+    assert!(
+        before.contains(" y  copy config") && before.contains(" t  stdio/http"),
+        "{before}"
+    );
+    assert!(
+        before.contains(" ?  help") && before.contains(" q  quit"),
+        "{before}"
+    );
+    let status = Scope::Screen(ScreenId::STATUS);
+    s.keymap.rebind(
+        status,
+        Action::CopyConfig,
+        KeyCode::Char('Y'),
+        KeyModifiers::NONE,
+    );
+    let rebound = footer(&mut s);
+    assert!(rebound.contains(" Y  copy config"), "{rebound}");
+    assert!(!rebound.contains(" y  copy config"), "{rebound}");
+    // The key does what the footer says, and the old one no longer does.
+    assert!(s.update(key('y')).is_empty());
+    assert!(matches!(&s.update(key('Y'))[..], [Effect::Copy { .. }]));
+    s.keymap.unbind(status, Action::ToggleConfigKind);
+    s.keymap.unbind(Scope::Global, Action::Quit);
+    let removed = footer(&mut s);
+    assert!(!removed.contains("stdio/http"), "{removed}");
+    assert!(!removed.contains("quit"), "{removed}");
+    assert!(removed.contains(" Y  copy config"), "{removed}");
+    // Help lists what the keymap holds now.
+    let help = s.keymap.help_entries(status);
+    assert!(
+        help.contains(&("Y".to_string(), Action::CopyConfig.describe())),
+        "{help:?}"
+    );
+    assert!(
+        !help
+            .iter()
+            .any(|(_, w)| *w == Action::ToggleConfigKind.describe())
+    );
+}
+
+/// Each screen's footer, from the keymap, as it was drawn from a hand-kept table before.
+#[test]
+fn every_screen_footer_offers_its_hinted_keys() {
+    let mut s = state();
+    let expect = [
+        (
+            "1",
+            vec![" s  start/stop", " y  copy config", " t  stdio/http"],
+        ),
+        ("2", vec![" /  search", " d  destructive"]),
+        ("3", vec![" Enter  details"]),
+        (
+            "4",
+            vec![
+                " Enter  details",
+                " /  search",
+                " f  filter",
+                " Space  mark",
+            ],
+        ),
+        (
+            "5",
+            vec![" Space  toggle", " a  enable all", " r  read-only only"],
+        ),
+        (
+            "6",
+            vec![" Enter  run", " m  record", " e  edit", " d  delete"],
+        ),
+    ];
+    for (k, hints) in expect {
+        s.update(key(k.chars().next().unwrap()));
+        let line = footer(&mut s);
+        let mut at = 0;
+        for h in hints.iter().chain(&[" ?  help", " q  quit"]) {
+            let pos = line[at..].find(h).map(|p| p + at);
+            assert!(
+                pos.is_some(),
+                "screen {k}: {h:?} missing or out of order in {line:?}"
+            );
+            at = pos.unwrap_or(at);
+        }
+        // A screen's hint never shows on another: `start/stop` is Status's.
+        assert_eq!(line.contains("start/stop"), k == "1", "{line}");
+    }
+}
+
+/// Images that arrive typed beside the JSON (`CallFinished::images`, as a screenshot's do) show
+/// in details as size and dimensions, are saved with `w`, and stay out of the copied response.
+#[test]
+fn typed_images_show_save_and_stay_out_of_the_response() {
+    use spock_tui::mcp::ServerEvent;
+    use spock_tui::mcp::events::CallImage;
+    let mut s = state();
+    let mut png = Vec::new();
+    image::RgbImage::new(40, 10)
+        .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+        .unwrap();
+    s.update(started(
+        5,
+        0,
+        "android_take_screenshot",
+        Level::ReadOnly,
+        None,
+        json!({}),
+    ));
+    s.update(Event::Server(ServerEvent::CallFinished {
+        call_id: 5,
+        tool: "android_take_screenshot".into(),
+        outcome: Outcome::Ok,
+        duration: Duration::from_millis(40),
+        decision: None,
+        device: None,
+        result: json!({"width": 40, "height": 10}),
+        images: vec![CallImage {
+            mime: "image/png".into(),
+            data: png.as_slice().into(),
+        }],
+        record: 5,
+    }));
+    s.update(key('3'));
+    s.update(code(KeyCode::Enter));
+    let screen = render(&mut s, 120, 40);
+    assert!(
+        screen.contains("Images (1)") && screen.contains("40×10>"),
+        "{screen}"
+    );
+    let fx = s.update(key('C'));
+    assert!(
+        matches!(&fx[..], [Effect::Copy { text, .. }] if text.contains("\"width\"") && !text.contains("image/png")),
+        "{fx:?}"
+    );
+    let fx = s.update(key('w'));
+    let [Effect::SaveImages { images, .. }] = &fx[..] else {
+        panic!("{fx:?}")
+    };
+    assert_eq!(images.len(), 1);
+    assert_eq!(&*images[0].bytes, png.as_slice());
+    assert_eq!(images[0].dimensions, Some((40, 10)));
 }

@@ -1,9 +1,7 @@
-//! Intents, and the keymap that produces them. [`BINDINGS`] is the single table: key handling
-//! looks actions up in it and the help overlay and footer hints are generated from it, so the
-//! help can never disagree with the keys.
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
-use super::state::{Layer, Screen};
+//! The person's intents: every [`Action`] a key (or a click) can mean, with the words help
+//! and the footer use for it. Which key means which action where is the keymap (`keymap`);
+//! what an action does is `dispatch` and each screen's `act`.
+use super::screen::ScreenId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
@@ -12,7 +10,7 @@ pub enum Action {
     Messages,
     NextScreen,
     PrevScreen,
-    Go(Screen),
+    Go(ScreenId),
     Up,
     Down,
     PageUp,
@@ -48,7 +46,7 @@ pub enum Action {
     DeleteTask,
     EditTask,
     NewTask,
-    Record,
+    ToggleRecording,
     SaveTask,
     Mark,
     TaskFromMarked,
@@ -64,12 +62,7 @@ impl Action {
             Action::Messages => "message log: recent footer messages in full",
             Action::NextScreen => "next screen",
             Action::PrevScreen => "previous screen",
-            Action::Go(Screen::Status) => "Status",
-            Action::Go(Screen::Tools) => "Tools",
-            Action::Go(Screen::Activity) => "Activity",
-            Action::Go(Screen::History) => "History",
-            Action::Go(Screen::Settings) => "Settings",
-            Action::Go(Screen::Batch) => "Batch",
+            Action::Go(s) => s.title(),
             Action::Up => "move up",
             Action::Down => "move down",
             Action::PageUp => "page up",
@@ -105,7 +98,7 @@ impl Action {
             Action::DeleteTask => "delete the selected task (asks first)",
             Action::EditTask => "edit the selected task's JSON in place",
             Action::NewTask => "new task in the editor",
-            Action::Record => "start recording (asks a name) / stop and save it",
+            Action::ToggleRecording => "start recording (asks a name) / stop and save it",
             Action::SaveTask => "check and save the task",
             Action::Mark => "mark / unmark the call for a batch task",
             Action::TaskFromMarked => "make a batch task from the marked calls",
@@ -113,303 +106,42 @@ impl Action {
             Action::NextLease => "next device lease",
         }
     }
-}
 
-/// Where a binding applies. A layer consults its own scope, then (for screens) `Global`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    Global,
-    Confirm,
-    Help,
-    Messages,
-    Input,
-    Editor,
-    Prompt,
-    Picker,
-    Details,
-    Screen(Screen),
-}
-
-impl Scope {
-    pub fn title(self) -> &'static str {
+    /// The action's name in a footer hint: a word or two.
+    pub fn short(self) -> &'static str {
         match self {
-            Scope::Global => "Everywhere",
-            Scope::Confirm => "Confirmation",
-            Scope::Help => "Help",
-            Scope::Messages => "Message log",
-            Scope::Input => "Text input",
-            Scope::Editor => "Task editor",
-            Scope::Prompt => "Yes/no question",
-            Scope::Picker => "Filter picker",
-            Scope::Details => "Request details",
-            Scope::Screen(s) => s.title(),
+            Action::ServerStartStop => "start/stop",
+            Action::CopyConfig => "copy config",
+            Action::ToggleConfigKind => "stdio/http",
+            Action::ToggleDestructiveOnly => "destructive",
+            Action::Open => "details",
+            Action::Filter => "filter",
+            Action::Search => "search",
+            Action::Toggle => "toggle",
+            Action::EnableAll => "enable all",
+            Action::ReadOnlyOnly => "read-only only",
+            Action::Help => "help",
+            Action::Messages => "messages",
+            Action::Quit => "quit",
+            Action::Approve => "approve",
+            Action::Deny => "deny",
+            Action::Back => "back",
+            Action::CopyRequest => "copy request",
+            Action::CopyResponse => "copy response",
+            Action::SaveImage => "save image",
+            Action::Submit => "accept",
+            Action::Cancel => "cancel",
+            Action::ClearFilters => "clear",
+            Action::RunTask => "run",
+            Action::CancelRun => "cancel run",
+            Action::DeleteTask => "delete",
+            Action::EditTask => "edit",
+            Action::NewTask => "new",
+            Action::ToggleRecording => "record",
+            Action::SaveTask => "save",
+            Action::Mark => "mark",
+            Action::TaskFromMarked => "task from marked",
+            other => other.describe(),
         }
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-pub struct Binding {
-    pub scope: Scope,
-    pub code: KeyCode,
-    pub mods: KeyModifiers,
-    pub action: Action,
-}
-
-const fn b(scope: Scope, code: KeyCode, action: Action) -> Binding {
-    Binding {
-        scope,
-        code,
-        mods: KeyModifiers::NONE,
-        action,
-    }
-}
-
-const fn ctrl(scope: Scope, c: char, action: Action) -> Binding {
-    Binding {
-        scope,
-        code: KeyCode::Char(c),
-        mods: KeyModifiers::CONTROL,
-        action,
-    }
-}
-
-use KeyCode::{
-    BackTab, Backspace, Down, End, Enter, Esc, Home, Left, PageDown, PageUp, Right, Tab, Up,
-};
-const fn ch(c: char) -> KeyCode {
-    KeyCode::Char(c)
-}
-const G: Scope = Scope::Global;
-const ST: Scope = Scope::Screen(Screen::Status);
-const TO: Scope = Scope::Screen(Screen::Tools);
-const AC: Scope = Scope::Screen(Screen::Activity);
-const HI: Scope = Scope::Screen(Screen::History);
-const SE: Scope = Scope::Screen(Screen::Settings);
-const BA: Scope = Scope::Screen(Screen::Batch);
-const DE: Scope = Scope::Details;
-
-/// Every key binding, in the order help shows them.
-pub const BINDINGS: &[Binding] = &[
-    b(Scope::Confirm, ch('y'), Action::Approve),
-    b(Scope::Confirm, ch('n'), Action::Deny),
-    b(Scope::Confirm, Esc, Action::Deny),
-    b(Scope::Confirm, Tab, Action::SwitchButton),
-    b(Scope::Confirm, Left, Action::SwitchButton),
-    b(Scope::Confirm, Right, Action::SwitchButton),
-    b(Scope::Confirm, Enter, Action::Press),
-    b(Scope::Confirm, Up, Action::Up),
-    b(Scope::Confirm, Down, Action::Down),
-    b(Scope::Confirm, PageUp, Action::PageUp),
-    b(Scope::Confirm, PageDown, Action::PageDown),
-    b(Scope::Confirm, Home, Action::Top),
-    b(Scope::Confirm, End, Action::Bottom),
-    b(Scope::Help, Esc, Action::Help),
-    b(Scope::Help, ch('?'), Action::Help),
-    b(Scope::Help, ch('q'), Action::Help),
-    b(Scope::Help, Up, Action::Up),
-    b(Scope::Help, ch('k'), Action::Up),
-    b(Scope::Help, Down, Action::Down),
-    b(Scope::Help, ch('j'), Action::Down),
-    b(Scope::Help, PageUp, Action::PageUp),
-    b(Scope::Help, PageDown, Action::PageDown),
-    b(Scope::Messages, Esc, Action::Messages),
-    b(Scope::Messages, ch('l'), Action::Messages),
-    b(Scope::Messages, ch('q'), Action::Messages),
-    b(Scope::Messages, Up, Action::Up),
-    b(Scope::Messages, ch('k'), Action::Up),
-    b(Scope::Messages, Down, Action::Down),
-    b(Scope::Messages, ch('j'), Action::Down),
-    b(Scope::Messages, PageUp, Action::PageUp),
-    b(Scope::Messages, PageDown, Action::PageDown),
-    b(Scope::Prompt, ch('y'), Action::Approve),
-    b(Scope::Prompt, ch('n'), Action::Deny),
-    b(Scope::Prompt, Esc, Action::Deny),
-    b(Scope::Input, Enter, Action::Submit),
-    b(Scope::Input, Esc, Action::Cancel),
-    ctrl(Scope::Editor, 's', Action::SaveTask),
-    b(Scope::Editor, Esc, Action::Cancel),
-    b(Scope::Picker, Up, Action::Up),
-    b(Scope::Picker, ch('k'), Action::Up),
-    b(Scope::Picker, Down, Action::Down),
-    b(Scope::Picker, ch('j'), Action::Down),
-    b(Scope::Picker, ch(' '), Action::Toggle),
-    b(Scope::Picker, Enter, Action::Toggle),
-    b(Scope::Picker, ch('x'), Action::ClearFilters),
-    b(Scope::Picker, Esc, Action::Back),
-    b(Scope::Picker, ch('f'), Action::Back),
-    b(G, ch('?'), Action::Help),
-    b(G, ch('l'), Action::Messages),
-    b(G, ch('q'), Action::Quit),
-    ctrl(G, 'c', Action::Quit),
-    b(G, Tab, Action::NextScreen),
-    b(G, BackTab, Action::PrevScreen),
-    b(G, ch('1'), Action::Go(Screen::Status)),
-    b(G, ch('2'), Action::Go(Screen::Tools)),
-    b(G, ch('3'), Action::Go(Screen::Activity)),
-    b(G, ch('4'), Action::Go(Screen::History)),
-    b(G, ch('5'), Action::Go(Screen::Settings)),
-    b(G, ch('6'), Action::Go(Screen::Batch)),
-    b(G, ch('s'), Action::ServerStartStop),
-    b(G, ch('R'), Action::ServerRestart),
-    b(G, Up, Action::Up),
-    b(G, ch('k'), Action::Up),
-    b(G, Down, Action::Down),
-    b(G, ch('j'), Action::Down),
-    b(G, PageUp, Action::PageUp),
-    b(G, PageDown, Action::PageDown),
-    b(G, Home, Action::Top),
-    b(G, ch('g'), Action::Top),
-    b(G, End, Action::Bottom),
-    b(G, ch('G'), Action::Bottom),
-    b(ST, ch('y'), Action::CopyConfig),
-    b(ST, ch('t'), Action::ToggleConfigKind),
-    b(ST, Right, Action::NextClient),
-    b(ST, Left, Action::PrevClient),
-    b(ST, ch('x'), Action::BreakLease),
-    b(ST, ch('L'), Action::NextLease),
-    b(TO, ch('/'), Action::Search),
-    b(TO, ch('d'), Action::ToggleDestructiveOnly),
-    b(TO, Esc, Action::ClearFilters),
-    b(AC, Enter, Action::Open),
-    b(HI, Enter, Action::Open),
-    b(HI, ch('/'), Action::Search),
-    b(HI, ch('f'), Action::Filter),
-    b(HI, ch('x'), Action::ClearFilters),
-    b(HI, Esc, Action::ClearFilters),
-    b(HI, ch(' '), Action::Mark),
-    b(HI, ch('b'), Action::TaskFromMarked),
-    b(SE, Enter, Action::Open),
-    b(SE, ch(' '), Action::Toggle),
-    b(SE, ch('a'), Action::EnableAll),
-    b(SE, ch('r'), Action::ReadOnlyOnly),
-    b(BA, Enter, Action::RunTask),
-    b(BA, ch('r'), Action::RunTask),
-    b(BA, ch('x'), Action::CancelRun),
-    b(BA, ch('e'), Action::EditTask),
-    b(BA, ch('n'), Action::NewTask),
-    b(BA, ch('d'), Action::DeleteTask),
-    b(BA, KeyCode::Delete, Action::DeleteTask),
-    b(BA, ch('m'), Action::Record),
-    b(DE, Esc, Action::Back),
-    b(DE, Backspace, Action::Back),
-    b(DE, ch('c'), Action::CopyRequest),
-    b(DE, ch('C'), Action::CopyResponse),
-    b(DE, ch('w'), Action::SaveImage),
-];
-
-/// The scopes a layer consults, most specific first.
-pub fn scopes(layer: Layer) -> &'static [Scope] {
-    match layer {
-        Layer::Confirm => &[Scope::Confirm],
-        Layer::Help => &[Scope::Help],
-        Layer::Messages => &[Scope::Messages],
-        Layer::Prompt => &[Scope::Prompt],
-        Layer::Input => &[Scope::Input],
-        Layer::Editor => &[Scope::Editor],
-        Layer::Picker => &[Scope::Picker],
-        Layer::Details => &[Scope::Details, Scope::Global],
-        Layer::Screen(Screen::Status) => &[ST, G],
-        Layer::Screen(Screen::Tools) => &[TO, G],
-        Layer::Screen(Screen::Activity) => &[AC, G],
-        Layer::Screen(Screen::History) => &[HI, G],
-        Layer::Screen(Screen::Settings) => &[SE, G],
-        Layer::Screen(Screen::Batch) => &[BA, G],
-    }
-}
-
-fn same_key(b: &Binding, key: &KeyEvent) -> bool {
-    // Shift is part of the character for letters and symbols ('R', '?').
-    let mods = key.modifiers - KeyModifiers::SHIFT;
-    b.code == key.code && b.mods == mods
-}
-
-/// The action a key means in `layer`, if any.
-pub fn lookup(layer: Layer, key: &KeyEvent) -> Option<Action> {
-    scopes(layer).iter().find_map(|scope| {
-        BINDINGS
-            .iter()
-            .find(|b| b.scope == *scope && same_key(b, key))
-            .map(|b| b.action)
-    })
-}
-
-pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
-    let base = match code {
-        KeyCode::Char(' ') => "Space".to_string(),
-        KeyCode::Char(c) => c.to_string(),
-        KeyCode::Enter => "Enter".into(),
-        KeyCode::Esc => "Esc".into(),
-        KeyCode::Tab => "Tab".into(),
-        KeyCode::BackTab => "S-Tab".into(),
-        KeyCode::Up => "↑".into(),
-        KeyCode::Down => "↓".into(),
-        KeyCode::Left => "←".into(),
-        KeyCode::Right => "→".into(),
-        KeyCode::PageUp => "PgUp".into(),
-        KeyCode::PageDown => "PgDn".into(),
-        KeyCode::Home => "Home".into(),
-        KeyCode::End => "End".into(),
-        KeyCode::Backspace => "Bksp".into(),
-        KeyCode::Delete => "Del".into(),
-        other => format!("{other:?}"),
-    };
-    if mods.contains(KeyModifiers::CONTROL) {
-        format!("Ctrl-{base}")
-    } else {
-        base
-    }
-}
-
-/// One help line per (scope, action): all its keys joined, and what it does.
-pub fn help_entries(scope: Scope) -> Vec<(String, &'static str)> {
-    let mut out: Vec<(Action, Vec<String>)> = Vec::new();
-    for bnd in BINDINGS.iter().filter(|b| b.scope == scope) {
-        let label = key_label(bnd.code, bnd.mods);
-        match out.iter_mut().find(|(a, _)| *a == bnd.action) {
-            Some((_, keys)) => keys.push(label),
-            None => out.push((bnd.action, vec![label])),
-        }
-    }
-    out.into_iter()
-        .map(|(a, keys)| (keys.join(" "), a.describe()))
-        .collect()
-}
-
-/// The first key bound to `action` in `scope`, for footer hints.
-pub fn first_key(scope: Scope, action: Action) -> Option<String> {
-    BINDINGS
-        .iter()
-        .find(|b| b.scope == scope && b.action == action)
-        .map(|b| key_label(b.code, b.mods))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A screen's own key never hides a key that works everywhere: the person would lose that
-    /// everywhere-key on one screen without being told (the message log's `l` was shadowed on
-    /// Status by a lease key once).
-    #[test]
-    fn no_screen_key_shadows_a_global_one() {
-        let global: Vec<&Binding> = BINDINGS.iter().filter(|b| b.scope == G).collect();
-        let mut clashes = Vec::new();
-        for b in BINDINGS
-            .iter()
-            .filter(|b| matches!(b.scope, Scope::Screen(_)))
-        {
-            if let Some(g) = global.iter().find(|g| g.code == b.code && g.mods == b.mods)
-                && g.action != b.action
-            {
-                clashes.push(format!(
-                    "{}: {} is {:?} there but {:?} everywhere else",
-                    b.scope.title(),
-                    key_label(b.code, b.mods),
-                    b.action,
-                    g.action
-                ));
-            }
-        }
-        assert!(clashes.is_empty(), "{clashes:#?}");
     }
 }

@@ -27,7 +27,8 @@ use super::app::{TerminalGuard, spawn_input};
 use super::event::Event;
 use super::history::Preloaded;
 use super::osc;
-use super::state::{Screen, State};
+use super::screen::ScreenId;
+use super::state::State;
 use super::ui;
 use super::update::Effect;
 use crate::config::Paths;
@@ -126,7 +127,7 @@ pub async fn run_loop(
     state.demo = welcome.demo;
     state.server = status;
     if mode == Mode::Attached {
-        state.screen = Screen::Activity;
+        state.screen = ScreenId::ACTIVITY;
     }
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();

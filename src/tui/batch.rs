@@ -282,7 +282,7 @@ impl State {
                 );
                 self.batch.editor = Some(Editor::new(None, &json));
             }
-            Action::Record => {
+            Action::ToggleRecording => {
                 if self.batch.recording().is_some() {
                     fx.push(Effect::Batch(BatchCmd::StopRecording));
                 } else {

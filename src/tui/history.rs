@@ -1,4 +1,6 @@
-//! The calls the control centre knows about, newest last, in one bounded `VecDeque`.
+//! The calls the control centre knows about, newest last, in one bounded `VecDeque`: one
+//! [`CallEntry`] each (an *entry*; "record" is kept for the audit record an entry came from or
+//! produced, its `audit_seq`).
 //!
 //! Activity and History are two views of the same records: Activity shows this session's
 //! (`live`) calls as they happen, History adds whatever a [`HistorySource`] preloads from an
@@ -10,7 +12,7 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use crate::mcp::events::{ClientId, DecidedBy, Decision, Outcome, Transport};
+use crate::mcp::events::{CallImage, ClientId, DecidedBy, Decision, Outcome, Transport};
 use crate::mcp::registry::Level;
 
 /// How a call ended, once it has.
@@ -20,6 +22,9 @@ pub struct Finished {
     pub duration: Duration,
     pub decision: Option<Decision>,
     pub result: Payload,
+    /// The images the tool returned beside the JSON (none for a record read back from the
+    /// audit trail, which keeps only their size and hash).
+    pub images: Vec<CallImage>,
 }
 
 /// A result kept as its compact JSON text: a parsed `serde_json::Value` costs several times
@@ -47,7 +52,7 @@ impl From<Value> for Payload {
 }
 
 #[derive(Debug, Clone, PartialEq)]
-pub struct CallRecord {
+pub struct CallEntry {
     /// Local, increasing, unique within one [`History`] (gaps where calls were evicted).
     pub seq: u64,
     /// The core's call id, for calls made while this control centre ran.
@@ -65,7 +70,7 @@ pub struct CallRecord {
     pub audit_seq: Option<u64>,
 }
 
-impl CallRecord {
+impl CallEntry {
     /// Destructive, denied or refused: never evicted to make room for other calls, so History
     /// can always show it.
     pub fn kept(&self) -> bool {
@@ -87,8 +92,8 @@ impl CallRecord {
         device: Option<String>,
         arguments: Value,
         finished: Option<Finished>,
-    ) -> CallRecord {
-        CallRecord {
+    ) -> CallEntry {
+        CallEntry {
             seq: 0,
             call_id: None,
             live: false,
@@ -166,7 +171,6 @@ impl CallRecord {
             DecidedBy::Timeout => "at the timeout",
             DecidedBy::NoResponder => "no responder",
             DecidedBy::Dropped => "request dropped",
-            DecidedBy::AllowAll => "allow-all",
         };
         Some(format!(
             "{} ({how})",
@@ -182,7 +186,6 @@ pub fn decided(by: DecidedBy) -> &'static str {
         DecidedBy::Timeout => "timeout",
         DecidedBy::NoResponder => "no responder",
         DecidedBy::Dropped => "dropped",
-        DecidedBy::AllowAll => "allow-all",
     }
 }
 
@@ -197,11 +200,12 @@ fn contains_ci(hay: &str, needle_lower: &str) -> bool {
     }
 }
 
-/// Where records from before this session come from. The event-fed [`SessionOnly`] has none;
-/// the audit store (`crate::audit::Audit::recent`) plugs in here when it lands.
+/// Where the entries from before this session come from: the audit trail ([`AuditSource`], what
+/// the in-process control centre uses) or nothing ([`SessionOnly`]: events alone, as an
+/// attached control centre and most tests start).
 pub trait HistorySource: Send {
     /// Up to `cap` earlier records, oldest first.
-    fn preload(&self, cap: usize) -> Vec<CallRecord>;
+    fn preload(&self, cap: usize) -> Vec<CallEntry>;
     /// One honest line for the History header.
     fn describe(&self) -> String;
 }
@@ -211,7 +215,7 @@ pub trait HistorySource: Send {
 pub struct SessionOnly;
 
 impl HistorySource for SessionOnly {
-    fn preload(&self, _cap: usize) -> Vec<CallRecord> {
+    fn preload(&self, _cap: usize) -> Vec<CallEntry> {
         Vec::new()
     }
     fn describe(&self) -> String {
@@ -219,7 +223,7 @@ impl HistorySource for SessionOnly {
     }
 }
 
-fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
+fn call_record(r: crate::audit::AuditRecord) -> CallEntry {
     let at = DateTime::parse_from_rfc3339(&r.time)
         .map(|t| t.with_timezone(&Utc))
         .unwrap_or_else(|_| Utc::now());
@@ -235,7 +239,7 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
         (None, Some(e)) => Payload::new(&serde_json::json!({ "error": e })),
         (None, None) => Payload::new(&Value::Null),
     };
-    let mut c = CallRecord::new(
+    let mut c = CallEntry::new(
         at,
         r.tool,
         r.level,
@@ -248,6 +252,7 @@ fn call_record(r: crate::audit::AuditRecord) -> CallRecord {
             duration: Duration::from_millis(r.duration_ms),
             decision: r.decision,
             result,
+            images: Vec::new(),
         }),
     );
     c.audit_seq = Some(r.seq);
@@ -263,7 +268,7 @@ pub struct Preloaded {
 }
 
 impl HistorySource for Preloaded {
-    fn preload(&self, cap: usize) -> Vec<CallRecord> {
+    fn preload(&self, cap: usize) -> Vec<CallEntry> {
         let skip = self.records.len().saturating_sub(cap);
         self.records
             .iter()
@@ -279,7 +284,7 @@ impl HistorySource for Preloaded {
 
 #[derive(Debug, Clone)]
 pub struct History {
-    entries: VecDeque<CallRecord>,
+    entries: VecDeque<CallEntry>,
     cap: usize,
     next_seq: u64,
     pub source: String,
@@ -305,7 +310,7 @@ impl History {
     }
 
     /// Append (newest), evicting the oldest beyond the capacity. Returns the record's seq.
-    pub fn push(&mut self, mut record: CallRecord) -> u64 {
+    pub fn push(&mut self, mut record: CallEntry) -> u64 {
         record.seq = self.next_seq;
         self.next_seq += 1;
         self.entries.push_back(record);
@@ -326,7 +331,7 @@ impl History {
         device: Option<String>,
         arguments: Value,
     ) -> u64 {
-        let mut r = CallRecord::new(at, tool, level, transport, client, device, arguments, None);
+        let mut r = CallEntry::new(at, tool, level, transport, client, device, arguments, None);
         r.call_id = Some(call_id);
         r.live = true;
         self.push(r)
@@ -374,13 +379,13 @@ impl History {
         true
     }
 
-    pub fn get(&self, seq: u64) -> Option<&CallRecord> {
+    pub fn get(&self, seq: u64) -> Option<&CallEntry> {
         let idx = self.entries.binary_search_by_key(&seq, |r| r.seq).ok()?;
         self.entries.get(idx)
     }
 
     /// Drops the oldest calls beyond the capacity, except destructive, denied and refused ones
-    /// ([`CallRecord::kept`]), which stay however many others come after them.
+    /// ([`CallEntry::kept`]), which stay however many others come after them.
     fn evict(&mut self) {
         while self.entries.len() > self.cap {
             let Some(i) = self.entries.iter().position(|r| !r.kept()) else {
@@ -390,19 +395,19 @@ impl History {
         }
     }
 
-    pub fn by_call_id(&self, call_id: u64) -> Option<&CallRecord> {
+    pub fn by_call_id(&self, call_id: u64) -> Option<&CallEntry> {
         self.entries
             .iter()
             .rev()
             .find(|r| r.live && r.call_id == Some(call_id))
     }
 
-    pub fn newest_first(&self) -> impl Iterator<Item = &CallRecord> {
+    pub fn newest_first(&self) -> impl Iterator<Item = &CallEntry> {
         self.entries.iter().rev()
     }
 
     /// This session's calls, newest first (they are contiguous at the newest end).
-    pub fn live_newest_first(&self) -> impl Iterator<Item = &CallRecord> {
+    pub fn live_newest_first(&self) -> impl Iterator<Item = &CallEntry> {
         self.entries.iter().rev().take_while(|r| r.live)
     }
 
@@ -491,6 +496,7 @@ mod tests {
                 duration: Duration::ZERO,
                 decision: None,
                 result: json!({}).into(),
+                images: Vec::new(),
             },
             2,
         );
@@ -517,6 +523,7 @@ mod tests {
             duration: Duration::from_millis(3),
             decision: None,
             result: json!({"x": "NEEDLE"}).into(),
+            images: Vec::new(),
         };
         assert!(h.finished(7, f.clone(), 7));
         assert!(!h.finished(99, f, 99));
@@ -528,10 +535,10 @@ mod tests {
     fn preloaded_records_are_not_live() {
         struct Two;
         impl HistorySource for Two {
-            fn preload(&self, _cap: usize) -> Vec<CallRecord> {
+            fn preload(&self, _cap: usize) -> Vec<CallEntry> {
                 (0..2)
                     .map(|_| {
-                        CallRecord::new(
+                        CallEntry::new(
                             Utc::now(),
                             "old",
                             Level::ReadOnly,

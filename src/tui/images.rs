@@ -1,22 +1,35 @@
-//! Images inside a call's result: found, described as size and dimensions instead of being
-//! drawn as a wall of base64, and decoded for saving.
+//! A call's images: described as size and dimensions instead of being drawn as a wall of
+//! base64, and kept for saving.
 //!
-//! An image is any JSON object shaped like MCP image content: `"type": "image"`, base64
-//! `"data"` and an `image/*` `"mimeType"`. (Today's `CallFinished` carries the structured JSON
-//! only; images a tool returns beside it do not reach this event, so they show up here only
-//! when a result embeds them.)
+//! They come two ways: typed, beside the JSON (`CallFinished`'s `images`, what a tool such as
+//! `android_take_screenshot` returns as MCP image content), and embedded in the JSON, as any
+//! object shaped like MCP image content: `"type": "image"`, base64 `"data"` and an `image/*`
+//! `"mimeType"`. [`of_call`] gathers both.
+use std::sync::Arc;
+
 use base64::Engine as _;
 use serde_json::Value;
+
+use crate::mcp::events::CallImage;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoundImage {
     pub mime: String,
-    pub bytes: Vec<u8>,
+    /// Shared with the history record it came from: details redraw without copying it.
+    pub bytes: Arc<[u8]>,
     /// Read from the image header; `None` when the bytes do not decode.
     pub dimensions: Option<(u32, u32)>,
 }
 
 impl FoundImage {
+    pub fn new(mime: impl Into<String>, bytes: Arc<[u8]>) -> FoundImage {
+        FoundImage {
+            mime: mime.into(),
+            dimensions: dimensions(&bytes),
+            bytes,
+        }
+    }
+
     pub fn summary(&self) -> String {
         let dims = self
             .dimensions
@@ -148,13 +161,18 @@ pub fn find(v: &Value) -> Vec<FoundImage> {
     let b64 = base64::engine::general_purpose::STANDARD;
     raw.into_iter()
         .map(|(mime, data)| {
-            let bytes = b64.decode(data.as_bytes()).unwrap_or_default();
-            FoundImage {
-                mime: mime.to_string(),
-                dimensions: dimensions(&bytes),
-                bytes,
-            }
+            FoundImage::new(mime, b64.decode(data.as_bytes()).unwrap_or_default().into())
         })
+        .collect()
+}
+
+/// Every image of a finished call: those the tool returned beside its JSON, then those the
+/// JSON itself embeds.
+pub fn of_call(images: &[CallImage], result: &Value) -> Vec<FoundImage> {
+    images
+        .iter()
+        .map(|i| FoundImage::new(i.mime.as_str(), i.data.clone()))
+        .chain(find(result))
         .collect()
 }
 
@@ -166,11 +184,7 @@ pub fn summarised(v: &Value) -> Value {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(data.as_bytes())
                     .unwrap_or_default();
-                let img = FoundImage {
-                    mime: mime.into(),
-                    dimensions: dimensions(&bytes),
-                    bytes,
-                };
+                let img = FoundImage::new(mime, bytes.into());
                 let mut o = o.clone();
                 o.insert("data".into(), Value::String(img.summary()));
                 return Value::Object(o);

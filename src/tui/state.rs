@@ -11,59 +11,13 @@ use super::batch::BatchView;
 use super::event::{CoreView, DeviceRow, ServerStatus};
 use super::history::{History, HistorySource, SessionOnly};
 use super::input::LineInput;
+use super::keymap::Keymap;
 use super::prompt::Prompt;
+use super::screen::ScreenId;
 use crate::mcp::confirm::ConfirmRequest;
 use crate::mcp::registry::{Level, Registry};
 
 pub use super::catalogue::{Param, ToolInfo, catalogue};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Screen {
-    Status,
-    Tools,
-    Activity,
-    History,
-    Settings,
-    Batch,
-}
-
-impl Screen {
-    pub const ALL: [Screen; 6] = [
-        Screen::Status,
-        Screen::Tools,
-        Screen::Activity,
-        Screen::History,
-        Screen::Settings,
-        Screen::Batch,
-    ];
-    /// The name `spock_navigate` uses and `spock_get_status` reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            Screen::Status => "status",
-            Screen::Tools => "tools",
-            Screen::Activity => "activity",
-            Screen::History => "history",
-            Screen::Settings => "settings",
-            Screen::Batch => "batch",
-        }
-    }
-    pub fn title(self) -> &'static str {
-        match self {
-            Screen::Status => "Status",
-            Screen::Tools => "Tools",
-            Screen::Activity => "Activity",
-            Screen::History => "History",
-            Screen::Settings => "Settings",
-            Screen::Batch => "Batch",
-        }
-    }
-    pub fn from_name(name: &str) -> Option<Screen> {
-        Screen::ALL.into_iter().find(|s| s.name() == name)
-    }
-    pub fn index(self) -> usize {
-        Screen::ALL.iter().position(|s| *s == self).unwrap_or(0)
-    }
-}
 
 /// Who has the keyboard, most urgent first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,7 +33,7 @@ pub enum Layer {
     Editor,
     Picker,
     Details,
-    Screen(Screen),
+    Screen(ScreenId),
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -286,7 +240,9 @@ pub struct Details {
 }
 
 pub struct State {
-    pub screen: Screen,
+    pub screen: ScreenId,
+    /// The live keymap: key handling, help and the footer read it.
+    pub keymap: Keymap,
     pub size: (u16, u16),
     pub now: Instant,
     pub wall: DateTime<Utc>,
@@ -341,7 +297,8 @@ impl State {
             stats.entry(r.tool.clone()).or_default().calls += 1;
         }
         let mut s = State {
-            screen: Screen::Status,
+            screen: ScreenId::STATUS,
+            keymap: Keymap::default(),
             size: (80, 24),
             now: Instant::now(),
             wall: Utc::now(),

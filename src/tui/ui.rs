@@ -1,7 +1,9 @@
 //! Drawing: a pure function of `&State` into a ratatui `Frame`. No I/O, no locks, no clock.
-//! The chrome (tab bar with the recording indicator, footer) lives here; each screen, the
-//! modal and the help overlay have their own file. Geometry helpers (`tab_at`, `row_at`) are pure too, so a mouse click maps
-//! back to what was drawn without the draw code remembering anything.
+//! The chrome (tab bar with the recording indicator, the footer, whose key hints come from the
+//! live keymap) lives here; each screen's body (called through its `Screen::draw`), the modal
+//! and the help overlay have their own file. Geometry helpers (`tab_at`, `row_at`) are pure
+//! too, so a mouse click maps back to what was drawn without the draw code remembering
+//! anything.
 pub mod activity;
 pub mod batch;
 pub mod details;
@@ -23,9 +25,11 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::action::{self, Action, Scope};
+use super::action::Action;
 use super::event::ServerStatus;
-use super::state::{Layer, Screen, State};
+use super::keymap::{Keymap, Scope};
+use super::screen::ScreenId;
+use super::state::State;
 use crate::mcp::events::Outcome;
 use crate::mcp::registry::Level;
 
@@ -94,14 +98,7 @@ pub fn draw(f: &mut Frame, s: &State) {
     } else if let Some(d) = &s.details {
         details::draw(f, body, s, d);
     } else {
-        match s.screen {
-            Screen::Status => status::draw(f, body, s),
-            Screen::Tools => tools::draw(f, body, s),
-            Screen::Activity => activity::draw(f, body, s),
-            Screen::History => history::draw(f, body, s),
-            Screen::Settings => settings::draw(f, body, s),
-            Screen::Batch => batch::draw(f, body, s),
-        }
+        s.screen.draw(f, body, s);
     }
     draw_footer(f, footer, s);
     if s.picker.is_some() {
@@ -150,7 +147,7 @@ fn brand(width: u16) -> &'static str {
     if width >= 100 { BRAND } else { "" }
 }
 
-fn tab_label(width: u16, i: usize, s: Screen) -> String {
+fn tab_label(width: u16, i: usize, s: ScreenId) -> String {
     if width >= 100 {
         format!(" {} {} ", i + 1, s.title())
     } else {
@@ -159,9 +156,9 @@ fn tab_label(width: u16, i: usize, s: Screen) -> String {
 }
 
 /// Each tab's column range on row 0 (one separator column after each tab).
-fn tab_ranges(width: u16) -> Vec<(Screen, u16, u16)> {
+fn tab_ranges(width: u16) -> Vec<(ScreenId, u16, u16)> {
     let mut x = brand(width).chars().count() as u16 + u16::from(width < 100);
-    Screen::ALL
+    ScreenId::ALL
         .iter()
         .enumerate()
         .map(|(i, s)| {
@@ -173,7 +170,7 @@ fn tab_ranges(width: u16) -> Vec<(Screen, u16, u16)> {
         .collect()
 }
 
-pub fn tab_at(width: u16, col: u16, row: u16) -> Option<Screen> {
+pub fn tab_at(width: u16, col: u16, row: u16) -> Option<ScreenId> {
     (row == 0)
         .then(|| {
             tab_ranges(width)
@@ -190,7 +187,7 @@ fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
     if narrow {
         spans.push(Span::raw(" "));
     }
-    for (i, sc) in Screen::ALL.iter().enumerate() {
+    for (i, sc) in ScreenId::ALL.iter().enumerate() {
         let style = if *sc == s.screen {
             selected().add_modifier(Modifier::BOLD)
         } else {
@@ -250,119 +247,42 @@ pub fn server_span(st: &ServerStatus) -> Span<'static> {
     Span::styled(format!("[{}]", st.label()), style)
 }
 
-/// The few most useful keys for the current layer, from the keymap, or the latest message.
+/// The keys marked as hints for the current layer in the live keymap (those a screen finds
+/// worth showing now), or the latest message.
 fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
     // A message takes the footer while it lasts; the key hints come back when it expires.
     if let Some(n) = s.notice() {
-        let line = Line::from(notice_span(n, usize::from(area.width)));
+        let line = Line::from(notice_span(&s.keymap, n, usize::from(area.width)));
         f.render_widget(Paragraph::new(line), area);
         return;
     }
     let layer = s.layer();
-    let hints: &[(Scope, Action)] = match layer {
-        Layer::Confirm => &[
-            (Scope::Confirm, Action::Approve),
-            (Scope::Confirm, Action::Deny),
-        ],
-        Layer::Prompt => &[
-            (Scope::Prompt, Action::Approve),
-            (Scope::Prompt, Action::Deny),
-        ],
-        Layer::Editor => &[
-            (Scope::Editor, Action::SaveTask),
-            (Scope::Editor, Action::Cancel),
-        ],
-        Layer::Help => &[(Scope::Help, Action::Help)],
-        Layer::Messages => &[(Scope::Messages, Action::Messages)],
-        Layer::Input => &[
-            (Scope::Input, Action::Submit),
-            (Scope::Input, Action::Cancel),
-        ],
-        Layer::Picker => &[
-            (Scope::Picker, Action::Toggle),
-            (Scope::Picker, Action::ClearFilters),
-            (Scope::Picker, Action::Back),
-        ],
-        Layer::Details => &[
-            (Scope::Details, Action::Back),
-            (Scope::Details, Action::CopyRequest),
-            (Scope::Details, Action::CopyResponse),
-            (Scope::Details, Action::SaveImage),
-        ],
-        Layer::Screen(Screen::Status) => &[
-            (Scope::Global, Action::ServerStartStop),
-            (Scope::Screen(Screen::Status), Action::CopyConfig),
-            (Scope::Screen(Screen::Status), Action::ToggleConfigKind),
-        ],
-        Layer::Screen(Screen::Tools) => &[
-            (Scope::Screen(Screen::Tools), Action::Search),
-            (Scope::Screen(Screen::Tools), Action::ToggleDestructiveOnly),
-        ],
-        Layer::Screen(Screen::Activity) => &[(Scope::Screen(Screen::Activity), Action::Open)],
-        Layer::Screen(Screen::History) => &[
-            (Scope::Screen(Screen::History), Action::Open),
-            (Scope::Screen(Screen::History), Action::Search),
-            (Scope::Screen(Screen::History), Action::Filter),
-            (Scope::Screen(Screen::History), Action::Mark),
-        ],
-        Layer::Screen(Screen::Settings) => &[
-            (Scope::Screen(Screen::Settings), Action::Toggle),
-            (Scope::Screen(Screen::Settings), Action::EnableAll),
-            (Scope::Screen(Screen::Settings), Action::ReadOnlyOnly),
-        ],
-        // While a run is in progress, stopping it is the key worth showing (a second run
-        // would be refused).
-        Layer::Screen(Screen::Batch) if s.batch.running().is_some() => &[
-            (Scope::Screen(Screen::Batch), Action::CancelRun),
-            (Scope::Screen(Screen::Batch), Action::Record),
-            (Scope::Screen(Screen::Batch), Action::EditTask),
-            (Scope::Screen(Screen::Batch), Action::DeleteTask),
-        ],
-        Layer::Screen(Screen::Batch) => &[
-            (Scope::Screen(Screen::Batch), Action::RunTask),
-            (Scope::Screen(Screen::Batch), Action::Record),
-            (Scope::Screen(Screen::Batch), Action::EditTask),
-            (Scope::Screen(Screen::Batch), Action::DeleteTask),
-        ],
-    };
     let mut spans = Vec::new();
-    for (scope, a) in hints
-        .iter()
-        .copied()
-        .chain([(Scope::Global, Action::Help), (Scope::Global, Action::Quit)])
-    {
-        if matches!(
-            layer,
-            Layer::Confirm
-                | Layer::Prompt
-                | Layer::Help
-                | Layer::Messages
-                | Layer::Input
-                | Layer::Editor
-                | Layer::Picker
-        ) && scope == Scope::Global
+    for (scope, a, k) in s.keymap.hints(layer) {
+        if let Scope::Screen(sc) = scope
+            && !sc.hint_now(s, a)
         {
             continue;
         }
-        if let Some(k) = action::first_key(scope, a) {
-            spans.push(Span::styled(
-                format!(" {k} "),
-                Style::new().fg(Color::Black).bg(Color::Gray),
-            ));
-            spans.push(Span::raw(format!(" {} ", short(a))));
-        }
+        spans.push(Span::styled(
+            format!(" {k} "),
+            Style::new().fg(Color::Black).bg(Color::Gray),
+        ));
+        spans.push(Span::raw(format!(" {} ", a.short())));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
 /// The footer's message in `room` columns; cut short, it says which key shows it whole.
-fn notice_span(text: &str, room: usize) -> Span<'static> {
+fn notice_span(keymap: &Keymap, text: &str, room: usize) -> Span<'static> {
     let text = format!(" {}", super::escape::line(text));
     let fits = Span::raw(text.as_str()).width() <= room;
     let shown = if fits {
         text
     } else {
-        let key = action::first_key(Scope::Global, Action::Messages).unwrap_or_default();
+        let key = keymap
+            .first_key(Scope::Global, Action::Messages)
+            .unwrap_or_default();
         let more = format!("… ({key}: all)");
         let mut cut = String::new();
         for c in text.chars() {
@@ -374,43 +294,6 @@ fn notice_span(text: &str, room: usize) -> Span<'static> {
         format!("{cut}{more}")
     };
     Span::styled(shown, Style::new().fg(ACCENT))
-}
-
-fn short(a: Action) -> &'static str {
-    match a {
-        Action::ServerStartStop => "start/stop",
-        Action::CopyConfig => "copy config",
-        Action::ToggleConfigKind => "stdio/http",
-        Action::ToggleDestructiveOnly => "destructive",
-        Action::Open => "details",
-        Action::Filter => "filter",
-        Action::Search => "search",
-        Action::Toggle => "toggle",
-        Action::EnableAll => "enable all",
-        Action::ReadOnlyOnly => "read-only only",
-        Action::Help => "help",
-        Action::Messages => "messages",
-        Action::Quit => "quit",
-        Action::Approve => "approve",
-        Action::Deny => "deny",
-        Action::Back => "back",
-        Action::CopyRequest => "copy request",
-        Action::CopyResponse => "copy response",
-        Action::SaveImage => "save image",
-        Action::Submit => "accept",
-        Action::Cancel => "cancel",
-        Action::ClearFilters => "clear",
-        Action::RunTask => "run",
-        Action::CancelRun => "cancel run",
-        Action::DeleteTask => "delete",
-        Action::EditTask => "edit",
-        Action::NewTask => "new",
-        Action::Record => "record",
-        Action::SaveTask => "save",
-        Action::Mark => "mark",
-        Action::TaskFromMarked => "task from marked",
-        other => other.describe(),
-    }
 }
 
 /// A bordered list's rows: inside the border of `area`, below `above` lines (a header,
@@ -425,41 +308,9 @@ pub(super) fn rows_below(area: Rect, above: u16) -> Rect {
 }
 
 /// The list position under a click, for screens that draw a list.
-pub fn row_at(s: &State, screen: Screen, col: u16, row: u16) -> Option<usize> {
+pub fn row_at(s: &State, screen: ScreenId, col: u16, row: u16) -> Option<usize> {
     let [_, body, _] = chrome(Rect::new(0, 0, s.size.0, s.size.1));
-    let (area, offset) = match screen {
-        Screen::Tools => (tools::list_rows(body), 0),
-        Screen::Activity => {
-            let a = activity::list_rows(body);
-            (
-                a,
-                super::state::page_offset(s.activity_cursor(), a.height as usize),
-            )
-        }
-        Screen::History => {
-            let a = history::list_rows(body);
-            (
-                a,
-                super::state::page_offset(s.history_cursor(), a.height as usize),
-            )
-        }
-        Screen::Settings => {
-            let a = settings::list_rows(body);
-            (
-                a,
-                super::state::page_offset(s.settings_cursor, a.height as usize),
-            )
-        }
-        Screen::Status | Screen::Batch => return None,
-    };
-    if !area.contains(ratatui::layout::Position { x: col, y: row }) {
-        return None;
-    }
-    let pos = offset + usize::from(row - area.y);
-    if screen == Screen::Tools {
-        return tools::tool_at_display_row(s, area.height as usize, pos);
-    }
-    Some(pos)
+    screen.row_at(s, body, col, row)
 }
 
 /// `area` shrunk to a centred box of at most `w`×`h`.

@@ -2,11 +2,12 @@
 //! (I/O the state may not do itself) out. No terminal, no locks, no clock: testable as data.
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
-use super::action::{self, Action};
+use super::action::Action;
 use super::event::{CoreView, Event};
 use super::history::Finished;
 use super::images::FoundImage;
-use super::state::{Button, Layer, Screen, SettingField, State, Withdrawn};
+use super::screen::ScreenId;
+use super::state::{Button, Layer, SettingField, State, Withdrawn};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::DecidedBy;
 use crate::mcp::registry::HostGroup;
@@ -201,6 +202,7 @@ impl State {
                 decision,
                 device,
                 result,
+                images,
                 record,
             } => {
                 if device.is_some() {
@@ -223,6 +225,7 @@ impl State {
                         duration,
                         decision,
                         result: result.into(),
+                        images,
                     },
                     record,
                 );
@@ -233,8 +236,7 @@ impl State {
             | ServerEvent::ServerStateChanged { .. }
             | ServerEvent::DevicesChanged
             | ServerEvent::Device { .. }
-            | ServerEvent::LeasesChanged
-            | ServerEvent::Navigate { .. } => {}
+            | ServerEvent::LeasesChanged => {}
         }
     }
 
@@ -267,22 +269,13 @@ impl State {
     }
 
     fn navigate(&mut self, req: NavRequest) -> Effect {
-        let Some(screen) = Screen::from_name(&req.screen.to_ascii_lowercase()) else {
+        let Some(screen) = ScreenId::from_name(&req.screen.to_ascii_lowercase()) else {
             let reason = format!("unknown screen {:?}", req.screen);
             return Effect::NavReply(req, Err(reason));
         };
-        let result = match (screen, req.select.as_deref()) {
-            (_, None) => Ok(()),
-            (Screen::Tools, Some(name)) => self.select_tool(name),
-            (Screen::Activity | Screen::History, Some(id)) => self.select_call(screen, id),
-            (Screen::Status, Some(serial)) => match &self.devices {
-                None => Err(format!(
-                    "cannot select device {serial:?}: there is no device layer yet"
-                )),
-                Some(d) if d.iter().any(|d| d.serial == serial) => Ok(()),
-                Some(_) => Err(format!("no device {serial:?} is connected")),
-            },
-            (s, Some(_)) => Err(format!("the {} screen has nothing to select", s.name())),
+        let result = match req.select.as_deref() {
+            None => Ok(()),
+            Some(what) => screen.select(self, what),
         };
         if result.is_ok() {
             self.go(screen);
@@ -290,42 +283,7 @@ impl State {
         Effect::NavReply(req, result)
     }
 
-    fn select_tool(&mut self, name: &str) -> Result<(), String> {
-        if self.tool(name).is_none() {
-            return Err(format!("no tool named {name:?}"));
-        }
-        self.tools_view.query.clear();
-        self.tools_view.destructive_only = false;
-        self.tools_view.cursor = self
-            .visible_tools()
-            .iter()
-            .position(|t| t.name == name)
-            .unwrap_or(0);
-        Ok(())
-    }
-
-    fn select_call(&mut self, screen: Screen, id: &str) -> Result<(), String> {
-        let call_id: u64 = id
-            .trim()
-            .parse()
-            .map_err(|_| format!("{id:?} is not a call id"))?;
-        let seq = self
-            .history
-            .by_call_id(call_id)
-            .map(|r| r.seq)
-            .ok_or_else(|| format!("call {call_id} is not in this session's activity"))?;
-        if screen == Screen::Activity {
-            self.activity.selected = Some(seq);
-        } else {
-            self.history_view.query.clear();
-            self.history_view.filters = Default::default();
-            self.refresh_matches();
-            self.history_view.selected = Some(seq);
-        }
-        Ok(())
-    }
-
-    pub fn go(&mut self, screen: Screen) {
+    pub fn go(&mut self, screen: ScreenId) {
         self.screen = screen;
         self.details = None;
         self.picker = None;
@@ -340,26 +298,26 @@ impl State {
         }
         let layer = self.layer();
         if layer == Layer::Confirm {
-            if let Some(a) = action::lookup(layer, &key) {
+            if let Some(a) = self.keymap.lookup(layer, &key) {
                 self.act_confirm(a, at);
             }
             return;
         }
         if layer == Layer::Input {
-            match action::lookup(layer, &key) {
+            match self.keymap.lookup(layer, &key) {
                 Some(a) => self.act(a, fx),
                 None => self.edit_input(&key),
             }
             return;
         }
         if layer == Layer::Editor {
-            match action::lookup(layer, &key) {
+            match self.keymap.lookup(layer, &key) {
                 Some(a) => self.act(a, fx),
                 None => self.edit_editor(key),
             }
             return;
         }
-        if let Some(a) = action::lookup(layer, &key) {
+        if let Some(a) = self.keymap.lookup(layer, &key) {
             self.act(a, fx);
         }
     }
@@ -385,28 +343,10 @@ impl State {
                 } else if let Layer::Screen(s) = layer
                     && let Some(pos) = super::ui::row_at(self, s, m.column, m.row)
                 {
-                    self.click_row(s, pos, fx);
+                    s.click(self, pos, fx);
                 }
             }
             _ => {}
-        }
-    }
-
-    fn click_row(&mut self, screen: Screen, pos: usize, fx: &mut Vec<Effect>) {
-        match screen {
-            Screen::Tools => self.tools_view.cursor = pos,
-            Screen::Activity => self.activity.selected = self.activity_seq_at(pos),
-            Screen::History => self.history_view.selected = self.history_seq_at(pos),
-            Screen::Settings => {
-                if super::settings::rows(self)
-                    .get(pos)
-                    .is_some_and(|r| r.selectable())
-                {
-                    self.settings_cursor = pos;
-                    self.act(Action::Toggle, fx);
-                }
-            }
-            Screen::Status | Screen::Batch => {}
         }
     }
 }

@@ -169,6 +169,7 @@ pub fn finished(
         decision,
         device: None,
         result,
+        images: Vec::new(),
         record: id,
     })
 }

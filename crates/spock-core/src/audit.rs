@@ -1,6 +1,12 @@
 //! The audit trail: every tool call, kept in memory for the UI and on disk as JSON lines so
 //! "what did the agent do to my device" survives a restart.
 //!
+//! Vocabulary: a *record* is always an audit record ([`AuditRecord`], one line of the trail;
+//! `CallFinished::record` and History's `audit_seq` are its `seq`). A batch *recording* turns
+//! calls into a task's steps (`batch::recorder`); a batch run keeps a *run log*
+//! (`batch::runlog`); History holds *entries* (`tui::history::CallEntry`); a *screen recording*
+//! is an MP4 (`mcp::tools::screenrecord`).
+//!
 //! One [`Audit`] value (cheap to clone) is shared by the MCP server, batch runner and TUI.
 //! [`Audit::append`] never waits on the disk: it assigns the sequence number, keeps the
 //! record in a bounded in-memory window, tells subscribers, and hands it to a background

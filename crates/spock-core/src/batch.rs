@@ -1,14 +1,16 @@
 //! Batch tasks (longarm's batch, our names): named, editable lists of tool calls, stored as
 //! files, run in the background one run at a time, each step through the same call pipeline
 //! (`mcp::server::call_in_run`) as the tool itself — access, confirmation, audit — and kept in
-//! a run history with each step's result and images, exportable as a ZIP. Also recording: a
-//! person opens a recording and the successful calls made until it closes become a task.
+//! a run history (each run's log, `runlog`) with each step's result and images, exportable as a
+//! ZIP. Also recording: a person opens a recording and the successful calls made until it
+//! closes become a task ([`Batch::offer_call`] is the pipeline's hook). "Record" alone means an
+//! audit record (see `audit`).
 //!
 //! [`Batch`] lives in `Core`; this is the API the MCP tools and the control centre share.
 //! Methods touching files are blocking (small files); async callers use `spawn_blocking`.
 pub mod export;
-pub mod record;
 pub mod recorder;
+pub mod runlog;
 pub mod runner;
 pub mod secrets;
 pub mod store;
@@ -21,10 +23,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-pub use record::{
-    BatchStatus, RunRecord, RunState, RunSummary, RunnerState, StepOutcome, StepRecord,
-};
 pub use recorder::Recording;
+pub use runlog::{BatchStatus, RunLog, RunState, RunSummary, RunnerState, StepLog, StepOutcome};
 pub use task::{Source, Step, Task, TaskDraft};
 pub use verdict::Stop;
 
@@ -83,7 +83,7 @@ pub struct RunOptions {
 /// token that stops it and why it was stopped (the first cause wins).
 #[derive(Debug)]
 pub(crate) struct Active {
-    pub record: RunRecord,
+    pub record: RunLog,
     pub cancel: CancellationToken,
     pub stop: Arc<Mutex<Option<Stop>>>,
 }
@@ -258,7 +258,7 @@ impl Batch {
         &self,
         run_id: &str,
         bound: std::time::Duration,
-    ) -> Result<RunRecord, BatchError> {
+    ) -> Result<RunLog, BatchError> {
         let mut rx = self.subscribe_status();
         let _ = tokio::time::timeout(bound, async {
             while self.running_id().as_deref() == Some(run_id) {
@@ -281,7 +281,7 @@ impl Batch {
         Ok(runs)
     }
 
-    pub fn history_get(&self, run_id: &str) -> Result<RunRecord, BatchError> {
+    pub fn history_get(&self, run_id: &str) -> Result<RunLog, BatchError> {
         match self.live() {
             Some(live) if live.run_id == run_id => Ok(live),
             _ => self.store.get_run(run_id),
@@ -311,7 +311,7 @@ impl Batch {
         }
     }
 
-    fn live(&self) -> Option<RunRecord> {
+    fn live(&self) -> Option<RunLog> {
         self.active
             .lock()
             .ok()
@@ -412,7 +412,7 @@ impl Batch {
         Ok(())
     }
 
-    pub(crate) fn update_live(&self, record: &RunRecord, step: usize) {
+    pub(crate) fn update_live(&self, record: &RunLog, step: usize) {
         if let Ok(mut slot) = self.active.lock()
             && let Some(a) = slot.as_mut()
             && a.record.run_id == record.run_id

@@ -32,7 +32,8 @@
 //!    local file; `device` speaks adb (every call with a timeout); `uitree` parses dumps.
 //! 8. **Answered and recorded.** The result is redacted for the agent, the record goes to
 //!    `audit` (hash-chained; on disk before the answer for destructive, denied and refused
-//!    calls), `ServerEvent::CallFinished` goes to the control centre, and every
+//!    calls), `ServerEvent::CallFinished` goes to the control centre (the result redacted for
+//!    the person, its images as a typed field), and every
 //!    `mcp::observe::CallObserver` is told (the batch recorder keeps the step: the pipeline
 //!    never names `batch`).
 //!

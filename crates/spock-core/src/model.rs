@@ -78,7 +78,6 @@ pub enum DecidedBy {
     Timeout,
     NoResponder,
     Dropped,
-    AllowAll,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -271,6 +271,8 @@ pub enum ServerMsg {
         decision: Option<Decision>,
         device: Option<String>,
         result: Value,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<crate::mcp::events::CallImage>,
         record: u64,
     },
     ConfirmAsked {
@@ -337,6 +339,36 @@ pub enum ServerMsg {
 }
 
 impl ServerMsg {
+    /// This message without its bulk (a call's images and result body), for one too large
+    /// for a line; `None` when it has no bulk to drop.
+    pub fn slimmed(&self) -> Option<ServerMsg> {
+        match self {
+            ServerMsg::CallFinished {
+                call_id,
+                tool,
+                outcome,
+                duration_ms,
+                decision,
+                device,
+                record,
+                ..
+            } => Some(ServerMsg::CallFinished {
+                call_id: *call_id,
+                tool: tool.clone(),
+                outcome: *outcome,
+                duration_ms: *duration_ms,
+                decision: *decision,
+                device: device.clone(),
+                result: serde_json::json!({
+                    "note": format!("the result was too large for the attach channel; it is in the audit trail as record {record}")
+                }),
+                images: Vec::new(),
+                record: *record,
+            }),
+            _ => None,
+        }
+    }
+
     pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMsg {
         ServerMsg::Error {
             code,
@@ -486,6 +518,39 @@ mod tests {
             }
         ));
         assert_ne!(PROTOCOL_VERSION, 1);
+    }
+
+    #[test]
+    fn a_call_too_large_for_a_line_is_sent_slim_not_dropped_with_the_link() {
+        let big = crate::mcp::events::CallImage {
+            mime: "image/png".into(),
+            data: vec![7u8; MAX_LINE].into(),
+        };
+        let m = ServerMsg::CallFinished {
+            call_id: 9,
+            tool: "android_screenshot".into(),
+            outcome: Outcome::Ok,
+            duration_ms: 1.0,
+            decision: None,
+            device: Some("emulator-5554".into()),
+            result: serde_json::json!({"width": 1080}),
+            images: vec![big],
+            record: 41,
+        };
+        assert!(serde_json::to_vec(&m).unwrap().len() > MAX_LINE);
+        let slim = m.slimmed().expect("a call result has bulk to drop");
+        let line = serde_json::to_vec(&slim).unwrap();
+        assert!(line.len() < 1024, "{}", line.len());
+        let text = String::from_utf8(line).unwrap();
+        assert!(
+            text.contains("record 41") && text.contains("\"call_id\":9"),
+            "{text}"
+        );
+        assert!(
+            ServerMsg::error(ErrorCode::TooEarly, "x")
+                .slimmed()
+                .is_none()
+        );
     }
 
     #[test]

@@ -48,6 +48,21 @@ impl Out {
         let Ok(mut line) = serde_json::to_vec(m) else {
             return false;
         };
+        // A line the client would refuse would end its link (the combined mode's own screen
+        // included): a call's bulky result goes without its images and body instead.
+        if line.len() >= MAX_LINE
+            && let Some(slim) = m.slimmed()
+            && let Ok(l) = serde_json::to_vec(&slim)
+        {
+            line = l;
+        }
+        if line.len() >= MAX_LINE {
+            tracing::warn!(
+                bytes = line.len(),
+                "a message too large for the attach channel was not sent"
+            );
+            return true;
+        }
         line.push(b'\n');
         matches!(
             tokio::time::timeout(self.timeout, self.w.write_all(&line)).await,

@@ -491,6 +491,7 @@ impl Link {
                 decision,
                 device,
                 result,
+                images,
                 record,
             } => vec![Event::Server(ServerEvent::CallFinished {
                 call_id,
@@ -500,6 +501,7 @@ impl Link {
                 decision,
                 device,
                 result,
+                images,
                 record,
             })],
             ServerMsg::ServerStatus { status } => vec![Event::ServerStatus(status)],

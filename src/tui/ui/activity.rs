@@ -10,7 +10,7 @@ use super::{
     block, bold, dim, fmt_duration, fmt_time, level_style, outcome_style, running_for, selected,
 };
 use crate::tui::escape;
-use crate::tui::history::CallRecord;
+use crate::tui::history::CallEntry;
 use crate::tui::state::{State, page_offset};
 
 /// Column widths for a list `width` wide: (tool, device, client).
@@ -40,7 +40,7 @@ pub fn header(width: u16) -> Line<'static> {
     )
 }
 
-pub fn row(s: &State, r: &CallRecord, width: u16, is_selected: bool) -> Line<'static> {
+pub fn row(s: &State, r: &CallEntry, width: u16, is_selected: bool) -> Line<'static> {
     let (t, d, c) = widths(width);
     let (outcome, took) = match &r.finished {
         Some(f) => (r.outcome_text(), fmt_duration(f.duration)),

@@ -77,12 +77,13 @@ fn runner_lines(s: &State, d: Option<&BatchData>) -> Vec<Line<'static>> {
                 None => String::new(),
             }),
             Span::styled(
-                crate::tui::action::first_key(
-                    crate::tui::action::Scope::Screen(crate::tui::state::Screen::Batch),
-                    crate::tui::action::Action::CancelRun,
-                )
-                .map(|k| format!("   {k} cancel"))
-                .unwrap_or_default(),
+                s.keymap
+                    .first_key(
+                        crate::tui::keymap::Scope::Screen(crate::tui::screen::ScreenId::BATCH),
+                        crate::tui::action::Action::CancelRun,
+                    )
+                    .map(|k| format!("   {k} cancel"))
+                    .unwrap_or_default(),
                 dim(),
             ),
         ]));

@@ -85,7 +85,7 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
     lines.push(Line::raw(""));
     if let Some(fin) = &r.finished {
         let result = fin.result.value();
-        let found = images::find(&result);
+        let found = images::of_call(&fin.images, &result);
         if !found.is_empty() {
             let list: Vec<String> = found.iter().map(|i| i.summary()).collect();
             lines.push(Line::styled(

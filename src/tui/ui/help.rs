@@ -1,4 +1,4 @@
-//! The help overlay, generated from the keymap (`action::BINDINGS`): it lists exactly the
+//! The help overlay, generated from the live keymap (`State::keymap`): it lists exactly the
 //! keys the handler uses. The keys for where the person is come first, then the rest; two
 //! columns on a wide terminal, one scrollable column on a small one.
 use ratatui::Frame;
@@ -8,8 +8,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Paragraph};
 
 use super::{ACCENT, bold, centered, dim};
-use crate::tui::action::{Scope, help_entries};
-use crate::tui::state::{Screen, State};
+use crate::tui::keymap::Scope;
+use crate::tui::state::State;
 
 /// Every scope, the current one first.
 pub fn scopes(s: &State) -> Vec<Scope> {
@@ -19,17 +19,7 @@ pub fn scopes(s: &State) -> Vec<Scope> {
         Scope::Screen(s.screen)
     };
     let mut v = vec![here, Scope::Global];
-    let rest = Screen::ALL.iter().map(|sc| Scope::Screen(*sc)).chain([
-        Scope::Details,
-        Scope::Picker,
-        Scope::Input,
-        Scope::Editor,
-        Scope::Prompt,
-        Scope::Confirm,
-        Scope::Help,
-        Scope::Messages,
-    ]);
-    for sc in rest {
+    for sc in Scope::all() {
         if !v.contains(&sc) {
             v.push(sc);
         }
@@ -40,7 +30,7 @@ pub fn scopes(s: &State) -> Vec<Scope> {
 pub fn lines(s: &State) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     for scope in scopes(s) {
-        let entries = help_entries(scope);
+        let entries = s.keymap.help_entries(scope);
         if entries.is_empty() {
             continue;
         }

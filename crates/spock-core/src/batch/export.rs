@@ -59,7 +59,7 @@ pub fn zip_run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::record::{RunRecord, RunState, StepOutcome, StepRecord};
+    use crate::batch::runlog::{RunLog, RunState, StepLog, StepOutcome};
     use std::io::Read;
 
     #[test]
@@ -68,7 +68,7 @@ mod tests {
         let store = Store::new(tmp.path().to_path_buf());
         let png = b"\x89PNG\r\n\x1a\nnot really".to_vec();
         store.put_image("r1", "step-01-1.png", &png).unwrap();
-        let run = RunRecord {
+        let run = RunLog {
             run_id: "r1".into(),
             task_id: None,
             task_name: "inline".into(),
@@ -84,7 +84,7 @@ mod tests {
             stopped_at_step: None,
             failed_steps: vec![],
             warnings: vec![],
-            steps: vec![StepRecord {
+            steps: vec![StepLog {
                 index: 0,
                 tool: "android_take_screenshot".into(),
                 arguments: serde_json::json!({}),
@@ -105,7 +105,7 @@ mod tests {
             .unwrap()
             .read_to_string(&mut text)
             .unwrap();
-        let back: RunRecord = serde_json::from_str(&text).unwrap();
+        let back: RunLog = serde_json::from_str(&text).unwrap();
         assert_eq!(back, run);
         let mut img = Vec::new();
         z.by_name("step-01-1.png")
@@ -123,14 +123,14 @@ mod tests {
     fn an_agents_export_is_redacted() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path().to_path_buf());
-        let mut run: RunRecord = serde_json::from_value(serde_json::json!({
+        let mut run: RunLog = serde_json::from_value(serde_json::json!({
             "runId": "r2", "taskId": null, "taskName": "t", "state": "succeeded",
             "startedAt": "2025-01-01T00:00:00.000Z", "finishedAt": null, "totalSteps": 1,
             "keepScreenOn": false, "client": "c", "transport": "stdio", "warnings": [],
             "steps": [],
         }))
         .unwrap();
-        run.steps.push(StepRecord {
+        run.steps.push(StepLog {
             index: 0,
             tool: "android_get_logcat".into(),
             arguments: serde_json::json!({"contains": "password=hunter2xyz"}),

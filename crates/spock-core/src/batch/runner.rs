@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::record::{RunRecord, RunState, StepOutcome, StepRecord};
+use super::runlog::{RunLog, RunState, StepLog, StepOutcome};
 use super::task::{Task, new_id, now};
 use super::verdict::{self, Stop};
 use super::{Active, BatchError, RunOptions};
@@ -46,7 +46,7 @@ pub fn start(
     let cancel = CancellationToken::new();
     let stop = Arc::new(Mutex::new(None));
     let task_id = (!task.id.starts_with(INLINE_PREFIX)).then(|| task.id.clone());
-    let record = RunRecord {
+    let record = RunLog {
         run_id: run_id.clone(),
         task_id,
         task_name: task.name.clone(),
@@ -122,7 +122,7 @@ impl Drop for Release {
     }
 }
 
-async fn persist(core: &Arc<Core>, record: &RunRecord) {
+async fn persist(core: &Arc<Core>, record: &RunLog) {
     let c = core.clone();
     let r = record.clone();
     match tokio::task::spawn_blocking(move || c.batch.store().put_run(&r)).await {
@@ -137,7 +137,7 @@ async fn execute(
     task: Task,
     origin: Origin,
     opts: RunOptions,
-    mut rec: RunRecord,
+    mut rec: RunLog,
     cancel: CancellationToken,
     stop: Arc<Mutex<Option<Stop>>>,
 ) {
@@ -206,7 +206,7 @@ async fn execute(
             )
             .await
         };
-        let mut sr = StepRecord {
+        let mut sr = StepLog {
             index: i,
             tool: step.tool.clone(),
             arguments: shown(core, step.arguments.clone()),
@@ -276,7 +276,7 @@ async fn execute(
         }
     }
     for (i, step) in task.steps.iter().enumerate().skip(rec.steps.len()) {
-        rec.steps.push(StepRecord {
+        rec.steps.push(StepLog {
             index: i,
             tool: step.tool.clone(),
             arguments: shown(core, step.arguments.clone()),
@@ -325,7 +325,7 @@ pub const RUN_END_TOOL: &str = "android_batch_run_end";
 /// it: its final state as the outcome (`ok` only for `succeeded`; `error` for failed,
 /// `cancelled`, `timeout`), the summary as the result and the reason as the error. The audit
 /// trail then says how the run ended, not only how each step did.
-async fn audit_end(core: &Arc<Core>, rec: &RunRecord, took: Duration) {
+async fn audit_end(core: &Arc<Core>, rec: &RunLog, took: Duration) {
     let outcome = match rec.state {
         RunState::Succeeded | RunState::Processing => Outcome::Ok,
         RunState::Failed => Outcome::Error,

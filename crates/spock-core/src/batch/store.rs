@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use super::BatchError;
-use super::record::{RunRecord, RunSummary};
+use super::runlog::{RunLog, RunSummary};
 use super::task::{Task, check_id};
 use crate::config::paths::{private_dir, write_atomic};
 use crate::config::private;
@@ -164,7 +164,7 @@ impl Store {
         }
     }
 
-    pub fn put_run(&self, run: &RunRecord) -> Result<(), BatchError> {
+    pub fn put_run(&self, run: &RunLog) -> Result<(), BatchError> {
         let dir = self.run_dir(&run.run_id)?;
         private_dir(&dir).map_err(|e| io("creating", &dir, e))?;
         let bytes = serde_json::to_vec_pretty(run)
@@ -181,7 +181,7 @@ impl Store {
         write_atomic(&path, bytes).map_err(|e| io("writing", &path, e))
     }
 
-    pub fn get_run(&self, run_id: &str) -> Result<RunRecord, BatchError> {
+    pub fn get_run(&self, run_id: &str) -> Result<RunLog, BatchError> {
         let path = self.run_dir(run_id)?.join(RUN_FILE);
         let text = match private::read_to_string(&path) {
             Ok(t) => t,

@@ -3,7 +3,7 @@
 //! get, the export's `run.json`, the run's closing audit record and the Batch screen all read
 //! that record, so none of them can call a run with a denied, refused, failed or interrupted
 //! step "succeeded".
-use super::record::{RunState, StepOutcome, StepRecord};
+use super::runlog::{RunState, StepLog, StepOutcome};
 
 /// Why a run was stopped from outside its steps (first cause wins).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub struct Verdict {
 /// loop early (None when every step ran, so a cancel that lands after the last step changes
 /// nothing); `aborted`: why no step could run at all (keepScreenOn could not be set).
 pub fn decide(
-    steps: &[StepRecord],
+    steps: &[StepLog],
     stop: Option<&Stop>,
     stopped_at: Option<usize>,
     aborted: Option<&str>,
@@ -87,7 +87,7 @@ pub fn decide(
 }
 
 /// `step 2 (android_uninstall_app) denied: <error>`.
-fn describe(s: &StepRecord) -> String {
+fn describe(s: &StepLog) -> String {
     let outcome = serde_json::to_value(s.outcome)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
@@ -102,8 +102,8 @@ fn describe(s: &StepRecord) -> String {
 mod tests {
     use super::*;
 
-    fn step(index: usize, outcome: StepOutcome) -> StepRecord {
-        StepRecord {
+    fn step(index: usize, outcome: StepOutcome) -> StepLog {
+        StepLog {
             index,
             tool: format!("tool_{index}"),
             arguments: serde_json::json!({}),

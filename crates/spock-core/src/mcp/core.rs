@@ -72,7 +72,7 @@ pub struct Core {
     /// Devices leased by clients (`android_lease_device`).
     pub leases: super::lease::Leases,
     /// Screen recordings running now (`android_start_screen_recording`).
-    pub recordings: super::tools::record::Recordings,
+    pub recordings: super::tools::screenrecord::Recordings,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,

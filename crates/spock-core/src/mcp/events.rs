@@ -9,6 +9,34 @@ use serde_json::Value;
 use crate::model::Level;
 pub use crate::model::{ClientId, DecidedBy, Decision, Outcome, Transport};
 
+/// An image a call returned, for the control centre: the person's copy, whole where the
+/// agent's had parts blacked out (`redact`'s image rules; agents, the audit trail and batch
+/// runs only ever get the blacked-out one). The bytes are shared by every subscriber of the
+/// event, not copied; on the wire (the attach channel) they are base64.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct CallImage {
+    pub mime: String,
+    #[serde(with = "base64_bytes")]
+    pub data: std::sync::Arc<[u8]>,
+}
+
+mod base64_bytes {
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(b: &std::sync::Arc<[u8]>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(b))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<std::sync::Arc<[u8]>, D::Error> {
+        let text = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(text.as_bytes())
+            .map(Into::into)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum ServerEvent {
@@ -42,7 +70,10 @@ pub enum ServerEvent {
         decision: Option<Decision>,
         /// The device the call resolved to (when it addressed one).
         device: Option<String>,
+        /// The result's JSON (`structuredContent`), redacted for the person.
         result: Value,
+        /// The images the tool returned beside the JSON, as the person may see them.
+        images: Vec<CallImage>,
         /// The call's audit record (its `seq`): how History finds what the store keeps beside it.
         record: u64,
     },
@@ -57,11 +88,6 @@ pub enum ServerEvent {
     },
     /// A device lease was taken, released, expired or broken.
     LeasesChanged,
-    /// A control-centre screen change asked for by `spock_navigate`.
-    Navigate {
-        screen: String,
-        select: Option<String>,
-    },
 }
 
 mod duration_ms {

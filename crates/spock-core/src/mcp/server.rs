@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::confirm::Ask;
 use super::core::Core;
-use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
+use super::events::{CallImage, ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
 use super::lease::{Connection, Session};
 use super::observe::FinishedCall;
 use super::registry::{Level, ToolDef};
@@ -101,7 +101,6 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
              nobody attached, `serve` denies destructive calls unless safety.wait_for_attach is on)"
         }
         DecidedBy::Dropped => "the confirmation was closed without an answer (the default is no)",
-        DecidedBy::AllowAll => "it was not approved",
     };
     ToolError::new(
         ErrorKind::Denied,
@@ -587,21 +586,10 @@ async fn pipeline(
         })
         .await;
     }
-    // The control centre shows images as size and dimensions and can save them: it gets the
-    // image content beside the JSON (the audit trail keeps only their size and hash).
-    if let (Ok(out), Value::Object(map)) = (&result, &mut shown)
-        && !out.images.is_empty()
-    {
-        use base64::Engine as _;
-        let b64 = base64::engine::general_purpose::STANDARD;
-        let images = out
-            .images
-            .iter()
-            .map(|i| i.whole.as_deref().unwrap_or(i))
-            .map(|i| serde_json::json!({ "type": "image", "mimeType": i.mime, "data": b64.encode(&i.data) }))
-            .collect();
-        map.insert("_images".into(), Value::Array(images));
-    }
+    let images = match &result {
+        Ok(out) => person_images(out),
+        Err(_) => Vec::new(),
+    };
     core.emit(ServerEvent::CallFinished {
         call_id,
         tool: tool.name.to_string(),
@@ -610,6 +598,7 @@ async fn pipeline(
         decision,
         device,
         result: shown,
+        images,
         record,
     });
     CallOutcome {
@@ -620,6 +609,20 @@ async fn pipeline(
         typed_password,
         record,
     }
+}
+
+/// The images of a result as the control centre gets them, beside the JSON: each image's whole
+/// copy where the agent's had parts blacked out, so the person sees and saves what the device
+/// showed (the audit trail keeps only their size and hash, the agent the blacked-out copy).
+fn person_images(out: &ToolOutput) -> Vec<CallImage> {
+    out.images
+        .iter()
+        .map(|i| i.whole.as_deref().unwrap_or(i))
+        .map(|i| CallImage {
+            mime: i.mime.to_string(),
+            data: i.data.as_slice().into(),
+        })
+        .collect()
 }
 
 /// One MCP session's handler. Cheap to clone; all state lives in [`Core`].
@@ -845,5 +848,39 @@ impl ServerHandler for McpServer {
             }
         };
         Ok(result.into())
+    }
+}
+
+#[cfg(test)]
+mod image_tests {
+    use super::*;
+    use crate::mcp::result::Image;
+
+    fn image(data: &[u8], whole: Option<Image>) -> Image {
+        Image {
+            mime: "image/png",
+            data: data.to_vec(),
+            width: 1,
+            height: 1,
+            whole: whole.map(Box::new),
+        }
+    }
+
+    /// The person gets the whole copy of a blacked-out image and the agent's own otherwise; the
+    /// JSON is left alone (no image inside it).
+    #[test]
+    fn the_person_gets_the_whole_image_beside_the_json() {
+        let out = ToolOutput {
+            json: serde_json::json!({"bytes": 3}),
+            images: vec![
+                image(b"black", Some(image(b"whole", None))),
+                image(b"plain", None),
+            ],
+        };
+        let shown = person_images(&out);
+        let data: Vec<&[u8]> = shown.iter().map(|i| &*i.data).collect();
+        assert_eq!(data, [&b"whole"[..], &b"plain"[..]]);
+        assert!(shown.iter().all(|i| i.mime == "image/png"));
+        assert_eq!(out.json, serde_json::json!({"bytes": 3}));
     }
 }

@@ -12,8 +12,8 @@ pub mod host;
 pub mod inspect;
 pub mod lease;
 pub mod project;
-pub mod record;
 pub mod screen;
+pub mod screenrecord;
 pub mod settings;
 pub mod shell;
 pub mod triage;
@@ -34,7 +34,7 @@ pub fn catalogue() -> Registry {
     tools.extend(apps::tools());
     tools.extend(appfn::tools());
     tools.extend(files::tools());
-    tools.extend(record::tools());
+    tools.extend(screenrecord::tools());
     tools.extend(project::tools());
     tools.extend(host::tools());
     tools.extend(settings::tools());

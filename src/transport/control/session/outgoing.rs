@@ -132,6 +132,7 @@ pub(super) fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
             decision,
             device,
             result,
+            images,
             record,
         } => ServerMsg::CallFinished {
             call_id,
@@ -141,6 +142,7 @@ pub(super) fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
             decision,
             device,
             result,
+            images,
             record,
         },
         ServerEvent::DevicesChanged | ServerEvent::Device { .. } => devices(core),

@@ -1,4 +1,4 @@
-//! Screen recording: one `screenrecord` per device, capped at three minutes. Stopping sends
+//! Screen recording (an MP4; not a batch recording): one `screenrecord` per device, capped at three minutes. Stopping sends
 //! SIGINT (not SIGKILL) so screenrecord writes the MP4 index on the way out, pulls the file
 //! into the pull directory, and deletes the remote copy only once the pull has succeeded.
 //!

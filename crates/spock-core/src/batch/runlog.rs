@@ -1,4 +1,4 @@
-//! A run's record, as `run.json` holds it and `android_batch_history_get` returns it: what
+//! A run's log ([`RunLog`], one [`StepLog`] a step), as `run.json` holds it and `android_batch_history_get` returns it: what
 //! each step called, how it ended, what it returned or why it failed, how long it took and
 //! which image files it left in the run's directory.
 use schemars::JsonSchema;
@@ -91,7 +91,7 @@ impl From<crate::mcp::events::Outcome> for StepOutcome {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct StepRecord {
+pub struct StepLog {
     pub index: usize,
     pub tool: String,
     pub arguments: Value,
@@ -112,7 +112,7 @@ pub struct StepRecord {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct RunRecord {
+pub struct RunLog {
     pub run_id: String,
     /// None for `android_batch_run_inline`.
     pub task_id: Option<String>,
@@ -145,7 +145,7 @@ pub struct RunRecord {
     /// What keepScreenOn could not do (the run goes on without it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
-    pub steps: Vec<StepRecord>,
+    pub steps: Vec<StepLog>,
 }
 
 /// One line of `android_batch_history_list`.
@@ -168,7 +168,7 @@ pub struct RunSummary {
     pub failed_steps: Vec<usize>,
 }
 
-impl RunRecord {
+impl RunLog {
     pub fn summary(&self) -> RunSummary {
         RunSummary {
             run_id: self.run_id.clone(),

@@ -1,20 +1,20 @@
-//! What each [`Action`] does to the state, layer by layer. Reached only through `update()`.
-//! The Batch screen's keys and its editor are handled in `batch`, the yes/no questions in
-//! `prompt`.
+//! What an [`Action`] does, given to the layer that has the keyboard: the confirmation, help,
+//! the message log, request details and the keys that work everywhere are here; each screen's
+//! own actions are its `Screen::act` (`screen/`), the batch editor's are in `batch`, the yes/no
+//! questions' in `prompt`. Reached only through `update()`.
 use serde_json::json;
 
 use super::action::Action;
 use super::event::ServerStatus;
 use super::images;
-use super::input::LineInput;
 
-use super::state::{Button, Details, InputTarget, Layer, Screen, State};
-use super::update::{AccessChange, Effect, ServerCtl};
-use crate::clientconfig::{self, Client};
+use super::screen::ScreenId;
+use super::state::{Button, Layer, State};
+use super::update::{Effect, ServerCtl};
 
 impl State {
     /// Rows a page key moves by: the body height less the chrome around a list.
-    fn page(&self) -> usize {
+    pub(super) fn page(&self) -> usize {
         usize::from(self.size.1.saturating_sub(7)).max(1)
     }
 
@@ -54,7 +54,7 @@ impl State {
                 }
             }
             Layer::Screen(s) => {
-                if !self.act_screen(s, action, fx) {
+                if !s.act(self, action, fx) {
                     self.act_global(action, fx);
                 }
             }
@@ -127,7 +127,7 @@ impl State {
     }
 
     fn act_global(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let n = Screen::ALL.len();
+        let n = ScreenId::ALL.len();
         match action {
             Action::Quit => self.quit = true,
             Action::Help => {
@@ -135,8 +135,8 @@ impl State {
                 self.help_scroll = 0;
             }
             Action::Messages => self.messages = Some(0),
-            Action::NextScreen => self.go(Screen::ALL[(self.screen.index() + 1) % n]),
-            Action::PrevScreen => self.go(Screen::ALL[(self.screen.index() + n - 1) % n]),
+            Action::NextScreen => self.go(ScreenId::ALL[(self.screen.index() + 1) % n]),
+            Action::PrevScreen => self.go(ScreenId::ALL[(self.screen.index() + n - 1) % n]),
             Action::Go(s) => self.go(s),
             Action::ServerStartStop => match self.server {
                 ServerStatus::Running => fx.push(Effect::Server(ServerCtl::Stop)),
@@ -171,124 +171,6 @@ impl State {
             Action::Bottom => last,
             _ => return None,
         })
-    }
-
-    fn act_screen(&mut self, screen: Screen, action: Action, fx: &mut Vec<Effect>) -> bool {
-        match screen {
-            Screen::Status => match action {
-                Action::CopyConfig => match self.config_text() {
-                    Ok(text) => fx.push(Effect::Copy {
-                        what: self.config_title(),
-                        text,
-                    }),
-                    Err(e) => self.notify(e),
-                },
-                Action::ToggleConfigKind => {
-                    self.status.http = !self.status.http;
-                    self.status.scroll = 0;
-                }
-                Action::NextClient => {
-                    self.status.client = (self.status.client + 1) % Client::ALL.len();
-                    self.status.scroll = 0;
-                }
-                Action::PrevClient => {
-                    self.status.client =
-                        (self.status.client + Client::ALL.len() - 1) % Client::ALL.len();
-                    self.status.scroll = 0;
-                }
-                a @ (Action::NextLease | Action::BreakLease) => return self.act_lease(a),
-                // Status has no list: the moving keys scroll the client configuration.
-                a => {
-                    let max = super::ui::status::config_max_scroll(self);
-                    let pos = usize::from(self.status.scroll.min(max));
-                    let Some(p) = self.moved(a, pos, usize::from(max) + 1) else {
-                        return false;
-                    };
-                    self.status.scroll = p as u16;
-                }
-            },
-            Screen::Tools => match action {
-                Action::Search => {
-                    self.input = Some((
-                        InputTarget::ToolSearch,
-                        LineInput::new(&self.tools_view.query),
-                    ))
-                }
-                Action::ToggleDestructiveOnly => {
-                    self.tools_view.destructive_only = !self.tools_view.destructive_only;
-                    self.tools_view.cursor = 0;
-                }
-                Action::ClearFilters => {
-                    self.tools_view.query.clear();
-                    self.tools_view.destructive_only = false;
-                }
-                a => {
-                    let len = self.visible_tools().len();
-                    let Some(p) = self.moved(a, self.tools_view.cursor, len) else {
-                        return false;
-                    };
-                    self.tools_view.cursor = p;
-                }
-            },
-            Screen::Activity => match action {
-                Action::Open => {
-                    if let Some(seq) = self.activity_seq_at(self.activity_cursor()) {
-                        self.details = Some(Details { seq, scroll: 0 });
-                    }
-                }
-                Action::Top => self.activity.selected = None,
-                a => {
-                    let len = self.history.live_len();
-                    let Some(p) = self.moved(a, self.activity_cursor(), len) else {
-                        return false;
-                    };
-                    self.activity.selected = self.activity_seq_at(p);
-                }
-            },
-            Screen::History => match action {
-                Action::Open => {
-                    if let Some(seq) = self.history_seq_at(self.history_cursor()) {
-                        self.details = Some(Details { seq, scroll: 0 });
-                    }
-                }
-                Action::Search => {
-                    self.input = Some((
-                        InputTarget::HistorySearch,
-                        LineInput::new(&self.history_view.query),
-                    ))
-                }
-                Action::Filter => self.open_picker(),
-                Action::Mark => self.toggle_mark(),
-                Action::TaskFromMarked => self.task_from_marked(),
-                Action::ClearFilters => {
-                    self.history_view.query.clear();
-                    self.history_view.filters = Default::default();
-                    self.refresh_matches();
-                }
-                Action::Top => self.history_view.selected = None,
-                a => {
-                    let len = self.history_len();
-                    let Some(p) = self.moved(a, self.history_cursor(), len) else {
-                        return false;
-                    };
-                    self.history_view.selected = self.history_seq_at(p);
-                }
-            },
-            Screen::Settings => match action {
-                Action::Up => self.move_settings(-1),
-                Action::Down => self.move_settings(1),
-                Action::PageUp => self.move_settings(-(self.page() as isize)),
-                Action::PageDown => self.move_settings(self.page() as isize),
-                Action::Top => self.move_settings(-10_000),
-                Action::Bottom => self.move_settings(10_000),
-                Action::EnableAll => self.enable_all(fx),
-                Action::ReadOnlyOnly => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
-                Action::Open | Action::Toggle => self.activate_setting(fx),
-                _ => return false,
-            },
-            Screen::Batch => return self.act_batch(action, fx),
-        }
-        true
     }
 
     fn act_details(&mut self, action: Action, fx: &mut Vec<Effect>) -> bool {
@@ -334,7 +216,7 @@ impl State {
                         let found = r
                             .finished
                             .as_ref()
-                            .map(|f| images::find(&f.result.value()))
+                            .map(|f| images::of_call(&f.images, &f.result.value()))
                             .unwrap_or_default();
                         if found.is_empty() {
                             self.notify("this result holds no image");
@@ -351,44 +233,5 @@ impl State {
             _ => return false,
         }
         true
-    }
-
-    pub fn config_title(&self) -> String {
-        let c = Client::ALL
-            .get(self.status.client)
-            .copied()
-            .unwrap_or(Client::Generic);
-        format!(
-            "{} configuration for {}",
-            if self.status.http { "HTTP" } else { "stdio" },
-            c.label()
-        )
-    }
-
-    /// The client configuration Status shows and copies; an error when it cannot exist yet.
-    pub fn config_text(&self) -> Result<String, String> {
-        let c = Client::ALL
-            .get(self.status.client)
-            .copied()
-            .unwrap_or(Client::Generic);
-        if self.status.http {
-            if let Some(why) = clientconfig::http_refusal(c) {
-                return Err(why.to_string());
-            }
-            let url = self
-                .core
-                .endpoints
-                .http
-                .as_deref()
-                .filter(|_| self.server == ServerStatus::Running)
-                .ok_or("the HTTP endpoint is not running: start the server (s) first")?;
-            Ok(clientconfig::http(c, url, &self.core.token))
-        } else {
-            Ok(clientconfig::stdio(
-                c,
-                &self.core.exe,
-                &self.core.descriptor,
-            ))
-        }
     }
 }
