@@ -167,6 +167,7 @@ impl CallRecord {
             DecidedBy::NoResponder => "no responder",
             DecidedBy::Dropped => "request dropped",
             DecidedBy::AllowAll => "allow-all",
+            DecidedBy::Client => "the MCP client (elicitation)",
         };
         Some(format!(
             "{} ({how})",
@@ -183,6 +184,7 @@ pub fn decided(by: DecidedBy) -> &'static str {
         DecidedBy::NoResponder => "no responder",
         DecidedBy::Dropped => "dropped",
         DecidedBy::AllowAll => "allow-all",
+        DecidedBy::Client => "client",
     }
 }
 

@@ -40,6 +40,7 @@ pub mod config;
 pub mod device;
 pub mod guard;
 pub mod mcp;
+pub mod progress;
 pub mod project;
 pub mod redact;
 #[doc(hidden)]

@@ -81,6 +81,9 @@ pub enum DecidedBy {
     NoResponder,
     Dropped,
     AllowAll,
+    /// The MCP client answered (elicitation, `[confirm] via_client`): trusted to have asked
+    /// a person.
+    Client,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
