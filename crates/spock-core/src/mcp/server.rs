@@ -651,9 +651,11 @@ impl McpServer {
             .meta
             .get_progress_token()
             .map(|t| super::progress::Reporter::new(ctx.peer.clone(), t));
-        let f = crate::progress::scope(progress, f);
-        let f = super::elicit::scope(super::elicit::of_request(ctx), f);
-        super::logging::during(&self.core, &ctx.peer, ctx.meta.log_level(), f).await
+        // Boxed: the call pipeline's future is large, and each scope would copy it again
+        // on a worker thread's stack.
+        let f = Box::pin(crate::progress::scope(progress, Box::pin(f)));
+        let f = Box::pin(super::elicit::scope(super::elicit::of_request(ctx), f));
+        Box::pin(super::logging::during(&self.core, &ctx.peer, ctx.meta.log_level(), f)).await
     }
 
     /// Where this connection's client came from, as its relay reported it (`ssh from …`).
