@@ -57,7 +57,11 @@ async def test_a_subscription_hears_a_second_device_arrive(one_then_two, transpo
         await until(lambda: "android://devices" in updated, what="resources/updated")
         after = json.loads((await c.read_resource("android://devices")).contents[0].text)
         assert len(after["devices"]) == 2, after
-        # Unsubscribed: the next change is not sent.
+        # Selecting a device updates android://device/selected.
+        await c.subscribe_resource("android://device/selected")
+        res = await c.call_tool("android_select_device", {"serial": second})
+        assert res.is_error is False, res.structured_content
+        await until(lambda: "android://device/selected" in updated, what="the selection update")
         await c.unsubscribe_resource("android://devices")
         # Anything else cannot be subscribed to.
         with pytest.raises(Exception):

@@ -124,8 +124,16 @@ mod tests {
 </manifest>"#;
         let d = parse(xml, None);
         assert_eq!(d.activities, ["com.example.shop.MainActivity", "com.example.shop.ProductActivity"]);
-        assert!(d.deep_links.contains(&"shop://product".to_string()), "{:?}", d.deep_links);
-        assert!(d.deep_links.contains(&"https://shop.example.com/p/".to_string()), "{:?}", d.deep_links);
+        // The data elements of one filter merge: every scheme with every host and path.
+        assert_eq!(
+            d.deep_links,
+            ["shop://product/p/", "shop://shop.example.com/p/", "https://product/p/", "https://shop.example.com/p/"]
+        );
+        let bare = r#"<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="a.b">
+  <application><activity android:name=".X"><intent-filter>
+    <data android:scheme="app" android:host="home"/>
+  </intent-filter></activity></application></manifest>"#;
+        assert_eq!(parse(bare, None).deep_links, ["app://home"]);
         assert_eq!(parse("not xml", None), Declared::default());
     }
 }

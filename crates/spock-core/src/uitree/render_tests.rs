@@ -209,7 +209,8 @@ fn options_deserialize_with_defaults() {
 /// `tools/list` gives.
 #[test]
 fn window_schema_is_one_portable_type() {
-    let schema = serde_json::Value::Object(crate::mcp::registry::schema_of::<TreeOptions>());
+    use crate::mcp::registry::{compact_input, schema_of};
+    let schema = serde_json::Value::Object(compact_input(schema_of::<TreeOptions>()));
     let window = &schema["properties"]["window"];
     assert_eq!(window["type"], "string", "{schema}");
     let text = window.to_string();
