@@ -48,7 +48,8 @@ fn initialize_fault(params: Option<&Value>) -> Option<String> {
     }
     let info = p.get("clientInfo").and_then(Value::as_object);
     let named = info.is_some_and(|i| {
-        i.get("name").is_some_and(Value::is_string) && i.get("version").is_some_and(Value::is_string)
+        i.get("name").is_some_and(Value::is_string)
+            && i.get("version").is_some_and(Value::is_string)
     });
     if !named {
         return Some("initialize needs params.clientInfo with a name and a version".into());
@@ -66,7 +67,12 @@ pub fn screen(bytes: &[u8]) -> Option<Value> {
     if obj.get("method").and_then(Value::as_str) == Some("initialize") {
         let id = obj.get("id")?.clone();
         if let Some(why) = initialize_fault(obj.get("params")) {
-            return Some(error(id, INVALID_PARAMS, &format!("Invalid params: {why}"), None));
+            return Some(error(
+                id,
+                INVALID_PARAMS,
+                &format!("Invalid params: {why}"),
+                None,
+            ));
         }
     }
     None
@@ -100,7 +106,10 @@ pub async fn http(request: Request, next: Next) -> Response {
     }
     let (parts, body) = request.into_parts();
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-        return json_reply(StatusCode::BAD_REQUEST, &parse_error("the body could not be read"));
+        return json_reply(
+            StatusCode::BAD_REQUEST,
+            &parse_error("the body could not be read"),
+        );
     };
     if let Some(reply) = screen(&bytes) {
         let status = if reply["error"]["code"] == PARSE_ERROR {
@@ -131,7 +140,8 @@ pub async fn http(request: Request, next: Next) -> Response {
             return json_reply(StatusCode::BAD_REQUEST, &body);
         }
     }
-    next.run(Request::from_parts(parts, Body::from(bytes))).await
+    next.run(Request::from_parts(parts, Body::from(bytes)))
+        .await
 }
 
 /// The longest line the stdio screen reads whole (rmcp's own limit); a longer one is answered
@@ -177,13 +187,19 @@ where
                 let mut rest = Vec::new();
                 loop {
                     rest.clear();
-                    match (&mut reader).take(64 * 1024).read_until(b'\n', &mut rest).await {
+                    match (&mut reader)
+                        .take(64 * 1024)
+                        .read_until(b'\n', &mut rest)
+                        .await
+                    {
                         Ok(0) | Err(_) => break,
                         Ok(_) if rest.last() == Some(&b'\n') => break,
                         Ok(_) => {}
                     }
                 }
-                Some(parse_error(&format!("the line is longer than {MAX_LINE} bytes")))
+                Some(parse_error(&format!(
+                    "the line is longer than {MAX_LINE} bytes"
+                )))
             } else {
                 let text = line.trim_ascii();
                 if text.is_empty() {

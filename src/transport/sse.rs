@@ -187,7 +187,11 @@ async fn message(
         Ok(v) => v,
         Err(e) => {
             let body = super::edges::parse_error(&e.to_string()).to_string();
-            return (StatusCode::BAD_REQUEST, [("content-type", "application/json")], body)
+            return (
+                StatusCode::BAD_REQUEST,
+                [("content-type", "application/json")],
+                body,
+            )
                 .into_response();
         }
     };

@@ -110,7 +110,9 @@ mod tests {
     #[tokio::test]
     async fn without_a_scope_reporting_is_a_no_op() {
         assert!(!wanted());
-        report(1.0, None, || unreachable!("no message is built without a sink"));
+        report(1.0, None, || {
+            unreachable!("no message is built without a sink")
+        });
         bytes(5);
         assert_eq!(ticking("x", Duration::ZERO, async { 7 }).await, 7);
     }
@@ -119,8 +121,19 @@ mod tests {
     async fn transfers_report_bytes_of_total() {
         let kept = Arc::new(Kept::default());
         let sink: Arc<dyn Sink> = kept.clone();
-        scope(Some(sink), transfer("pull of /sdcard/a".into(), 100, async { bytes(40) })).await;
+        scope(
+            Some(sink),
+            transfer("pull of /sdcard/a".into(), 100, async { bytes(40) }),
+        )
+        .await;
         let got = kept.0.lock().unwrap().clone();
-        assert_eq!(got, vec![(40.0, Some(100.0), "pull of /sdcard/a: 40 of 100 bytes".to_string())]);
+        assert_eq!(
+            got,
+            vec![(
+                40.0,
+                Some(100.0),
+                "pull of /sdcard/a: 40 of 100 bytes".to_string()
+            )]
+        );
     }
 }

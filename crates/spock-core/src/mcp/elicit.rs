@@ -179,8 +179,14 @@ mod tests {
     fn only_an_explicit_accept_with_approve_true_approves() {
         let yes = json!({"approve": true});
         assert!(approves(&ElicitationAction::Accept, Some(&yes)));
-        assert!(!approves(&ElicitationAction::Accept, Some(&json!({"approve": false}))));
-        assert!(!approves(&ElicitationAction::Accept, Some(&json!({"approve": "true"}))));
+        assert!(!approves(
+            &ElicitationAction::Accept,
+            Some(&json!({"approve": false}))
+        ));
+        assert!(!approves(
+            &ElicitationAction::Accept,
+            Some(&json!({"approve": "true"}))
+        ));
         assert!(!approves(&ElicitationAction::Accept, None));
         assert!(!approves(&ElicitationAction::Decline, Some(&yes)));
         assert!(!approves(&ElicitationAction::Cancel, Some(&yes)));
@@ -202,7 +208,16 @@ mod tests {
             reason: Some("clean install".into()),
         };
         let m = message(&ask);
-        for part in ["#42", "android_uninstall_app", "emulator-5554", "Pixel 8", "com.example.shop", "keepData", "clean install", "default is no"] {
+        for part in [
+            "#42",
+            "android_uninstall_app",
+            "emulator-5554",
+            "Pixel 8",
+            "com.example.shop",
+            "keepData",
+            "clean install",
+            "default is no",
+        ] {
             assert!(m.contains(part), "{part} missing from {m}");
         }
     }

@@ -87,7 +87,10 @@ async fn forward(
         let min = *level.borrow();
         if let Some(min) = min
             && passes(&entry, min)
-            && peer.notify_logging_message(message(&core, &entry)).await.is_err()
+            && peer
+                .notify_logging_message(message(&core, &entry))
+                .await
+                .is_err()
         {
             return;
         }
@@ -97,7 +100,10 @@ async fn forward(
     while let Ok(entry) = rx.try_recv() {
         if let Some(min) = min
             && passes(&entry, min)
-            && peer.notify_logging_message(message(&core, &entry)).await.is_err()
+            && peer
+                .notify_logging_message(message(&core, &entry))
+                .await
+                .is_err()
         {
             return;
         }
@@ -193,6 +199,9 @@ mod tests {
         assert!(passes(&entry("TRACE", "spock"), LoggingLevel::Debug));
         assert!(!passes(&entry("ERROR", "spock"), LoggingLevel::Critical));
         // rmcp's own records would feed themselves.
-        assert!(!passes(&entry("ERROR", "rmcp::service"), LoggingLevel::Debug));
+        assert!(!passes(
+            &entry("ERROR", "rmcp::service"),
+            LoggingLevel::Debug
+        ));
     }
 }

@@ -79,7 +79,10 @@ mod tests {
         let t0 = Instant::now();
         let mut s = Sent::default();
         assert!(due(&s, t0, 1.0));
-        s = Sent { at: Some(t0), progress: 1.0 };
+        s = Sent {
+            at: Some(t0),
+            progress: 1.0,
+        };
         assert!(!due(&s, t0 + Duration::from_millis(100), 2.0));
         assert!(!due(&s, t0 + Duration::from_millis(300), 1.0));
         assert!(due(&s, t0 + Duration::from_millis(300), 2.0));

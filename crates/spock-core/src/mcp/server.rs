@@ -11,8 +11,7 @@ use rmcp::model::{
     GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
     InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
     ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, SubscribeRequestParams, SubscriptionFilter,
-    UnsubscribeRequestParams,
+    ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -655,7 +654,13 @@ impl McpServer {
         // on a worker thread's stack.
         let f = Box::pin(crate::progress::scope(progress, Box::pin(f)));
         let f = Box::pin(super::elicit::scope(super::elicit::of_request(ctx), f));
-        Box::pin(super::logging::during(&self.core, &ctx.peer, ctx.meta.log_level(), f)).await
+        Box::pin(super::logging::during(
+            &self.core,
+            &ctx.peer,
+            ctx.meta.log_level(),
+            f,
+        ))
+        .await
     }
 
     /// Where this connection's client came from, as its relay reported it (`ssh from …`).
@@ -898,7 +903,10 @@ impl ServerHandler for McpServer {
             })
         };
         let done = self
-            .with_extras(&context, call(&self.core, origin, &request.name, args, cancel))
+            .with_extras(
+                &context,
+                call(&self.core, origin, &request.name, args, cancel),
+            )
             .await;
         watch.abort();
         let Some(done) = done else {

@@ -146,10 +146,15 @@ pub async fn listen(core: &Arc<Core>, context: SubscriptionContext) {
         return;
     }
     let sink = context.sink().clone();
-    let run = watch(core, CancellationToken::new(), |u| uris.contains(u), |uri| {
-        let sink = sink.clone();
-        async move { sink.notify_resource_updated(uri).await.is_ok() }
-    });
+    let run = watch(
+        core,
+        CancellationToken::new(),
+        |u| uris.contains(u),
+        |uri| {
+            let sink = sink.clone();
+            async move { sink.notify_resource_updated(uri).await.is_ok() }
+        },
+    );
     tokio::select! {
         _ = context.cancelled() => {}
         _ = run => {}
@@ -166,6 +171,9 @@ mod tests {
         assert!(refuse("android://project/application-id").is_some());
         let mut asked = SubscriptionFilter::default();
         asked.resource_subscriptions = Some(vec![DEVICES.into(), "file:///etc/passwd".into()]);
-        assert_eq!(accepted(&asked).resource_subscriptions, Some(vec![DEVICES.to_string()]));
+        assert_eq!(
+            accepted(&asked).resource_subscriptions,
+            Some(vec![DEVICES.to_string()])
+        );
     }
 }

@@ -228,16 +228,32 @@ mod tests {
 
     #[test]
     fn uris_map_to_their_tool_and_arguments() {
-        let (t, a) = parse("android://device/emulator-5554/info").unwrap().unwrap();
-        assert_eq!((t.tool, a["serial"].as_str()), ("android_get_device_info", Some("emulator-5554")));
-        let (t, a) = parse("android://device/127.0.0.1%3A5555/ui").unwrap().unwrap();
+        let (t, a) = parse("android://device/emulator-5554/info")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (t.tool, a["serial"].as_str()),
+            ("android_get_device_info", Some("emulator-5554"))
+        );
+        let (t, a) = parse("android://device/127.0.0.1%3A5555/ui")
+            .unwrap()
+            .unwrap();
         assert_eq!(t.tool, "android_get_ui_tree");
         assert_eq!(a["serial"], "127.0.0.1:5555");
         assert_eq!(a["compact"], true);
-        let (t, a) = parse("android://device/x/logcat?lines=50&minLevel=E").unwrap().unwrap();
+        let (t, a) = parse("android://device/x/logcat?lines=50&minLevel=E")
+            .unwrap()
+            .unwrap();
         assert_eq!(t.tool, "android_get_logcat");
-        assert_eq!((a["lines"].as_u64(), a["minLevel"].as_str()), (Some(50), Some("E")));
-        assert!(parse("android://device/x/logcat?lines=many").unwrap().is_err());
+        assert_eq!(
+            (a["lines"].as_u64(), a["minLevel"].as_str()),
+            (Some(50), Some("E"))
+        );
+        assert!(
+            parse("android://device/x/logcat?lines=many")
+                .unwrap()
+                .is_err()
+        );
         assert!(parse("android://device/x/info?evil=1").unwrap().is_err());
         assert!(parse("android://device//info").unwrap().is_err());
         assert!(parse("android://device/x/shell").is_none());
@@ -248,8 +264,15 @@ mod tests {
     fn every_template_names_a_read_only_tool() {
         let reg = crate::mcp::tools::catalogue();
         for t in TEMPLATES {
-            let def = reg.get(t.tool).unwrap_or_else(|| panic!("{} missing", t.tool));
-            assert_eq!(def.level, crate::mcp::registry::Level::ReadOnly, "{}", t.tool);
+            let def = reg
+                .get(t.tool)
+                .unwrap_or_else(|| panic!("{} missing", t.tool));
+            assert_eq!(
+                def.level,
+                crate::mcp::registry::Level::ReadOnly,
+                "{}",
+                t.tool
+            );
         }
     }
 }

@@ -123,11 +123,22 @@ mod tests {
   </application>
 </manifest>"#;
         let d = parse(xml, None);
-        assert_eq!(d.activities, ["com.example.shop.MainActivity", "com.example.shop.ProductActivity"]);
+        assert_eq!(
+            d.activities,
+            [
+                "com.example.shop.MainActivity",
+                "com.example.shop.ProductActivity"
+            ]
+        );
         // The data elements of one filter merge: every scheme with every host and path.
         assert_eq!(
             d.deep_links,
-            ["shop://product/p/", "shop://shop.example.com/p/", "https://product/p/", "https://shop.example.com/p/"]
+            [
+                "shop://product/p/",
+                "shop://shop.example.com/p/",
+                "https://product/p/",
+                "https://shop.example.com/p/"
+            ]
         );
         let bare = r#"<manifest xmlns:android="http://schemas.android.com/apk/res/android" package="a.b">
   <application><activity android:name=".X"><intent-filter>

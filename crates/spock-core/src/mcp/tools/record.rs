@@ -141,7 +141,10 @@ async fn stop(ctx: Ctx, a: SerialOnly) -> Result<Stopped, ToolError> {
         ctx.sh(&dev, "pkill -INT screenrecord").await?;
     }
     let mut warning = None;
-    let what = format!("finishing the {:.0} s recording", duration_ms as f64 / 1000.0);
+    let what = format!(
+        "finishing the {:.0} s recording",
+        duration_ms as f64 / 1000.0
+    );
     let finishing = s.shell.wait(Duration::from_secs(15));
     match crate::progress::ticking(&what, Duration::from_secs(1), finishing).await {
         Ok(_) => {}

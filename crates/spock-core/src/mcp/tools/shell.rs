@@ -85,7 +85,8 @@ async fn run(ctx: Ctx, a: RunArgs) -> Result<RunOut, ToolError> {
         &a.command,
         Duration::from_millis(a.timeout_ms.unwrap_or(10_000)),
     );
-    let out = crate::progress::ticking("adb command running", Duration::from_secs(1), running).await;
+    let out =
+        crate::progress::ticking("adb command running", Duration::from_secs(1), running).await;
     // Whatever it ran (`wm size 720x1280`, a fold, a display change) may have changed the screen.
     ctx.core.devices.forget_screen_size(dev.serial());
     let out = out?;
