@@ -129,7 +129,7 @@ pub async fn http(request: Request, next: Next) -> Response {
         let supported = supported_versions();
         let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
         let is_init = value.get("method").and_then(Value::as_str) == Some("initialize");
-        if !is_init && !supported.iter().any(|v| *v == requested) {
+        if !is_init && !supported.contains(&requested) {
             let id = value.get("id").cloned().unwrap_or(Value::Null);
             let body = error(
                 id,

@@ -25,7 +25,8 @@ pub struct Reporter {
 }
 
 impl Reporter {
-    pub fn new(peer: Peer<RoleServer>, token: ProgressToken) -> Arc<dyn crate::progress::Sink> {
+    /// The sink for one call's token.
+    pub fn sink(peer: Peer<RoleServer>, token: ProgressToken) -> Arc<dyn crate::progress::Sink> {
         Arc::new(Reporter {
             peer,
             token,

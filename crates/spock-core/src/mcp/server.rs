@@ -649,7 +649,7 @@ impl McpServer {
         let progress = ctx
             .meta
             .get_progress_token()
-            .map(|t| super::progress::Reporter::new(ctx.peer.clone(), t));
+            .map(|t| super::progress::Reporter::sink(ctx.peer.clone(), t));
         // Boxed: the call pipeline's future is large, and each scope would copy it again
         // on a worker thread's stack.
         let f = Box::pin(crate::progress::scope(progress, Box::pin(f)));
