@@ -41,7 +41,7 @@ pub fn rows(s: &State) -> Vec<Row> {
     );
     // Shown, not edited here: turning it on is a decision to trust the client (README).
     rows.push(Row::Heading(format!(
-        "Approval through the MCP client ([confirm] via_client): {}",
+        "  Approval through the MCP client ([confirm] via_client): {}",
         if s.core.confirm_via_client {
             "ON (trusts the client to ask a person)"
         } else {
