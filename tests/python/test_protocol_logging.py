@@ -98,3 +98,22 @@ async def test_2026_without_a_level_gets_no_messages(demo):
             tg.start_soon(meanwhile)
             await c.call_tool("android_wait_for_element", {"element": "never-there-xyz", "timeoutMs": 1500})
         assert got == []
+
+
+async def test_nothing_is_sent_while_spock_get_logs_is_switched_off(tmp_path):
+    inst = start_instance(tmp_path, "--demo", config='[access]\ndisabled = ["spock_get_logs"]\n')
+    got = []
+
+    async def on_log(params):
+        got.append(params)
+
+    try:
+        async with connected(inst, "stdio", "legacy", logging_callback=on_log) as c:
+            await c.set_logging_level("debug")
+            foreign_origin(inst)
+            await until(lambda: MARK in inst.stderr(), what="the record in the server's own log")
+            err, _ = await call(c, "spock_get_status")  # a round trip after the record
+            await anyio.sleep(0.5)
+            assert got == [], got
+    finally:
+        inst.stop()

@@ -3,7 +3,8 @@
 //! sees it. The 2025 era sets the level per session with `logging/setLevel` ([`SessionLog`]);
 //! 2026-07-28 removed that method: a request opts in with `io.modelcontextprotocol/logLevel`
 //! in its `_meta` and gets the records logged while it runs, on its own response stream
-//! ([`during`]); a request without it gets none.
+//! ([`during`]); a request without it gets none. Nothing is sent while `spock_get_logs` is
+//! switched off.
 // Logging is deprecated by 2026-07-28 (SEP-2577) but remains in it, and is the 2025 era's.
 #![allow(deprecated)]
 
@@ -52,6 +53,14 @@ pub fn passes(entry: &LogEntry, min: LoggingLevel) -> bool {
     !entry.target.starts_with("rmcp") && rank(level_of_entry(&entry.level)) >= rank(min)
 }
 
+/// Records go out only while `spock_get_logs` may be called: a person who switched that tool
+/// off has hidden this log from agents, notifications included.
+fn readable(core: &Core) -> bool {
+    core.registry
+        .get("spock_get_logs")
+        .is_some_and(|t| core.access.check(t).is_ok())
+}
+
 /// The notification for one record, as an agent is shown it.
 pub fn message(core: &Core, entry: &LogEntry) -> LoggingMessageNotificationParam {
     let view = |s: &str| core.redactor.redact_str(s, Audience::Agent).into_owned();
@@ -87,6 +96,7 @@ async fn forward(
         let min = *level.borrow();
         if let Some(min) = min
             && passes(&entry, min)
+            && readable(&core)
             && peer
                 .notify_logging_message(message(&core, &entry))
                 .await
@@ -100,6 +110,7 @@ async fn forward(
     while let Ok(entry) = rx.try_recv() {
         if let Some(min) = min
             && passes(&entry, min)
+            && readable(&core)
             && peer
                 .notify_logging_message(message(&core, &entry))
                 .await
