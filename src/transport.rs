@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod collapse;
 pub mod control;
+pub mod edges;
 pub mod http;
 pub mod relay;
 pub mod sessions;

@@ -21,6 +21,22 @@ fn json_response(status: StatusCode, body: String) -> Response {
     r
 }
 
+/// The `401` every route answers without the right token, with the challenge RFC 9110 §11.6.1
+/// requires (`Bearer`, RFC 6750 §3; `error="invalid_token"` when a token was sent).
+pub fn unauthorized(token_sent: bool) -> Response {
+    let mut r = json_response(StatusCode::UNAUTHORIZED, UNAUTHORIZED_BODY.to_string());
+    let challenge = if token_sent {
+        r#"Bearer realm="spock-tui", error="invalid_token""#
+    } else {
+        r#"Bearer realm="spock-tui""#
+    };
+    r.headers_mut().insert(
+        header::WWW_AUTHENTICATE,
+        header::HeaderValue::from_static(challenge),
+    );
+    r
+}
+
 /// A browser origin is acceptable only when it is this machine (loopback, any port).
 pub fn origin_allowed(origin: &str) -> bool {
     let Some((scheme, rest)) = origin.split_once("://") else {
@@ -110,9 +126,18 @@ pub async fn gate(State(shared): State<Shared>, request: Request, next: Next) ->
             json!({"status": "running", "transport": "mcp"}).to_string(),
         );
     }
+    // No OAuth here: the discovery documents do not exist (a client then uses its token).
+    if request.uri().path().starts_with("/.well-known/oauth-") {
+        return json_response(
+            StatusCode::NOT_FOUND,
+            json!({"error": "not found: spock-tui takes a bearer token, it has no OAuth server"})
+                .to_string(),
+        );
+    }
+    let sent = request.headers().contains_key(header::AUTHORIZATION);
     let presented = bearer(request.headers()).unwrap_or("");
     if !shared.tokens.check(presented) {
-        return json_response(StatusCode::UNAUTHORIZED, UNAUTHORIZED_BODY.to_string());
+        return unauthorized(sent);
     }
     let is_delete = request.method() == axum::http::Method::DELETE;
     let mut response = next.run(request).await.into_response();

@@ -54,7 +54,8 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
     );
     let mcp = Router::new()
         .fallback_service(mcp)
-        .layer(axum::middleware::from_fn(super::collapse::collapse));
+        .layer(axum::middleware::from_fn(super::collapse::collapse))
+        .layer(axum::middleware::from_fn(super::edges::http));
     Router::new()
         .nest("/mcp", mcp)
         .merge(

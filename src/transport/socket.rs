@@ -306,6 +306,9 @@ async fn handle(
     let server = McpServer::new(shared.core.clone(), Transport::Stdio)
         .via(via)
         .client_gone(gone.clone());
+    // Unparseable lines and malformed initializes are answered before rmcp (which would
+    // drop them silently).
+    let (reader, write) = super::edges::stdio(reader, write, ct.clone());
     let running = tokio::select! {
         r = server.serve_with_ct((reader, write), ct.clone()) => r,
         _ = watch_rotation(&shared, generation) => return,

@@ -173,10 +173,27 @@ async fn message(
             "unknown or closed sessionId: open GET /sse again",
         );
     };
+    // Not JSON (-32700), or a malformed initialize (-32602): answered here, as JSON-RPC.
+    if let Some(reply) = super::edges::screen(&body) {
+        return (
+            StatusCode::BAD_REQUEST,
+            [("content-type", "application/json")],
+            reply.to_string(),
+        )
+            .into_response();
+    }
     // One JSON value per line on the pipe: re-encode compactly (a pretty body has newlines).
     let value: serde_json::Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
-        Err(e) => return error(StatusCode::BAD_REQUEST, &format!("body is not JSON: {e}")),
+        Err(e) => {
+            let body = super::edges::parse_error(&e.to_string()).to_string();
+            return (
+                StatusCode::BAD_REQUEST,
+                [("content-type", "application/json")],
+                body,
+            )
+                .into_response();
+        }
     };
     let mut line = value.to_string().into_bytes();
     line.push(b'\n');

@@ -66,6 +66,8 @@ pub struct CoreView {
     /// Set when the audit trail is at 90% of its cap or more (`audit.max_total_mb`).
     pub audit_warning: Option<String>,
     pub confirm_timeout_secs: u64,
+    /// `[confirm] via_client`: destructive calls may be approved through the MCP client.
+    pub confirm_via_client: bool,
     pub port: u16,
     pub bind: String,
     pub responder: bool,
@@ -97,6 +99,7 @@ impl CoreView {
             history_size: cfg.history.size,
             audit_warning: core.audit.usage().warning(),
             confirm_timeout_secs: cfg.safety.confirm_timeout_secs,
+            confirm_via_client: cfg.confirm.via_client,
             port: cfg.server.port,
             bind: cfg.server.bind.clone(),
             responder: core.confirmer.has_responder(),

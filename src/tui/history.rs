@@ -171,6 +171,7 @@ impl CallEntry {
             DecidedBy::Timeout => "at the timeout",
             DecidedBy::NoResponder => "no responder",
             DecidedBy::Dropped => "request dropped",
+            DecidedBy::Client => "the MCP client (elicitation)",
         };
         Some(format!(
             "{} ({how})",
@@ -186,6 +187,7 @@ pub fn decided(by: DecidedBy) -> &'static str {
         DecidedBy::Timeout => "timeout",
         DecidedBy::NoResponder => "no responder",
         DecidedBy::Dropped => "dropped",
+        DecidedBy::Client => "client",
     }
 }
 

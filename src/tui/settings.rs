@@ -39,6 +39,15 @@ pub fn rows(s: &State) -> Vec<Row> {
         .into_iter()
         .map(Row::Field),
     );
+    // Shown, not edited here: turning it on is a decision to trust the client (README).
+    rows.push(Row::Heading(format!(
+        "  Approval through the MCP client ([confirm] via_client): {}",
+        if s.core.confirm_via_client {
+            "ON (trusts the client to ask a person)"
+        } else {
+            "off"
+        }
+    )));
     for level in [Level::Destructive, Level::SafeAction, Level::ReadOnly] {
         let tools: Vec<usize> = (0..s.tools.len())
             .filter(|&i| s.tools[i].level == level)

@@ -98,6 +98,7 @@ pub fn view() -> CoreView {
         history_size: 10_000,
         audit_warning: None,
         confirm_timeout_secs: 60,
+        confirm_via_client: false,
         port: 8765,
         bind: "127.0.0.1".into(),
         responder: true,

@@ -27,6 +27,18 @@ pub struct Config {
     pub device: DeviceConfig,
     pub redaction: RedactionConfig,
     pub batch: BatchConfig,
+    #[serde(default)]
+    pub confirm: ConfirmConfig,
+}
+
+/// `[confirm]`: who else may answer a destructive call's confirmation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfirmConfig {
+    /// Ask through the MCP client (elicitation) when no control centre is attached. It trusts
+    /// the client to show the request to a person.
+    #[serde(default)]
+    pub via_client: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -47,6 +47,7 @@ pub mod device;
 pub mod guard;
 pub mod mcp;
 pub mod model;
+pub mod progress;
 pub mod project;
 pub mod redact;
 #[doc(hidden)]

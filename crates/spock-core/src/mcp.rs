@@ -4,17 +4,23 @@
 //! serves; its `call_tool` is the single seam where access, confirmation, audit and events sit.
 //! This module imports neither ratatui, crossterm nor axum.
 pub mod access;
+pub mod completion;
 pub mod confirm;
 pub mod core;
+pub mod elicit;
 pub mod events;
 pub mod imagework;
 pub mod lease;
 pub mod logbuf;
 pub mod observe;
+pub mod logging;
+pub mod progress;
 pub mod registry;
 pub mod resources;
 pub mod result;
 pub mod server;
+pub mod subscribe;
+pub mod templates;
 pub mod tools;
 pub mod typed;
 pub mod uilink;

@@ -78,6 +78,9 @@ pub enum DecidedBy {
     Timeout,
     NoResponder,
     Dropped,
+    /// The MCP client answered (elicitation, `[confirm] via_client`): trusted to have asked
+    /// a person.
+    Client,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
+pub mod manifest;
+
 use serde::Serialize;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]

@@ -124,6 +124,9 @@ pub struct ViewWire {
     pub history_size: usize,
     pub audit_warning: Option<String>,
     pub confirm_timeout_secs: u64,
+    /// `[confirm] via_client`: a headless server asks through an MCP client (elicitation).
+    #[serde(default)]
+    pub confirm_via_client: bool,
     pub port: u16,
     pub bind: String,
     pub responder: bool,
@@ -174,6 +177,7 @@ impl ViewWire {
             history_size: v.history_size,
             audit_warning: v.audit_warning.clone(),
             confirm_timeout_secs: v.confirm_timeout_secs,
+            confirm_via_client: v.confirm_via_client,
             port: v.port,
             bind: v.bind.clone(),
             responder: v.responder,
@@ -206,6 +210,7 @@ impl ViewWire {
             history_size: self.history_size.max(1),
             audit_warning: self.audit_warning,
             confirm_timeout_secs: self.confirm_timeout_secs,
+            confirm_via_client: self.confirm_via_client,
             port: self.port,
             bind: self.bind,
             responder: self.responder,

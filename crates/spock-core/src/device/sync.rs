@@ -168,8 +168,11 @@ pub(crate) async fn send(
     let spec = format!("{remote},{}", 0o100000 | (mode & 0o7777));
     c.write_all(&request(b"SEND", spec.as_bytes())?, &what)
         .await?;
+    let mut sent = 0u64;
     for chunk in data.chunks(CHUNK) {
         c.write_all(&request(b"DATA", chunk)?, &what).await?;
+        sent += chunk.len() as u64;
+        crate::progress::bytes(sent);
     }
     let mut done = Vec::with_capacity(8);
     done.extend_from_slice(b"DONE");
@@ -212,6 +215,7 @@ pub(crate) async fn recv(c: &mut Conn, remote: &str, max: u64) -> Result<Bytes, 
                 out.resize(start + len, 0);
                 let buf = out.get_mut(start..).unwrap_or_default();
                 c.read_exact(buf, &what).await?;
+                crate::progress::bytes(out.len() as u64);
             }
             b"DONE" => {
                 read_u32(c, &what).await?;

@@ -204,17 +204,31 @@ impl Confirmer {
     /// it said it was (`name/version`; one "unknown" for those that did not say). The control
     /// centre's own calls are the person's, and are not counted.
     pub async fn ask_for_client(&self, ask: Ask) -> Result<Answered, TooManyWaiting> {
-        let _place = if ask.transport == Transport::Tui {
-            None
-        } else {
-            let client = ask
-                .client
-                .as_ref()
-                .map(|c| format!("{}/{}", c.name, c.version))
-                .unwrap_or_else(|| "unknown".into());
-            Some(self.take_place(client)?)
-        };
+        let _place = self.place_for(&ask)?;
         Ok(self.ask_answered(ask).await)
+    }
+
+    /// [`Confirmer::ask_for_client`] answered by `answer` (the client's own elicitation)
+    /// instead of a control centre, under the same per-client limit.
+    pub async fn ask_for_client_via<F: std::future::Future<Output = Answered>>(
+        &self,
+        ask: &Ask,
+        answer: F,
+    ) -> Result<Answered, TooManyWaiting> {
+        let _place = self.place_for(ask)?;
+        Ok(answer.await)
+    }
+
+    fn place_for(&self, ask: &Ask) -> Result<Option<Place<'_>>, TooManyWaiting> {
+        if ask.transport == Transport::Tui {
+            return Ok(None);
+        }
+        let client = ask
+            .client
+            .as_ref()
+            .map(|c| format!("{}/{}", c.name, c.version))
+            .unwrap_or_else(|| "unknown".into());
+        self.take_place(client).map(Some)
     }
 
     fn take_place(&self, client: String) -> Result<Place<'_>, TooManyWaiting> {

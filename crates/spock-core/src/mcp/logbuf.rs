@@ -27,11 +27,13 @@ struct Inner {
     next: u64,
 }
 
-/// A bounded ring of log entries, shared by the tracing layer and the tools.
+/// A bounded ring of log entries, shared by the tracing layer and the tools. Each new entry
+/// is also offered live to [`LogBuffer::follow`]ers (MCP `notifications/message`).
 #[derive(Debug, Clone)]
 pub struct LogBuffer {
     inner: Arc<Mutex<Inner>>,
     cap: usize,
+    live: tokio::sync::broadcast::Sender<LogEntry>,
 }
 
 impl LogBuffer {
@@ -39,7 +41,13 @@ impl LogBuffer {
         LogBuffer {
             inner: Arc::new(Mutex::new(Inner::default())),
             cap: cap.max(1),
+            live: tokio::sync::broadcast::channel(256).0,
         }
+    }
+
+    /// Every entry pushed from now on (a follower that falls behind skips what it missed).
+    pub fn follow(&self) -> tokio::sync::broadcast::Receiver<LogEntry> {
+        self.live.subscribe()
     }
 
     pub fn push(&self, level: &str, target: &str, message: String) {
@@ -49,13 +57,17 @@ impl LogBuffer {
             if inner.entries.len() >= self.cap {
                 inner.entries.pop_front();
             }
-            inner.entries.push_back(LogEntry {
+            let entry = LogEntry {
                 seq,
                 time: Utc::now(),
                 level: level.to_string(),
                 target: target.to_string(),
                 message,
-            });
+            };
+            if self.live.receiver_count() > 0 {
+                let _ = self.live.send(entry.clone());
+            }
+            inner.entries.push_back(entry);
         }
     }
 

@@ -12,11 +12,13 @@ use super::core::Core;
 pub const DEVICES: &str = "android://devices";
 pub const SELECTED: &str = "android://device/selected";
 pub const APP_ID: &str = "android://project/application-id";
+/// What every JSON resource says it is, in the list and in the read.
+pub const JSON: &str = "application/json";
 
 pub fn list() -> Vec<Resource> {
     let r = |uri: &str, name: &str, desc: &str| {
         let mut r = Resource::new(uri, name).with_description(desc);
-        r.mime_type = Some("application/json".into());
+        r.mime_type = Some(JSON.into());
         r
     };
     vec![
@@ -71,10 +73,9 @@ pub async fn read(core: &Core, uri: &str) -> Result<ReadResourceResult, String> 
             ));
         }
     };
-    Ok(ReadResourceResult::new(vec![ResourceContents::text(
-        body.to_string(),
-        uri,
-    )]))
+    Ok(ReadResourceResult::new(vec![
+        ResourceContents::text(body.to_string(), uri).with_mime_type(JSON),
+    ]))
 }
 
 struct Workflow {
@@ -116,17 +117,26 @@ const WORKFLOWS: [Workflow; 3] = [
                 "The app expected to handle it (optional)",
                 false,
             ),
+            (
+                "activity",
+                "The activity expected to open, e.g. com.example.shop.ProductActivity (optional)",
+                false,
+            ),
         ],
         text: |a| {
             format!(
                 "Test the deep link {}. 1) android_open_deep_link with uri {:?}{}. 2) android_get_current_activity to see \
-                 which activity opened. 3) android_take_screenshot. Report which screen opened and whether it is the \
+                 which activity opened{}. 3) android_take_screenshot. Report which screen opened and whether it is the \
                  one the link should open.",
                 arg(a, "uri", "<uri>"),
                 arg(a, "uri", "<uri>"),
                 match arg(a, "packageName", "") {
                     "" => String::new(),
                     p => format!(" and packageName {p:?}"),
+                },
+                match arg(a, "activity", "") {
+                    "" => String::new(),
+                    x => format!(" (expected: {x})"),
                 }
             )
         },

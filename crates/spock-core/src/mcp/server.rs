@@ -7,12 +7,13 @@ use std::time::Instant;
 
 use chrono::Utc;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse,
-    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
@@ -101,6 +102,9 @@ fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
              nobody attached, `serve` denies destructive calls unless safety.wait_for_attach is on)"
         }
         DecidedBy::Dropped => "the confirmation was closed without an answer (the default is no)",
+        DecidedBy::Client => {
+            "it was declined through the MCP client that was asked (elicitation; the default is no)"
+        }
     };
     ToolError::new(
         ErrorKind::Denied,
@@ -496,7 +500,7 @@ async fn pipeline(
                 ),
             };
             let d = tokio::select! {
-                d = core.confirmer.ask_for_client(ask) => d.map_err(|e| {
+                d = super::elicit::ask(core, ask) => d.map_err(|e| {
                     ToolError::refused(format!("{} was not run: {e}.", tool.name))
                 })?,
                 _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
@@ -636,6 +640,10 @@ pub struct McpServer {
     /// every call of the connection still waiting (for a person, or running) is cancelled, so
     /// a modal for nobody closes at once and a late yes runs nothing.
     gone: CancellationToken,
+    /// This session's `logging/setLevel` (2025 era).
+    log: Arc<super::logging::SessionLog>,
+    /// This session's `resources/subscribe`s (2025 era).
+    subs: Arc<super::subscribe::SessionSubs>,
 }
 
 impl McpServer {
@@ -646,7 +654,45 @@ impl McpServer {
             transport,
             conn,
             gone: CancellationToken::new(),
+            log: Arc::default(),
+            subs: Arc::default(),
         }
+    }
+
+    /// Who is calling, for reads and completions made outside `tools/call`.
+    fn origin_of(&self, ctx: &RequestContext<RoleServer>) -> Origin {
+        let client = self.client_of(ctx);
+        let session = Some(self.session_of(&client, ctx));
+        Origin {
+            transport: self.transport,
+            client,
+            session,
+        }
+    }
+
+    /// Runs a client's call with what its request asked for besides the answer: progress
+    /// (`progressToken`), log records (2026-07-28 `logLevel`), approval through the client
+    /// (elicitation).
+    async fn with_extras<F: std::future::Future>(
+        &self,
+        ctx: &RequestContext<RoleServer>,
+        f: F,
+    ) -> F::Output {
+        let progress = ctx
+            .meta
+            .get_progress_token()
+            .map(|t| super::progress::Reporter::sink(ctx.peer.clone(), t));
+        // Boxed: the call pipeline's future is large, and each scope would copy it again
+        // on a worker thread's stack.
+        let f = Box::pin(crate::progress::scope(progress, Box::pin(f)));
+        let f = Box::pin(super::elicit::scope(super::elicit::of_request(ctx), f));
+        Box::pin(super::logging::during(
+            &self.core,
+            &ctx.peer,
+            ctx.meta.log_level(),
+            f,
+        ))
+        .await
     }
 
     /// Where this connection's client came from, as its relay reported it (`ssh from …`).
@@ -699,11 +745,15 @@ textContains, contentDescription, viewId, className, role, packageName, index, s
 descendant). Destructive tools wait for a person to approve each call.";
 
 impl ServerHandler for McpServer {
+    #[allow(deprecated)] // logging: deprecated by 2026-07-28, still in it
     fn get_info(&self) -> InitializeResult {
         let caps = ServerCapabilities::builder()
             .enable_tools()
             .enable_resources()
+            .enable_resources_subscribe()
             .enable_prompts()
+            .enable_logging()
+            .enable_completions()
             .build();
         let mut server = Implementation::new("spock-tui", env!("CARGO_PKG_VERSION"));
         server.title = Some("spock-tui".into());
@@ -757,12 +807,78 @@ impl ServerHandler for McpServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        super::resources::read(&self.core, &request.uri)
-            .await
+        if let Ok(r) = super::resources::read(&self.core, &request.uri).await {
+            return Ok(r.into());
+        }
+        let origin = self.origin_of(&context);
+        let cancel = context.ct.child_token();
+        let read = super::templates::read(&self.core, origin, &request.uri, cancel);
+        super::templates::answer(&request.uri, self.with_extras(&context, read).await)
             .map(Into::into)
-            .map_err(|e| McpError::resource_not_found(e, None))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(
+            super::templates::list(),
+        ))
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subs
+            .subscribe(&self.core, context.peer, &request.uri)
+            .map_err(|e| McpError::invalid_params(e, None))
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.subs.unsubscribe(&request.uri);
+        Ok(())
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(super::subscribe::accepted(requested))
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        super::subscribe::listen(&self.core, context).await;
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log.set(&self.core, context.peer, request.level);
+        Ok(())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let origin = self.origin_of(&context);
+        Ok(super::completion::complete(&self.core, origin, &request).await)
     }
 
     async fn list_prompts(
@@ -818,7 +934,12 @@ impl ServerHandler for McpServer {
                 cancel.cancel();
             })
         };
-        let done = call(&self.core, origin, &request.name, args, cancel).await;
+        let done = self
+            .with_extras(
+                &context,
+                call(&self.core, origin, &request.name, args, cancel),
+            )
+            .await;
         watch.abort();
         let Some(done) = done else {
             return Err(McpError::invalid_params(

@@ -30,11 +30,54 @@ pub struct TreeOptions {
     pub window: Option<WindowFilter>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
-#[serde(untagged)]
+/// A window number or a name. Its schema is one plain string (`"active"`, `"all"` or digits),
+/// not a type array: some clients (Gemini's) reject `["integer","string"]` and `anyOf`. A JSON
+/// number is still accepted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WindowFilter {
     Index(u32),
     Named(WindowName),
+}
+
+impl JsonSchema for WindowFilter {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "WindowFilter".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": "^(active|all|[0-9]+)$",
+            "description": "\"all\" (default), \"active\" (the window holding input focus), or a window number such as \"1\"."
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for WindowFilter {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Number(u32),
+            Text(String),
+        }
+        let bad = |s: &str| {
+            serde::de::Error::custom(format!(
+                "window {s:?}: use \"active\", \"all\" or a window number"
+            ))
+        };
+        match Raw::deserialize(d)? {
+            Raw::Number(n) => Ok(WindowFilter::Index(n)),
+            Raw::Text(s) => match s.as_str() {
+                "active" => Ok(WindowFilter::Named(WindowName::Active)),
+                "all" => Ok(WindowFilter::Named(WindowName::All)),
+                digits if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+                    digits.parse().map(WindowFilter::Index).map_err(|_| bad(&s))
+                }
+                _ => Err(bad(&s)),
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -200,6 +200,21 @@ fn options_deserialize_with_defaults() {
     let o: TreeOptions = serde_json::from_value(json!({"window": 1})).expect("number");
     assert_eq!(o.window, Some(WindowFilter::Index(1)));
     assert!(serde_json::from_value::<TreeOptions>(json!({"window": "front"})).is_err());
+    let o: TreeOptions = serde_json::from_value(json!({"window": "2"})).expect("digits");
+    assert_eq!(o.window, Some(WindowFilter::Index(2)));
+    assert!(serde_json::from_value::<TreeOptions>(json!({"window": ""})).is_err());
+}
+
+/// Gemini rejects type arrays and `anyOf`: `window` is one plain string type in the schema
+/// `tools/list` gives.
+#[test]
+fn window_schema_is_one_portable_type() {
+    use crate::mcp::registry::{compact_input, schema_of};
+    let schema = serde_json::Value::Object(compact_input(schema_of::<TreeOptions>()));
+    let window = &schema["properties"]["window"];
+    assert_eq!(window["type"], "string", "{schema}");
+    let text = window.to_string();
+    assert!(!text.contains("anyOf") && !text.contains("oneOf"), "{text}");
 }
 
 #[test]

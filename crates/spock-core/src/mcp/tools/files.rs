@@ -288,14 +288,13 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
     }
     let len = data.len() as u64;
     let sha256 = sha256_hex(&data);
-    t.dev
-        .push(
-            Bytes::from(data),
-            &t.path,
-            0o644,
-            transfer_timeout(&ctx, len),
-        )
-        .await?;
+    let pushing = t.dev.push(
+        Bytes::from(data),
+        &t.path,
+        0o644,
+        transfer_timeout(&ctx, len),
+    );
+    crate::progress::transfer(format!("push to {}", t.path), len, pushing).await?;
     Ok(Pushed {
         serial: t.dev.serial().to_string(),
         local_path: source.display().to_string(),
@@ -373,8 +372,8 @@ pub async fn pull_into_dir(
     if size > MAX_BYTES {
         return Err(too_large(remote, size));
     }
-    let data = dev
-        .pull(remote, MAX_BYTES, transfer_timeout(ctx, size))
+    let pulling = dev.pull(remote, MAX_BYTES, transfer_timeout(ctx, size));
+    let data = crate::progress::transfer(format!("pull of {remote}"), size, pulling)
         .await
         .map_err(|e| match e {
             DeviceError::TooLarge { .. } => too_large(remote, MAX_BYTES + 1),

@@ -205,13 +205,22 @@ pub async fn capture(
             .has_rules_for(crate::redact::Audience::Agent);
     let (png, tree) = if for_agent {
         let (png, tree) = tokio::join!(
-            dev.exec_out("screencap -p", ctx.timeout(), RAW_CAP),
+            crate::progress::ticking(
+                "screenshot",
+                std::time::Duration::from_secs(1),
+                dev.exec_out("screencap -p", ctx.timeout(), RAW_CAP)
+            ),
             super::ui::dump_raw(ctx, dev)
         );
         (png, Some(tree))
     } else {
         (
-            dev.exec_out("screencap -p", ctx.timeout(), RAW_CAP).await,
+            crate::progress::ticking(
+                "screenshot",
+                std::time::Duration::from_secs(1),
+                dev.exec_out("screencap -p", ctx.timeout(), RAW_CAP),
+            )
+            .await,
             None,
         )
     };

@@ -151,7 +151,12 @@ async fn stop(ctx: Ctx, a: SerialOnly) -> Result<Stopped, ToolError> {
         ctx.sh(&dev, "pkill -INT screenrecord").await?;
     }
     let mut warning = None;
-    match s.shell.wait(Duration::from_secs(15)).await {
+    let what = format!(
+        "finishing the {:.0} s recording",
+        duration_ms as f64 / 1000.0
+    );
+    let finishing = s.shell.wait(Duration::from_secs(15));
+    match crate::progress::ticking(&what, Duration::from_secs(1), finishing).await {
         Ok(_) => {}
         Err(e) => warning = Some(format!("screenrecord did not report its end: {e}")),
     }

@@ -80,13 +80,13 @@ fn cap(s: String, note: &mut Option<String>, which: &str) -> String {
 async fn run(ctx: Ctx, a: RunArgs) -> Result<RunOut, ToolError> {
     let dev = ctx.device(a.serial.as_deref()).await?;
     tracing::warn!(serial = dev.serial(), command = %a.command, reason = %a.reason, "running an approved adb command");
-    let out = ctx
-        .sh_timeout(
-            &dev,
-            &a.command,
-            Duration::from_millis(a.timeout_ms.unwrap_or(10_000)),
-        )
-        .await;
+    let running = ctx.sh_timeout(
+        &dev,
+        &a.command,
+        Duration::from_millis(a.timeout_ms.unwrap_or(10_000)),
+    );
+    let out =
+        crate::progress::ticking("adb command running", Duration::from_secs(1), running).await;
     // Whatever it ran (`wm size 720x1280`, a fold, a display change) may have changed the screen.
     ctx.core.devices.forget_screen_size(dev.serial());
     let out = out?;

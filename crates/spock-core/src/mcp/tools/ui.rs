@@ -27,7 +27,8 @@ pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 /// The screen as the device reports it, unredacted: for checks that never answer an agent's
 /// question about text (verifying typed text by length) and for the person's views.
 pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    let out = ctx.sh(dev, "uiautomator dump /dev/tty").await?;
+    let dumping = ctx.sh(dev, "uiautomator dump /dev/tty");
+    let out = crate::progress::ticking("UI dump", Duration::from_secs(1), dumping).await?;
     let text = out.stdout_text();
     if !out.success() && !text.contains("<hierarchy") {
         let err = out.stderr_text();
@@ -325,6 +326,16 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
         polls += 1;
         let (ok, element) = holds(&tree, &a.target, cond, a.expected_text.as_deref())?;
         let now = Instant::now();
+        crate::progress::report(polls as f64, None, || {
+            format!(
+                "poll {polls}: {} {} {:?} after {:.1} s (timeout {} ms)",
+                a.target.describe(),
+                if ok { "is" } else { "is not yet" },
+                cond,
+                now.duration_since(start).as_secs_f64(),
+                timeout.as_millis()
+            )
+        });
         if ok {
             let t0 = *since.get_or_insert(now);
             if now.duration_since(t0) >= stable {

@@ -1,0 +1,118 @@
+"""Approval through the MCP client (issue 20), opt-in with `[confirm] via_client = true`: with
+no control centre attached, headless `serve` asks a destructive call's approval through a
+2025-era client that declared elicitation, showing what the modal shows; default no, the same
+timeout, the answer and who gave it audited. A late answer approves nothing; clients without
+elicitation, 2026-07-28 clients and a server with the switch off keep the denial."""
+import json
+import time
+
+import anyio
+import mcp_types as types
+import pytest
+from conftest import call, start_instance
+from protocol_common import SESSION_ERAS, connected
+
+pytestmark = pytest.mark.anyio
+
+VIA_CLIENT = "[confirm]\nvia_client = true\n[safety]\nconfirm_timeout_secs = 3\n"
+NOTES = {"packageName": "com.example.notes"}
+
+
+def audit(inst, tool):
+    path = inst.home / "data" / "audit" / "audit.jsonl"
+    out = []
+    for line in path.read_text().splitlines() if path.exists() else []:
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if r.get("tool") == tool:
+            out.append(r)
+    return out
+
+
+async def installed(c):
+    err, r = await call(c, "android_list_packages", {"filter": "com.example.notes"})
+    assert not err, r
+    return r["count"] == 1
+
+
+@pytest.mark.parametrize("transport,mode", SESSION_ERAS)
+async def test_decline_late_and_approve_through_the_client(tmp_path, transport, mode):
+    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
+    asked = []
+    answer = {"how": "decline"}
+
+    async def on_elicit(ctx, params):
+        asked.append(params)
+        if answer["how"] == "late":
+            await anyio.sleep(5)  # past the 3 s timeout
+            return types.ElicitResult(action="accept", content={"approve": True})
+        if answer["how"] == "approve":
+            return types.ElicitResult(action="accept", content={"approve": True})
+        return types.ElicitResult(action="decline")
+
+    try:
+        async with connected(inst, transport, mode, elicitation_callback=on_elicit) as c:
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied", r
+            msg = asked[-1].message
+            for part in ("android_uninstall_app", "com.example.notes", "default is no", "sim-1"):
+                assert part in msg, (part, msg)
+            schema = asked[-1].requested_schema
+            assert schema["properties"]["approve"]["default"] is False, schema
+            assert await installed(c)
+
+            answer["how"] = "late"
+            started = time.monotonic()
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied" and "timed out" in r["error"], r
+            assert time.monotonic() - started < 30
+            await anyio.sleep(3)  # the late yes has arrived by now; it runs nothing
+            assert await installed(c)
+
+            answer["how"] = "approve"
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert not err, r
+            assert not await installed(c)
+        recs = audit(inst, "android_uninstall_app")
+        by = [(r["decision"]["by"], r["decision"]["approved"]) for r in recs]
+        assert by == [("client", False), ("timeout", False), ("client", True)], by
+        assert "elicitation" in recs[-1]["decider"] and "mcp" in recs[-1]["decider"].lower(), recs[-1]
+    finally:
+        inst.stop()
+
+
+async def test_clients_without_elicitation_keep_the_denial(tmp_path):
+    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
+    try:
+        async with connected(inst, "stdio", "legacy") as c:
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied" and "nobody can approve" in r["error"], r
+    finally:
+        inst.stop()
+
+
+async def test_off_by_default_and_not_in_2026(tmp_path):
+    asked = []
+
+    async def on_elicit(ctx, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"approve": True})
+
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        async with connected(inst, "stdio", "legacy", elicitation_callback=on_elicit) as c:
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied", r
+    finally:
+        inst.stop()
+    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT, home=tmp_path / "home2")
+    try:
+        async with connected(inst, "http", "auto", elicitation_callback=on_elicit) as c:
+            assert c.protocol_version == "2026-07-28"
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied", r
+    finally:
+        inst.stop()
+    assert asked == []
