@@ -388,6 +388,7 @@ impl State {
                 c,
                 &self.core.exe,
                 &self.core.descriptor,
+                None,
             ))
         }
     }

@@ -15,6 +15,7 @@ pub mod resources;
 pub mod result;
 pub mod server;
 pub mod tools;
+pub mod toolsets;
 pub mod typed;
 pub mod uilink;
 

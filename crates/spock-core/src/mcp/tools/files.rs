@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 use crate::config::paths::{private_dir, write_atomic};
 use crate::device::{Device, DeviceError, RemoteStat};
 use crate::guard::{self, PathRefusal, shell_quote};
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
@@ -453,6 +454,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_push_file",
             title: "Push file",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Copy a file from the project (or the pull directory) to the device under /sdcard, /storage \
                           or /data/local/tmp. 50 MB cap. An existing file is replaced only with overwrite: true, \
                           which asks the person.",
@@ -463,6 +465,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_pull_file",
             title: "Pull file",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Copy a device file (under /sdcard, /storage or /data/local/tmp) into the pull directory \
                           (never replacing a file there); text up to 64 KiB comes back inline. 50 MB cap.",
         }

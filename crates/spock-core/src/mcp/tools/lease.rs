@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::mcp::lease::{self, DEFAULT_SECS, Holder, LeaseInfo, MAX_SECS, MIN_SECS, Taken};
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
@@ -100,6 +101,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_lease_device",
             title: "Lease device",
             level: Level::SafeAction,
+            toolset: Toolset::Host,
             description: "Hold a device for a while: other clients' actions on it are refused (reads \
                           stay allowed) until you release it, disconnect, or it expires. Call again \
                           to renew.",

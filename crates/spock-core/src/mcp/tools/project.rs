@@ -4,6 +4,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
@@ -42,6 +43,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_select_project",
             title: "Select project",
             level: Level::SafeAction,
+            toolset: Toolset::Host,
             description: "Make a project (name or directory) the one tools use; needed only when several are open.",
         }
         .def(select),

@@ -16,6 +16,7 @@ use super::common::SerialOnly;
 use super::files::pull_into_dir;
 use crate::device::RunningShell;
 use crate::guard::shell_quote;
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
@@ -187,6 +188,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_start_screen_recording",
             title: "Start screen recording",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Start recording the screen (one per device, stops by itself after 3 minutes).",
         }
         .def(start),
@@ -194,6 +196,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_stop_screen_recording",
             title: "Stop screen recording",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Stop the recording (SIGINT, so the MP4 is complete), pull it into the pull directory, \
                           then delete the device copy.",
         }

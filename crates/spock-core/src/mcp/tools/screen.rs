@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::device::Device;
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{Image, ToolError};
 use crate::mcp::server::Ctx;
@@ -305,6 +306,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_take_screenshot",
             title: "Screenshot",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "The screen as an image (jpeg, longest side 1280 by default; maxSize, format). \
                           scaleToScreen converts image coordinates to screen coordinates.",
         }

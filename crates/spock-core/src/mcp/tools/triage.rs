@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::inspect::{CurrentActivity, Logcat, LogcatArgs, current_activity, get_logcat};
 use super::screen::{DEFAULT_MAX, Format, ShotInfo, capture};
 use super::ui::{TreeOut, dump, tree_out};
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
@@ -159,6 +160,7 @@ pub fn tools() -> Vec<ToolDef> {
         name: "android_get_debug_context",
         title: "Debug context",
         level: Level::ReadOnly,
+        toolset: Toolset::Debug,
         description: "First call when something is wrong: current activity, UI tree, recent logcat (and opt-in \
                       screenshot) from the same moment. A failing section reports its error in place.",
     }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::device::Device;
 use crate::device::parse::wm;
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
@@ -218,6 +219,7 @@ pub struct TreeOut {
     pub test_tags_exposed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<String>,
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub tree: Value,
 }
 
@@ -455,6 +457,7 @@ pub struct AuditOut {
     pub serial: String,
     pub framework: String,
     pub density: u32,
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub findings: Value,
     pub count: usize,
 }
@@ -465,6 +468,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_ui_tree",
             title: "UI tree",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "The screen's semantics tree (framework detected): class, testTag, text, description, bounds, \
                           flags.",
         }
@@ -477,6 +481,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_find_ui_element",
             title: "Find UI element",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "Find elements by element (testTag → description → text) or selector; matches with bounds and node ids.",
         }
         .def(|ctx: Ctx, a: FindArgs| async move {
@@ -501,6 +506,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_wait_for_element",
             title: "Wait for element",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "Wait until an element exists, is gone, is enabled or has a text.",
         }
         .def(wait),
@@ -508,6 +514,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_accessibility_audit",
             title: "Accessibility audit",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Unlabelled interactive elements, touch targets under 48dp, duplicate labels, unlabelled images; \
                           each with a code fix for its framework (Compose or Views).",
         }
@@ -529,6 +536,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_assert_visible",
             title: "Assert visible",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Pass/fail: the element is on screen; on failure, what comes closest.",
         }
         .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Visible)),
@@ -536,6 +544,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_assert_enabled",
             title: "Assert enabled",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Pass/fail: the element is on screen and enabled; what was found instead.",
         }
         .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Enabled)),
@@ -543,6 +552,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_assert_text",
             title: "Assert text",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Pass/fail: the element shows expectedText; the texts found instead.",
         }
         .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Text)),
