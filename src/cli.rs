@@ -239,10 +239,11 @@ fn relay_main() -> ExitCode {
     }
     let (descriptor, toolsets) = match parsed {
         Ok(Cli {
-            command: Some(Command::Relay {
-                descriptor,
-                toolsets,
-            }),
+            command:
+                Some(Command::Relay {
+                    descriptor,
+                    toolsets,
+                }),
             ..
         }) => (descriptor, toolsets),
         Ok(_) => (None, None),
@@ -416,12 +417,9 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
                 )
                 .map_err(anyhow::Error::msg)?
             }
-            None => clientconfig::stdio(
-                client,
-                &exe,
-                &paths.endpoint_file(),
-                args.toolsets.as_ref(),
-            ),
+            None => {
+                clientconfig::stdio(client, &exe, &paths.endpoint_file(), args.toolsets.as_ref())
+            }
         };
         print_out(&format!("{}\n", text.trim_end()))
     }

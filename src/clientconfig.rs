@@ -239,8 +239,14 @@ mod tests {
                 "/run/user/1000/spock-tui/endpoint.json"
             ]
         );
-        let cc =
-            stdio_over_ssh(Client::ClaudeCode, "lab", Path::new("/s"), Path::new("/e"), None).unwrap();
+        let cc = stdio_over_ssh(
+            Client::ClaudeCode,
+            "lab",
+            Path::new("/s"),
+            Path::new("/e"),
+            None,
+        )
+        .unwrap();
         let words = shell_words::split(&cc).unwrap();
         let cmd = words.iter().position(|w| w == "--").unwrap() + 1;
         assert_eq!(
@@ -250,7 +256,8 @@ mod tests {
         );
         for bad in ["-oProxyCommand=touch /tmp/x", "", "a b", "lab\n"] {
             assert!(
-                stdio_over_ssh(Client::Generic, bad, Path::new("/s"), Path::new("/e"), None).is_err(),
+                stdio_over_ssh(Client::Generic, bad, Path::new("/s"), Path::new("/e"), None)
+                    .is_err(),
                 "{bad:?}"
             );
         }
@@ -279,20 +286,37 @@ mod tests {
             table["mcp_servers"]["spock-tui"]["bearer_token_env_var"].as_str(),
             Some(TOKEN_ENV)
         );
-        let codex = stdio(Client::Codex, Path::new("/a b/spock"), Path::new("/e.json"), None);
+        let codex = stdio(
+            Client::Codex,
+            Path::new("/a b/spock"),
+            Path::new("/e.json"),
+            None,
+        );
         assert!(codex.parse::<toml::Table>().is_ok(), "{codex}");
     }
 
     #[test]
     fn a_client_can_be_given_its_toolsets() {
         let sel = Selection::parse("apps,files").unwrap();
-        let s = stdio(Client::Generic, Path::new("/s"), Path::new("/e"), Some(&sel));
+        let s = stdio(
+            Client::Generic,
+            Path::new("/s"),
+            Path::new("/e"),
+            Some(&sel),
+        );
         let v: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(
             v["mcpServers"][NAME]["args"],
             json!(["relay", "/e", "--toolsets", "core,apps,files"])
         );
-        let ssh = stdio_over_ssh(Client::Generic, "lab", Path::new("/s"), Path::new("/e"), Some(&Selection::all())).unwrap();
+        let ssh = stdio_over_ssh(
+            Client::Generic,
+            "lab",
+            Path::new("/s"),
+            Path::new("/e"),
+            Some(&Selection::all()),
+        )
+        .unwrap();
         assert!(ssh.contains("/s relay /e --toolsets all"), "{ssh}");
         assert_eq!(
             with_toolsets("http://127.0.0.1:9/mcp", Some(&sel)),

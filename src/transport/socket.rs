@@ -413,7 +413,11 @@ mod handshake_tests {
         }
         assert_eq!(
             handshake_line("tok\tssh=10.0.0.5 1\ttoolsets=apps,files"),
-            ("tok", Some("ssh from 10.0.0.5:1".into()), Some("apps,files"))
+            (
+                "tok",
+                Some("ssh from 10.0.0.5:1".into()),
+                Some("apps,files")
+            )
         );
         assert_eq!(
             handshake_line("tok\ttoolsets=all"),

@@ -204,8 +204,10 @@ impl Config {
         }
         crate::redact::Redactor::new(&self.redaction.rules)
             .map_err(|e| format!("redaction.rules: {e}"))?;
-        crate::mcp::toolsets::Selection::from_names(self.server.toolsets.iter().map(String::as_str))
-            .map_err(|e| format!("server.toolsets: {e}"))?;
+        crate::mcp::toolsets::Selection::from_names(
+            self.server.toolsets.iter().map(String::as_str),
+        )
+        .map_err(|e| format!("server.toolsets: {e}"))?;
         Ok(())
     }
 }

@@ -205,8 +205,7 @@ impl Core {
             .set_wait_for_attach(cfg.safety.wait_for_attach);
         self.access.replace(cfg.access.clone());
         self.audit.set_cap(cfg.history.size);
-        self.toolsets
-            .set_configured(cfg.server.toolset_selection());
+        self.toolsets.set_configured(cfg.server.toolset_selection());
         if let Ok(mut slot) = self.config.write() {
             *slot = cfg;
         }

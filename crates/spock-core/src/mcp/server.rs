@@ -22,8 +22,8 @@ use super::core::Core;
 use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
 use super::lease::{Connection, Session};
 use super::registry::{Level, ToolDef};
-use super::toolsets::Selection;
 use super::result::{ErrorKind, ToolError, ToolOutput};
+use super::toolsets::Selection;
 use super::typed::{TypedText, hide_text};
 use crate::audit::AuditRecord;
 use crate::redact::{Audience, redact_password_nodes};
@@ -666,7 +666,9 @@ impl McpServer {
             .and_then(endpoint_toolsets)
             .map(|q| Selection::parse(&q))
             .transpose()
-            .map_err(|e| McpError::invalid_params(format!("?toolsets= on the endpoint: {e}"), None))?;
+            .map_err(|e| {
+                McpError::invalid_params(format!("?toolsets= on the endpoint: {e}"), None)
+            })?;
         Ok(match asked {
             Some(sel) => session.with_toolsets(sel),
             None => session,
@@ -674,11 +676,7 @@ impl McpServer {
     }
 
     /// What this request's client is listed, noted for the control centre.
-    fn advertised(
-        &self,
-        client: &Option<ClientId>,
-        session: &Session,
-    ) -> Selection {
+    fn advertised(&self, client: &Option<ClientId>, session: &Session) -> Selection {
         let sel = self.core.toolsets.for_session(Some(session));
         if let Some(c) = client {
             self.core.client_toolsets(self.transport, c, sel.label());

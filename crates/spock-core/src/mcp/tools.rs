@@ -16,8 +16,8 @@ pub mod record;
 pub mod screen;
 pub mod settings;
 pub mod shell;
-pub mod triage;
 pub mod toolsets;
+pub mod triage;
 pub mod ui;
 
 use super::registry::{Registry, ToolDef};
@@ -105,7 +105,10 @@ mod tests {
         let all = list_line(&Selection::all());
         assert!(all.len() > line.len() * 2, "the sets left out most tools");
         let n = crate::mcp::server::INSTRUCTIONS.chars().count();
-        assert!(n <= INSTRUCTIONS_BUDGET, "the instructions are {n} characters");
+        assert!(
+            n <= INSTRUCTIONS_BUDGET,
+            "the instructions are {n} characters"
+        );
     }
 
     #[test]
@@ -118,7 +121,8 @@ mod tests {
                 // A type, or one typed branch per type (never a `type` array: not portable).
                 let typed = p.get("type").is_some_and(Value::is_string)
                     || p.get("anyOf").and_then(Value::as_array).is_some_and(|a| {
-                        a.iter().all(|b| b.get("type").is_some_and(Value::is_string))
+                        a.iter()
+                            .all(|b| b.get("type").is_some_and(Value::is_string))
                     });
                 assert!(typed, "{}: output property {name} is untyped: {p}", t.name);
                 if p["type"] == "array" {

@@ -88,7 +88,9 @@ impl Toolset {
             }
             Toolset::Files => "Files and recordings: push and pull files, record the screen.",
             Toolset::Shell => "A shell command on the device (android_run_adb_command).",
-            Toolset::Batch => "Batch tasks: store, run, inline runs, run history; keep the screen on.",
+            Toolset::Batch => {
+                "Batch tasks: store, run, inline runs, run history; keep the screen on."
+            }
             Toolset::Appfunctions => "Android AppFunctions: list and call an app's functions.",
             Toolset::Host => {
                 "spock-tui and the lab: device leases, projects, its own log and settings, \
@@ -133,7 +135,10 @@ impl Selection {
                 return Ok(Selection::all());
             }
             let t = Toolset::parse(n).ok_or_else(|| {
-                format!("unknown toolset {n:?}: the toolsets are {}, or all", names())
+                format!(
+                    "unknown toolset {n:?}: the toolsets are {}, or all",
+                    names()
+                )
             })?;
             sel.0.insert(t);
         }
@@ -282,7 +287,9 @@ mod tests {
     fn selections_parse_and_always_hold_core() {
         assert_eq!(Selection::parse("").unwrap(), Selection::core());
         let s = Selection::parse(" apps, files ").unwrap();
-        assert!(s.contains(Toolset::Core) && s.contains(Toolset::Apps) && s.contains(Toolset::Files));
+        assert!(
+            s.contains(Toolset::Core) && s.contains(Toolset::Apps) && s.contains(Toolset::Files)
+        );
         assert!(!s.contains(Toolset::Shell));
         assert_eq!(s.label(), "core,apps,files");
         assert!(Selection::parse("apps,all").unwrap().is_all());

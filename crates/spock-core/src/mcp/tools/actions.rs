@@ -16,10 +16,10 @@ use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
 use super::ui::{ElementRef, NodeOut, dump, node_out, tree_out};
 use crate::device::Device;
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::uitree::{Candidate, NodeId, Rect, Selector, TreeOptions, UiTree};
 
 mod edit;

@@ -10,10 +10,10 @@ use super::inspect::refused;
 use crate::device::Device;
 use crate::device::parse::appfn::{self, AppFunction, AppFunctionParam};
 use crate::guard::{self, shell_quote};
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 const LIST: &str = "cmd app_function list-app-functions";
 

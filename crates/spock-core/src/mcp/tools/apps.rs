@@ -10,10 +10,10 @@ use super::inspect::{current_activity, refused};
 use crate::device::Device;
 use crate::device::parse::am;
 use crate::guard::{self, ExtraValue, shell_quote};
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

@@ -13,10 +13,10 @@ use crate::batch::{
     BatchError, BatchStatus, RunOptions, RunState, RunSummary, Source, Step, Task, TaskDraft,
 };
 use crate::mcp::Core;
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 impl From<BatchError> for ToolError {
     fn from(e: BatchError) -> Self {

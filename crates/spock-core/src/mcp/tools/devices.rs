@@ -5,10 +5,10 @@ use serde::{Deserialize, Serialize};
 use super::common::{DeviceRef, SerialOnly};
 use crate::device::DeviceState;
 use crate::device::parse::{battery, getprop, wm};
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

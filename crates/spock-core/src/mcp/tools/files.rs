@@ -20,10 +20,10 @@ use sha2::{Digest, Sha256};
 use crate::config::paths::{private_dir, write_atomic};
 use crate::device::{Device, DeviceError, RemoteStat};
 use crate::guard::{self, PathRefusal, shell_quote};
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 pub const MAX_BYTES: u64 = 50 * 1024 * 1024;
 /// Pulled files up to this size that are valid UTF-8 come back inline.

@@ -11,10 +11,10 @@ use super::inspect::refused;
 use crate::device::Device;
 use crate::device::parse::wm;
 use crate::guard;
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 mod multitouch;
 

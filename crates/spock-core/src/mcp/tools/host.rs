@@ -4,10 +4,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::mcp::core::{ClientSeen, Endpoints, NO_CLIENT_YET};
 use crate::mcp::logbuf::{LogEntry, level_of};
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]

@@ -16,10 +16,10 @@ use super::common::SerialOnly;
 use super::files::pull_into_dir;
 use crate::device::RunningShell;
 use crate::guard::shell_quote;
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 pub const TIME_LIMIT_S: u64 = 180;
 /// 2 Mbit/s keeps three minutes (~45 MB) under the 50 MB pull cap.

@@ -7,10 +7,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::device::Device;
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{Image, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 /// Longest side by default: small enough for every client's message limits, large enough to
 /// read text.

@@ -4,10 +4,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::uilink::SCREENS;
 
 #[derive(Debug, Deserialize, JsonSchema)]

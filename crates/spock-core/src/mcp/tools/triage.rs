@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use super::inspect::{CurrentActivity, Logcat, LogcatArgs, current_activity, get_logcat};
 use super::screen::{DEFAULT_MAX, Format, ShotInfo, capture};
 use super::ui::{TreeOut, dump, tree_out};
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::uitree::TreeOptions;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use crate::device::Device;
 use crate::device::parse::wm;
-use crate::mcp::toolsets::Toolset;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::uitree::{self, Candidate, NodeId, SelectError, Selector, TreeOptions, UiTree};
 
 /// Dump and parse the current screen as the caller is shown it: for an agent, every string
