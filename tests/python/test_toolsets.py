@@ -216,3 +216,15 @@ def check_schemas(tools):
                 assert p != {}, f"{where} is untyped"
                 assert "type" in p or all("type" in b for b in p.get("anyOf", [])) and p.get("anyOf"), where
                 assert not isinstance(p.get("type"), list), f"{where}: type array"
+
+
+def test_config_gives_one_client_its_sets(default):
+    stdio = default.run("config", "--stdio", "--toolsets", "apps")
+    assert stdio.returncode == 0, stdio.stderr
+    args = json.loads(stdio.stdout)["mcpServers"]["spock-tui"]["args"]
+    assert args[0] == "relay" and args[-2:] == ["--toolsets", "core,apps"]
+    http = default.run("config", "--http", "--client", "cursor", "--toolsets", "all")
+    assert http.returncode == 0, http.stderr
+    assert json.loads(http.stdout)["mcpServers"]["spock-tui"]["url"].endswith("/mcp?toolsets=all")
+    bad = default.run("config", "--stdio", "--toolsets", "sudo")
+    assert bad.returncode != 0 and "sudo" in bad.stderr
