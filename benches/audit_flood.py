@@ -16,7 +16,7 @@ home = pathlib.Path(tempfile.mkdtemp()) / "home"
 (home / "config").mkdir(parents=True, exist_ok=True)
 (home / "config" / "config.toml").write_text(os.environ.get("FLOOD_CONFIG", ""))
 env = {**os.environ, "SPOCK_TUI_HOME": str(home)}
-serve = subprocess.Popen([EXE, "serve", "--demo", "--port", "0"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+serve = subprocess.Popen([EXE, "serve", "--demo", "--port", "0", "--toolsets", "all"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 for line in serve.stdout:
     if line.startswith("demo "):
         break

@@ -56,7 +56,8 @@ def start_server(
     (home / "config" / "config.toml").write_text(cfg)
     err = open(home / "serve.err", "w")
     proc = subprocess.Popen(
-        [exe, "serve", "--demo", "--port", "0"],
+        # Every toolset listed: the clients call tools beyond the core set.
+        [exe, "serve", "--demo", "--port", "0", "--toolsets", "all"],
         env={**os.environ, "SPOCK_TUI_HOME": str(home)},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

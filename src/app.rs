@@ -237,6 +237,7 @@ pub async fn assemble(
         autostart_adb: !args.demo,
         adb_explicit: explicit,
     })?;
+    core.toolsets.set_flag(args.toolsets.clone());
     Ok((core, demo))
 }
 

@@ -10,6 +10,7 @@ use crate::app;
 use crate::clientconfig::{self, Client};
 use crate::config::Paths;
 use crate::config::token;
+use crate::mcp::toolsets::Selection;
 use crate::transport::socket::Descriptor;
 
 #[derive(Parser, Debug)]
@@ -48,6 +49,14 @@ pub struct RunArgs {
     /// Lift every tool-access switch for this process only (nothing is written; confirmations stay).
     #[arg(long)]
     pub allow_all: bool,
+    /// Toolsets every client is listed besides `core`: a,b or all (overrides server.toolsets).
+    #[arg(long, value_name = "a,b|all", value_parser = parse_toolsets)]
+    pub toolsets: Option<Selection>,
+}
+
+/// `--toolsets`: the names checked here, so a typo stops the command with the list of sets.
+fn parse_toolsets(text: &str) -> Result<Selection, String> {
+    Selection::parse(text)
 }
 
 #[derive(Subcommand, Debug)]
@@ -61,6 +70,9 @@ pub enum Command {
     Relay {
         /// The endpoint descriptor (default: the running instance's).
         descriptor: Option<PathBuf>,
+        /// Toolsets this client is listed besides `core` and the server's choice: a,b or all.
+        #[arg(long, value_name = "a,b|all", value_parser = parse_toolsets)]
+        toolsets: Option<Selection>,
     },
     /// Print ready-to-paste client configuration for the running instance.
     Config(ConfigArgs),
@@ -96,6 +108,10 @@ pub struct ConfigArgs {
     /// For a client on another machine: run the relay there over `ssh -T HOST` (stdio only).
     #[arg(long, value_name = "HOST", conflicts_with = "http")]
     pub ssh: Option<String>,
+    /// Toolsets this client is listed besides `core`: a,b or all (stdio: a relay argument;
+    /// HTTP: `?toolsets=` on the URL).
+    #[arg(long, value_name = "a,b|all", value_parser = parse_toolsets)]
+    pub toolsets: Option<Selection>,
 }
 
 #[derive(Args, Debug)]
@@ -221,12 +237,16 @@ fn relay_main() -> ExitCode {
         eprintln!("{RELAY_ON_A_TTY}");
         return ExitCode::from(2);
     }
-    let descriptor = match parsed {
+    let (descriptor, toolsets) = match parsed {
         Ok(Cli {
-            command: Some(Command::Relay { descriptor }),
+            command:
+                Some(Command::Relay {
+                    descriptor,
+                    toolsets,
+                }),
             ..
-        }) => descriptor,
-        Ok(_) => None,
+        }) => (descriptor, toolsets),
+        Ok(_) => (None, None),
         Err(e) => e.exit(),
     };
     let descriptor = match descriptor {
@@ -239,7 +259,8 @@ fn relay_main() -> ExitCode {
             }
         },
     };
-    ExitCode::from(crate::transport::relay::run(&descriptor, out) as u8)
+    let toolsets = toolsets.map(|t| t.label());
+    ExitCode::from(crate::transport::relay::run(&descriptor, toolsets.as_deref(), out) as u8)
 }
 
 fn run_server(args: RunArgs) -> anyhow::Result<()> {
@@ -397,9 +418,10 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
                 "# Note: {note}. This configuration names the port of this run: pin one before saving it."
             );
         }
+        let url = clientconfig::with_toolsets(url, args.toolsets.as_ref());
         print_out(&format!(
             "{}\n",
-            clientconfig::http(client, url, &d.token).trim_end()
+            clientconfig::http(client, &url, &d.token).trim_end()
         ))
     } else {
         eprintln!(
@@ -413,10 +435,18 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
                 eprintln!(
                     "# The client runs `ssh -T {host} …`: its machine needs a key for {host} (no password prompt can be answered) and {host} must be this machine."
                 );
-                clientconfig::stdio_over_ssh(client, host, &exe, &paths.endpoint_file())
-                    .map_err(anyhow::Error::msg)?
+                clientconfig::stdio_over_ssh(
+                    client,
+                    host,
+                    &exe,
+                    &paths.endpoint_file(),
+                    args.toolsets.as_ref(),
+                )
+                .map_err(anyhow::Error::msg)?
             }
-            None => clientconfig::stdio(client, &exe, &paths.endpoint_file()),
+            None => {
+                clientconfig::stdio(client, &exe, &paths.endpoint_file(), args.toolsets.as_ref())
+            }
         };
         print_out(&format!("{}\n", text.trim_end()))
     }

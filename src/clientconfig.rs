@@ -5,6 +5,8 @@ use std::path::Path;
 
 use serde_json::json;
 
+use crate::mcp::toolsets::Selection;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Client {
     Generic,
@@ -95,11 +97,32 @@ fn toml_str(s: &str) -> String {
     toml::Value::String(s.to_string()).to_string()
 }
 
-/// The stdio configuration: `exe relay DESCRIPTOR`. Contains no credential.
-pub fn stdio(client: Client, exe: &Path, descriptor: &Path) -> String {
+/// The relay's words: `relay DESCRIPTOR [--toolsets a,b]`.
+fn relay_args(descriptor: &Path, toolsets: Option<&Selection>) -> Vec<String> {
+    let mut args = vec!["relay".to_string(), descriptor.display().to_string()];
+    if let Some(t) = toolsets {
+        args.extend(["--toolsets".to_string(), t.label()]);
+    }
+    args
+}
+
+/// The HTTP endpoint asking for `toolsets` (`…/mcp?toolsets=core,apps`).
+pub fn with_toolsets(url: &str, toolsets: Option<&Selection>) -> String {
+    match toolsets {
+        Some(t) => format!("{url}?toolsets={}", t.label()),
+        None => url.to_string(),
+    }
+}
+
+/// The stdio configuration: `exe relay DESCRIPTOR [--toolsets a,b]`. Contains no credential.
+pub fn stdio(
+    client: Client,
+    exe: &Path,
+    descriptor: &Path,
+    toolsets: Option<&Selection>,
+) -> String {
     let exe = exe.display().to_string();
-    let args = vec!["relay".to_string(), descriptor.display().to_string()];
-    stdio_command(client, exe, args)
+    stdio_command(client, exe, relay_args(descriptor, toolsets))
 }
 
 /// The stdio configuration for a client on another machine: `ssh -T HOST exe relay DESCRIPTOR`.
@@ -110,6 +133,7 @@ pub fn stdio_over_ssh(
     host: &str,
     exe: &Path,
     descriptor: &Path,
+    toolsets: Option<&Selection>,
 ) -> Result<String, String> {
     if host.is_empty()
         || host.starts_with('-')
@@ -120,11 +144,9 @@ pub fn stdio_over_ssh(
         ));
     }
     // ssh joins its remote words with spaces for the remote shell: quote them once, here.
-    let remote = shell_words::join([
-        exe.display().to_string(),
-        "relay".to_string(),
-        descriptor.display().to_string(),
-    ]);
+    let remote = shell_words::join(
+        std::iter::once(exe.display().to_string()).chain(relay_args(descriptor, toolsets)),
+    );
     let args = ["-T", "-o", "BatchMode=yes", host, remote.as_str()]
         .map(String::from)
         .to_vec();
@@ -195,6 +217,7 @@ mod tests {
             "me@lab",
             Path::new("/opt/my tools/spock-tui"),
             Path::new("/run/user/1000/spock-tui/endpoint.json"),
+            None,
         )
         .unwrap();
         let v: serde_json::Value = serde_json::from_str(&s).unwrap();
@@ -216,8 +239,14 @@ mod tests {
                 "/run/user/1000/spock-tui/endpoint.json"
             ]
         );
-        let cc =
-            stdio_over_ssh(Client::ClaudeCode, "lab", Path::new("/s"), Path::new("/e")).unwrap();
+        let cc = stdio_over_ssh(
+            Client::ClaudeCode,
+            "lab",
+            Path::new("/s"),
+            Path::new("/e"),
+            None,
+        )
+        .unwrap();
         let words = shell_words::split(&cc).unwrap();
         let cmd = words.iter().position(|w| w == "--").unwrap() + 1;
         assert_eq!(
@@ -227,7 +256,8 @@ mod tests {
         );
         for bad in ["-oProxyCommand=touch /tmp/x", "", "a b", "lab\n"] {
             assert!(
-                stdio_over_ssh(Client::Generic, bad, Path::new("/s"), Path::new("/e")).is_err(),
+                stdio_over_ssh(Client::Generic, bad, Path::new("/s"), Path::new("/e"), None)
+                    .is_err(),
                 "{bad:?}"
             );
         }
@@ -240,6 +270,7 @@ mod tests {
                 c,
                 Path::new("/usr/bin/spock-tui"),
                 Path::new("/run/x/endpoint.json"),
+                None,
             );
             assert!(
                 s.contains("relay") && s.contains("/run/x/endpoint.json"),
@@ -255,8 +286,43 @@ mod tests {
             table["mcp_servers"]["spock-tui"]["bearer_token_env_var"].as_str(),
             Some(TOKEN_ENV)
         );
-        let codex = stdio(Client::Codex, Path::new("/a b/spock"), Path::new("/e.json"));
+        let codex = stdio(
+            Client::Codex,
+            Path::new("/a b/spock"),
+            Path::new("/e.json"),
+            None,
+        );
         assert!(codex.parse::<toml::Table>().is_ok(), "{codex}");
+    }
+
+    #[test]
+    fn a_client_can_be_given_its_toolsets() {
+        let sel = Selection::parse("apps,files").unwrap();
+        let s = stdio(
+            Client::Generic,
+            Path::new("/s"),
+            Path::new("/e"),
+            Some(&sel),
+        );
+        let v: serde_json::Value = serde_json::from_str(&s).unwrap();
+        assert_eq!(
+            v["mcpServers"][NAME]["args"],
+            json!(["relay", "/e", "--toolsets", "core,apps,files"])
+        );
+        let ssh = stdio_over_ssh(
+            Client::Generic,
+            "lab",
+            Path::new("/s"),
+            Path::new("/e"),
+            Some(&Selection::all()),
+        )
+        .unwrap();
+        assert!(ssh.contains("/s relay /e --toolsets all"), "{ssh}");
+        assert_eq!(
+            with_toolsets("http://127.0.0.1:9/mcp", Some(&sel)),
+            "http://127.0.0.1:9/mcp?toolsets=core,apps,files"
+        );
+        assert_eq!(with_toolsets("http://h/mcp", None), "http://h/mcp");
     }
 
     #[test]

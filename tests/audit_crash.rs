@@ -166,12 +166,15 @@ fn a_denied_call_is_on_disk_before_its_answer() {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
     for round in 0..3 {
-        let mut serve = spock(&home, &["serve", "--demo", "--port", "0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn serve");
+        let mut serve = spock(
+            &home,
+            &["serve", "--demo", "--port", "0", "--toolsets", "all"],
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn serve");
         let out = lines_of(serve.stdout.take().expect("stdout"));
         let deadline = Instant::now() + WAIT;
         loop {
@@ -242,12 +245,15 @@ fn window_for_ordinary_records() {
         for round in 0..rounds {
             let dir = tempfile::tempdir().expect("tempdir");
             let home = dir.path().join("home");
-            let mut serve = spock(&home, &["serve", "--demo", "--port", "0"])
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn serve");
+            let mut serve = spock(
+                &home,
+                &["serve", "--demo", "--port", "0", "--toolsets", "all"],
+            )
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn serve");
             let out = lines_of(serve.stdout.take().expect("stdout"));
             while !out.recv_timeout(WAIT).expect("up").starts_with("demo ") {}
             let descriptor = home.join("run").join("endpoint.json");

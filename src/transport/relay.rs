@@ -93,7 +93,7 @@ struct Failed(i32, String);
 
 /// Read the descriptor, connect, present the token (and where SSH brought us from), read `OK`.
 /// Returns the connection, its reading half, and the token used.
-fn connect(descriptor: &Path) -> Result<(Stream, BufReader<Stream>, String), Failed> {
+fn connect(descriptor: &Path, fields: &str) -> Result<(Stream, BufReader<Stream>, String), Failed> {
     let text = crate::config::private::read_to_string(descriptor).map_err(|e| {
         Failed(
             2,
@@ -142,7 +142,7 @@ fn connect(descriptor: &Path) -> Result<(Stream, BufReader<Stream>, String), Fai
             "the server closed the connection during the handshake".into(),
         )
     };
-    conn.write_all(format!("{}{via}\n", d.token).as_bytes())
+    conn.write_all(format!("{}{via}{fields}\n", d.token).as_bytes())
         .map_err(|_| closed())?;
     let reader_side = conn
         .try_clone()
@@ -188,6 +188,7 @@ impl Opening {
 /// rotated, which ends sessions on purpose: no reconnect then.
 fn resume(
     descriptor: &Path,
+    fields: &str,
     token: &str,
     opening: &Opening,
 ) -> Result<(Stream, BufReader<Stream>), String> {
@@ -195,7 +196,7 @@ fn resume(
     let deadline = std::time::Instant::now() + wait;
     let mut last: String;
     loop {
-        match connect(descriptor) {
+        match connect(descriptor, fields) {
             Ok((_, _, t)) if t != token => {
                 return Err("the token was rotated, which ends every session".into());
             }
@@ -229,9 +230,14 @@ fn resume(
     }
 }
 
-/// Run the relay. Returns the process exit code; diagnostics go to stderr.
-pub fn run(descriptor: &Path, out: File) -> i32 {
-    let (conn, from_server, token) = match connect(descriptor) {
+/// Run the relay. Returns the process exit code; diagnostics go to stderr. `toolsets`
+/// (`--toolsets a,b|all`, checked by the caller) is what this client is listed besides the
+/// server's choice.
+pub fn run(descriptor: &Path, toolsets: Option<&str>, out: File) -> i32 {
+    let fields = toolsets
+        .map(|t| format!("\ttoolsets={t}"))
+        .unwrap_or_default();
+    let (conn, from_server, token) = match connect(descriptor, &fields) {
         Ok(c) => c,
         Err(Failed(code, why)) => {
             eprintln!("spock-tui relay: {why}");
@@ -256,7 +262,7 @@ pub fn run(descriptor: &Path, out: File) -> i32 {
             }
             let resumed = {
                 let opening = opening_.lock().unwrap_or_else(|p| p.into_inner());
-                resume(&descriptor_, &token, &opening)
+                resume(&descriptor_, &fields, &token, &opening)
             };
             match resumed {
                 Ok((conn, reader)) => {

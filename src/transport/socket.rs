@@ -23,6 +23,7 @@ use crate::config::paths::{private_dir, write_atomic};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::Transport;
 use crate::mcp::server::McpServer;
+use crate::mcp::toolsets::Selection;
 
 /// `sun_path` is 108 bytes on Linux, including the NUL.
 const SUN_PATH_MAX: usize = 107;
@@ -271,11 +272,15 @@ async fn handle(
         Ok(Ok(_)) => {}
     }
     let text = String::from_utf8_lossy(&line).trim().to_string();
-    let (presented, via) = handshake_line(&text);
+    let (presented, via, toolsets) = handshake_line(&text);
     if !shared.tokens.check(presented) {
         tracing::warn!("socket connection presented a wrong token");
         return reply(write, "ERROR unauthorized: Missing or invalid bearer token (the endpoint descriptor is stale? restart the relay)\n".into()).await;
     }
+    let toolsets = match toolsets.map(Selection::parse).transpose() {
+        Ok(t) => t.unwrap_or_default(),
+        Err(e) => return reply(write, format!("ERROR --toolsets: {e}\n")).await,
+    };
     let n = active.fetch_add(1, Ordering::SeqCst) + 1;
     let _slot = Slot(active.clone());
     if n > opts.max_sessions {
@@ -305,6 +310,7 @@ async fn handle(
     };
     let server = McpServer::new(shared.core.clone(), Transport::Stdio)
         .via(via)
+        .toolsets(toolsets)
         .client_gone(gone.clone());
     // Unparseable lines and malformed initializes are answered before rmcp (which would
     // drop them silently).
@@ -351,20 +357,27 @@ impl<R: AsyncRead + Unpin> AsyncRead for EofWatch<R> {
     }
 }
 
-/// The relay's first line: the token, then optionally a tab and `ssh=CLIENT_IP CLIENT_PORT`
-/// (the first two words of its `SSH_CONNECTION`). Only a well-formed address and port are kept,
-/// so nothing the line carries can draw anything else in the modal.
-fn handshake_line(line: &str) -> (&str, Option<String>) {
-    let Some((token, rest)) = line.split_once('\t') else {
-        return (line, None);
-    };
-    let via = rest.strip_prefix("ssh=").and_then(|a| {
-        let mut w = a.split_whitespace();
-        let ip: std::net::IpAddr = w.next()?.parse().ok()?;
-        let port: u16 = w.next()?.parse().ok()?;
-        Some(format!("ssh from {}", std::net::SocketAddr::new(ip, port)))
-    });
-    (token, via)
+/// The relay's first line: the token, then optionally tab-separated fields:
+/// `ssh=CLIENT_IP CLIENT_PORT` (the first two words of its `SSH_CONNECTION`) and
+/// `toolsets=a,b` (`relay --toolsets`). Only a well-formed address and port are kept, so
+/// nothing the line carries can draw anything else in the modal.
+fn handshake_line(line: &str) -> (&str, Option<String>, Option<&str>) {
+    let mut fields = line.split('\t');
+    let token = fields.next().unwrap_or_default();
+    let (mut via, mut toolsets) = (None, None);
+    for f in fields {
+        if let Some(a) = f.strip_prefix("ssh=") {
+            via = (|| {
+                let mut w = a.split_whitespace();
+                let ip: std::net::IpAddr = w.next()?.parse().ok()?;
+                let port: u16 = w.next()?.parse().ok()?;
+                Some(format!("ssh from {}", std::net::SocketAddr::new(ip, port)))
+            })();
+        } else if let Some(t) = f.strip_prefix("toolsets=") {
+            toolsets = Some(t);
+        }
+    }
+    (token, via, toolsets)
 }
 
 async fn reply<W: AsyncWrite + Unpin>(mut w: W, msg: String) {
@@ -389,17 +402,29 @@ mod handshake_tests {
 
     #[test]
     fn the_relay_may_say_where_ssh_brought_it_from() {
-        assert_eq!(handshake_line("tok"), ("tok", None));
+        assert_eq!(handshake_line("tok"), ("tok", None, None));
         assert_eq!(
             handshake_line("tok\tssh=10.0.0.5 51234"),
-            ("tok", Some("ssh from 10.0.0.5:51234".into()))
+            ("tok", Some("ssh from 10.0.0.5:51234".into()), None)
         );
         assert_eq!(
             handshake_line("tok\tssh=fe80::1 22"),
-            ("tok", Some("ssh from [fe80::1]:22".into()))
+            ("tok", Some("ssh from [fe80::1]:22".into()), None)
         );
         for junk in ["tok\tssh=\x1b[31m 1", "tok\tssh=10.0.0.5", "tok\tother=1"] {
-            assert_eq!(handshake_line(junk), ("tok", None), "{junk:?}");
+            assert_eq!(handshake_line(junk), ("tok", None, None), "{junk:?}");
         }
+        assert_eq!(
+            handshake_line("tok\tssh=10.0.0.5 1\ttoolsets=apps,files"),
+            (
+                "tok",
+                Some("ssh from 10.0.0.5:1".into()),
+                Some("apps,files")
+            )
+        );
+        assert_eq!(
+            handshake_line("tok\ttoolsets=all"),
+            ("tok", None, Some("all"))
+        );
     }
 }

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use serde_json::Value;
 
 use crate::mcp::registry::{HostGroup, Level, Registry, ToolDef};
+use crate::mcp::toolsets::Toolset;
 
 /// One declared parameter of a tool, for the catalogue pane.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,6 +24,8 @@ pub struct ToolInfo {
     pub title: &'static str,
     pub level: Level,
     pub group: Option<HostGroup>,
+    /// The toolset that lists it (`core`, `apps`, …).
+    pub toolset: Toolset,
     pub description: &'static str,
     pub params: Vec<Param>,
     pub schema: Value,
@@ -60,6 +63,7 @@ impl ToolInfo {
             title: t.title,
             level: t.level,
             group: t.group,
+            toolset: t.toolset,
             description: t.description,
             params,
             schema,

@@ -79,8 +79,13 @@ class Instance:
         return self.stderr_path.read_text(errors="replace")
 
 
-def start_instance(tmp_path: pathlib.Path, *args: str, config: str | None = None, home: pathlib.Path | None = None) -> Instance:
+def start_instance(tmp_path: pathlib.Path, *args: str, config: str | None = None, home: pathlib.Path | None = None,
+                   toolsets: str | None = "all") -> Instance:
+    """`serve --port 0 ARGS`. Every toolset is listed unless `toolsets` says otherwise (None: the
+    default, core only): most tests exercise tools beyond the core set; test_toolsets.py does not."""
     home = home or (tmp_path / "home")
+    if toolsets is not None:
+        args = ("--toolsets", toolsets, *args)
     if config is not None:
         (home / "config").mkdir(parents=True, exist_ok=True)
         (home / "config" / "config.toml").write_text(config)

@@ -42,3 +42,20 @@ def test_inspector_cli_on_http_sse_and_stdio(tmp_path, inspector):
         assert res.get("isError") is True and res["structuredContent"]["kind"] == "denied"
     finally:
         inst.stop()
+
+
+@pytest.mark.parametrize("toolsets", [None, "all"])
+def test_inspector_schema_check_finds_nothing(tmp_path, inspector, toolsets):
+    """The Inspector's tool-schema portability check (`tools/list --strict`: every finding in
+    full on stderr) has nothing to say about the default list (core) or about every set: no
+    untyped `{}` property, no `type` array. The build before issue 19 had 436 warnings."""
+    inst = start_instance(tmp_path, toolsets=toolsets)
+    try:
+        for extra in ([], ["--strict"]):
+            r = subprocess.run([inspector, "--cli", EXE, "relay", str(inst.descriptor_path), "--method", "tools/list", *extra],
+                               capture_output=True, text=True, timeout=90)
+            assert r.returncode == 0, r.stdout + r.stderr
+            assert "warning" not in r.stderr and "error" not in r.stderr, r.stderr
+            assert json.loads(r.stdout)["tools"]
+    finally:
+        inst.stop()

@@ -49,6 +49,10 @@ async def test_every_readonly_tool_returns_correct_structured_content(served):
             "android_assert_text": ({"selector": {"testTag": "sign_in"}, "expectedText": "Nope"}, lambda r: r["passed"] is False and "found" in r),
             "spock_get_status": ({}, lambda r: r["devices"][0]["serial"] == serial),
             "spock_get_logs": ({"limit": 5}, lambda r: r["total"] >= 1),
+            # This instance lists every set (conftest), so each is on and enabling changes nothing.
+            "spock_list_toolsets": ({}, lambda r: all(s["on"] and s["tools"] > 0 for s in r["toolsets"])),
+            "spock_enable_toolset": ({"toolset": "shell"}, lambda r: r["listChanged"] is False
+                                     and r["tools"] == ["android_run_adb_command"]),
         }
         readonly = {n for n, t in listed.items() if t.annotations.read_only_hint}
         untested = readonly - set(checks) - {"android_list_app_functions"} - {n for n in readonly if n.startswith("android_batch_")}

@@ -90,7 +90,8 @@ def start_tui(tmp_path, *args, config=None, width=120, height=40, env=None):
     desc = home / "run" / "endpoint.json"
     if desc.exists():
         desc.unlink()
-    t = Tui(home, *args, width=width, height=height, env=env)
+    # Every toolset listed: these tests drive tools beyond the core set (see conftest).
+    t = Tui(home, "--toolsets", "all", *args, width=width, height=height, env=env)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

@@ -17,6 +17,7 @@ use spock_tui::mcp::events::{ClientId, Decision, Outcome, Transport};
 use spock_tui::mcp::registry::{Level, Meta, Registry};
 use spock_tui::mcp::result::ToolError;
 use spock_tui::mcp::server::Ctx;
+use spock_tui::mcp::toolsets::Toolset;
 use spock_tui::tui::event::{CoreView, Event, ServerStatus};
 use spock_tui::tui::state::State;
 
@@ -48,6 +49,7 @@ pub fn registry() -> Registry {
             name: "android_uninstall_app",
             title: "Uninstall app",
             level: Level::Destructive,
+            toolset: Toolset::Apps,
             description: "Uninstalls an app and its data from the device. Asks a person first.",
         }
         .def(|_c: Ctx, _a: Uninstall| async { Ok::<_, ToolError>(json!({})) }),
@@ -55,6 +57,7 @@ pub fn registry() -> Registry {
             name: "android_tap",
             title: "Tap",
             level: Level::SafeAction,
+            toolset: Toolset::Core,
             description: "Taps a point on the screen, in pixels.",
         }
         .def(|_c: Ctx, _a: Tap| async { Ok::<_, ToolError>(json!({})) }),
@@ -62,6 +65,7 @@ pub fn registry() -> Registry {
             name: "android_take_screenshot",
             title: "Take screenshot",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "Captures the screen as PNG.",
         }
         .def(|_c: Ctx, _a: Shot| async { Ok::<_, ToolError>(json!({})) }),
@@ -184,6 +188,7 @@ pub fn seen(name: &str, transport: Transport) -> ClientSeen {
         first_seen: t0(),
         last_seen: t0(),
         calls: 4,
+        toolsets: "core".into(),
     }
 }
 

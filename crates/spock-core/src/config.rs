@@ -51,6 +51,17 @@ pub struct ServerConfig {
     pub handshake_timeout_secs: u64,
     pub session_idle_secs: u64,
     pub write_timeout_secs: u64,
+    /// Toolsets advertised to every client besides `core` (`["apps"]`, `["all"]`).
+    #[serde(default)]
+    pub toolsets: Vec<String>,
+}
+
+impl ServerConfig {
+    /// [`Self::toolsets`] as a selection (`validate` refuses an unknown name).
+    pub fn toolset_selection(&self) -> crate::mcp::toolsets::Selection {
+        crate::mcp::toolsets::Selection::from_names(self.toolsets.iter().map(String::as_str))
+            .unwrap_or_else(|_| crate::mcp::toolsets::Selection::core())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -205,6 +216,10 @@ impl Config {
         }
         crate::redact::Redactor::new(&self.redaction.rules)
             .map_err(|e| format!("redaction.rules: {e}"))?;
+        crate::mcp::toolsets::Selection::from_names(
+            self.server.toolsets.iter().map(String::as_str),
+        )
+        .map_err(|e| format!("server.toolsets: {e}"))?;
         Ok(())
     }
 }

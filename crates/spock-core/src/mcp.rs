@@ -22,6 +22,7 @@ pub mod server;
 pub mod subscribe;
 pub mod templates;
 pub mod tools;
+pub mod toolsets;
 pub mod typed;
 pub mod uilink;
 

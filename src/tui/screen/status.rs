@@ -123,6 +123,7 @@ impl State {
                 c,
                 &self.core.exe,
                 &self.core.descriptor,
+                None,
             ))
         }
     }

@@ -9,6 +9,7 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{ACCENT, block, bold, dim, level_style, selected};
 use crate::mcp::registry::Level;
+use crate::mcp::toolsets::Toolset;
 use crate::tui::escape;
 use crate::tui::state::{InputTarget, State, ToolInfo, page_offset};
 
@@ -164,6 +165,26 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     }
 }
 
+/// Which identified clients are listed `set`, from the toolsets each was last served with.
+fn seen_by(s: &State, set: Toolset) -> String {
+    let seeing: Vec<String> = s
+        .core
+        .clients
+        .iter()
+        .filter(|c| {
+            c.toolsets == "all"
+                || c.toolsets.split(',').any(|k| k == set.key())
+                || set == Toolset::Core
+        })
+        .map(|c| format!("{} ({})", escape::line(&c.name), escape::line(&c.toolsets)))
+        .collect();
+    if seeing.is_empty() {
+        "listed to no client yet".into()
+    } else {
+        format!("listed to {}", seeing.join(", "))
+    }
+}
+
 fn detail(s: &State, t: &ToolInfo) -> Vec<Line<'static>> {
     let st = s.stat(t.name);
     let enabled = if s.enabled(t.name) {
@@ -200,6 +221,10 @@ fn detail(s: &State, t: &ToolInfo) -> Vec<Line<'static>> {
             dim(),
         ));
     }
+    lines.push(Line::styled(
+        format!("toolset: {} · {}", t.toolset.key(), seen_by(s, t.toolset)),
+        dim(),
+    ));
     if t.level == Level::Destructive {
         lines.push(Line::styled(
             "Every call waits for a person to approve it here.",

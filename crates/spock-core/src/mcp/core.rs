@@ -30,6 +30,8 @@ pub struct ClientSeen {
     pub first_seen: DateTime<Utc>,
     pub last_seen: DateTime<Utc>,
     pub calls: u64,
+    /// The toolsets its latest `tools/list` or call was served with (`core,apps`, `all`).
+    pub toolsets: String,
 }
 
 /// The transports actually accepting connections.
@@ -73,6 +75,8 @@ pub struct Core {
     pub leases: super::lease::Leases,
     /// Screen recordings running now (`android_start_screen_recording`).
     pub recordings: super::tools::screenrecord::Recordings,
+    /// Which toolsets are advertised, to whom ([`super::toolsets`]).
+    pub toolsets: super::toolsets::Toolsets,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -106,6 +110,7 @@ pub struct CoreParts {
 impl Core {
     pub fn new(parts: CoreParts) -> Core {
         let (events, _) = broadcast::channel(4096);
+        let configured_toolsets = parts.config.server.toolset_selection();
         let where_ = crate::config::config_file(&parts.paths)
             .display()
             .to_string();
@@ -137,6 +142,7 @@ impl Core {
             batch,
             leases: Default::default(),
             recordings: Default::default(),
+            toolsets: super::toolsets::Toolsets::new(configured_toolsets),
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),
@@ -212,6 +218,7 @@ impl Core {
             .set_wait_for_attach(cfg.safety.wait_for_attach);
         self.access.replace(cfg.access.clone());
         self.audit.set_cap(cfg.history.size);
+        self.toolsets.set_configured(cfg.server.toolset_selection());
         if let Ok(mut slot) = self.config.write() {
             *slot = Arc::new(cfg);
         }
@@ -244,6 +251,7 @@ impl Core {
             first_seen: now,
             last_seen: now,
             calls: 0,
+            toolsets: String::new(),
         });
         drop(clients);
         self.emit(ServerEvent::ClientIdentified {
@@ -262,6 +270,23 @@ impl Core {
         {
             c.calls += 1;
             c.last_seen = Utc::now();
+        }
+    }
+
+    /// Note which toolsets a client was served with (shown on the Tools screen).
+    pub fn client_toolsets(&self, transport: Transport, client: &ClientId, label: String) {
+        let mut changed = false;
+        if let Ok(mut clients) = self.clients.lock()
+            && let Some(c) = clients.iter_mut().find(|c| {
+                c.name == client.name && c.version == client.version && c.transport == transport
+            })
+            && c.toolsets != label
+        {
+            c.toolsets = label;
+            changed = true;
+        }
+        if changed {
+            self.emit(ServerEvent::ServerStateChanged { running: true });
         }
     }
 

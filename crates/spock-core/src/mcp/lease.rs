@@ -50,9 +50,31 @@ pub struct Session {
     /// Where a stdio client's relay runs from when it came over SSH (`10.0.0.5:51234`, from the
     /// relay's `SSH_CONNECTION`): shown to the person beside the client's name.
     via: Option<String>,
+    /// The toolsets its endpoint asked for (`/mcp?toolsets=…`, `relay --toolsets …`).
+    toolsets: super::toolsets::Selection,
+    /// A 2026-07-28 request with no session: nothing it does changes what it is listed.
+    stateless: bool,
 }
 
 impl Session {
+    /// The key the connection's leases and enabled toolsets are held under. Never shown.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    pub fn toolsets(&self) -> &super::toolsets::Selection {
+        &self.toolsets
+    }
+
+    pub fn with_toolsets(mut self, sel: super::toolsets::Selection) -> Session {
+        self.toolsets = sel;
+        self
+    }
+
+    pub fn is_stateless(&self) -> bool {
+        self.stateless
+    }
+
     /// `ssh from 10.0.0.5:51234` for a stdio client whose relay runs under sshd.
     pub fn via(&self) -> Option<&str> {
         self.via.as_deref()
@@ -65,6 +87,8 @@ impl Session {
             label: key.clone(),
             key,
             via: None,
+            toolsets: Default::default(),
+            stateless: false,
         }
     }
 
@@ -77,6 +101,8 @@ impl Session {
             key: http_key(session_id),
             label: format!("http session {:08x}", h.finish() as u32),
             via: None,
+            toolsets: Default::default(),
+            stateless: false,
         }
     }
 
@@ -86,6 +112,8 @@ impl Session {
             key: format!("http-stateless:{}", client_label(client)),
             label: "stateless http".into(),
             via: None,
+            toolsets: Default::default(),
+            stateless: true,
         }
     }
 
@@ -432,6 +460,7 @@ pub fn release(core: &Core, device: &str, holder: &Holder) -> Result<Option<Leas
 
 /// A connection closed: its leases end, each on record.
 pub fn session_ended(core: &Core, key: &str) {
+    core.toolsets.session_ended(key);
     let ended = core.leases.with(|t| t.end_session(key));
     if !ended.is_empty() {
         record_all(core, &ended, Ended::Disconnected);
@@ -565,6 +594,13 @@ impl Connection {
     pub fn set_via(&mut self, via: Option<String>) {
         if let Some(s) = &mut self.session {
             s.via = via;
+        }
+    }
+
+    /// Record the toolsets the connection asked for (`relay --toolsets`).
+    pub fn set_toolsets(&mut self, sel: super::toolsets::Selection) {
+        if let Some(s) = &mut self.session {
+            s.toolsets = sel;
         }
     }
 }

@@ -16,6 +16,7 @@ pub use crate::model::{HostGroup, Level};
 
 use super::result::{ToolError, ToolOutput};
 use super::server::Ctx;
+use super::toolsets::Toolset;
 
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>;
 type Runner = Arc<dyn Fn(Ctx, Value) -> ToolFuture + Send + Sync>;
@@ -62,6 +63,8 @@ pub struct ToolDef {
     pub name: &'static str,
     pub title: &'static str,
     pub level: Level,
+    /// The toolset it is listed in (see [`crate::mcp::toolsets`]).
+    pub toolset: Toolset,
     pub group: Option<HostGroup>,
     pub description: &'static str,
     /// Device-addressed: takes an optional `serial`, resolved against the selected device.
@@ -95,6 +98,8 @@ pub struct Meta {
     pub name: &'static str,
     pub title: &'static str,
     pub level: Level,
+    /// Which toolset lists it: the one field that decides who sees the tool by default.
+    pub toolset: Toolset,
     pub description: &'static str,
 }
 
@@ -128,6 +133,7 @@ impl Meta {
             name: self.name,
             title: self.title,
             level: self.level,
+            toolset: self.toolset,
             group: None,
             description: self.description,
             device,
@@ -336,12 +342,25 @@ pub fn compact_input(mut schema: JsonObject) -> JsonObject {
                         .filter(|t| t.as_str() != Some("null"))
                         .cloned()
                         .collect();
-                    let t = if non_null.len() == 1 {
-                        non_null[0].clone()
+                    if non_null.len() == 1 {
+                        c.insert("type".into(), non_null[0].clone());
                     } else {
-                        Value::Array(non_null)
-                    };
-                    c.insert("type".into(), t);
+                        // One branch per type (see [`typed`]); an enum names the strings.
+                        c.remove("type");
+                        let enums = c.remove("enum");
+                        let alts = non_null
+                            .into_iter()
+                            .map(|t| {
+                                let mut b = JsonObject::new();
+                                if let (Some(e), Some("string")) = (&enums, t.as_str()) {
+                                    b.insert("enum".into(), e.clone());
+                                }
+                                b.insert("type".into(), t);
+                                Value::Object(b)
+                            })
+                            .collect();
+                        c.insert("anyOf".into(), Value::Array(alts));
+                    }
                 }
                 Some(Value::String(t)) if t == "null" => {
                     c.remove("type");
@@ -357,8 +376,9 @@ pub fn compact_input(mut schema: JsonObject) -> JsonObject {
     schema
 }
 
-/// Outputs name the top-level fields a result has: a client can check `structuredContent` is
-/// an object and an agent knows what comes back, without paying for every nested type.
+/// Outputs name and type the top-level fields a result has (an array also types its items):
+/// a client can check `structuredContent` and an agent knows what comes back, without paying
+/// for every nested field. A field that may be `null` says so.
 pub fn compact_output(schema: JsonObject) -> JsonObject {
     let mut out = JsonObject::new();
     out.insert("type".into(), Value::String("object".into()));
@@ -366,12 +386,111 @@ pub fn compact_output(schema: JsonObject) -> JsonObject {
         .get("properties")
         .and_then(Value::as_object)
         .map(|p| {
-            p.keys()
-                .map(|k| (k.clone(), Value::Object(JsonObject::new())))
+            p.iter()
+                .map(|(k, v)| (k.clone(), Value::Object(output_property(v))))
                 .collect()
         })
         .unwrap_or_default();
     out.insert("properties".into(), Value::Object(props));
+    out
+}
+
+/// Every JSON type: what a field that may hold any value (`serde_json::Value`) is typed as.
+const ANY_TYPE: [&str; 6] = ["object", "array", "string", "number", "boolean", "null"];
+
+/// The JSON types a property schema admits (`["string", "null"]` for `Option<String>`).
+fn types_of(p: &Value) -> Vec<String> {
+    let Some(obj) = p.as_object() else {
+        // `true`: anything.
+        return ANY_TYPE.map(String::from).to_vec();
+    };
+    let mut types: Vec<String> = Vec::new();
+    let mut add = |t: String| {
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    };
+    match obj.get("type") {
+        Some(Value::String(t)) => add(t.clone()),
+        Some(Value::Array(ts)) => ts
+            .iter()
+            .filter_map(Value::as_str)
+            .for_each(|t| add(t.to_string())),
+        _ => {
+            if let Some(alts) = obj
+                .get("anyOf")
+                .or_else(|| obj.get("oneOf"))
+                .and_then(Value::as_array)
+            {
+                for a in alts {
+                    types_of(a).into_iter().for_each(&mut add);
+                }
+            } else if let Some(c) = obj.get("const") {
+                add(json_type(c).into());
+            } else if let Some(e) = obj.get("enum").and_then(Value::as_array) {
+                e.iter().for_each(|v| add(json_type(v).into()));
+            } else if obj.contains_key("properties") || obj.contains_key("$ref") {
+                // A recursive type (a UI node's children) stays a reference to a struct.
+                add("object".into());
+            } else {
+                ANY_TYPE.iter().for_each(|t| add(t.to_string()));
+            }
+        }
+    }
+    types
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// `{"type": t}` for one type, else one `anyOf` branch per type: a `type` array is legal JSON
+/// Schema but not portable (clients that map schemas onto a single-type dialect reject it, and
+/// the MCP Inspector warns).
+fn typed(types: Vec<String>) -> JsonObject {
+    let mut out = JsonObject::new();
+    if types.len() == 1 {
+        out.insert("type".into(), Value::String(types[0].clone()));
+    } else {
+        let alts = types
+            .into_iter()
+            .map(|t| serde_json::json!({ "type": t }))
+            .collect();
+        out.insert("anyOf".into(), Value::Array(alts));
+    }
+    out
+}
+
+/// A result never carries a top-level `null` ([`super::result::ToolOutput::json`] leaves the
+/// field out), so `Option<T>` is typed as `T`.
+fn output_property(p: &Value) -> JsonObject {
+    let mut types = types_of(p);
+    if types.len() > 1 {
+        types.retain(|t| t != "null");
+    }
+    let is_array = types.iter().any(|t| t == "array");
+    let mut out = typed(types);
+    if is_array && out.contains_key("type") {
+        // The items of `Vec<T>` (or `Option<Vec<T>>`, whose array alternative holds them).
+        let items = p.get("items").cloned().or_else(|| {
+            p.get("anyOf")
+                .or_else(|| p.get("oneOf"))?
+                .as_array()?
+                .iter()
+                .find_map(|a| a.get("items").cloned())
+        });
+        if let Some(items) = items {
+            out.insert("items".into(), Value::Object(typed(types_of(&items))));
+        }
+    }
     out
 }
 
@@ -509,6 +628,10 @@ impl Registry {
     }
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
+    }
+    /// The tools a toolset lists, in catalogue order.
+    pub fn in_set(&self, set: Toolset) -> impl Iterator<Item = &ToolDef> {
+        self.tools.iter().filter(move |t| t.toolset == set)
     }
     pub fn count(&self, level: Level) -> usize {
         self.tools.iter().filter(|t| t.level == level).count()

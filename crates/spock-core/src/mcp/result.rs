@@ -25,9 +25,14 @@ pub struct ToolOutput {
 }
 
 impl ToolOutput {
+    /// The result as JSON. A top-level field that is `null` is left out: results omit what
+    /// they do not have, and the output schemas type each field without a `null` branch.
     pub fn json<T: Serialize>(value: &T) -> Result<Self, ToolError> {
-        let json = serde_json::to_value(value)
+        let mut json = serde_json::to_value(value)
             .map_err(|e| ToolError::internal(format!("result could not be encoded: {e}")))?;
+        if let Value::Object(map) = &mut json {
+            map.retain(|_, v| !v.is_null());
+        }
         Ok(ToolOutput {
             json,
             images: Vec::new(),

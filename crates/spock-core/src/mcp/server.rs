@@ -25,6 +25,7 @@ use super::lease::{Connection, Session};
 use super::observe::FinishedCall;
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
+use super::toolsets::Selection;
 use super::typed::{TypedText, hide_text};
 use crate::audit::AuditRecord;
 use crate::redact::{Audience, redact_password_nodes};
@@ -660,14 +661,14 @@ impl McpServer {
     }
 
     /// Who is calling, for reads and completions made outside `tools/call`.
-    fn origin_of(&self, ctx: &RequestContext<RoleServer>) -> Origin {
+    fn origin_of(&self, ctx: &RequestContext<RoleServer>) -> Result<Origin, McpError> {
         let client = self.client_of(ctx);
-        let session = Some(self.session_of(&client, ctx));
-        Origin {
+        let session = Some(self.session_of(&client, ctx)?);
+        Ok(Origin {
             transport: self.transport,
             client,
             session,
-        }
+        })
     }
 
     /// Runs a client's call with what its request asked for besides the answer: progress
@@ -703,6 +704,14 @@ impl McpServer {
         self
     }
 
+    /// The toolsets this connection's client asked for (`spock-tui relay --toolsets …`).
+    pub fn toolsets(mut self, sel: Selection) -> Self {
+        if let Some(conn) = Arc::get_mut(&mut self.conn) {
+            conn.set_toolsets(sel);
+        }
+        self
+    }
+
     /// The token the transport cancels when this connection's client is gone.
     pub fn client_gone(mut self, gone: CancellationToken) -> Self {
         self.gone = gone;
@@ -710,21 +719,47 @@ impl McpServer {
     }
 
     /// The connection a call came through: this service's for stdio and SSE; for HTTP the
-    /// session named by `Mcp-Session-Id`, or (stateless 2026-07-28) only the client's name.
-    fn session_of(&self, client: &Option<ClientId>, ctx: &RequestContext<RoleServer>) -> Session {
+    /// session named by `Mcp-Session-Id`, or (stateless 2026-07-28) only the client's name. It
+    /// carries the toolsets the endpoint asked for (`/mcp?toolsets=…`); a name that is no
+    /// toolset is the client's error.
+    fn session_of(
+        &self,
+        client: &Option<ClientId>,
+        ctx: &RequestContext<RoleServer>,
+    ) -> Result<Session, McpError> {
         if let Some(s) = self.conn.session() {
-            return s.clone();
+            return Ok(s.clone());
         }
-        let sid = ctx
-            .extensions
-            .get::<http::request::Parts>()
+        let parts = ctx.extensions.get::<http::request::Parts>();
+        let sid = parts
             .and_then(|p| p.headers.get("mcp-session-id"))
             .and_then(|v| v.to_str().ok())
             .filter(|s| !s.is_empty());
-        match sid {
+        let session = match sid {
             Some(sid) => Session::http(sid),
             None => Session::stateless(client),
+        };
+        let asked = parts
+            .and_then(|p| p.uri.query())
+            .and_then(endpoint_toolsets)
+            .map(|q| Selection::parse(&q))
+            .transpose()
+            .map_err(|e| {
+                McpError::invalid_params(format!("?toolsets= on the endpoint: {e}"), None)
+            })?;
+        Ok(match asked {
+            Some(sel) => session.with_toolsets(sel),
+            None => session,
+        })
+    }
+
+    /// What this request's client is listed, noted for the control centre.
+    fn advertised(&self, client: &Option<ClientId>, session: &Session) -> Selection {
+        let sel = self.core.toolsets.for_session(Some(session));
+        if let Some(c) = client {
+            self.core.client_toolsets(self.transport, c, sel.label());
         }
+        sel
     }
 
     fn client_of(&self, ctx: &RequestContext<RoleServer>) -> Option<ClientId> {
@@ -735,10 +770,38 @@ impl McpServer {
     }
 }
 
-const INSTRUCTIONS: &str = "spock-tui gives safe, audited access to Android devices. Device tools \
+/// Why a client may not call a tool it is not listed, and how it gets it listed.
+fn not_listed(tool: &ToolDef, stateless: bool) -> String {
+    let set = tool.toolset.key();
+    if stateless {
+        format!(
+            "{} is in the toolset `{set}`, which this endpoint does not list: connect with \
+             /mcp?toolsets={set} (or all), or ask the person to add it (`--toolsets {set}`)",
+            tool.name
+        )
+    } else {
+        format!(
+            "{} is in the toolset `{set}`, which is not listed to this client: call \
+             spock_enable_toolset {{\"toolset\":\"{set}\"}} first",
+            tool.name
+        )
+    }
+}
+
+/// The `toolsets` parameter of an endpoint's query (`toolsets=core,apps`), commas decoded.
+fn endpoint_toolsets(query: &str) -> Option<String> {
+    query
+        .split('&')
+        .find_map(|kv| kv.strip_prefix("toolsets="))
+        .map(|v| v.replace("%2C", ",").replace("%2c", ",").replace('+', " "))
+}
+
+pub const INSTRUCTIONS: &str = "spock-tui gives safe, audited access to Android devices. Device tools \
 take an optional `serial`: without it they use the selected device (android_select_device) or \
 the only one attached. Prefer element tools (android_tap_element, \
-android_input_text_into_element) over coordinates; start triage with android_get_debug_context. \
+android_input_text_into_element) over coordinates. Only the core toolset is listed at first: \
+spock_list_toolsets shows the others (ui, gestures, apps, debug, files, shell, batch, appfunctions, \
+host) and spock_enable_toolset lists one (debug has android_get_debug_context for triage). \
 Element tools take `element` (a testTag, content description or text, tried in that order: exact, \
 then case-insensitive, then substring) or `selector` (any of nodeId+revision, testTag, text, \
 textContains, contentDescription, viewId, className, role, packageName, index, state, ancestor, \
@@ -749,6 +812,7 @@ impl ServerHandler for McpServer {
     fn get_info(&self) -> InitializeResult {
         let caps = ServerCapabilities::builder()
             .enable_tools()
+            .enable_tool_list_changed()
             .enable_resources()
             .enable_resources_subscribe()
             .enable_prompts()
@@ -784,13 +848,17 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        let client = self.client_of(&context);
+        let session = self.session_of(&client, &context)?;
+        let sel = self.advertised(&client, &session);
         Ok(ListToolsResult::with_all_items(
             self.core
                 .registry
                 .all()
                 .iter()
+                .filter(|t| sel.contains(t.toolset))
                 .map(ToolDef::to_mcp)
                 .collect(),
         ))
@@ -812,7 +880,7 @@ impl ServerHandler for McpServer {
         if let Ok(r) = super::resources::read(&self.core, &request.uri).await {
             return Ok(r.into());
         }
-        let origin = self.origin_of(&context);
+        let origin = self.origin_of(&context)?;
         let cancel = context.ct.child_token();
         let read = super::templates::read(&self.core, origin, &request.uri, cancel);
         super::templates::answer(&request.uri, self.with_extras(&context, read).await)
@@ -877,7 +945,7 @@ impl ServerHandler for McpServer {
         request: CompleteRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        let origin = self.origin_of(&context);
+        let origin = self.origin_of(&context)?;
         Ok(super::completion::complete(&self.core, origin, &request).await)
     }
 
@@ -916,7 +984,18 @@ impl ServerHandler for McpServer {
             // 2026-07-28 has no initialize: the client names itself on each request.
             self.core.client_seen(self.transport, c, &v.to_string());
         }
-        let session = Some(self.session_of(&client, &context));
+        let session = self.session_of(&client, &context)?;
+        // A tool this client is not listed cannot be called by it: the error names its set.
+        if let Some(tool) = self.core.registry.get(&request.name) {
+            let sel = self.advertised(&client, &session);
+            if !sel.contains(tool.toolset) {
+                return Err(McpError::invalid_params(
+                    not_listed(tool, session.is_stateless()),
+                    Some(serde_json::json!({ "toolset": tool.toolset.key() })),
+                ));
+            }
+        }
+        let session = Some(session);
         let origin = Origin {
             transport: self.transport,
             client,
@@ -950,6 +1029,13 @@ impl ServerHandler for McpServer {
                 None,
             ));
         };
+        // A set enabled for this session: the client re-reads its list.
+        if request.name == "spock_enable_toolset"
+            && let Ok(out) = &done.result
+            && out.json.get("listChanged") == Some(&Value::Bool(true))
+        {
+            let _ = context.peer.notify_tool_list_changed().await;
+        }
         // The agent's view: every rule applies, and password fields are hidden.
         let result = match done.result {
             Ok(mut out) => {

@@ -19,6 +19,7 @@ use crate::device::Device;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::uitree::{Candidate, NodeId, Rect, Selector, TreeOptions, UiTree};
 
 mod edit;
@@ -69,6 +70,7 @@ pub struct ActionOut {
     pub warning: Option<String>,
     /// The screen after the action settled (with returnScreen): compact tree.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub screen: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub screen_error: Option<String>,
@@ -332,6 +334,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_tap_element",
             title: "Tap element",
             level: Level::SafeAction,
+            toolset: Toolset::Core,
             description: "Tap an element found by testTag → description → text (or selector); taps its nearest \
                           clickable ancestor. Prefer this to android_tap.",
         }
@@ -340,6 +343,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_long_press_element",
             title: "Long-press element",
             level: Level::SafeAction,
+            toolset: Toolset::Ui,
             description: "Long-press an element found by testTag → description → text (or selector).",
         }
         .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, true)),
@@ -347,6 +351,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_scroll_to_element",
             title: "Scroll to element",
             level: Level::SafeAction,
+            toolset: Toolset::Ui,
             description: "Scroll the nearest (or main) scrollable container until the element is on screen; \
                           gives up after maxScrolls or when the screen stops changing.",
         }
@@ -355,6 +360,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_input_text_into_element",
             title: "Type into element",
             level: Level::SafeAction,
+            toolset: Toolset::Core,
             description: "Focus a text field (testTag → description → text, or selector), optionally clear it, \
                           type text exactly, verify the field holds it, optionally submit (Enter).",
         }
@@ -364,6 +370,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_perform_action",
             title: "Perform UI action",
             level: Level::SafeAction,
+            toolset: Toolset::Ui,
             description: "click, long_click, focus, clear, scroll_forward or scroll_backward on an element; \
                           delivered as touch/key input (fallback: gesture).",
         }
@@ -372,6 +379,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_scroll",
             title: "Scroll container",
             level: Level::SafeAction,
+            toolset: Toolset::Ui,
             description: "Scroll a scrollable container (element/selector, default the screen's main one) forward or backward once; says whether the screen changed.",
         }
         .def(scroll::scroll),

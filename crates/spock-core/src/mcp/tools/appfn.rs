@@ -13,6 +13,7 @@ use crate::guard::{self, shell_quote};
 use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 const LIST: &str = "cmd app_function list-app-functions";
 
@@ -350,6 +351,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_list_app_functions",
             title: "List AppFunctions",
             level: Level::ReadOnly,
+            toolset: Toolset::Appfunctions,
             description: "AppFunctions apps expose, with exact functionId and parameter metadata.",
         }
         .def(list),
@@ -357,6 +359,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_call_app_function",
             title: "Call AppFunction",
             level: Level::SafeAction,
+            toolset: Toolset::Appfunctions,
             description: "Execute an AppFunction; arguments are checked against its listed parameters first. \
                           One that deletes (its id or description says so) asks the person.",
         }

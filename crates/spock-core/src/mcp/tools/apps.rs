@@ -13,6 +13,7 @@ use crate::guard::{self, ExtraValue, shell_quote};
 use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -283,6 +284,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_launch_app",
             title: "Launch app",
             level: Level::SafeAction,
+            toolset: Toolset::Core,
             description: "Start an app's launcher activity and report which activity opened.",
         }
         .def(|ctx: Ctx, a: AppArgs| async move { launch(&ctx, a.serial.as_deref(), &a.package_name).await }),
@@ -290,6 +292,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_stop_app",
             title: "Stop app",
             level: Level::SafeAction,
+            toolset: Toolset::Apps,
             description: "Force-stop an app (am force-stop).",
         }
         .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "am force-stop").await }),
@@ -297,6 +300,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_restart_app",
             title: "Restart app",
             level: Level::SafeAction,
+            toolset: Toolset::Apps,
             description: "Force-stop then launch an app; reports which activity opened.",
         }
         .def(|ctx: Ctx, a: AppArgs| async move {
@@ -307,6 +311,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_grant_permission",
             title: "Grant permission",
             level: Level::SafeAction,
+            toolset: Toolset::Apps,
             description: "Grant a runtime permission to an app (pm grant).",
         }
         .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "grant", "granted")),
@@ -314,6 +319,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_open_deep_link",
             title: "Open deep link",
             level: Level::SafeAction,
+            toolset: Toolset::Apps,
             description: "Open a URI with ACTION_VIEW (optionally in one package) and report which activity opened. \
                           A link that says delete, remove, clear… asks the person.",
         }
@@ -337,6 +343,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_open_intent",
             title: "Open intent",
             level: Level::SafeAction,
+            toolset: Toolset::Apps,
             description: "Start an activity from an intent (typed extras). An action, data or activity that says \
                           delete, uninstall, clear… asks the person.",
         }
@@ -354,6 +361,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_revoke_permission",
             title: "Revoke permission",
             level: Level::Destructive,
+            toolset: Toolset::Apps,
             description: "Revoke a runtime permission from an app (pm revoke). Asks the person first.",
         }
         .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "revoke", "revoked")),
@@ -361,6 +369,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_clear_app_data",
             title: "Clear app data",
             level: Level::Destructive,
+            toolset: Toolset::Apps,
             description: "Delete all of an app's data (pm clear). Cannot be undone; asks the person first.",
         }
         .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm clear").await }),
@@ -368,6 +377,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_uninstall_app",
             title: "Uninstall app",
             level: Level::Destructive,
+            toolset: Toolset::Apps,
             description: "Uninstall an app (pm uninstall). Cannot be undone; asks the person first.",
         }
         .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm uninstall").await }),

@@ -16,6 +16,7 @@ use crate::mcp::Core;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 impl From<BatchError> for ToolError {
     fn from(e: BatchError) -> Self {
@@ -384,6 +385,7 @@ pub fn keep_screen_on_tool() -> ToolDef {
         name: "android_keep_screen_on",
         title: "Keep screen on (batch run)",
         level: Level::SafeAction,
+        toolset: Toolset::Batch,
         description: "Keep the device's screen on for a batch run, then put its setting back.",
     }
     .def(stay_on)
@@ -417,6 +419,7 @@ pub fn store_new_task_tool_keeping(steps: &[Step]) -> ToolDef {
         name: "android_batch_store",
         title: "Store a new batch task (control centre)",
         level: Level::SafeAction,
+        toolset: Toolset::Batch,
         description: "Store a new batch task made in the control centre.",
     }
     .def(move |ctx: Ctx, a: StoreArgs| {
@@ -451,6 +454,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_list",
             title: "Batch tasks",
             level: Level::ReadOnly,
+            toolset: Toolset::Batch,
             description: "Saved batch tasks (manual, recorded, from history): id, name, step count.",
         }
         .def(|ctx: Ctx, _: NoArgs| async move {
@@ -474,6 +478,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_get",
             title: "Batch task",
             level: Level::ReadOnly,
+            toolset: Toolset::Batch,
             description: "One batch task with its steps (tool, arguments, waitMs, stopOnError).",
         }
         .def(|ctx: Ctx, a: IdArgs| async move {
@@ -483,6 +488,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_save",
             title: "Save batch task",
             level: Level::SafeAction,
+            toolset: Toolset::Batch,
             description: "Create or update a task: {id?, name, description?, steps:[{tool, arguments, waitMs?, \
                           stopOnError? (default true)}]}. Each step is checked against its tool. Replacing a saved \
                           task asks the person; a new id keeps the original.",
@@ -493,6 +499,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_delete",
             title: "Delete batch task",
             level: Level::Destructive,
+            toolset: Toolset::Batch,
             description: "Delete a saved task. Cannot be undone.",
         }
         .def(|ctx: Ctx, a: IdArgs| async move {
@@ -502,6 +509,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_run",
             title: "Run batch task",
             level: Level::SafeAction,
+            toolset: Toolset::Batch,
             description: "Run a saved task in the background; returns runId at once. Each step passes its own tool's \
                           access and confirmation checks. One run at a time. timeLimitSecs (default and most: \
                           batch.max_run_secs, 600) stops it as `timed_out`. The run ends `succeeded` only when every \
@@ -516,6 +524,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_run_inline",
             title: "Run steps",
             level: Level::SafeAction,
+            toolset: Toolset::Batch,
             description: "Run steps given inline (same shape as a task's) in the background; returns runId at once. \
                           keepScreenOn and timeLimitSecs as for android_batch_run.",
         }
@@ -532,6 +541,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_cancel",
             title: "Cancel batch run",
             level: Level::SafeAction,
+            toolset: Toolset::Batch,
             description: "Cancel a batch run: runId (default: the run in progress). The step in flight is \
                           interrupted (a wait ends; a confirmation waiting for the person is withdrawn), the \
                           remaining steps are skipped, and the run ends `cancelled`, naming the step it stopped at. \
@@ -542,6 +552,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_status",
             title: "Batch status",
             level: Level::ReadOnly,
+            toolset: Toolset::Batch,
             description: "The runner: state idle|running, currentTaskId, currentRunId, currentStepIndex (0-based), totalSteps, \
                           and lastRun (how the last run ended: state, stoppedReason, stoppedAtStep, failedSteps).",
         }
@@ -550,6 +561,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_history_list",
             title: "Batch runs",
             level: Level::ReadOnly,
+            toolset: Toolset::Batch,
             description: "Past and current runs, newest first: runId, task, state, steps run. limit (default 50).",
         }
         .def(|ctx: Ctx, a: HistoryArgs| async move {
@@ -564,6 +576,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_history_get",
             title: "Batch run",
             level: Level::ReadOnly,
+            toolset: Toolset::Batch,
             description: "One run: state, and per step the tool, arguments, outcome, result or error, duration, image files.",
         }
         .def(|ctx: Ctx, a: RunIdArgs| async move {
@@ -573,6 +586,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_history_export",
             title: "Export batch run",
             level: Level::ReadOnly,
+            toolset: Toolset::Batch,
             description: "A finished run as a base64 ZIP: run.json plus the screenshots its steps took.",
         }
         .def(|ctx: Ctx, a: RunIdArgs| async move {
@@ -595,6 +609,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_batch_history_delete",
             title: "Delete batch run",
             level: Level::Destructive,
+            toolset: Toolset::Batch,
             description: "Delete a run's record and images. Cannot be undone.",
         }
         .def(|ctx: Ctx, a: RunIdArgs| async move {

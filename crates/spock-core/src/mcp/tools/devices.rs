@@ -8,6 +8,7 @@ use crate::device::parse::{battery, getprop, wm};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -245,6 +246,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_list_devices",
             title: "List devices",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "Attached devices on every adb server: serial, id (serial@host:port), state, model, sdk, answering, selected.",
         }
         .def(|ctx: Ctx, _: NoArgs| list_devices(ctx)),
@@ -252,6 +254,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_device_info",
             title: "Device info",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Model, manufacturer, Android release and SDK, ABIs, screen size and density, battery summary.",
         }
         .def(device_info),
@@ -259,6 +262,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_screen_info",
             title: "Screen info",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Screen size, density, rotation, display id, whether the screen is on and locked.",
         }
         .def(screen_info),
@@ -266,7 +270,8 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_select_device",
             title: "Select device",
             level: Level::SafeAction,
-            description: "Make a device the default for calls that give no serial (needed when several are attached); pinned to that device.",
+            toolset: Toolset::Core,
+            description: "Make a device the default for calls that give no serial (needed when several are attached).",
         }
         .def(|ctx: Ctx, a: SelectArgs| async move {
             let dev = ctx.device(Some(&a.serial)).await?;

@@ -23,6 +23,7 @@ use crate::guard::{self, PathRefusal, shell_quote};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 pub const MAX_BYTES: u64 = 50 * 1024 * 1024;
 /// Pulled files up to this size that are valid UTF-8 come back inline.
@@ -452,6 +453,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_push_file",
             title: "Push file",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Copy a file from the project (or the pull directory) to the device under /sdcard, /storage \
                           or /data/local/tmp. 50 MB cap. An existing file is replaced only with overwrite: true, \
                           which asks the person.",
@@ -462,6 +464,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_pull_file",
             title: "Pull file",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Copy a device file (under /sdcard, /storage or /data/local/tmp) into the pull directory \
                           (never replacing a file there); text up to 64 KiB comes back inline. 50 MB cap.",
         }

@@ -14,6 +14,7 @@ use crate::guard;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 mod multitouch;
 
@@ -246,14 +247,16 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_tap",
             title: "Tap at coordinates",
             level: Level::SafeAction,
-            description: "Fallback: tap screen pixels. Prefer android_tap_element, which survives other screen sizes; \
-                          use this only when the screen offers no text, description or testTag.",
+            toolset: Toolset::Core,
+            description: "Fallback: tap screen pixels. Prefer android_tap_element, which survives \
+                          other screen sizes.",
         }
         .def(|ctx: Ctx, a: PointArgs| point(ctx, a, GestureKind::Tap)),
         Meta {
             name: "android_long_press",
             title: "Long-press at coordinates",
             level: Level::SafeAction,
+            toolset: Toolset::Gestures,
             description: "Fallback: long-press screen pixels (durationMs, default 1000). Prefer android_long_press_element.",
         }
         .def(|ctx: Ctx, a: PointArgs| point(ctx, a, GestureKind::LongPress(0))),
@@ -261,6 +264,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_swipe",
             title: "Swipe",
             level: Level::SafeAction,
+            toolset: Toolset::Core,
             description: "Fallback: swipe between screen pixels. Prefer android_scroll / android_scroll_to_element.",
         }
         .def(swipe),
@@ -268,6 +272,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_press_key",
             title: "Press key",
             level: Level::SafeAction,
+            toolset: Toolset::Core,
             description: "Press a key: BACK, HOME, ENTER, TAB, DEL, APP_SWITCH, … (KEYCODE_ name or number).",
         }
         .def(key),
@@ -275,6 +280,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_input_text",
             title: "Type text",
             level: Level::SafeAction,
+            toolset: Toolset::Gestures,
             description: "Type ASCII text exactly into the focused field. Prefer android_input_text_into_element, \
                           which focuses and verifies the field.",
         }
@@ -284,6 +290,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_pinch",
             title: "Pinch",
             level: Level::SafeAction,
+            toolset: Toolset::Gestures,
             description: "Two-finger pinch around (x, y) from startSpread to endSpread pixels (in < out), at angle degrees, over duration ms.",
         }
         .def(multitouch::pinch),
@@ -291,6 +298,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_two_finger_swipe",
             title: "Two-finger swipe",
             level: Level::SafeAction,
+            toolset: Toolset::Gestures,
             description: "Two fingers spread pixels apart moving together from (startX, startY) to (endX, endY) over duration ms.",
         }
         .def(multitouch::two_finger_swipe),
@@ -298,6 +306,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_rotate_gesture",
             title: "Rotate gesture",
             level: Level::SafeAction,
+            toolset: Toolset::Gestures,
             description: "Two fingers on a circle of radius around (x, y) turning from startAngle to endAngle degrees \
                           (counter-clockwise positive) over duration ms.",
         }

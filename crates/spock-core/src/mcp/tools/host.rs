@@ -7,6 +7,7 @@ use crate::mcp::logbuf::{LogEntry, level_of};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -247,14 +248,16 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_get_status",
             title: "spock-tui status",
             level: Level::ReadOnly,
-            description: "One snapshot of spock-tui: version, endpoints actually bound, clients, \
-                          devices, tool counts, access state, settings, current screen. A good first call.",
+            toolset: Toolset::Core,
+            description: "spock-tui now: version, endpoints, clients, devices, tool counts, access, \
+                          settings. A good first call.",
         }
         .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(status(&ctx)) }),
         Meta {
             name: "spock_get_logs",
             title: "Read spock-tui's own log",
             level: Level::ReadOnly,
+            toolset: Toolset::Host,
             description: "spock-tui's own log (not the device's: use android_get_logcat), oldest first.",
         }
         .def(|ctx: Ctx, a: LogsArgs| async move {
@@ -279,6 +282,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_clear_logs",
             title: "Clear spock-tui's own log",
             level: Level::SafeAction,
+            toolset: Toolset::Host,
             description: "Discards every entry of spock-tui's in-memory log (the log file and the audit trail are kept).",
         }
         .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(Cleared { cleared: ctx.core.logs.clear() }) }),

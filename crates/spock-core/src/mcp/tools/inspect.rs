@@ -9,6 +9,7 @@ use crate::guard;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 pub fn refused(r: guard::Refusal) -> ToolError {
     ToolError::refused(r.to_string())
@@ -379,6 +380,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_list_packages",
             title: "List packages",
             level: Level::ReadOnly,
+            toolset: Toolset::Apps,
             description: "Installed packages; filter by substring, third-party only, with versions and paths.",
         }
         .def(list_packages),
@@ -386,6 +388,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_package_info",
             title: "Package info",
             level: Level::ReadOnly,
+            toolset: Toolset::Apps,
             description: "Version, requested vs granted permissions, activities, debuggable, paths of one package.",
         }
         .def(get_package_info),
@@ -393,6 +396,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_current_activity",
             title: "Current activity",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Foreground package and activity (best effort; says which dump it came from).",
         }
         .def(|ctx: Ctx, a: SerialOnly| async move { current_activity(&ctx, a.serial.as_deref()).await }),
@@ -400,6 +404,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_activity_stack",
             title: "Activity stack",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Tasks and their activities, top first, and the resumed activity.",
         }
         .def(activity_stack),
@@ -407,6 +412,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_current_fragments",
             title: "Current fragments",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Fragments of the top activity from `dumpsys activity top` (Navigation Fragment destinations).",
         }
         .def(fragments),
@@ -414,6 +420,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_logcat",
             title: "Logcat",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Recent device log lines, filtered; FATAL EXCEPTIONs summarised.",
         }
         .def(|ctx: Ctx, a: LogcatArgs| async move { get_logcat(&ctx, a).await }),
@@ -421,6 +428,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_processes",
             title: "Processes",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Running processes (pid, user, name, rss kB), optionally filtered by name.",
         }
         .def(|ctx: Ctx, a: ProcessArgs| async move {
@@ -437,6 +445,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_battery_info",
             title: "Battery",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Battery level, status, plugged, temperature, health.",
         }
         .def(|ctx: Ctx, a: SerialOnly| async move {
@@ -447,6 +456,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_network_info",
             title: "Network",
             level: Level::ReadOnly,
+            toolset: Toolset::Debug,
             description: "Interfaces and addresses, active network, Wi-Fi state; a section it cannot read is reported in place.",
         }
         .def(network),

@@ -9,6 +9,7 @@ use crate::mcp::lease::{self, DEFAULT_SECS, Holder, LeaseInfo, MAX_SECS, MIN_SEC
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -100,6 +101,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_lease_device",
             title: "Lease device",
             level: Level::SafeAction,
+            toolset: Toolset::Host,
             description: "Hold a device for a while: other clients' actions on it are refused (reads \
                           stay allowed) until you release it, disconnect, or it expires. Call again \
                           to renew.",

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::project::Project;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -42,6 +43,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_select_project",
             title: "Select project",
             level: Level::SafeAction,
+            toolset: Toolset::Host,
             description: "Make a project (name or directory) the one tools use; needed only when several are open.",
         }
         .def(select),

@@ -10,6 +10,7 @@ use crate::device::Device;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{Image, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 /// Longest side by default: small enough for every client's message limits, large enough to
 /// read text.
@@ -314,6 +315,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_take_screenshot",
             title: "Screenshot",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "The screen as an image (jpeg, longest side 1280 by default; maxSize, format). \
                           scaleToScreen converts image coordinates to screen coordinates.",
         }

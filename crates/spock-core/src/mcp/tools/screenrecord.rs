@@ -20,6 +20,7 @@ use crate::guard::shell_quote;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 pub const TIME_LIMIT_S: u64 = 180;
 /// 2 Mbit/s keeps three minutes (~45 MB) under the 50 MB pull cap.
@@ -202,6 +203,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_start_screen_recording",
             title: "Start screen recording",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Start recording the screen (one per device, stops by itself after 3 minutes).",
         }
         .def(start),
@@ -209,6 +211,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_stop_screen_recording",
             title: "Stop screen recording",
             level: Level::SafeAction,
+            toolset: Toolset::Files,
             description: "Stop the recording (SIGINT, so the MP4 is complete), pull it into the pull directory, \
                           then delete the device copy.",
         }

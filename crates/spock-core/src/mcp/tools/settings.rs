@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::mcp::uilink::SCREENS;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -122,6 +123,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_navigate",
             title: "Switch the control centre's screen",
             level: Level::SafeAction,
+            toolset: Toolset::Host,
             description: "Switch the person's control centre to a screen (status, tools, activity, history, \
                           settings, batch), selecting a tool, call or device. Reports applied: false with a reason.",
         }
@@ -137,6 +139,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_update_settings",
             title: "Change spock-tui settings",
             level: Level::Destructive,
+            toolset: Toolset::Host,
             description: "Change only the settings given, all validated before anything is written. Reports what applied and what waits for a restart.",
         }
         .def(update_settings)

@@ -11,6 +11,7 @@ use crate::guard;
 use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 
 const OUTPUT_CAP: usize = 256 * 1024;
 const MAX_TIMEOUT_MS: u64 = 120_000;
@@ -168,6 +169,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_run_adb_command",
             title: "Run a shell command (escape hatch)",
             level: Level::Destructive,
+            toolset: Toolset::Shell,
             description: "Run an arbitrary `adb shell` command. Prefer a typed tool; `reason` must say why none fits \
                           (the person sees it). Bounded time and output. Catastrophic commands are refused \
                           outright: a guard rail, not a sandbox.",
@@ -178,6 +180,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "spock_restart_adb_server",
             title: "Restart the adb server",
             level: Level::Destructive,
+            toolset: Toolset::Host,
             description: "Restart the local adb server(s), never a remote one. Disconnects every device; USB ones come back \
                           on their own, ones attached with `adb connect` are reconnected.",
         }

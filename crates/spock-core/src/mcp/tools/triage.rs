@@ -10,6 +10,7 @@ use super::ui::{TreeOut, dump, tree_out};
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::uitree::TreeOptions;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -159,6 +160,7 @@ pub fn tools() -> Vec<ToolDef> {
         name: "android_get_debug_context",
         title: "Debug context",
         level: Level::ReadOnly,
+        toolset: Toolset::Debug,
         description: "First call when something is wrong: current activity, UI tree, recent logcat (and opt-in \
                       screenshot) from the same moment. A failing section reports its error in place.",
     }

@@ -12,6 +12,7 @@ use crate::device::parse::wm;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
+use crate::mcp::toolsets::Toolset;
 use crate::uitree::{self, Candidate, NodeId, SelectError, Selector, TreeOptions, UiTree};
 
 /// Dump and parse the current screen as the caller is shown it: for an agent, every string
@@ -219,6 +220,7 @@ pub struct TreeOut {
     pub test_tags_exposed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub advice: Option<String>,
+    #[schemars(with = "serde_json::Map<String, Value>")]
     pub tree: Value,
 }
 
@@ -466,6 +468,7 @@ pub struct AuditOut {
     pub serial: String,
     pub framework: String,
     pub density: u32,
+    #[schemars(with = "Vec<serde_json::Map<String, Value>>")]
     pub findings: Value,
     pub count: usize,
 }
@@ -476,6 +479,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_get_ui_tree",
             title: "UI tree",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "The screen's semantics tree (framework detected): class, testTag, text, description, bounds, \
                           flags.",
         }
@@ -488,6 +492,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_find_ui_element",
             title: "Find UI element",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "Find elements by element (testTag → description → text) or selector; matches with bounds and node ids.",
         }
         .def(|ctx: Ctx, a: FindArgs| async move {
@@ -512,6 +517,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_wait_for_element",
             title: "Wait for element",
             level: Level::ReadOnly,
+            toolset: Toolset::Core,
             description: "Wait until an element exists, is gone, is enabled or has a text.",
         }
         .def(wait),
@@ -519,6 +525,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_accessibility_audit",
             title: "Accessibility audit",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Unlabelled interactive elements, touch targets under 48dp, duplicate labels, unlabelled images; \
                           each with a code fix for its framework (Compose or Views).",
         }
@@ -540,6 +547,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_assert_visible",
             title: "Assert visible",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Pass/fail: the element is on screen; on failure, what comes closest.",
         }
         .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Visible)),
@@ -547,6 +555,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_assert_enabled",
             title: "Assert enabled",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Pass/fail: the element is on screen and enabled; what was found instead.",
         }
         .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Enabled)),
@@ -554,6 +563,7 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_assert_text",
             title: "Assert text",
             level: Level::ReadOnly,
+            toolset: Toolset::Ui,
             description: "Pass/fail: the element shows expectedText; the texts found instead.",
         }
         .def(|ctx: Ctx, a: AssertArgs| assert(ctx, a, AssertKind::Text)),
