@@ -276,7 +276,7 @@ async def test_app_functions_are_validated_then_executed(demo):
         assert {p["name"] for p in create["parameters"]} == {"title", "body"}
         r = await s.ok("android_call_app_function", {"packageName": "com.example.notes", "functionId": "createNote",
                                                      "arguments": {"title": "Milk; rm -rf /", "body": "2L"}})
-        assert r["result"] == {"result": 'Created note "Milk; rm -rf /"'}
+        assert r["result"] == 'Created note "Milk; rm -rf /"'
         e = await s.err("android_call_app_function", {"packageName": "com.example.notes", "functionId": "createNote",
                                                       "arguments": {"title": "x"}})
         assert e["kind"] == "invalid_arguments" and "body" in e["error"]

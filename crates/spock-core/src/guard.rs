@@ -27,6 +27,7 @@ mod builtins;
 mod escape;
 mod eval;
 mod expand;
+pub mod keycodes;
 mod lex;
 mod output;
 mod parse;

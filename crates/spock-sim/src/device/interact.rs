@@ -35,6 +35,7 @@ impl State {
 
     /// `input tap`: focus an editable node, launch from the home screen, or follow a transition.
     pub fn tap(&mut self, x: i32, y: i32, long: bool) {
+        self.selected_all = false;
         let Some(top) = self.top() else { return };
         let screen = top.screen.clone();
         let ui = &top.ui;
@@ -149,6 +150,9 @@ impl State {
     }
 
     pub fn type_text(&mut self, text: &str) {
+        if std::mem::take(&mut self.selected_all) {
+            self.clear_field();
+        }
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
@@ -163,7 +167,25 @@ impl State {
         }
     }
 
+    /// Ctrl+A in a focused field.
+    pub fn select_all(&mut self) {
+        self.selected_all = self.top().is_some_and(|e| e.ui.focused_editable().is_some());
+    }
+
+    /// Deletes the focused field's whole text (a delete after Ctrl+A).
+    pub fn clear_field(&mut self) {
+        self.selected_all = false;
+        if let Some(e) = self.top_mut()
+            && let Some(i) = e.ui.focused_editable()
+        {
+            e.ui.set_text(i, "");
+        }
+    }
+
     pub fn delete_char(&mut self) {
+        if std::mem::take(&mut self.selected_all) {
+            return self.clear_field();
+        }
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {

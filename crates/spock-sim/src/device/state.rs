@@ -79,6 +79,8 @@ pub struct State {
     pub awake: bool,
     /// `wm size WxH` override (printed by `wm size`; touches stay in panel coordinates).
     pub size_override: Option<(u32, u32)>,
+    /// Ctrl+A selected the focused field's whole text: the next delete clears it.
+    pub selected_all: bool,
 }
 
 fn hash_of(s: &str, salt: u32) -> u32 {
@@ -127,6 +129,7 @@ impl State {
             stay_on: "false".into(),
             awake: true,
             size_override: None,
+            selected_all: false,
             scenario: scenario.clone(),
         };
         for (i, a) in scenario.apps.iter().enumerate() {

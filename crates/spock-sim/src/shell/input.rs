@@ -1,7 +1,7 @@
-//! Input: `input tap|swipe|keyevent|text|draganddrop|motionevent`, `getevent -p[l]` (the
+//! Input: `input tap|swipe|keyevent|keycombination|text|draganddrop|motionevent`, `getevent -p[l]` (the
 //! device's input nodes, touchscreen with multi-touch axes, in the layout of
 //! `fixtures/misc/getevent-pl-mi-mix2-chiron.txt`) and `sendevent` into the touch decoder.
-use super::Ctx;
+use super::{Ctx, keycodes};
 use crate::touch::{self, TOUCH_DEVICE};
 
 const USAGE: &str = "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
@@ -29,7 +29,8 @@ The commands and default sources are:
       press (Default: trackball)
       roll <dx> <dy> (Default: trackball)
       motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)
-      scroll (Default: rotaryencoder) scroll <x> <y> [axis_value] (for pointer-based sources) [axis_value] (for non pointer-based sources)";
+      scroll (Default: rotaryencoder) scroll <x> <y> [axis_value] (for pointer-based sources) [axis_value] (for non pointer-based sources)
+      keycombination [-t duration(ms)] <key code 1> <key code 2> ... (Default: keyboard, the key order is important here.)";
 
 const SOURCES: &[&str] = &[
     "dpad",
@@ -55,62 +56,121 @@ fn bad(ctx: &mut Ctx, cmd: &str) -> i32 {
     1
 }
 
-/// Key code from a number, `KEYCODE_NAME` or `NAME`.
-fn keycode(s: &str) -> Option<u32> {
-    if let Ok(n) = s.parse() {
-        return Some(n);
-    }
-    let name = s.strip_prefix("KEYCODE_").unwrap_or(s);
-    let named = match name {
-        "HOME" => 3,
-        "BACK" => 4,
-        "DPAD_UP" => 19,
-        "DPAD_DOWN" => 20,
-        "DPAD_LEFT" => 21,
-        "DPAD_RIGHT" => 22,
-        "VOLUME_UP" => 24,
-        "VOLUME_DOWN" => 25,
-        "POWER" => 26,
-        "TAB" => 61,
-        "SPACE" => 62,
-        "ENTER" => 66,
-        "DEL" => 67,
-        "MENU" => 82,
-        "SEARCH" => 84,
-        "ESCAPE" => 111,
-        "FORWARD_DEL" => 112,
-        "APP_SWITCH" => 187,
-        "SLEEP" => 223,
-        "WAKEUP" => 224,
+/// The character a key types on the virtual keyboard (`KeyCharacterMap.VIRTUAL_KEYBOARD`,
+/// frameworks/base `data/keyboards/Virtual.kcm`), with or without shift.
+fn key_char(code: u32, shift: bool) -> Option<char> {
+    const DIGITS_SHIFTED: &[u8; 10] = b")!@#$%^&*(";
+    Some(match code {
+        7..=16 if shift => DIGITS_SHIFTED[(code - 7) as usize] as char,
+        7..=16 => (b'0' + (code - 7) as u8) as char,
+        29..=54 if shift => (b'A' + (code - 29) as u8) as char,
+        29..=54 => (b'a' + (code - 29) as u8) as char,
+        144..=153 => (b'0' + (code - 144) as u8) as char,
+        17 => '*',
+        18 => '#',
+        62 => ' ',
+        77 => '@',
+        81 => '+',
+        154 => '/',
+        155 => '*',
+        156 => '-',
+        157 => '+',
+        158 => '.',
+        159 => ',',
+        161 => '=',
+        162 => '(',
+        163 => ')',
         _ => {
-            let mut c = name.chars();
-            match (c.next(), c.next()) {
-                (Some(ch @ 'A'..='Z'), None) => 29 + (ch as u32 - 'A' as u32),
-                (Some(ch @ '0'..='9'), None) => 7 + (ch as u32 - '0' as u32),
+            let (plain, shifted) = match code {
+                55 => (',', '<'),
+                56 => ('.', '>'),
+                68 => ('`', '~'),
+                69 => ('-', '_'),
+                70 => ('=', '+'),
+                71 => ('[', '{'),
+                72 => (']', '}'),
+                73 => ('\\', '|'),
+                74 => (';', ':'),
+                75 => ('\'', '"'),
+                76 => ('/', '?'),
                 _ => return None,
-            }
+            };
+            if shift { shifted } else { plain }
         }
-    };
-    Some(named)
+    })
 }
 
-fn press(ctx: &mut Ctx, code: u32) {
+/// What one key does on the sim: navigation, power, deleting, or typing its character.
+fn press(ctx: &mut Ctx, code: u32, meta: Meta) {
     match code {
         3 => ctx.st.go_home(),
         4 | 111 => ctx.st.back(),
-        67 => ctx.st.delete_char(),
-        62 => ctx.st.type_text(" "),
+        67 | 112 => ctx.st.delete_char(),
         26 => ctx.st.awake = !ctx.st.awake,
-        223 => ctx.st.awake = false,
+        223 | 276 => ctx.st.awake = false,
         224 => ctx.st.awake = true,
-        7..=16 => ctx
-            .st
-            .type_text(&((b'0' + (code - 7) as u8) as char).to_string()),
-        29..=54 => ctx
-            .st
-            .type_text(&((b'a' + (code - 29) as u8) as char).to_string()),
-        _ => {}
+        _ if meta.ctrl => {}
+        _ => {
+            if let Some(c) = key_char(code, meta.shift) {
+                ctx.st.type_text(&c.to_string());
+            }
+        }
     }
+}
+
+/// The modifiers held during a key combination (`InputShellCommand.MODIFIER`).
+#[derive(Debug, Clone, Copy, Default)]
+struct Meta {
+    shift: bool,
+    ctrl: bool,
+}
+
+/// `input keycombination [-t ms] <key> <key> ...`, as `runKeyCombination` in
+/// aosp-mirror/platform_frameworks_base
+/// `services/core/java/com/android/server/input/InputShellCommand.java`
+/// @017cf35b7fa9d3a164cb6e2f067ca7effae9b370: every name must resolve, at least two keys,
+/// the modifiers pressed first apply to the keys after them.
+fn key_combination(ctx: &mut Ctx, params: &[&str]) -> i32 {
+    let mut rest = params;
+    if rest.first() == Some(&"-t") {
+        match rest.get(1).map(|t| t.parse::<i64>()) {
+            Some(Ok(_)) => rest = &rest[2..],
+            _ => return bad(ctx, "keycombination"),
+        }
+    }
+    let mut codes = Vec::new();
+    for k in rest {
+        match keycodes::from_string(k) {
+            Some(c) => codes.push(c),
+            None => return exception(ctx, "keycombination", &format!("Unknown keycode: {k}")),
+        }
+    }
+    if codes.len() < 2 {
+        return exception(
+            ctx,
+            "keycombination",
+            "keycombination requires at least 2 keycodes",
+        );
+    }
+    let mut meta = Meta::default();
+    for code in codes {
+        match code {
+            59 | 60 => meta.shift = true,
+            113 | 114 => meta.ctrl = true,
+            57 | 58 | 117 | 118 => {}
+            29 if meta.ctrl => ctx.st.select_all(),
+            _ => press(ctx, code, meta),
+        }
+    }
+    0
+}
+
+/// An `IllegalArgumentException` out of a shell command, the way `ShellCommand.exec` reports
+/// it: on stderr, exit status 255.
+fn exception(ctx: &mut Ctx, cmd: &str, msg: &str) -> i32 {
+    ctx.errln(&format!("Exception occurred while executing '{cmd}':"));
+    ctx.errln(&format!("java.lang.IllegalArgumentException: {msg}"));
+    255
 }
 
 pub fn input(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -165,25 +225,23 @@ pub fn input(ctx: &mut Ctx, args: &[String]) -> i32 {
             }
         },
         "keyevent" => {
-            let keys: Vec<&str> = params
-                .iter()
-                .copied()
-                .filter(|p| !p.starts_with("--"))
-                .collect();
+            // `runKeyEvent`: leading `--` options, then keys; `--delay` takes a value. A name
+            // `keyCodeFromString` does not know is sent as KEYCODE_UNKNOWN, silently.
+            let mut keys = params;
+            while let Some(opt) = keys.first().filter(|k| k.starts_with("--")) {
+                keys = &keys[if *opt == "--delay" { 2.min(keys.len()) } else { 1 }..];
+            }
             if keys.is_empty() {
                 return bad(ctx, cmd);
             }
             for k in keys {
-                match keycode(k) {
-                    Some(code) => press(ctx, code),
-                    None => {
-                        ctx.errln(&format!("Error: Unknown keycode: {k}"));
-                        return 1;
-                    }
+                if let Some(code) = keycodes::from_string(k) {
+                    press(ctx, code, Meta::default());
                 }
             }
             0
         }
+        "keycombination" => key_combination(ctx, params),
         "motionevent" => match params {
             [action, x, y] => match (coord(x), coord(y)) {
                 (Some(x), Some(y)) => {

@@ -66,7 +66,7 @@ pub fn check_text(text: &str) -> Result<String, ToolError> {
 }
 
 /// `KEYCODE_…` or a number, for `input keyevent`.
-pub fn check_key(key: &str) -> Result<String, ToolError> {
+pub fn check_key(key: &str) -> Result<guard::keycodes::Key, ToolError> {
     guard::keycode(key).map_err(refused)
 }
 
@@ -162,7 +162,8 @@ pub struct SwipeArgs {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct KeyArgs {
     pub serial: Option<String>,
-    /// KEYCODE_BACK, BACK, ENTER, 66, …
+    /// An Android key name with or without KEYCODE_ (BACK, ENTER, DEL, PAGE_DOWN, MOVE_END, …),
+    /// a common name (BACKSPACE, DELETE, UP, ESC, END, …) or a key code number.
     pub key: String,
     #[serde(default)]
     pub long_press: bool,
@@ -209,9 +210,9 @@ async fn key(ctx: Ctx, a: KeyArgs) -> Result<WithImages<ActionOut>, ToolError> {
     let code = check_key(&a.key)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
     let long = if a.long_press { "--longpress " } else { "" };
-    ctx.sh_ok(&dev, &format!("input keyevent {long}{code}"))
+    ctx.sh_ok(&dev, &format!("input keyevent {long}{}", code.code))
         .await?;
-    let out = ActionOut::new(dev.serial(), &format!("press_key {code}"), "keys");
+    let out = ActionOut::new(dev.serial(), &format!("press_key {}", code.label()), "keys");
     finish(&ctx, &dev, out, a.return_screen).await
 }
 
@@ -268,7 +269,8 @@ pub fn tools() -> Vec<ToolDef> {
             name: "android_press_key",
             title: "Press key",
             level: Level::SafeAction,
-            description: "Press a key: BACK, HOME, ENTER, TAB, DEL, APP_SWITCH, … (KEYCODE_ name or number).",
+            description: "Press a key: BACK, HOME, ENTER, TAB, BACKSPACE (DEL), DELETE (FORWARD_DEL), UP/DOWN/LEFT/RIGHT, \
+                          PAGE_UP, PAGE_DOWN, MOVE_HOME, END (MOVE_END), ESCAPE, APP_SWITCH; any Android KEYCODE_ name or number.",
         }
         .def(key),
         Meta {
@@ -339,7 +341,10 @@ mod tests {
             "'it'\\''s%s\"a\"%s$HOME;%sls'"
         );
         assert!(check_text("naïve").is_err());
-        assert_eq!(check_key("back").unwrap(), "KEYCODE_BACK");
+        assert_eq!(check_key("back").unwrap().label(), "KEYCODE_BACK");
+        assert_eq!(check_key("Backspace").unwrap().code, 67);
+        let e = check_key("PAGEUPP").unwrap_err();
+        assert!(e.message.contains("PAGE_UP"), "{}", e.message);
         assert!(check_key("HOME; reboot").is_err());
         assert_eq!(swipe_cmd((1, 2), (1, 2), 1000), "input swipe 1 2 1 2 1000");
     }

@@ -1,0 +1,190 @@
+//! Kinder to an agent (issue 21): the tools accept what agents try first and say plainly what
+//! happened, through the real call pipeline of a core on the demo virtual device.
+use serde_json::{Value, json};
+use spock_tui::config::Config;
+use spock_tui::mcp::events::Outcome;
+use spock_tui::mcp::result::ErrorKind;
+
+#[path = "support/device_rig.rs"]
+mod device_rig;
+use device_rig::{Rig, rig_with, stdio_call};
+
+async fn ok(r: &Rig, tool: &str, args: Value) -> Value {
+    let done = stdio_call(&r.core, tool, args.clone()).await;
+    match done.result {
+        Ok(o) => o.json,
+        Err(e) => panic!("{tool} {args}: {:?} {}", e.kind, e.message),
+    }
+}
+
+async fn err(r: &Rig, tool: &str, args: Value) -> (ErrorKind, String) {
+    let done = stdio_call(&r.core, tool, args.clone()).await;
+    match done.result {
+        Ok(o) => panic!("{tool} {args} succeeded: {}", o.json),
+        Err(e) => (e.kind, e.message),
+    }
+}
+
+/// A field's text on the virtual device, from its own uiautomator dump.
+async fn field_text(dev: &spock_tui::sim::device::SimDevice, id: &str) -> String {
+    use spock_tui::sim::{ShellChunk, ShellIo, Target};
+    let (_stdin_tx, stdin) = tokio::sync::mpsc::channel(1);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let fut = dev.shell("uiautomator dump /dev/tty".into(), ShellIo { stdin, out: tx });
+    let collect = tokio::spawn(async move {
+        let mut out = Vec::new();
+        while let Some(c) = rx.recv().await {
+            if let ShellChunk::Stdout(b) = c {
+                out.extend_from_slice(&b);
+            }
+        }
+        out
+    });
+    fut.await;
+    let xml = String::from_utf8(collect.await.unwrap()).unwrap();
+    let at = xml.find(&format!("resource-id=\"{id}\"")).expect("on screen");
+    let node = &xml[xml[..at].rfind("<node").unwrap()..];
+    let t = node.find(" text=\"").unwrap() + 7;
+    node[t..t + node[t..].find('"').unwrap()].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn press_key_takes_the_names_agents_use_and_suggests_the_closest() {
+    let r = rig_with(false, Config::default_config()).await;
+    ok(&r, "android_launch_app", json!({"packageName": "com.example.shop"})).await;
+    ok(
+        &r,
+        "android_input_text_into_element",
+        json!({"element": "login_email", "text": "abcd"}),
+    )
+    .await;
+    for key in ["BACKSPACE", "Backspace", "KEYCODE_DEL", "del"] {
+        let out = ok(&r, "android_press_key", json!({"key": key})).await;
+        assert_eq!(out["action"], "press_key KEYCODE_DEL", "{key}: {out}");
+    }
+    assert_eq!(field_text(&r.dev, "login_email").await, "", "four deletes");
+    for (key, label) in [
+        ("DELETE", "KEYCODE_FORWARD_DEL"),
+        ("UP", "KEYCODE_DPAD_UP"),
+        ("ArrowRight", "KEYCODE_DPAD_RIGHT"),
+        ("PAGE_UP", "KEYCODE_PAGE_UP"),
+        ("PageDown", "KEYCODE_PAGE_DOWN"),
+        ("END", "KEYCODE_MOVE_END"),
+        ("MOVE_HOME", "KEYCODE_MOVE_HOME"),
+        ("ESCAPE", "KEYCODE_ESCAPE"),
+        ("TAB", "KEYCODE_TAB"),
+        ("ENTER", "KEYCODE_ENTER"),
+        ("KEYCODE_RECENT_APPS", "KEYCODE_RECENT_APPS"),
+    ] {
+        let out = ok(&r, "android_press_key", json!({"key": key})).await;
+        assert_eq!(out["action"], format!("press_key {label}"), "{key}");
+    }
+    let (kind, msg) = err(&r, "android_press_key", json!({"key": "PAGEUPP"})).await;
+    assert_eq!(kind, ErrorKind::Refused);
+    assert!(msg.contains("closest are") && msg.contains("PAGE_UP"), "{msg}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_reason_is_called_too_short() {
+    let r = rig_with(false, Config::default_config()).await;
+    let (kind, msg) = err(
+        &r,
+        "android_run_adb_command",
+        json!({"command": "getprop", "reason": "why"}),
+    )
+    .await;
+    assert_eq!(kind, ErrorKind::InvalidArguments);
+    assert!(
+        msg.contains("reason is too short (at least 5 characters)"),
+        "{msg}"
+    );
+    let (_, msg) = err(
+        &r,
+        "android_run_adb_command",
+        json!({"command": "getprop", "reason": "   "}),
+    )
+    .await;
+    assert!(msg.contains("reason is required"), "{msg}");
+}
+
+/// The demo's adb server is part of the process: the restart is refused before a person is
+/// asked to approve what cannot work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_refuses_an_adb_server_restart_before_asking() {
+    let r = rig_with(false, Config::default_config()).await;
+    let mut asked = r.core.confirmer.attach();
+    let done = stdio_call(&r.core, "spock_restart_adb_server", json!({})).await;
+    assert_eq!(done.outcome, Outcome::Refused, "{:?}", done.result.err());
+    assert!(done.decision.is_none(), "nobody was asked");
+    assert!(asked.try_recv().is_err(), "no confirmation request was made");
+    let e = done.result.unwrap_err();
+    assert!(e.message.contains("cannot be restarted"), "{}", e.message);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn perform_action_says_it_acted_by_gesture() {
+    let r = rig_with(false, Config::default_config()).await;
+    ok(&r, "android_launch_app", json!({"packageName": "com.example.shop"})).await;
+    let out = ok(
+        &r,
+        "android_perform_action",
+        json!({"element": "login_email", "action": "focus"}),
+    )
+    .await;
+    assert_eq!(out["fallback"], "gesture", "{out}");
+    assert!(
+        out["note"].as_str().unwrap().contains("by gesture"),
+        "{out}"
+    );
+    // The other action tools do not carry it.
+    let out = ok(&r, "android_tap_element", json!({"element": "login_email"})).await;
+    assert!(out.get("fallback").is_none(), "{out}");
+}
+
+/// `am start … <package>`: the deep link keeps its data and goes to the named app.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_links_and_intents_with_a_package_open_that_app() {
+    let r = rig_with(false, Config::default_config()).await;
+    let out = ok(
+        &r,
+        "android_open_deep_link",
+        json!({"uri": "shop://product/42", "packageName": "com.example.shop"}),
+    )
+    .await;
+    assert_eq!(out["activity"], "com.example.shop/.ProductActivity", "{out}");
+    let (kind, msg) = err(
+        &r,
+        "android_open_deep_link",
+        json!({"uri": "shop://product/42", "packageName": "com.example.notes"}),
+    )
+    .await;
+    assert_eq!(kind, ErrorKind::Device, "{msg}");
+    assert!(msg.contains("unable to resolve"), "{msg}");
+}
+
+/// The demo's functions carry their AppFunctions schema, so the filters find them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn app_function_schema_filters_find_the_demo_functions() {
+    let r = rig_with(false, Config::default_config()).await;
+    let ids = |v: &Value| -> Vec<String> {
+        v["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["functionId"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let out = ok(&r, "android_list_app_functions", json!({"schemaCategory": "notes"})).await;
+    assert_eq!(ids(&out).len(), 3, "{out}");
+    let out = ok(&r, "android_list_app_functions", json!({"schemaName": "createNote"})).await;
+    assert_eq!(ids(&out), vec!["createNote"], "{out}");
+    let out = ok(&r, "android_list_app_functions", json!({"minSchemaVersion": 2})).await;
+    assert_eq!(ids(&out), vec!["createNote"], "{out}");
+    let out = ok(
+        &r,
+        "android_call_app_function",
+        json!({"packageName": "com.example.notes", "functionId": "searchNotes", "arguments": {"query": "milk"}}),
+    )
+    .await;
+    assert_eq!(out["result"], "1 note matches \"milk\": Groceries", "{out}");
+}
