@@ -112,6 +112,9 @@ async fn a_short_reason_is_called_too_short() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_refuses_an_adb_server_restart_before_asking() {
     let r = rig_with(false, Config::default_config()).await;
+    r.core
+        .access
+        .set_group(spock_tui::mcp::registry::HostGroup::AdbServer, true);
     let mut asked = r.core.confirmer.attach();
     let done = stdio_call(&r.core, "spock_restart_adb_server", json!({})).await;
     assert_eq!(done.outcome, Outcome::Refused, "{:?}", done.result.err());
@@ -187,4 +190,98 @@ async fn app_function_schema_filters_find_the_demo_functions() {
     )
     .await;
     assert_eq!(out["result"], "1 note matches \"milk\": Groceries", "{out}");
+}
+
+/// An APK as aapt2 would lay its manifest out, zipped.
+fn apk(package: &str, code: u32, name: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut buf = std::io::Cursor::new(Vec::new());
+    let mut z = zip::ZipWriter::new(&mut buf);
+    let opts = zip::write::SimpleFileOptions::default();
+    z.start_file("AndroidManifest.xml", opts).unwrap();
+    z.write_all(&spock_tui::device::parse::apk::manifest_xml(package, code, name))
+        .unwrap();
+    z.start_file("classes.dex", opts).unwrap();
+    z.write_all(b"dex\n035\0").unwrap();
+    z.finish().unwrap();
+    buf.into_inner()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn install_app_installs_new_apps_and_asks_before_replacing_one() {
+    let r = rig_with(false, Config::default_config()).await;
+    let pulls = r.core.paths.pull_dir();
+    std::fs::create_dir_all(&pulls).unwrap();
+    let put = |file: &str, bytes: Vec<u8>| {
+        let p = pulls.join(file);
+        std::fs::write(&p, bytes).unwrap();
+        p.display().to_string()
+    };
+    let v3 = put("todo-3.apk", apk("com.example.todo", 3, "1.3"));
+    let mut asked = r.core.confirmer.attach();
+    // A new install is a safe action: nobody is asked.
+    let out = ok(&r, "android_install_app", json!({"apkPath": v3})).await;
+    assert_eq!(
+        (out["package"].as_str(), out["versionCode"].as_u64()),
+        (Some("com.example.todo"), Some(3)),
+        "{out}"
+    );
+    assert!(out.get("replacedVersionCode").is_none(), "{out}");
+    assert!(asked.try_recv().is_err(), "a new install asks nobody");
+    assert!(r.dev.is_installed("com.example.todo"));
+    // Replacing it is destructive for the call: the person is asked, and says yes.
+    let v4 = put("todo-4.apk", apk("com.example.todo", 4, "1.4"));
+    let answer = tokio::spawn(async move {
+        let req = asked.recv().await.expect("asked");
+        assert_eq!(req.ask.tool, "android_install_app");
+        assert!(req.ask.reason.as_deref().unwrap_or("").contains("replaces"), "{:?}", req.ask.reason);
+        req.answer(true);
+        asked
+    });
+    let done = stdio_call(&r.core, "android_install_app", json!({"apkPath": v4})).await;
+    let mut asked = answer.await.unwrap();
+    let out = done.result.expect("approved").json;
+    assert_eq!(out["versionCode"], 4, "{out}");
+    assert_eq!(out["replacedVersionCode"], 3, "{out}");
+    // A downgrade is refused before anyone is asked unless allowDowngrade.
+    let (kind, msg) = err(&r, "android_install_app", json!({"apkPath": v3})).await;
+    assert_eq!(kind, ErrorKind::Refused, "{msg}");
+    assert!(msg.contains("allowDowngrade"), "{msg}");
+    assert!(asked.try_recv().is_err());
+    // Only the push sources: not a file elsewhere, not a file that is no APK.
+    let outside = tempfile::tempdir().unwrap();
+    let elsewhere = outside.path().join("x.apk");
+    std::fs::write(&elsewhere, apk("com.example.x", 1, "1")).unwrap();
+    let (kind, _) = err(&r, "android_install_app", json!({"apkPath": elsewhere})).await;
+    assert_eq!(kind, ErrorKind::Refused);
+    let junk = put("junk.apk", b"not a zip".to_vec());
+    let (kind, msg) = err(&r, "android_install_app", json!({"apkPath": junk})).await;
+    assert_eq!(kind, ErrorKind::InvalidArguments, "{msg}");
+    assert!(msg.contains("not an APK"), "{msg}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drag_uses_draganddrop_or_a_held_motion_sequence() {
+    let r = rig_with(false, Config::default_config()).await;
+    let out = ok(
+        &r,
+        "android_drag",
+        json!({"startX": 540, "startY": 1500, "endX": 540, "endY": 600}),
+    )
+    .await;
+    assert_eq!(out["performedAs"], "draganddrop", "{out}");
+    let out = ok(
+        &r,
+        "android_drag",
+        json!({"startX": 540, "startY": 1500, "endX": 540, "endY": 600, "holdMs": 300, "durationMs": 80}),
+    )
+    .await;
+    assert_eq!(out["performedAs"], "motionevent", "{out}");
+    let (kind, _) = err(
+        &r,
+        "android_drag",
+        json!({"startX": 540, "startY": 1500, "endX": 5000, "endY": 600}),
+    )
+    .await;
+    assert_eq!(kind, ErrorKind::Refused, "off the screen");
 }

@@ -153,6 +153,17 @@ impl State {
         if std::mem::take(&mut self.selected_all) {
             self.clear_field();
         }
+        // A pending dead accent goes on the next letter (`KeyCharacterMap.getDeadChar`).
+        let composed;
+        let text = match self.dead_accent.take() {
+            Some(accent) => {
+                let mut chars = text.chars();
+                let first = chars.next().map(|c| compose(accent, c).unwrap_or(c));
+                composed = first.into_iter().chain(chars).collect::<String>();
+                composed.as_str()
+            }
+            None => text,
+        };
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
@@ -194,6 +205,23 @@ impl State {
             e.ui.set_text(i, &cur);
         }
     }
+}
+
+/// A letter with a combining accent as one character: the Latin-1 letters the virtual
+/// keyboard's dead keys make (acute, grave, circumflex, tilde, diaeresis).
+pub fn compose(accent: char, c: char) -> Option<char> {
+    let (bases, accented) = match accent {
+        '\u{0301}' => ("aeiouyAEIOUY", "áéíóúýÁÉÍÓÚÝ"),
+        '\u{0300}' => ("aeiouAEIOU", "àèìòùÀÈÌÒÙ"),
+        '\u{0302}' => ("aeiouAEIOU", "âêîôûÂÊÎÔÛ"),
+        '\u{0303}' => ("anoANO", "ãñõÃÑÕ"),
+        '\u{0308}' => ("aeiouyAEIOUY", "äëïöüÿÄËÏÖÜŸ"),
+        _ => return None,
+    };
+    bases
+        .chars()
+        .position(|b| b == c)
+        .and_then(|i| accented.chars().nth(i))
 }
 
 fn matches(m: &crate::scenario::Matcher, n: &super::ui::UiNode) -> bool {

@@ -56,8 +56,9 @@ fn bad(ctx: &mut Ctx, cmd: &str) -> i32 {
     1
 }
 
-/// The character a key types on the virtual keyboard (`KeyCharacterMap.VIRTUAL_KEYBOARD`,
-/// frameworks/base `data/keyboards/Virtual.kcm`), with or without shift.
+/// The character a key types on the virtual keyboard (`KeyCharacterMap.VIRTUAL_KEYBOARD`:
+/// aosp-mirror/platform_frameworks_base `data/keyboards/Virtual.kcm`
+/// @0648d2c4ce2ca4709382cc5e8bf78d07843b7373), with or without shift.
 fn key_char(code: u32, shift: bool) -> Option<char> {
     const DIGITS_SHIFTED: &[u8; 10] = b")!@#$%^&*(";
     Some(match code {
@@ -100,8 +101,32 @@ fn key_char(code: u32, shift: bool) -> Option<char> {
     })
 }
 
+/// What a key types with Alt on the virtual keyboard (`Virtual.kcm`): ç Ç ß, or a dead accent
+/// (a combining mark) that goes on the next letter.
+fn alt_char(code: u32, shift: bool) -> Option<char> {
+    Some(match (code, shift) {
+        (31, false) => 'ç',
+        (31, true) => 'Ç',
+        (47, false) => 'ß',
+        (33, false) => '\u{0301}',
+        (37, false) | (13, true) => '\u{0302}',
+        (42, false) | (68, true) => '\u{0303}',
+        (49, false) => '\u{0308}',
+        (68, false) => '\u{0300}',
+        _ => return None,
+    })
+}
+
 /// What one key does on the sim: navigation, power, deleting, or typing its character.
 fn press(ctx: &mut Ctx, code: u32, meta: Meta) {
+    if meta.alt {
+        match alt_char(code, meta.shift) {
+            Some(c @ '\u{0300}'..='\u{036f}') => ctx.st.dead_accent = Some(c),
+            Some(c) => ctx.st.type_text(&c.to_string()),
+            None => {}
+        }
+        return;
+    }
     match code {
         3 => ctx.st.go_home(),
         4 | 111 => ctx.st.back(),
@@ -123,6 +148,7 @@ fn press(ctx: &mut Ctx, code: u32, meta: Meta) {
 struct Meta {
     shift: bool,
     ctrl: bool,
+    alt: bool,
 }
 
 /// `input keycombination [-t ms] <key> <key> ...`, as `runKeyCombination` in
@@ -157,7 +183,8 @@ fn key_combination(ctx: &mut Ctx, params: &[&str]) -> i32 {
         match code {
             59 | 60 => meta.shift = true,
             113 | 114 => meta.ctrl = true,
-            57 | 58 | 117 | 118 => {}
+            57 | 58 => meta.alt = true,
+            117 | 118 => {}
             29 if meta.ctrl => ctx.st.select_all(),
             _ => press(ctx, code, meta),
         }
