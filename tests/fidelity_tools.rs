@@ -285,3 +285,67 @@ async fn drag_uses_draganddrop_or_a_held_motion_sequence() {
     .await;
     assert_eq!(kind, ErrorKind::Refused, "off the screen");
 }
+
+#[path = "support/private_adb.rs"]
+mod private_adb;
+
+/// Through the MCP tool (a person approves it): the local adb server is restarted and the
+/// device that had been attached with `adb connect` answers again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_restart_brings_back_devices_attached_with_adb_connect() {
+    use std::sync::Arc;
+    use spock_tui::sim::Target;
+    if !private_adb::adb_present() {
+        return;
+    }
+    let sim = spock_tui::sim::cli::start(spock_tui::sim::cli::SimOptions {
+        devices: vec![Arc::new(spock_tui::sim::device::SimDevice::demo()) as Arc<dyn Target>],
+        adb_server: None,
+        adbd: vec!["127.0.0.1:0".parse().unwrap()],
+        control: None,
+        faults: Vec::new(),
+    })
+    .await
+    .unwrap();
+    let addr = sim.adbd[0].addr.to_string();
+    let adb = private_adb::PrivateAdb::start();
+    adb.connect(&addr);
+    let home = tempfile::tempdir().unwrap();
+    let core = spock_tui::app::build_core(spock_tui::app::Options {
+        paths: spock_tui::config::Paths::under(home.path()),
+        config: Config::default_config(),
+        allow_all: false,
+        logs: spock_tui::mcp::logbuf::LogBuffer::new(100),
+        adb: vec![adb.ep()],
+        projects: vec![],
+        autostart_adb: true,
+        adb_explicit: true,
+    })
+    .unwrap();
+    core.access
+        .set_group(spock_tui::mcp::registry::HostGroup::AdbServer, true);
+    // The restart is the first call: nothing has listed the devices yet.
+    let mut asked = core.confirmer.attach();
+    let answer = tokio::spawn(async move {
+        let req = asked.recv().await.expect("asked");
+        req.answer(true);
+    });
+    let done = stdio_call(&core, "spock_restart_adb_server", json!({})).await;
+    answer.await.unwrap();
+    let out = done.result.expect("restarted").json;
+    assert_eq!(out["reconnected"], json!([addr]), "{out}");
+    let mut back = false;
+    for _ in 0..100 {
+        if stdio_call(&core, "android_get_device_info", json!({}))
+            .await
+            .result
+            .is_ok()
+        {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(back, "the device answers again after the restart: {out}");
+    sim.stop().await;
+}
