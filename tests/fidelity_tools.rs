@@ -347,5 +347,37 @@ async fn an_approved_restart_brings_back_devices_attached_with_adb_connect() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
     assert!(back, "the device answers again after the restart: {out}");
+    // Again with the device tracker running, as in the product (`app` starts it).
+    core.devices.start_tracking();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let mut asked = core.confirmer.attach();
+    let answer = tokio::spawn(async move {
+        let req = asked.recv().await.expect("asked");
+        req.answer(true);
+    });
+    let done = stdio_call(&core, "spock_restart_adb_server", json!({})).await;
+    answer.await.unwrap();
+    let out = done.result.expect("restarted again").json;
+    assert_eq!(out["reconnected"], json!([addr]), "{out}");
+    let mut back = false;
+    for _ in 0..100 {
+        let listed = stdio_call(&core, "android_list_devices", json!({})).await;
+        let online = listed.result.as_ref().is_ok_and(|o| {
+            o.json["devices"]
+                .as_array()
+                .is_some_and(|d| d.iter().any(|e| e["state"] == "device"))
+        });
+        if online
+            && stdio_call(&core, "android_get_device_info", json!({}))
+                .await
+                .result
+                .is_ok()
+        {
+            back = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(back, "the device answers again after a tracked restart: {out}");
     sim.stop().await;
 }

@@ -122,7 +122,7 @@ async def test_refusals_come_with_reasons(demo):
     async with session(demo) as c:
         s = Session(c)
         await s.login_screen()
-        e = await s.err("android_input_text", {"text": "héllo"})
+        e = await s.err("android_input_text", {"text": "håll"})
         assert e["kind"] == "refused" and "ASCII" in e["error"]
         e = await s.err("android_tap", {"x": 2000, "y": 2000})  # on no screen, upright or turned
         assert e["kind"] == "refused" and "1080x2400" in e["error"]
