@@ -30,7 +30,10 @@ async fn field_text(dev: &spock_tui::sim::device::SimDevice, id: &str) -> String
     use spock_tui::sim::{ShellChunk, ShellIo, Target};
     let (_stdin_tx, stdin) = tokio::sync::mpsc::channel(1);
     let (tx, mut rx) = tokio::sync::mpsc::channel(64);
-    let fut = dev.shell("uiautomator dump /dev/tty".into(), ShellIo { stdin, out: tx });
+    let fut = dev.shell(
+        "uiautomator dump /dev/tty".into(),
+        ShellIo { stdin, out: tx },
+    );
     let collect = tokio::spawn(async move {
         let mut out = Vec::new();
         while let Some(c) = rx.recv().await {
@@ -42,7 +45,9 @@ async fn field_text(dev: &spock_tui::sim::device::SimDevice, id: &str) -> String
     });
     fut.await;
     let xml = String::from_utf8(collect.await.unwrap()).unwrap();
-    let at = xml.find(&format!("resource-id=\"{id}\"")).expect("on screen");
+    let at = xml
+        .find(&format!("resource-id=\"{id}\""))
+        .expect("on screen");
     let node = &xml[xml[..at].rfind("<node").unwrap()..];
     let t = node.find(" text=\"").unwrap() + 7;
     node[t..t + node[t..].find('"').unwrap()].to_string()
@@ -51,7 +56,12 @@ async fn field_text(dev: &spock_tui::sim::device::SimDevice, id: &str) -> String
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn press_key_takes_the_names_agents_use_and_suggests_the_closest() {
     let r = rig_with(false, Config::default_config()).await;
-    ok(&r, "android_launch_app", json!({"packageName": "com.example.shop"})).await;
+    ok(
+        &r,
+        "android_launch_app",
+        json!({"packageName": "com.example.shop"}),
+    )
+    .await;
     ok(
         &r,
         "android_input_text_into_element",
@@ -81,7 +91,10 @@ async fn press_key_takes_the_names_agents_use_and_suggests_the_closest() {
     }
     let (kind, msg) = err(&r, "android_press_key", json!({"key": "PAGEUPP"})).await;
     assert_eq!(kind, ErrorKind::Refused);
-    assert!(msg.contains("closest are") && msg.contains("PAGE_UP"), "{msg}");
+    assert!(
+        msg.contains("closest are") && msg.contains("PAGE_UP"),
+        "{msg}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -119,7 +132,10 @@ async fn the_demo_refuses_an_adb_server_restart_before_asking() {
     let done = stdio_call(&r.core, "spock_restart_adb_server", json!({})).await;
     assert_eq!(done.outcome, Outcome::Refused, "{:?}", done.result.err());
     assert!(done.decision.is_none(), "nobody was asked");
-    assert!(asked.try_recv().is_err(), "no confirmation request was made");
+    assert!(
+        asked.try_recv().is_err(),
+        "no confirmation request was made"
+    );
     let e = done.result.unwrap_err();
     assert!(e.message.contains("cannot be restarted"), "{}", e.message);
 }
@@ -127,7 +143,12 @@ async fn the_demo_refuses_an_adb_server_restart_before_asking() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn perform_action_says_it_acted_by_gesture() {
     let r = rig_with(false, Config::default_config()).await;
-    ok(&r, "android_launch_app", json!({"packageName": "com.example.shop"})).await;
+    ok(
+        &r,
+        "android_launch_app",
+        json!({"packageName": "com.example.shop"}),
+    )
+    .await;
     let out = ok(
         &r,
         "android_perform_action",
@@ -154,7 +175,10 @@ async fn deep_links_and_intents_with_a_package_open_that_app() {
         json!({"uri": "shop://product/42", "packageName": "com.example.shop"}),
     )
     .await;
-    assert_eq!(out["activity"], "com.example.shop/.ProductActivity", "{out}");
+    assert_eq!(
+        out["activity"], "com.example.shop/.ProductActivity",
+        "{out}"
+    );
     let (kind, msg) = err(
         &r,
         "android_open_deep_link",
@@ -177,11 +201,26 @@ async fn app_function_schema_filters_find_the_demo_functions() {
             .map(|f| f["functionId"].as_str().unwrap().to_string())
             .collect()
     };
-    let out = ok(&r, "android_list_app_functions", json!({"schemaCategory": "notes"})).await;
+    let out = ok(
+        &r,
+        "android_list_app_functions",
+        json!({"schemaCategory": "notes"}),
+    )
+    .await;
     assert_eq!(ids(&out).len(), 3, "{out}");
-    let out = ok(&r, "android_list_app_functions", json!({"schemaName": "createNote"})).await;
+    let out = ok(
+        &r,
+        "android_list_app_functions",
+        json!({"schemaName": "createNote"}),
+    )
+    .await;
     assert_eq!(ids(&out), vec!["createNote"], "{out}");
-    let out = ok(&r, "android_list_app_functions", json!({"minSchemaVersion": 2})).await;
+    let out = ok(
+        &r,
+        "android_list_app_functions",
+        json!({"minSchemaVersion": 2}),
+    )
+    .await;
     assert_eq!(ids(&out), vec!["createNote"], "{out}");
     let out = ok(
         &r,
@@ -199,8 +238,10 @@ fn apk(package: &str, code: u32, name: &str) -> Vec<u8> {
     let mut z = zip::ZipWriter::new(&mut buf);
     let opts = zip::write::SimpleFileOptions::default();
     z.start_file("AndroidManifest.xml", opts).unwrap();
-    z.write_all(&spock_tui::device::parse::apk::manifest_xml(package, code, name))
-        .unwrap();
+    z.write_all(&spock_tui::device::parse::apk::manifest_xml(
+        package, code, name,
+    ))
+    .unwrap();
     z.start_file("classes.dex", opts).unwrap();
     z.write_all(b"dex\n035\0").unwrap();
     z.finish().unwrap();
@@ -234,7 +275,11 @@ async fn install_app_installs_new_apps_and_asks_before_replacing_one() {
     let answer = tokio::spawn(async move {
         let req = asked.recv().await.expect("asked");
         assert_eq!(req.ask.tool, "android_install_app");
-        assert!(req.ask.reason.as_deref().unwrap_or("").contains("replaces"), "{:?}", req.ask.reason);
+        assert!(
+            req.ask.reason.as_deref().unwrap_or("").contains("replaces"),
+            "{:?}",
+            req.ask.reason
+        );
         req.answer(true);
         asked
     });
@@ -293,8 +338,8 @@ mod private_adb;
 /// device that had been attached with `adb connect` answers again.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approved_restart_brings_back_devices_attached_with_adb_connect() {
-    use std::sync::Arc;
     use spock_tui::sim::Target;
+    use std::sync::Arc;
     if !private_adb::adb_present() {
         return;
     }
@@ -378,6 +423,19 @@ async fn an_approved_restart_brings_back_devices_attached_with_adb_connect() {
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert!(back, "the device answers again after a tracked restart: {out}");
+    assert!(
+        back,
+        "the device answers again after a tracked restart: {out}"
+    );
     sim.stop().await;
+}
+
+/// The client's key table and the virtual device's are Android's one table.
+#[test]
+fn the_client_and_the_virtual_device_know_the_same_key_codes() {
+    assert_eq!(
+        spock_tui::guard::keycodes::NAMES,
+        spock_tui::sim::shell::keycodes::NAMES
+    );
+    assert_eq!(spock_tui::guard::keycodes::NAMES.len(), 338);
 }

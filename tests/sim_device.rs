@@ -522,8 +522,15 @@ async fn app_functions_list_and_execute() {
         "{}",
         r.text()
     );
-    let r = sh(&dev, "cmd app_function execute-app-function --package com.example.notes").await;
-    assert_eq!((r.code, r.text()), (255, "Error: --function must be specified.\n".to_string()));
+    let r = sh(
+        &dev,
+        "cmd app_function execute-app-function --package com.example.notes",
+    )
+    .await;
+    assert_eq!(
+        (r.code, r.text()),
+        (255, "Error: --function must be specified.\n".to_string())
+    );
 }
 
 /// Symbolic links as toybox makes and shows them on a phone: `ln -s` stores the target as

@@ -39,7 +39,7 @@ impl Phone {
         let dev = SimDevice::demo();
         let sim = rt
             .block_on(start(SimOptions::adb_server_only(vec![
-                Arc::new(dev.clone()) as Arc<dyn Target>
+                Arc::new(dev.clone()) as Arc<dyn Target>,
             ])))
             .unwrap();
         let port = sim.adb_server.unwrap().port();
@@ -98,12 +98,30 @@ fn every_aosp_key_name_is_known_and_combinations_type_as_a_keyboard_does() {
     let all: Vec<String> = names
         .iter()
         .skip(1)
-        .filter(|n| !["POWER", "SLEEP", "SOFT_SLEEP", "WAKEUP", "HOME", "BACK", "ESCAPE"].contains(n))
+        .filter(|n| {
+            ![
+                "POWER",
+                "SLEEP",
+                "SOFT_SLEEP",
+                "WAKEUP",
+                "HOME",
+                "BACK",
+                "ESCAPE",
+            ]
+            .contains(n)
+        })
         .map(|n| format!("KEYCODE_{n}"))
         .collect();
     let r = p.sh(&format!("input keyevent {}", all.join(" ")));
     assert_eq!((r.code, r.err.as_str()), (Some(0), ""), "{}", r.out);
-    for named in ["PAGE_UP", "PAGE_DOWN", "MOVE_HOME", "MOVE_END", "FORWARD_DEL", "F24"] {
+    for named in [
+        "PAGE_UP",
+        "PAGE_DOWN",
+        "MOVE_HOME",
+        "MOVE_END",
+        "FORWARD_DEL",
+        "F24",
+    ] {
         let r = p.sh(&format!("input keyevent {named}"));
         assert_eq!((r.code, r.err.as_str()), (Some(0), ""), "{named}");
     }
@@ -132,16 +150,34 @@ fn every_aosp_key_name_is_known_and_combinations_type_as_a_keyboard_does() {
     assert_eq!(r.code, Some(0), "{}", r.err);
     assert_eq!(p.field_text("login_email"), "abcD");
     p.sh("input keycombination SHIFT_LEFT 2");
-    assert_eq!(p.field_text("login_email"), "abcD", "`2` is key code 2 (SOFT_RIGHT)");
+    assert_eq!(
+        p.field_text("login_email"),
+        "abcD",
+        "`2` is key code 2 (SOFT_RIGHT)"
+    );
     p.sh("input keycombination SHIFT_LEFT KEYCODE_2");
     assert_eq!(p.field_text("login_email"), "abcD@");
     p.sh("input keycombination CTRL_LEFT A && input keyevent DEL");
-    assert_eq!(p.field_text("login_email"), "", "Ctrl+A then Delete empties it");
+    assert_eq!(
+        p.field_text("login_email"),
+        "",
+        "Ctrl+A then Delete empties it"
+    );
     let r = p.sh("input keycombination CTRL_LEFT NOPE");
     assert_eq!(r.code, Some(255));
-    assert!(r.err.contains("java.lang.IllegalArgumentException: Unknown keycode: NOPE"), "{}", r.err);
+    assert!(
+        r.err
+            .contains("java.lang.IllegalArgumentException: Unknown keycode: NOPE"),
+        "{}",
+        r.err
+    );
     let r = p.sh("input keycombination KEYCODE_A");
-    assert!(r.err.contains("keycombination requires at least 2 keycodes"), "{}", r.err);
+    assert!(
+        r.err
+            .contains("keycombination requires at least 2 keycodes"),
+        "{}",
+        r.err
+    );
 }
 
 #[test]
@@ -152,9 +188,7 @@ fn am_start_takes_a_trailing_package_and_prints_as_aosp_does() {
     let p = Phone::start();
     // The argument after the options is a package (no `:` or `/`), so the deep link keeps its
     // data and goes to that package.
-    let r = p.sh(
-        "am start -W -a android.intent.action.VIEW -d shop://product/42 com.example.shop",
-    );
+    let r = p.sh("am start -W -a android.intent.action.VIEW -d shop://product/42 com.example.shop");
     assert_eq!(r.code, Some(0), "{}{}", r.out, r.err);
     assert!(
         r.out.starts_with(
@@ -166,7 +200,8 @@ fn am_start_takes_a_trailing_package_and_prints_as_aosp_does() {
     );
     assert!(r.out.ends_with("Complete\n"), "{}", r.out);
     // -p is the same; another package cannot handle the link.
-    let r = p.sh("am start -W -a android.intent.action.VIEW -d shop://product/7 -p com.example.notes");
+    let r =
+        p.sh("am start -W -a android.intent.action.VIEW -d shop://product/7 -p com.example.notes");
     assert_eq!(r.code, Some(0), "runStartActivity returns 0 either way");
     assert!(
         r.out.contains("Error: Activity not started, unable to resolve Intent { act=android.intent.action.VIEW dat=shop://product/7 flg=0x10000000 pkg=com.example.notes }"),
@@ -178,7 +213,11 @@ fn am_start_takes_a_trailing_package_and_prints_as_aosp_does() {
     let r = p.sh("am start -n com.example.shop/.Nope");
     assert!(r.err.contains("Error type 3\nError: Activity class {com.example.shop/com.example.shop.Nope} does not exist."), "{}", r.err);
     let r = p.sh("am start -W com.example.notes");
-    assert!(r.out.contains("Activity: com.example.notes/.NotesActivity"), "{}", r.out);
+    assert!(
+        r.out.contains("Activity: com.example.notes/.NotesActivity"),
+        "{}",
+        r.out
+    );
     let r = p.sh("am start -W com.example.notes");
     assert!(
         r.out.contains("Warning: Activity not started, intent has been delivered to currently running top-most instance.\nStatus: ok"),
@@ -194,9 +233,17 @@ fn redirections_follow_mksh() {
     }
     let p = Phone::start();
     let r = p.sh("echo to-err >&2; echo to-out");
-    assert_eq!((r.code, r.out.as_str(), r.err.as_str()), (Some(0), "to-out\n", "to-err\n"));
+    assert_eq!(
+        (r.code, r.out.as_str(), r.err.as_str()),
+        (Some(0), "to-out\n", "to-err\n")
+    );
     let r = p.sh("ls /nope 2>&1");
-    assert!(r.out.contains("No such file") && r.err.is_empty(), "{} / {}", r.out, r.err);
+    assert!(
+        r.out.contains("No such file") && r.err.is_empty(),
+        "{} / {}",
+        r.out,
+        r.err
+    );
     let r = p.sh("ls /nope 2>/dev/null; echo $?");
     assert!(r.err.is_empty(), "{}", r.err);
     // Left to right: `> f 2>&1` sends both to f; `2>&1 > f` sends only stdout there.
@@ -222,13 +269,20 @@ fn app_functions_list_as_appsearch_documents() {
         serde_json::json!(["createNote"])
     );
     assert_eq!(
-        doc["AppFunctionRuntimeMetadata-com.example.notes"]
-            ["AppFunctionRuntimeMetadata-com.example.notes"]["enabled"],
+        doc["AppFunctionRuntimeMetadata-com.example.notes"]["AppFunctionRuntimeMetadata-com.example.notes"]
+            ["enabled"],
         serde_json::json!([0])
     );
     let r = p.sh("cmd app_function execute-app-function --package com.example.notes --function searchNotes --parameters '{\"query\":\"milk\"}' --brief-yaml");
-    assert_eq!(r.out, "androidAppfunctionsReturnValue:\n- 1 note matches \"milk\": Groceries\n");
+    assert_eq!(
+        r.out,
+        "androidAppfunctionsReturnValue:\n- 1 note matches \"milk\": Groceries\n"
+    );
     let r = p.sh("cmd app_function execute-app-function --package com.example.notes --function nope --parameters '{}'");
     assert_eq!(r.code, Some(255));
-    assert!(r.out.starts_with("Error executing app function: "), "{}", r.out);
+    assert!(
+        r.out.starts_with("Error executing app function: "),
+        "{}",
+        r.out
+    );
 }

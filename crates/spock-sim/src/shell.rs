@@ -18,9 +18,9 @@ mod appfn;
 mod dumpsys;
 mod files;
 mod input;
+pub mod keycodes;
 mod logcat;
 mod media;
-pub mod keycodes;
 pub mod parse;
 mod pm;
 mod procs;
@@ -115,7 +115,10 @@ enum Dest {
     Out,
     /// The client's stderr.
     Err,
-    File { path: String, append: bool },
+    File {
+        path: String,
+        append: bool,
+    },
 }
 
 /// Applies `n>file` / `n>&m` left to right, as mksh does: `[stdout, stderr]`.

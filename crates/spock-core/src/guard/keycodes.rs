@@ -7,6 +7,7 @@
 //! this client each have theirs; a test holds the two equal.
 
 /// Every key code name; the index is the code.
+#[rustfmt::skip]
 pub const NAMES: &[&str] = &[
     "UNKNOWN", "SOFT_LEFT", "SOFT_RIGHT", "HOME", "BACK", "CALL", "ENDCALL", "0", "1", "2", "3",
     "4", "5", "6", "7", "8", "9", "STAR", "POUND", "DPAD_UP", "DPAD_DOWN", "DPAD_LEFT",
@@ -150,7 +151,12 @@ pub fn lookup(s: &str) -> Option<Key> {
     }
     let canon = |alias: &str| ALIASES.iter().find(|(a, _)| *a == alias).map(|(_, n)| *n);
     let squashed = squash(name);
-    let target = canon(name).or_else(|| ALIASES.iter().find(|(a, _)| squash(a) == squashed).map(|(_, n)| *n));
+    let target = canon(name).or_else(|| {
+        ALIASES
+            .iter()
+            .find(|(a, _)| squash(a) == squashed)
+            .map(|(_, n)| *n)
+    });
     if let Some(t) = target {
         return NAMES.iter().position(|n| *n == t).map(named);
     }
@@ -173,7 +179,9 @@ fn distance(a: &str, b: &str) -> usize {
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut v = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            let mut v = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 v = v.min(d[i - 2][j - 2] + 1);
             }
@@ -273,17 +281,41 @@ mod tests {
         // A number is the code itself, named when Android names it.
         assert_eq!(lookup("66").unwrap().label(), "KEYCODE_ENTER");
         assert_eq!(lookup("900").unwrap().label(), "900");
-        for bad in ["", "UNKNOWN", "KEYCODE_", "1000", "HOME; reboot", "FROB", "ÉCHAP"] {
+        for bad in [
+            "",
+            "UNKNOWN",
+            "KEYCODE_",
+            "1000",
+            "HOME; reboot",
+            "FROB",
+            "ÉCHAP",
+        ] {
             assert_eq!(lookup(bad), None, "{bad}");
         }
     }
 
     #[test]
     fn an_unknown_name_lists_the_closest() {
-        assert!(closest("PAGEUPP").contains(&"PAGE_UP"), "{:?}", closest("PAGEUPP"));
-        assert!(closest("ENTRE").contains(&"ENTER"), "{:?}", closest("ENTRE"));
-        assert!(closest("VOLUME").contains(&"VOLUME_UP"), "{:?}", closest("VOLUME"));
-        assert!(closest("BAKSPACE").contains(&"DEL"), "{:?}", closest("BAKSPACE"));
+        assert!(
+            closest("PAGEUPP").contains(&"PAGE_UP"),
+            "{:?}",
+            closest("PAGEUPP")
+        );
+        assert!(
+            closest("ENTRE").contains(&"ENTER"),
+            "{:?}",
+            closest("ENTRE")
+        );
+        assert!(
+            closest("VOLUME").contains(&"VOLUME_UP"),
+            "{:?}",
+            closest("VOLUME")
+        );
+        assert!(
+            closest("BAKSPACE").contains(&"DEL"),
+            "{:?}",
+            closest("BAKSPACE")
+        );
         assert!(closest("zzzzzzzzzz").is_empty());
     }
 }

@@ -53,8 +53,12 @@ fn decompose(c: char) -> Option<(char, u16)> {
 
 /// The key that types an ASCII letter, and whether it needs Shift.
 fn letter_key(c: char) -> Option<(u16, bool)> {
-    c.is_ascii_alphabetic()
-        .then(|| (KEY_A + (c.to_ascii_lowercase() as u16 - 'a' as u16), c.is_ascii_uppercase()))
+    c.is_ascii_alphabetic().then(|| {
+        (
+            KEY_A + (c.to_ascii_lowercase() as u16 - 'a' as u16),
+            c.is_ascii_uppercase(),
+        )
+    })
 }
 
 fn press(code: u16, shift: bool) -> String {
@@ -68,14 +72,24 @@ fn press(code: u16, shift: bool) -> String {
 /// The key presses for one character outside ASCII, or `None` when there are none.
 fn keys_for(c: char) -> Option<Vec<String>> {
     match c {
-        'ç' => return Some(vec![format!("input keycombination {ALT_LEFT} {}", KEY_A + 2)]),
+        'ç' => {
+            return Some(vec![format!(
+                "input keycombination {ALT_LEFT} {}",
+                KEY_A + 2
+            )]);
+        }
         'Ç' => {
             return Some(vec![format!(
                 "input keycombination {SHIFT_LEFT} {ALT_LEFT} {}",
                 KEY_A + 2
             )]);
         }
-        'ß' => return Some(vec![format!("input keycombination {ALT_LEFT} {}", KEY_A + 18)]),
+        'ß' => {
+            return Some(vec![format!(
+                "input keycombination {ALT_LEFT} {}",
+                KEY_A + 18
+            )]);
+        }
         _ => {}
     }
     let (base, dead) = decompose(c)?;
@@ -133,10 +147,7 @@ mod tests {
     #[test]
     fn ascii_is_one_input_text() {
         assert_eq!(typing_commands("a b").unwrap(), "input text a%sb");
-        assert_eq!(
-            typing_commands("").unwrap_err().rule,
-            "input-text-empty"
-        );
+        assert_eq!(typing_commands("").unwrap_err().rule, "input-text-empty");
     }
 
     #[test]
@@ -163,7 +174,11 @@ mod tests {
             let e = typing_commands(text).unwrap_err();
             assert_eq!(e.rule, "input-text-untypable", "{text}");
             assert!(e.why.contains("printable ASCII"), "{}", e.why);
-            assert!(!e.why.contains("android_"), "never points at another tool: {}", e.why);
+            assert!(
+                !e.why.contains("android_"),
+                "never points at another tool: {}",
+                e.why
+            );
         }
     }
 }

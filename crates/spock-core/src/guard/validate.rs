@@ -209,7 +209,10 @@ pub fn keycode(s: &str) -> Result<super::keycodes::Key, Refusal> {
         "a number or an Android key name such as `HOME`, `BACK`, `ENTER`, `DEL`, `PAGE_DOWN`"
             .to_string()
     } else {
-        format!("not an Android key name; the closest are {}", near.join(", "))
+        format!(
+            "not an Android key name; the closest are {}",
+            near.join(", ")
+        )
     };
     Err(refuse("keycode", "key code", s, &hint))
 }

@@ -659,7 +659,8 @@ impl McpServer {
 /// request without `clientInfo`, which must read "unknown", not as the server's library.
 fn named(i: rmcp::model::Implementation) -> Option<ClientId> {
     let stand_in = rmcp::model::Implementation::default();
-    let unnamed = i.name.trim().is_empty() || (i.name == stand_in.name && i.version == stand_in.version);
+    let unnamed =
+        i.name.trim().is_empty() || (i.name == stand_in.name && i.version == stand_in.version);
     (!unnamed).then_some(ClientId {
         name: i.name,
         version: i.version,

@@ -180,7 +180,9 @@ impl State {
 
     /// Ctrl+A in a focused field.
     pub fn select_all(&mut self) {
-        self.selected_all = self.top().is_some_and(|e| e.ui.focused_editable().is_some());
+        self.selected_all = self
+            .top()
+            .is_some_and(|e| e.ui.focused_editable().is_some());
     }
 
     /// Deletes the focused field's whole text (a delete after Ctrl+A).

@@ -76,11 +76,7 @@ fn search_result(pkg: &str, f: &AppFunctionSpec) -> Value {
 }
 
 /// `getNextOption` loop: every option must be known and take its value.
-fn options(
-    ctx: &mut Ctx,
-    args: &[String],
-    known: &[&str],
-) -> Result<Map<String, Value>, i32> {
+fn options(ctx: &mut Ctx, args: &[String], known: &[&str]) -> Result<Map<String, Value>, i32> {
     let mut out = Map::new();
     let mut it = args.iter().skip(2);
     while let Some(a) = it.next() {
@@ -158,7 +154,10 @@ fn execute(ctx: &mut Ctx, args: &[String]) -> i32 {
             return 255;
         }
     }
-    let (pkg, id) = (get("--package").unwrap_or_default(), get("--function").unwrap_or_default());
+    let (pkg, id) = (
+        get("--package").unwrap_or_default(),
+        get("--function").unwrap_or_default(),
+    );
     let params: Map<String, Value> =
         match serde_json::from_str(&get("--parameters").unwrap_or_default()) {
             Ok(Value::Object(m)) => m,

@@ -256,7 +256,11 @@ pub fn input(ctx: &mut Ctx, args: &[String]) -> i32 {
             // `keyCodeFromString` does not know is sent as KEYCODE_UNKNOWN, silently.
             let mut keys = params;
             while let Some(opt) = keys.first().filter(|k| k.starts_with("--")) {
-                keys = &keys[if *opt == "--delay" { 2.min(keys.len()) } else { 1 }..];
+                keys = &keys[if *opt == "--delay" {
+                    2.min(keys.len())
+                } else {
+                    1
+                }..];
             }
             if keys.is_empty() {
                 return bad(ctx, cmd);

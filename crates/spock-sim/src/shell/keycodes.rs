@@ -13,6 +13,7 @@
 //!   additions after `F24` are left out).
 
 /// Every key code name; the index is the code.
+#[rustfmt::skip]
 pub const NAMES: &[&str] = &[
     "UNKNOWN", "SOFT_LEFT", "SOFT_RIGHT", "HOME", "BACK", "CALL", "ENDCALL", "0", "1", "2", "3",
     "4", "5", "6", "7", "8", "9", "STAR", "POUND", "DPAD_UP", "DPAD_DOWN", "DPAD_LEFT",

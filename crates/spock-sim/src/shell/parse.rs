@@ -40,7 +40,11 @@ enum Tok {
     Word(String),
     Op(&'static str),
     /// `[n]>`, `[n]>>` (a file follows) or `[n]>&m`.
-    Redir { fd: u8, append: bool, dup: Option<u8> },
+    Redir {
+        fd: u8,
+        append: bool,
+        dup: Option<u8>,
+    },
 }
 
 fn lex(line: &str) -> Result<Vec<Tok>, String> {
@@ -183,9 +187,7 @@ pub fn parse(line: &str) -> Result<Vec<(Sep, Pipeline)>, String> {
         match t {
             Tok::Word(w) => cmd.args.push(w),
             Tok::Redir {
-                fd,
-                dup: Some(to),
-                ..
+                fd, dup: Some(to), ..
             } => cmd.redirs.push(Redir::Dup { fd, to }),
             Tok::Redir { fd, append, .. } => match it.next() {
                 Some(Tok::Word(path)) => cmd.redirs.push(Redir::File { fd, path, append }),

@@ -159,7 +159,14 @@ pub fn read_apk(apk: &[u8]) -> Result<ApkInfo, String> {
 /// aapt2 lays it out (UTF-16 string pool, `versionCode` as a decimal integer): for tests and
 /// the virtual device's fixtures.
 pub fn manifest_xml(package: &str, version_code: u32, version_name: &str) -> Vec<u8> {
-    let strings = ["manifest", "package", "versionCode", "versionName", package, version_name];
+    let strings = [
+        "manifest",
+        "package",
+        "versionCode",
+        "versionName",
+        package,
+        version_name,
+    ];
     let mut data = Vec::new();
     let mut offsets = Vec::new();
     for s in strings {
@@ -211,7 +218,14 @@ pub fn manifest_xml(package: &str, version_code: u32, version_name: &str) -> Vec
     ];
     let mut el = Vec::new();
     let el_size = 16 + 20 + 20 * attrs.len() as u32;
-    for v in [u32::from(RES_XML_START_ELEMENT) | (16 << 16), el_size, 1, NO_INDEX, NO_INDEX, 0] {
+    for v in [
+        u32::from(RES_XML_START_ELEMENT) | (16 << 16),
+        el_size,
+        1,
+        NO_INDEX,
+        NO_INDEX,
+        0,
+    ] {
         el.extend_from_slice(&v.to_le_bytes());
     }
     for v in [20u16, 20, attrs.len() as u16, 0, 0, 0] {

@@ -262,7 +262,10 @@ mod tests {
 }"#;
         let f = parse_list(text).unwrap();
         assert_eq!(f.len(), 2, "{f:?}");
-        assert_eq!(f[0].function_id, "com.example.notes.NoteFunctions#createNote");
+        assert_eq!(
+            f[0].function_id,
+            "com.example.notes.NoteFunctions#createNote"
+        );
         assert_eq!(f[0].enabled, Some(false), "runtime 2 is disabled");
         assert_eq!(f[0].parameters[0].name, "title");
         assert!(f[0].parameters[0].required);

@@ -307,7 +307,10 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
 
 /// Resolves, opens once and reads a push source from that handle, refusing before reading
 /// more than the cap.
-pub(crate) fn read_source(local: &Path, roots: &[PathBuf]) -> Result<(PathBuf, Vec<u8>), ToolError> {
+pub(crate) fn read_source(
+    local: &Path,
+    roots: &[PathBuf],
+) -> Result<(PathBuf, Vec<u8>), ToolError> {
     use std::io::Read;
     let (source, f) = check_local_source(local, roots)?;
     let meta = f

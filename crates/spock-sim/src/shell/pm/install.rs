@@ -203,10 +203,11 @@ pub fn install(ctx: &mut Ctx, args: &[&str]) -> i32 {
         ));
         return 1;
     }
-    let uid = ctx.st.installed.get(&info.package).map_or_else(
-        || 10150 + ctx.st.installed.len() as u32 + 50,
-        |a| a.uid,
-    );
+    let uid = ctx
+        .st
+        .installed
+        .get(&info.package)
+        .map_or_else(|| 10150 + ctx.st.installed.len() as u32 + 50, |a| a.uid);
     let previous = ctx.st.installed.get(&info.package).map(|a| a.spec.clone());
     let spec = AppSpec {
         package: info.package.clone(),

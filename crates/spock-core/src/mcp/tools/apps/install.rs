@@ -60,12 +60,10 @@ async fn apk(ctx: &Ctx, path: &str) -> Result<(PathBuf, Vec<u8>, ApkInfo), ToolE
     let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
         .await
         .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
-    let info = read_apk(&data).map_err(|e| {
-        ToolError::invalid_args(format!("{}: {e}", source.display()))
-    })?;
-    crate::guard::package_name(&info.package).map_err(|r| {
-        ToolError::refused(format!("the APK's package name is refused: {r}"))
-    })?;
+    let info = read_apk(&data)
+        .map_err(|e| ToolError::invalid_args(format!("{}: {e}", source.display())))?;
+    crate::guard::package_name(&info.package)
+        .map_err(|r| ToolError::refused(format!("the APK's package name is refused: {r}")))?;
     Ok((source, data, info))
 }
 
@@ -138,8 +136,13 @@ pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError
     let bytes = data.len() as u64;
     let sha256 = sha256_hex(&data);
     let remote = format!("/data/local/tmp/spock-install-{}.apk", &sha256[..16]);
-    dev.push(Bytes::from(data), &remote, 0o644, transfer_timeout(&ctx, bytes))
-        .await?;
+    dev.push(
+        Bytes::from(data),
+        &remote,
+        0o644,
+        transfer_timeout(&ctx, bytes),
+    )
+    .await?;
     let flags = if a.allow_downgrade { "-r -d" } else { "-r" };
     let out = ctx
         .sh_timeout(
@@ -149,7 +152,9 @@ pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError
         )
         .await;
     // The staged copy goes whatever happened.
-    let _ = ctx.sh(&dev, &format!("rm -f {}", shell_quote(&remote))).await;
+    let _ = ctx
+        .sh(&dev, &format!("rm -f {}", shell_quote(&remote)))
+        .await;
     let out = out?;
     let text = format!("{}\n{}", out.stdout_text(), out.stderr_text());
     if !text.lines().any(|l| l.trim() == "Success") {

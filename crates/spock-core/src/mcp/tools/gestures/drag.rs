@@ -8,7 +8,7 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ActionOut, ReturnScreen, checked_device, check_point, finish, input_held};
+use super::{ActionOut, ReturnScreen, check_point, checked_device, finish, input_held};
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
@@ -106,7 +106,10 @@ mod tests {
     fn the_motion_script_holds_then_moves_in_steps() {
         let s = motion_script((100, 200), (100, 1000), 700, 400);
         assert!(s.starts_with("input motionevent DOWN 100 200; sleep 0.700; input motionevent MOVE 100 300; sleep 0.050;"), "{s}");
-        assert!(s.ends_with("input motionevent MOVE 100 1000; input motionevent UP 100 1000"), "{s}");
+        assert!(
+            s.ends_with("input motionevent MOVE 100 1000; input motionevent UP 100 1000"),
+            "{s}"
+        );
         assert_eq!(s.matches("MOVE").count(), STEPS as usize);
         assert!(!motion_script((0, 0), (8, 8), 0, 0).contains("sleep"));
         assert!(unsupported("Error: Unknown command: draganddrop"));
