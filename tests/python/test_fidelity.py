@@ -60,7 +60,8 @@ def stateless_call(inst, name, meta):
     body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
             "params": {"name": name, "arguments": {}, "_meta": meta}}
     h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-         "Authorization": f"Bearer {inst.token}", "Mcp-Protocol-Version": "2026-07-28", "Connection": "close"}
+         "Authorization": f"Bearer {inst.token}", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name,
+         "Connection": "close"}
     r = httpx2.post(inst.url, headers=h, content=json.dumps(body), timeout=20)
     assert r.status_code == 200, (r.status_code, r.text)
     text = r.text
