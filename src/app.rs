@@ -311,7 +311,7 @@ async fn watch_config(shared: Shared) {
         let p = path.clone();
         match tokio::task::spawn_blocking(move || Config::load(&p)).await {
             Ok(Ok(cfg)) => {
-                if cfg != shared.core.config() {
+                if cfg != *shared.core.config() {
                     tracing::info!(file = %path.display(), "configuration changed on disk; applied");
                     shared.core.adopt_config(cfg);
                 }

@@ -962,7 +962,7 @@ async fn lowering_the_history_size_applies_at_once() {
     assert_eq!(r.core.audit.cap(), 10);
     assert_eq!(r.core.audit.snapshot().len(), 10);
     // A config.toml edited on disk (the watcher) applies at once too.
-    let mut cfg = r.core.config();
+    let mut cfg = (*r.core.config()).clone();
     cfg.history.size = 5;
     r.core.adopt_config(cfg);
     assert_eq!(r.core.audit.cap(), 5);

@@ -666,13 +666,18 @@ mod live {
         assert!(matches!(next_reply(&mut rx).await, BatchReply::Done(_)));
         next_batch(&mut rx, "the recording", |d| d.recording.is_some()).await;
         // What the pipeline offers the recorder shows up once a call finishes.
-        core.batch.record(
-            "android_launch_app",
-            &json!({"packageName": "com.example.shop"}),
-            None,
-            Transport::Stdio,
-            Outcome::Ok,
-        );
+        let args = json!({"packageName": "com.example.shop"});
+        for o in core.observers() {
+            o.finished(&spock_tui::mcp::observe::FinishedCall {
+                tool: "android_launch_app",
+                args: &args,
+                private: None,
+                transport: Transport::Stdio,
+                outcome: Outcome::Ok,
+                record: 1,
+                batch_run: None,
+            });
+        }
         link.perform(BatchCmd::StopRecording);
         let BatchReply::Saved { task, .. } = next_reply(&mut rx).await else {
             panic!("the recording was not saved")

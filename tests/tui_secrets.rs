@@ -403,7 +403,9 @@ mod from_history {
 
         // No longer kept: History is one record long now, so the next password typed drops
         // the first one's value; a task made from the first call says so and refuses to run.
-        rig.core.config.write().unwrap().history.size = 1;
+        std::sync::Arc::make_mut(&mut rig.core.config.write().unwrap())
+            .history
+            .size = 1;
         let second = stdio_call(
             &rig.core,
             "android_input_text_into_element",

@@ -118,7 +118,7 @@ impl CoreView {
             audit_warning: core.audit.usage().warning(),
             confirm_timeout_secs: cfg.safety.confirm_timeout_secs,
             port: cfg.server.port,
-            bind: cfg.server.bind,
+            bind: cfg.server.bind.clone(),
             responder: core.confirmer.has_responder(),
             config_file: crate::config::config_file(&core.paths),
             exe: std::env::current_exe().unwrap_or_else(|_| PathBuf::from("spock-tui")),

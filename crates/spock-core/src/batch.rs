@@ -18,7 +18,6 @@ pub mod verdict;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -31,9 +30,9 @@ pub use verdict::Stop;
 
 use crate::audit::AuditRecord;
 use crate::mcp::Core;
-use crate::mcp::events::{Outcome, Transport};
 use crate::mcp::registry::Registry;
 use crate::mcp::server::Origin;
+use crate::model::Transport;
 use recorder::Recorder;
 use store::Store;
 
@@ -362,21 +361,6 @@ impl Batch {
         self.recorder.current()
     }
 
-    /// The pipeline's hook: offered every finished call that is not a batch step.
-    /// `private`: arguments kept out of the recorded step (a password field's text).
-    pub fn record(
-        &self,
-        tool: &str,
-        args: &Value,
-        private: Option<&Value>,
-        transport: Transport,
-        outcome: Outcome,
-    ) {
-        if transport != Transport::Batch {
-            self.recorder.offer(tool, args, private, outcome);
-        }
-    }
-
     /// A task made from a selection in the history (`source: history`), in the order given.
     /// Batch tools are left out; the arguments are those the audit trail kept. A call recorded
     /// with «password» for its typed text gets the real value back from the typed-password
@@ -453,5 +437,19 @@ impl Batch {
                 ..BatchStatus::default()
             });
         }
+    }
+}
+
+/// The pipeline's hook (`mcp::observe`): every finished call that is not a batch step is offered
+/// to the recording, and a typed password is kept for a task made from History.
+impl crate::mcp::observe::CallObserver for Batch {
+    fn finished(&self, call: &crate::mcp::observe::FinishedCall<'_>) {
+        if call.batch_run.is_none() && call.transport != Transport::Batch {
+            self.recorder
+                .offer(call.tool, call.args, call.private, call.outcome);
+        }
+    }
+    fn withheld_text(&self, record: u64, text: &str, window: usize) {
+        self.keep_typed(record, text, window);
     }
 }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::mcp::access::AccessSettings;
+use crate::model::AccessSettings;
 use crate::redact::RedactionRule;
 
 pub mod lock;

@@ -32,14 +32,20 @@
 //!    local file; `device` speaks adb (every call with a timeout); `uitree` parses dumps.
 //! 8. **Answered and recorded.** The result is redacted for the agent, the record goes to
 //!    `audit` (hash-chained; on disk before the answer for destructive, denied and refused
-//!    calls), `ServerEvent::CallFinished` goes to the control centre, and a recording batch
-//!    (`batch`) keeps the step.
+//!    calls), `ServerEvent::CallFinished` goes to the control centre, and every
+//!    `mcp::observe::CallObserver` is told (the batch recorder keeps the step: the pipeline
+//!    never names `batch`).
+//!
+//! The plain types all of these share (`Transport`, `Outcome`, `Decision`, `Level`,
+//! `AccessSettings`, `ClientId`) live in `model`, below the rest: `audit` and `config` import
+//! nothing from `mcp`.
 pub mod audit;
 pub mod batch;
 pub mod config;
 pub mod device;
 pub mod guard;
 pub mod mcp;
+pub mod model;
 pub mod project;
 pub mod redact;
 #[doc(hidden)]

@@ -10,6 +10,7 @@ pub mod events;
 pub mod imagework;
 pub mod lease;
 pub mod logbuf;
+pub mod observe;
 pub mod registry;
 pub mod resources;
 pub mod result;

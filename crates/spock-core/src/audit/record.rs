@@ -92,8 +92,7 @@ pub fn now_rfc3339() -> String {
 }
 
 // One vocabulary for calls across the program: the audit trail stores the core's own types.
-pub use crate::mcp::events::{DecidedBy, Decision, Outcome, Transport};
-pub use crate::mcp::registry::Level;
+pub use crate::model::{DecidedBy, Decision, Level, Outcome, Transport};
 
 /// Replaces MCP image/audio content and long base64 strings with
 /// `{ "omitted": <mime or "base64">, "bytes": N, "sha256": hex }`.

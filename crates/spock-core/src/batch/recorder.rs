@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 use super::task::{Step, is_batch_tool};
-use crate::mcp::events::Outcome;
+use crate::model::Outcome;
 
 /// What a recording in progress has captured so far.
 #[derive(Debug, Clone, PartialEq)]

@@ -22,11 +22,11 @@ use super::{Active, BatchError, RunOptions};
 use crate::audit::{AuditRecord, scrub_binary};
 use crate::mcp::Core;
 use crate::mcp::events::{ClientId, Outcome, Transport};
-use crate::mcp::registry::Level;
 use crate::mcp::result::ToolOutput;
 use crate::mcp::server::{Origin, call_in_run, call_step_typing_kept_password, call_tool_def};
 use crate::mcp::tools::batch::keep_screen_on_tool;
 use crate::mcp::typed::{hide_text, is_placeholder};
+use crate::model::Level;
 use crate::redact::Audience;
 
 /// Why a step that stands for a password no longer kept does not run.

@@ -4,24 +4,12 @@
 //! undone by unticking a box, which are stored as what was allowed (a group added later starts
 //! off). Every call is checked as it arrives, so revoking takes effect mid-session.
 //! `--allow-all` lifts the switches for this process only; it never lifts a confirmation.
-use std::collections::BTreeSet;
 use std::sync::RwLock;
 
-use serde::{Deserialize, Serialize};
+pub use crate::model::AccessSettings;
 
 use super::registry::{HostGroup, Level, Registry, ToolDef};
 use super::result::{ErrorKind, ToolError};
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AccessSettings {
-    /// Tools switched off.
-    #[serde(default)]
-    pub disabled: BTreeSet<String>,
-    /// Host groups switched on (`settings`, `adb_server`).
-    #[serde(default)]
-    pub allowed_groups: BTreeSet<String>,
-}
 
 #[derive(Debug)]
 pub struct Access {

@@ -1,7 +1,7 @@
 //! `Core`: what every session of every transport shares — the registry, access switches, the
 //! confirmer, the event channel, this program's log, and what is known about clients.
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -48,7 +48,8 @@ pub struct Core {
     pub confirmer: Confirmer,
     pub logs: LogBuffer,
     pub paths: Paths,
-    pub config: RwLock<Config>,
+    /// Shared, not copied: a reader takes the `Arc` (one atomic increment), a change swaps it.
+    pub config: RwLock<Arc<Config>>,
     pub endpoints: RwLock<Endpoints>,
     /// The control centre's current screen, for `spock_get_status` ("none" when headless).
     pub screen: RwLock<String>,
@@ -65,9 +66,13 @@ pub struct Core {
     /// Running against the built-in virtual device.
     pub demo: bool,
     /// Batch tasks, runs and recording.
-    pub batch: crate::batch::Batch,
+    pub batch: std::sync::Arc<crate::batch::Batch>,
+    /// Told of every finished call after its audit record (the batch recorder is one).
+    observers: Vec<std::sync::Arc<dyn super::observe::CallObserver>>,
     /// Devices leased by clients (`android_lease_device`).
     pub leases: super::lease::Leases,
+    /// Screen recordings running now (`android_start_screen_recording`).
+    pub recordings: super::tools::record::Recordings,
     events: broadcast::Sender<ServerEvent>,
     clients: Mutex<Vec<ClientSeen>>,
     call_seq: AtomicU64,
@@ -104,6 +109,7 @@ impl Core {
         let where_ = crate::config::config_file(&parts.paths)
             .display()
             .to_string();
+        let batch = std::sync::Arc::new(parts.batch);
         Core {
             access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
             confirmer: {
@@ -116,7 +122,7 @@ impl Core {
             registry: parts.registry,
             logs: parts.logs,
             paths: parts.paths,
-            config: RwLock::new(parts.config),
+            config: RwLock::new(Arc::new(parts.config)),
             endpoints: RwLock::new(Endpoints::default()),
             screen: RwLock::new("none".into()),
             started: Instant::now(),
@@ -127,8 +133,10 @@ impl Core {
             audit: parts.audit,
             redactor: parts.redactor,
             demo: parts.demo,
-            batch: parts.batch,
+            observers: vec![batch.clone()],
+            batch,
             leases: Default::default(),
+            recordings: Default::default(),
             events,
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),
@@ -150,6 +158,10 @@ impl Core {
         }
     }
 
+    pub fn observers(&self) -> &[std::sync::Arc<dyn super::observe::CallObserver>] {
+        &self.observers
+    }
+
     pub fn subscribe(&self) -> broadcast::Receiver<ServerEvent> {
         self.events.subscribe()
     }
@@ -163,16 +175,17 @@ impl Core {
         self.call_seq.fetch_add(1, Ordering::Relaxed)
     }
 
-    pub fn config(&self) -> Config {
+    /// The configuration in force. Cheap: every device command reads its timeout from it.
+    pub fn config(&self) -> Arc<Config> {
         self.config
             .read()
-            .map(|c| c.clone())
-            .unwrap_or_else(|_| Config::default_config())
+            .map(|c| Arc::clone(&c))
+            .unwrap_or_else(|_| Arc::new(Config::default_config()))
     }
 
     /// Apply a changed configuration everywhere it matters and save it.
     pub fn update_config(&self, f: impl FnOnce(&mut Config)) -> Result<Config, String> {
-        let mut cfg = self.config();
+        let mut cfg = Config::clone(&self.config());
         f(&mut cfg);
         cfg.access = self.access.settings();
         cfg.validate()?;
@@ -185,7 +198,7 @@ impl Core {
             .map_err(|e| e.to_string())?;
         self.audit.set_cap(cfg.history.size);
         if let Ok(mut slot) = self.config.write() {
-            *slot = cfg.clone();
+            *slot = Arc::new(cfg.clone());
         }
         Ok(cfg)
     }
@@ -200,7 +213,7 @@ impl Core {
         self.access.replace(cfg.access.clone());
         self.audit.set_cap(cfg.history.size);
         if let Ok(mut slot) = self.config.write() {
-            *slot = cfg;
+            *slot = Arc::new(cfg);
         }
         self.emit(ServerEvent::ServerStateChanged { running: true });
     }

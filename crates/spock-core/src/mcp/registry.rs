@@ -12,62 +12,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+pub use crate::model::{HostGroup, Level};
+
 use super::result::{ToolError, ToolOutput};
 use super::server::Ctx;
-
-/// A tool's safety level: a property of the tool, never of a request.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
-pub enum Level {
-    ReadOnly,
-    SafeAction,
-    Destructive,
-}
-
-impl Level {
-    pub fn label(self) -> &'static str {
-        match self {
-            Level::ReadOnly => "Read-only",
-            Level::SafeAction => "Safe action",
-            Level::Destructive => "Destructive",
-        }
-    }
-    /// The activity marker: `✓` read-only, `⚡` action, `⚠` destructive.
-    pub fn marker(self) -> &'static str {
-        match self {
-            Level::ReadOnly => "✓",
-            Level::SafeAction => "⚡",
-            Level::Destructive => "⚠",
-        }
-    }
-}
-
-/// Host tools whose effect cannot be undone by unticking a box start off, and are stored as
-/// what was allowed (so a group added later starts off too).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HostGroup {
-    Settings,
-    AdbServer,
-}
-
-impl HostGroup {
-    pub const ALL: [HostGroup; 2] = [HostGroup::Settings, HostGroup::AdbServer];
-    pub fn key(self) -> &'static str {
-        match self {
-            HostGroup::Settings => "settings",
-            HostGroup::AdbServer => "adb_server",
-        }
-    }
-    pub fn label(self) -> &'static str {
-        match self {
-            HostGroup::Settings => "Settings & servers: change settings",
-            HostGroup::AdbServer => "Settings & servers: restart the adb server",
-        }
-    }
-}
 
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>;
 type Runner = Arc<dyn Fn(Ctx, Value) -> ToolFuture + Send + Sync>;

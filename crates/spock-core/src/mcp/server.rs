@@ -21,6 +21,7 @@ use super::confirm::Ask;
 use super::core::Core;
 use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
 use super::lease::{Connection, Session};
+use super::observe::FinishedCall;
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
 use super::typed::{TypedText, hide_text};
@@ -542,21 +543,29 @@ async fn pipeline(
         Ok(_) => record.result = Some(shown.clone()),
         Err(e) => record.error = Some(e.message.clone()),
     }
-    if record.batch_run.is_none() {
-        core.batch.record(
-            tool.name,
-            &recorded_args,
-            private.as_ref(),
-            origin.transport,
-            outcome,
-        );
-    }
+    let batch_run = record.batch_run.clone();
     // A destructive, denied or refused call's record is on disk before its answer goes back.
     let record = core.audit.append_answered(record).await;
+    let finished = FinishedCall {
+        tool: tool.name,
+        args: &recorded_args,
+        private: private.as_ref(),
+        transport: origin.transport,
+        outcome,
+        record,
+        batch_run: batch_run.as_deref(),
+    };
+    for o in core.observers() {
+        o.finished(&finished);
+    }
     if let Some(text) = private.as_ref().and_then(|p| p["text"].as_str()) {
         let (c, text, window) = (core.clone(), text.to_string(), core.config().history.size);
-        let _ =
-            tokio::task::spawn_blocking(move || c.batch.keep_typed(record, &text, window)).await;
+        let _ = tokio::task::spawn_blocking(move || {
+            for o in c.observers() {
+                o.withheld_text(record, &text, window);
+            }
+        })
+        .await;
     }
     // The control centre shows images as size and dimensions and can save them: it gets the
     // image content beside the JSON (the audit trail keeps only their size and hash).

@@ -164,7 +164,7 @@ pub fn status(ctx: &Ctx) -> Status {
         },
         settings: SettingsState {
             port: cfg.server.port,
-            bind: cfg.server.bind,
+            bind: cfg.server.bind.clone(),
             history_size: cfg.history.size,
             confirm_timeout_secs: cfg.safety.confirm_timeout_secs,
             max_sessions: cfg.server.max_sessions,

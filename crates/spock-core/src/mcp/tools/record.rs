@@ -2,10 +2,11 @@
 //! SIGINT (not SIGKILL) so screenrecord writes the MP4 index on the way out, pulls the file
 //! into the pull directory, and deletes the remote copy only once the pull has succeeded.
 //!
-//! Sessions live in a process-wide map keyed by serial: Core has no place for them, and a
-//! session is only a handle on a command left running on the device.
+//! Sessions live in the core's [`Recordings`], keyed by serial: a session is only a handle on
+//! a command left running on the device, and belongs to the server that started it (two
+//! servers in one process, as in the tests, never see each other's).
 use std::collections::HashMap;
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
@@ -31,15 +32,24 @@ struct Session {
     shell: RunningShell,
 }
 
-fn sessions() -> &'static Mutex<HashMap<String, Session>> {
-    static S: OnceLock<Mutex<HashMap<String, Session>>> = OnceLock::new();
-    S.get_or_init(|| Mutex::new(HashMap::new()))
-}
+/// The screen recordings running now, one per device (`Core::recordings`).
+#[derive(Default)]
+pub struct Recordings(Mutex<HashMap<String, Session>>);
 
-fn lock() -> Result<std::sync::MutexGuard<'static, HashMap<String, Session>>, ToolError> {
-    sessions()
-        .lock()
-        .map_err(|_| ToolError::internal("the recording table is poisoned"))
+impl Recordings {
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, HashMap<String, Session>>, ToolError> {
+        self.0
+            .lock()
+            .map_err(|_| ToolError::internal("the recording table is poisoned"))
+    }
+
+    /// Devices recording now.
+    pub fn serials(&self) -> Vec<String> {
+        self.0
+            .lock()
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default()
+    }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -68,7 +78,7 @@ async fn start(ctx: Ctx, a: StartArgs) -> Result<Started, ToolError> {
     }
     let dev = ctx.device(a.serial.as_deref()).await?;
     let serial = dev.serial().to_string();
-    if let Some(s) = lock()?.get(&serial) {
+    if let Some(s) = ctx.core.recordings.lock()?.get(&serial) {
         return Err(ToolError::refused(format!(
             "{serial} is already recording to {} (since {}); call android_stop_screen_recording first",
             s.remote,
@@ -90,7 +100,7 @@ async fn start(ctx: Ctx, a: StartArgs) -> Result<Started, ToolError> {
             out.stderr_text().trim()
         )));
     }
-    let mut table = lock()?;
+    let mut table = ctx.core.recordings.lock()?;
     if table.contains_key(&serial) {
         // Another call won the race; ours is dropped, which hangs it up.
         return Err(ToolError::refused(format!("{serial} is already recording")));
@@ -129,7 +139,7 @@ pub struct Stopped {
 async fn stop(ctx: Ctx, a: SerialOnly) -> Result<Stopped, ToolError> {
     let dev = ctx.device(a.serial.as_deref()).await?;
     let serial = dev.serial().to_string();
-    let Some(mut s) = lock()?.remove(&serial) else {
+    let Some(mut s) = ctx.core.recordings.lock()?.remove(&serial) else {
         return Err(ToolError::new(
             ErrorKind::NotFound,
             format!("{serial} is not recording (start with android_start_screen_recording)"),
