@@ -161,7 +161,7 @@ fn cases(project: &Path, outside: &Path) -> Vec<(&'static str, Value)> {
         // Keys and text.
         ("android_press_key", json!({ "key": "HOME; reboot" })),
         ("android_press_key", json!({ "key": "`id`" })),
-        ("android_input_text", json!({ "text": "héllo" })),
+        ("android_input_text", json!({ "text": "håll" })),
         ("android_input_text", json!({ "text": "a\nreboot" })),
         ("android_input_text", json!({ "text": "" })),
         (

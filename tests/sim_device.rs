@@ -397,8 +397,10 @@ async fn unknown_commands_and_shell_basics() {
     assert_eq!(sh(&dev, "settings put global stay_on_while_plugged_in 3; settings get global stay_on_while_plugged_in").await.text(), "3\n");
     assert_eq!(sh(&dev, "settings get secure nope").await.text(), "null\n");
     assert_eq!(sh(&dev, "svc power stayon true").await.code, 0);
+    // ActivityManagerShellCommand.runStartActivity exits 0 either way; without -W the error
+    // goes to stderr.
     let r = sh(&dev, "am start -n com.example.shop/.Nope").await;
-    assert_eq!(r.code, 255);
+    assert_eq!(r.code, 0);
     assert!(r.err.contains(
         "Error: Activity class {com.example.shop/com.example.shop.Nope} does not exist."
     ));
@@ -503,11 +505,32 @@ async fn app_functions_list_and_execute() {
     let list = sh(&dev, "cmd app_function list-app-functions").await.text();
     let v: serde_json::Value = serde_json::from_str(&list).unwrap();
     assert_eq!(v["com.example.notes"].as_array().unwrap().len(), 3);
+    // AppSearch documents, every property an array (AppSearchDataJsonConverter).
+    let create = &v["com.example.notes"][0]["AppFunctionStaticMetadata-com.example.notes"];
+    assert_eq!(create["functionId"], serde_json::json!(["createNote"]));
+    assert_eq!(create["schemaCategory"], serde_json::json!(["notes"]));
+    assert!(list.starts_with("{\n  \"com.example.notes\": ["), "{list}");
     let r = sh(&dev, r#"cmd app_function execute-app-function --package com.example.notes --function createNote --parameters '{"title":"Milk","body":"2L"}'"#).await;
-    assert_eq!(r.text(), "{\"result\":\"Created note \\\"Milk\\\"\"}\n");
+    assert_eq!(
+        r.text(),
+        "{\n  \"androidAppfunctionsReturnValue\": [\n    \"Created note \\\"Milk\\\"\"\n  ]\n}\n"
+    );
     let r = sh(&dev, r#"cmd app_function execute-app-function --package com.example.notes --function createNote --parameters '{"title":1}'"#).await;
-    assert_eq!(r.code, 1);
-    assert!(r.err.contains("\"error\""));
+    assert_eq!(r.code, 255);
+    assert!(
+        r.text().starts_with("Error executing app function: "),
+        "{}",
+        r.text()
+    );
+    let r = sh(
+        &dev,
+        "cmd app_function execute-app-function --package com.example.notes",
+    )
+    .await;
+    assert_eq!(
+        (r.code, r.text()),
+        (255, "Error: --function must be specified.\n".to_string())
+    );
 }
 
 /// Symbolic links as toybox makes and shows them on a phone: `ln -s` stores the target as

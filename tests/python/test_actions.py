@@ -122,7 +122,7 @@ async def test_refusals_come_with_reasons(demo):
     async with session(demo) as c:
         s = Session(c)
         await s.login_screen()
-        e = await s.err("android_input_text", {"text": "héllo"})
+        e = await s.err("android_input_text", {"text": "håll"})
         assert e["kind"] == "refused" and "ASCII" in e["error"]
         e = await s.err("android_tap", {"x": 2000, "y": 2000})  # on no screen, upright or turned
         assert e["kind"] == "refused" and "1080x2400" in e["error"]
@@ -276,7 +276,7 @@ async def test_app_functions_are_validated_then_executed(demo):
         assert {p["name"] for p in create["parameters"]} == {"title", "body"}
         r = await s.ok("android_call_app_function", {"packageName": "com.example.notes", "functionId": "createNote",
                                                      "arguments": {"title": "Milk; rm -rf /", "body": "2L"}})
-        assert r["result"] == {"result": 'Created note "Milk; rm -rf /"'}
+        assert r["result"] == 'Created note "Milk; rm -rf /"'
         e = await s.err("android_call_app_function", {"packageName": "com.example.notes", "functionId": "createNote",
                                                       "arguments": {"title": "x"}})
         assert e["kind"] == "invalid_arguments" and "body" in e["error"]

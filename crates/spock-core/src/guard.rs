@@ -27,6 +27,7 @@ mod builtins;
 mod escape;
 mod eval;
 mod expand;
+pub mod keycodes;
 mod lex;
 mod output;
 mod parse;
@@ -37,11 +38,13 @@ mod quote;
 mod rules;
 mod runners;
 mod state;
+mod typing;
 mod validate;
 mod wipes;
 
 pub use paths::{DEVICE_ROOTS, PathRefusal, device_path, local_source, open_local_source};
 pub use quote::{input_text_escape, shell_join, shell_quote};
+pub use typing::{TYPABLE, typing_commands};
 pub use validate::{
     ExtraValue, component, intent_action, intent_category, intent_extra_args, intent_extra_key,
     keycode, package_name, permission_name, uri,

@@ -75,6 +75,14 @@ pub struct AppFunctionSpec {
     pub parameters: BTreeMap<String, String>,
     #[serde(default)]
     pub result: String,
+    /// The AppFunctions schema it implements (`createNote`), its category (`notes`) and
+    /// version: what `schemaName` / `schemaCategory` / `minSchemaVersion` filter on.
+    #[serde(default)]
+    pub schema_name: Option<String>,
+    #[serde(default)]
+    pub schema_category: Option<String>,
+    #[serde(default)]
+    pub schema_version: Option<u64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -18,6 +18,7 @@ mod appfn;
 mod dumpsys;
 mod files;
 mod input;
+pub mod keycodes;
 mod logcat;
 mod media;
 pub mod parse;
@@ -107,6 +108,38 @@ pub(crate) async fn run(inner: Arc<Inner>, command: String, io: ShellIo) -> i32 
     last
 }
 
+/// Where one of a command's output descriptors ends up after its redirections.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Dest {
+    /// The pipeline's stdout: the next command's stdin, or the client.
+    Out,
+    /// The client's stderr.
+    Err,
+    File {
+        path: String,
+        append: bool,
+    },
+}
+
+/// Applies `n>file` / `n>&m` left to right, as mksh does: `[stdout, stderr]`.
+fn destinations(redirs: &[parse::Redir]) -> [Dest; 2] {
+    let mut fds = [Dest::Out, Dest::Err];
+    for r in redirs {
+        match r {
+            parse::Redir::File { fd, path, append } => {
+                fds[usize::from(*fd - 1)] = Dest::File {
+                    path: path.clone(),
+                    append: *append,
+                }
+            }
+            parse::Redir::Dup { fd, to } => {
+                fds[usize::from(*fd - 1)] = fds[usize::from(*to - 1)].clone();
+            }
+        }
+    }
+    fds
+}
+
 async fn run_pipeline(
     inner: &Arc<Inner>,
     pipe: parse::Pipeline,
@@ -117,36 +150,41 @@ async fn run_pipeline(
     let mut code = 0;
     for (i, cmd) in pipe.cmds.into_iter().enumerate() {
         let last = i + 1 == n;
-        let stream = (last && cmd.stdout_to.is_none()).then_some(out);
-        let mut res = run_simple(inner, &cmd.args, &input, stream).await;
-        if cmd.stderr_to_stdout {
-            let e = std::mem::take(&mut res.stderr);
-            res.stdout.extend_from_slice(&e);
-        }
-        if let Some(path) = &cmd.stderr_to {
-            let e = std::mem::take(&mut res.stderr);
-            if path != "/dev/null" {
-                let _ = write_redirect(inner, path, e, false);
+        let [to_out, to_err] = destinations(&cmd.redirs);
+        // Only a last command whose stdout is the client's stdout streams as it goes.
+        let stream = (last && to_out == Dest::Out).then_some(out);
+        let res = run_simple(inner, &cmd.args, &input, stream).await;
+        let (mut piped, mut err) = (Vec::new(), Vec::new());
+        let mut files: Vec<(String, bool, Vec<u8>)> = Vec::new();
+        for (dest, data) in [(to_out, res.stdout), (to_err, res.stderr)] {
+            match dest {
+                Dest::Out => piped.extend_from_slice(&data),
+                Dest::Err => err.extend_from_slice(&data),
+                Dest::File { path, append } => {
+                    match files.iter_mut().find(|(p, _, _)| *p == path) {
+                        Some(f) => f.2.extend_from_slice(&data),
+                        None => files.push((path, append, data)),
+                    }
+                }
             }
-        }
-        if let Some((path, append)) = &cmd.stdout_to {
-            let data = std::mem::take(&mut res.stdout);
-            if path != "/dev/null"
-                && let Err(msg) = write_redirect(inner, path, data, *append)
-            {
-                res.stderr.extend_from_slice(msg.as_bytes());
-                res.code = 1;
-            }
-        }
-        if !res.stderr.is_empty() {
-            send(out, std::mem::take(&mut res.stderr), true).await;
-        }
-        if last {
-            send(out, std::mem::take(&mut res.stdout), false).await;
-        } else {
-            input = std::mem::take(&mut res.stdout);
         }
         code = res.code;
+        for (path, append, data) in files {
+            if path != "/dev/null"
+                && let Err(msg) = write_redirect(inner, &path, data, append)
+            {
+                err.extend_from_slice(msg.as_bytes());
+                code = 1;
+            }
+        }
+        if !err.is_empty() {
+            send(out, err, true).await;
+        }
+        if last {
+            send(out, piped, false).await;
+        } else {
+            input = piped;
+        }
     }
     code
 }

@@ -999,6 +999,8 @@ impl Devices {
         let adb = super::endpoint::find_adb().ok_or_else(|| {
             DeviceError::Adb("no `adb` binary on PATH to start the server again".into())
         })?;
+        // What it has attached now, not what was last listed (nothing may have listed yet).
+        let _ = self.list().await;
         let reconnect = self.connected_over_tcp(server);
         let attempts_before = self.inner.table().state(server).attempts;
         let port = server.port.to_string();

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 pub mod activity;
 pub mod am;
+pub mod apk;
 pub mod appfn;
 pub mod battery;
 pub mod getevent;

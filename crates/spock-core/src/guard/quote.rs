@@ -53,9 +53,9 @@ pub fn input_text_escape(text: &str) -> Result<String, Refusal> {
         return Err(Refusal::new(
             "input-text-non-ascii",
             format!(
-                "`input text` can only type ASCII; {c:?} (U+{:04X}) has no key on the virtual keyboard. \
-                 Set the field's text through the UI (android_input_text_into_element) or a clipboard paste instead",
-                c as u32
+                "`input text` can only type ASCII; {c:?} (U+{:04X}) has no key on the virtual keyboard: {}",
+                c as u32,
+                super::typing::TYPABLE
             ),
         ));
     }

@@ -197,36 +197,22 @@ pub fn intent_extra_args(key: &str, value: &ExtraValue) -> Result<[String; 3], R
     Ok([flag.to_string(), key.to_string(), text])
 }
 
-/// A key for `input keyevent`: a number (0–999), `KEYCODE_NAME` or `NAME`; returns the form
-/// to pass (`KEYCODE_` prefixed, upper case, or the number).
-pub fn keycode(s: &str) -> Result<String, Refusal> {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()) {
-        return match s.parse::<u16>() {
-            Ok(n) if n < 1000 => Ok(n.to_string()),
-            _ => Err(refuse(
-                "keycode",
-                "key code",
-                s,
-                "numeric key codes are below 1000",
-            )),
-        };
+/// A key for `input keyevent`: a number (0–999), an Android key name with or without
+/// `KEYCODE_` (any case), or a name agents use (BACKSPACE, DELETE, UP, PAGEUP, END, ESC, …).
+/// An unknown name is refused with the closest Android names.
+pub fn keycode(s: &str) -> Result<super::keycodes::Key, Refusal> {
+    if let Some(k) = super::keycodes::lookup(s) {
+        return Ok(k);
     }
-    let upper = s.to_ascii_uppercase();
-    let name = upper.strip_prefix("KEYCODE_").unwrap_or(&upper);
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphanumeric())
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if ok {
-        return Ok(format!("KEYCODE_{name}"));
-    }
-    Err(refuse(
-        "keycode",
-        "key code",
-        s,
-        "a number or a name such as `KEYCODE_HOME` / `HOME`",
-    ))
+    let near = super::keycodes::closest(s);
+    let hint = if near.is_empty() {
+        "a number or an Android key name such as `HOME`, `BACK`, `ENTER`, `DEL`, `PAGE_DOWN`"
+            .to_string()
+    } else {
+        format!(
+            "not an Android key name; the closest are {}",
+            near.join(", ")
+        )
+    };
+    Err(refuse("keycode", "key code", s, &hint))
 }

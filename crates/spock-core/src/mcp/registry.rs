@@ -198,13 +198,24 @@ impl ToolDef {
         self.escalates(when, move |_ctx: Ctx, a: A| async move { Ok(check(&a)) })
     }
 
-    /// Why this call is destructive although the tool is not (see [`ToolDef::escalates`]).
+    /// A check on where the call would run, made before anyone is asked: an error refuses the
+    /// call there (the demo's built-in adb server, which no restart can reach).
+    pub fn refuses_before_asking(mut self, check: fn(&Ctx) -> Result<(), ToolError>) -> Self {
+        self.escalator = Some(Arc::new(move |ctx: Ctx, _args: Value| {
+            Box::pin(async move { check(&ctx).map(|()| None) })
+        }));
+        self
+    }
+
+    /// Why this call is destructive although the tool is not (see [`ToolDef::escalates`]);
+    /// for other tools only the refusal of [`ToolDef::refuses_before_asking`].
     pub async fn escalation(&self, ctx: &Ctx, args: &Value) -> Result<Option<String>, ToolError> {
         match &self.escalator {
             Some(check) if self.level == Level::SafeAction => {
                 check(ctx.clone(), args.clone()).await
             }
-            _ => Ok(None),
+            Some(check) => check(ctx.clone(), args.clone()).await.map(|_| None),
+            None => Ok(None),
         }
     }
 

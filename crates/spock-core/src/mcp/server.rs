@@ -763,12 +763,23 @@ impl McpServer {
     }
 
     fn client_of(&self, ctx: &RequestContext<RoleServer>) -> Option<ClientId> {
-        ctx.client_info().map(|i| ClientId {
-            name: i.name,
-            version: i.version,
-        })
+        ctx.client_info().and_then(named)
     }
 }
+
+/// The client's own name, or `None` when it never gave one: rmcp stands in its own build
+/// identity (`rmcp` and its version, `Implementation::default()`) for a stateless 2026-07-28
+/// request without `clientInfo`, which must read "unknown", not as the server's library.
+fn named(i: rmcp::model::Implementation) -> Option<ClientId> {
+    let stand_in = rmcp::model::Implementation::default();
+    let unnamed =
+        i.name.trim().is_empty() || (i.name == stand_in.name && i.version == stand_in.version);
+    (!unnamed).then_some(ClientId {
+        name: i.name,
+        version: i.version,
+    })
+}
+
 
 /// Why a client may not call a tool it is not listed, and how it gets it listed.
 fn not_listed(tool: &ToolDef, stateless: bool) -> String {
@@ -833,15 +844,13 @@ impl ServerHandler for McpServer {
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request)?;
-        let client = ClientId {
-            name: request.client_info.name.clone(),
-            version: request.client_info.version.clone(),
-        };
-        self.core.client_seen(
-            self.transport,
-            &client,
-            &result.protocol_version.to_string(),
-        );
+        if let Some(client) = named(request.client_info.clone()) {
+            self.core.client_seen(
+                self.transport,
+                &client,
+                &result.protocol_version.to_string(),
+            );
+        }
         Ok(result)
     }
 

@@ -35,6 +35,7 @@ impl State {
 
     /// `input tap`: focus an editable node, launch from the home screen, or follow a transition.
     pub fn tap(&mut self, x: i32, y: i32, long: bool) {
+        self.selected_all = false;
         let Some(top) = self.top() else { return };
         let screen = top.screen.clone();
         let ui = &top.ui;
@@ -149,6 +150,20 @@ impl State {
     }
 
     pub fn type_text(&mut self, text: &str) {
+        if std::mem::take(&mut self.selected_all) {
+            self.clear_field();
+        }
+        // A pending dead accent goes on the next letter (`KeyCharacterMap.getDeadChar`).
+        let composed;
+        let text = match self.dead_accent.take() {
+            Some(accent) => {
+                let mut chars = text.chars();
+                let first = chars.next().map(|c| compose(accent, c).unwrap_or(c));
+                composed = first.into_iter().chain(chars).collect::<String>();
+                composed.as_str()
+            }
+            None => text,
+        };
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
@@ -163,7 +178,27 @@ impl State {
         }
     }
 
+    /// Ctrl+A in a focused field.
+    pub fn select_all(&mut self) {
+        self.selected_all = self
+            .top()
+            .is_some_and(|e| e.ui.focused_editable().is_some());
+    }
+
+    /// Deletes the focused field's whole text (a delete after Ctrl+A).
+    pub fn clear_field(&mut self) {
+        self.selected_all = false;
+        if let Some(e) = self.top_mut()
+            && let Some(i) = e.ui.focused_editable()
+        {
+            e.ui.set_text(i, "");
+        }
+    }
+
     pub fn delete_char(&mut self) {
+        if std::mem::take(&mut self.selected_all) {
+            return self.clear_field();
+        }
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
@@ -172,6 +207,23 @@ impl State {
             e.ui.set_text(i, &cur);
         }
     }
+}
+
+/// A letter with a combining accent as one character: the Latin-1 letters the virtual
+/// keyboard's dead keys make (acute, grave, circumflex, tilde, diaeresis).
+pub fn compose(accent: char, c: char) -> Option<char> {
+    let (bases, accented) = match accent {
+        '\u{0301}' => ("aeiouyAEIOUY", "áéíóúýÁÉÍÓÚÝ"),
+        '\u{0300}' => ("aeiouAEIOU", "àèìòùÀÈÌÒÙ"),
+        '\u{0302}' => ("aeiouAEIOU", "âêîôûÂÊÎÔÛ"),
+        '\u{0303}' => ("anoANO", "ãñõÃÑÕ"),
+        '\u{0308}' => ("aeiouyAEIOUY", "äëïöüÿÄËÏÖÜŸ"),
+        _ => return None,
+    };
+    bases
+        .chars()
+        .position(|b| b == c)
+        .and_then(|i| accented.chars().nth(i))
 }
 
 fn matches(m: &crate::scenario::Matcher, n: &super::ui::UiNode) -> bool {

@@ -79,6 +79,10 @@ pub struct State {
     pub awake: bool,
     /// `wm size WxH` override (printed by `wm size`; touches stay in panel coordinates).
     pub size_override: Option<(u32, u32)>,
+    /// Ctrl+A selected the focused field's whole text: the next delete clears it.
+    pub selected_all: bool,
+    /// A dead accent (U+0300 …) typed with Alt, waiting for the letter it goes on.
+    pub dead_accent: Option<char>,
 }
 
 fn hash_of(s: &str, salt: u32) -> u32 {
@@ -91,7 +95,7 @@ fn hash_of(s: &str, salt: u32) -> u32 {
     h
 }
 
-fn code_hash(pkg: &str) -> (String, String) {
+pub(crate) fn code_hash(pkg: &str) -> (String, String) {
     use base64::Engine;
     // 16 bytes in URL-safe base64 with padding, like `~~l18Y0fK-TquRtpFh0UqNSA==`.
     let enc = |salt: u32| {
@@ -127,6 +131,8 @@ impl State {
             stay_on: "false".into(),
             awake: true,
             size_override: None,
+            selected_all: false,
+            dead_accent: None,
             scenario: scenario.clone(),
         };
         for (i, a) in scenario.apps.iter().enumerate() {

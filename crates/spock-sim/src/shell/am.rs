@@ -1,5 +1,13 @@
 //! Activity manager: `am start` (components, deep links, extras, `-W` timing lines),
 //! `am force-stop`, `am kill`, and `monkey -p PKG … 1`, with the messages real `am` prints.
+//!
+//! Follows aosp-mirror/platform_frameworks_base
+//! `services/core/java/com/android/server/am/ActivityManagerShellCommand.java`
+//! @c014fb5ca964ed67963ccd05b4ade7dddca65a83 (`runStartActivity`: with `-W` the warnings and
+//! errors go to stdout, without it to stderr; the command exits 0 whether or not the activity
+//! started) and `core/java/android/content/Intent.java`
+//! @426c31323cb86f86149e99a23262004dfd58891f (`parseCommandArgs`: the one argument after the
+//! options is a URI when it holds `:`, a component when it holds `/`, else a package).
 use super::Ctx;
 use crate::device::state::short_component;
 use crate::scenario::qualify;
@@ -107,7 +115,20 @@ fn parse_intent(args: &[String]) -> Result<Intent, String> {
                 i.extras = true;
             }
             s if s.starts_with('-') => return Err(format!("Error: Unknown option: {s}")),
-            uri => i.data = Some(uri.to_string()),
+            // `Intent.parseCommandArgs`: the base intent fills in only what the options left
+            // unset (`Intent.fillIn`).
+            arg if arg.contains(':') => {
+                i.data.get_or_insert_with(|| arg.to_string());
+            }
+            arg if arg.contains('/') => {
+                let (p, cls) = arg.split_once('/').unwrap_or((arg, ""));
+                if i.component.is_none() {
+                    i.component = Some((p.to_string(), qualify(p, cls)));
+                }
+            }
+            pkg => {
+                i.package.get_or_insert_with(|| pkg.to_string());
+            }
         }
     }
     Ok(i)
@@ -161,24 +182,39 @@ fn start(ctx: &mut Ctx, args: &[String]) -> i32 {
         }
     };
     ctx.outln(&format!("Starting: {}", intent.describe(false)));
+    // `PrintWriter out = mWaitOption ? pw : getErrPrintWriter();`
+    let say = |ctx: &mut Ctx, line: &str| {
+        if intent.wait {
+            ctx.outln(line);
+        } else {
+            ctx.errln(line);
+        }
+    };
     let Some((target, pkg, cls)) = resolve(ctx, &intent) else {
         if let Some((p, c)) = &intent.component {
-            ctx.errln("Error type 3");
-            ctx.errln(&format!(
-                "Error: Activity class {{{p}/{c}}} does not exist."
-            ));
+            say(ctx, "Error type 3");
+            say(
+                ctx,
+                &format!("Error: Activity class {{{p}/{c}}} does not exist."),
+            );
         } else {
-            ctx.errln(&format!(
-                "Error: Activity not started, unable to resolve {}",
-                intent.describe(true)
-            ));
+            say(
+                ctx,
+                &format!(
+                    "Error: Activity not started, unable to resolve {}",
+                    intent.describe(true)
+                ),
+            );
         }
-        return 255;
+        return 0;
     };
     let already_top = ctx.st.foreground() == (pkg.clone(), cls.clone());
     let cold = !ctx.st.processes.contains_key(&pkg);
     if already_top {
-        ctx.outln("Warning: Activity not started, intent has been delivered to currently running top-most instance.");
+        say(
+            ctx,
+            "Warning: Activity not started, intent has been delivered to currently running top-most instance.",
+        );
     } else {
         match target {
             Target::Launch(p) => {

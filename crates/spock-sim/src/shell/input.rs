@@ -1,8 +1,11 @@
-//! Input: `input tap|swipe|keyevent|text|draganddrop|motionevent`, `getevent -p[l]` (the
+//! Input: `input tap|swipe|keyevent|keycombination|text|draganddrop|motionevent`, `getevent -p[l]` (the
 //! device's input nodes, touchscreen with multi-touch axes, in the layout of
 //! `fixtures/misc/getevent-pl-mi-mix2-chiron.txt`) and `sendevent` into the touch decoder.
-use super::Ctx;
+use super::{Ctx, keycodes};
 use crate::touch::{self, TOUCH_DEVICE};
+
+mod keys;
+use keys::{Meta, key_combination, press};
 
 const USAGE: &str = "Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
 
@@ -29,7 +32,8 @@ The commands and default sources are:
       press (Default: trackball)
       roll <dx> <dy> (Default: trackball)
       motionevent <DOWN|UP|MOVE|CANCEL> <x> <y> (Default: touchscreen)
-      scroll (Default: rotaryencoder) scroll <x> <y> [axis_value] (for pointer-based sources) [axis_value] (for non pointer-based sources)";
+      scroll (Default: rotaryencoder) scroll <x> <y> [axis_value] (for pointer-based sources) [axis_value] (for non pointer-based sources)
+      keycombination [-t duration(ms)] <key code 1> <key code 2> ... (Default: keyboard, the key order is important here.)";
 
 const SOURCES: &[&str] = &[
     "dpad",
@@ -53,64 +57,6 @@ fn bad(ctx: &mut Ctx, cmd: &str) -> i32 {
     ctx.errln(&format!("Error: Invalid arguments for command: {cmd}"));
     ctx.errln(USAGE);
     1
-}
-
-/// Key code from a number, `KEYCODE_NAME` or `NAME`.
-fn keycode(s: &str) -> Option<u32> {
-    if let Ok(n) = s.parse() {
-        return Some(n);
-    }
-    let name = s.strip_prefix("KEYCODE_").unwrap_or(s);
-    let named = match name {
-        "HOME" => 3,
-        "BACK" => 4,
-        "DPAD_UP" => 19,
-        "DPAD_DOWN" => 20,
-        "DPAD_LEFT" => 21,
-        "DPAD_RIGHT" => 22,
-        "VOLUME_UP" => 24,
-        "VOLUME_DOWN" => 25,
-        "POWER" => 26,
-        "TAB" => 61,
-        "SPACE" => 62,
-        "ENTER" => 66,
-        "DEL" => 67,
-        "MENU" => 82,
-        "SEARCH" => 84,
-        "ESCAPE" => 111,
-        "FORWARD_DEL" => 112,
-        "APP_SWITCH" => 187,
-        "SLEEP" => 223,
-        "WAKEUP" => 224,
-        _ => {
-            let mut c = name.chars();
-            match (c.next(), c.next()) {
-                (Some(ch @ 'A'..='Z'), None) => 29 + (ch as u32 - 'A' as u32),
-                (Some(ch @ '0'..='9'), None) => 7 + (ch as u32 - '0' as u32),
-                _ => return None,
-            }
-        }
-    };
-    Some(named)
-}
-
-fn press(ctx: &mut Ctx, code: u32) {
-    match code {
-        3 => ctx.st.go_home(),
-        4 | 111 => ctx.st.back(),
-        67 => ctx.st.delete_char(),
-        62 => ctx.st.type_text(" "),
-        26 => ctx.st.awake = !ctx.st.awake,
-        223 => ctx.st.awake = false,
-        224 => ctx.st.awake = true,
-        7..=16 => ctx
-            .st
-            .type_text(&((b'0' + (code - 7) as u8) as char).to_string()),
-        29..=54 => ctx
-            .st
-            .type_text(&((b'a' + (code - 29) as u8) as char).to_string()),
-        _ => {}
-    }
 }
 
 pub fn input(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -165,25 +111,27 @@ pub fn input(ctx: &mut Ctx, args: &[String]) -> i32 {
             }
         },
         "keyevent" => {
-            let keys: Vec<&str> = params
-                .iter()
-                .copied()
-                .filter(|p| !p.starts_with("--"))
-                .collect();
+            // `runKeyEvent`: leading `--` options, then keys; `--delay` takes a value. A name
+            // `keyCodeFromString` does not know is sent as KEYCODE_UNKNOWN, silently.
+            let mut keys = params;
+            while let Some(opt) = keys.first().filter(|k| k.starts_with("--")) {
+                keys = &keys[if *opt == "--delay" {
+                    2.min(keys.len())
+                } else {
+                    1
+                }..];
+            }
             if keys.is_empty() {
                 return bad(ctx, cmd);
             }
             for k in keys {
-                match keycode(k) {
-                    Some(code) => press(ctx, code),
-                    None => {
-                        ctx.errln(&format!("Error: Unknown keycode: {k}"));
-                        return 1;
-                    }
+                if let Some(code) = keycodes::from_string(k) {
+                    press(ctx, code, Meta::default());
                 }
             }
             0
         }
+        "keycombination" => key_combination(ctx, params),
         "motionevent" => match params {
             [action, x, y] => match (coord(x), coord(y)) {
                 (Some(x), Some(y)) => {

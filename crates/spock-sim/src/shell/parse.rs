@@ -1,6 +1,8 @@
 //! Command-line parsing as `/system/bin/sh` (mksh) does it for what tools send: shell words
 //! with single/double quotes and backslashes (adb quotes every argument: `screencap '-p'`),
-//! `;`, `&&`, `||`, `|`, a trailing `&`, and `>`, `>>`, `2>`, `2>&1` redirections.
+//! `;`, `&&`, `||`, `|`, a trailing `&`, and output redirections: `[n]>file`, `[n]>>file`,
+//! `[n]>&m` for n, m in 1 and 2 (`>&2`, `2>&1`, `2>/dev/null`), applied left to right as mksh
+//! does (`> f 2>&1` sends both to f; `2>&1 > f` only stdout).
 //! No variables, globbing or subshells: tools that drive a device do not need them.
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -11,13 +13,20 @@ pub enum Sep {
     Or,
 }
 
+/// Where a redirection points file descriptor `fd` (1 or 2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Redir {
+    /// `n> file` (false) or `n>> file` (true).
+    File { fd: u8, path: String, append: bool },
+    /// `n>&m`: `n` goes wherever `m` goes now.
+    Dup { fd: u8, to: u8 },
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Simple {
     pub args: Vec<String>,
-    /// `> file` (false) or `>> file` (true).
-    pub stdout_to: Option<(String, bool)>,
-    pub stderr_to: Option<String>,
-    pub stderr_to_stdout: bool,
+    /// In the order written.
+    pub redirs: Vec<Redir>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -30,6 +39,12 @@ pub struct Pipeline {
 enum Tok {
     Word(String),
     Op(&'static str),
+    /// `[n]>`, `[n]>>` (a file follows) or `[n]>&m`.
+    Redir {
+        fd: u8,
+        append: bool,
+        dup: Option<u8>,
+    },
 }
 
 fn lex(line: &str) -> Result<Vec<Tok>, String> {
@@ -112,26 +127,41 @@ fn lex(line: &str) -> Result<Vec<Tok>, String> {
                 }
             }
             '>' => {
-                let fd2 = in_word && !quoted && cur == "2";
-                if fd2 {
+                // A lone unquoted digit just before `>` is the descriptor (`2>`), as in sh.
+                let fd = match (in_word && !quoted, cur.as_str()) {
+                    (true, "1") => Some(1),
+                    (true, "2") => Some(2),
+                    _ => None,
+                };
+                if fd.is_some() {
                     cur.clear();
                     in_word = false;
                 } else {
                     flush(&mut toks, &mut cur, &mut in_word);
                 }
-                if fd2 && it.peek() == Some(&'&') {
+                let fd = fd.unwrap_or(1);
+                if it.peek() == Some(&'&') {
                     it.next();
-                    if it.next() != Some('1') {
-                        return Err("bad redirection".into());
-                    }
-                    toks.push(Tok::Op("2>&1"));
-                } else if fd2 {
-                    toks.push(Tok::Op("2>"));
-                } else if it.peek() == Some(&'>') {
-                    it.next();
-                    toks.push(Tok::Op(">>"));
+                    let to = match it.next() {
+                        Some('1') => 1,
+                        Some('2') => 2,
+                        _ => return Err("bad redirection".into()),
+                    };
+                    toks.push(Tok::Redir {
+                        fd,
+                        append: false,
+                        dup: Some(to),
+                    });
                 } else {
-                    toks.push(Tok::Op(">"));
+                    let append = it.peek() == Some(&'>');
+                    if append {
+                        it.next();
+                    }
+                    toks.push(Tok::Redir {
+                        fd,
+                        append,
+                        dup: None,
+                    });
                 }
             }
             c => {
@@ -156,14 +186,13 @@ pub fn parse(line: &str) -> Result<Vec<(Sep, Pipeline)>, String> {
     while let Some(t) = it.next() {
         match t {
             Tok::Word(w) => cmd.args.push(w),
-            Tok::Op(op @ (">" | ">>" | "2>")) => match it.next() {
-                Some(Tok::Word(f)) => match op {
-                    "2>" => cmd.stderr_to = Some(f),
-                    _ => cmd.stdout_to = Some((f, op == ">>")),
-                },
+            Tok::Redir {
+                fd, dup: Some(to), ..
+            } => cmd.redirs.push(Redir::Dup { fd, to }),
+            Tok::Redir { fd, append, .. } => match it.next() {
+                Some(Tok::Word(path)) => cmd.redirs.push(Redir::File { fd, path, append }),
                 _ => return Err(unexpected("newline")),
             },
-            Tok::Op("2>&1") => cmd.stderr_to_stdout = true,
             Tok::Op("|") => {
                 if cmd.args.is_empty() {
                     return Err(unexpected("|"));
@@ -225,8 +254,27 @@ mod tests {
     fn redirections_and_background() {
         let p = parse("screencap -p > /sdcard/a.png 2>/dev/null").unwrap();
         let c = &p[0].1.cmds[0];
-        assert_eq!(c.stdout_to, Some(("/sdcard/a.png".into(), false)));
-        assert_eq!(c.stderr_to.as_deref(), Some("/dev/null"));
+        let file = |fd, path: &str, append| Redir::File {
+            fd,
+            path: path.into(),
+            append,
+        };
+        assert_eq!(
+            c.redirs,
+            vec![file(1, "/sdcard/a.png", false), file(2, "/dev/null", false)]
+        );
+        let c = &parse("echo x >&2").unwrap()[0].1.cmds[0];
+        assert_eq!(c.args, vec!["echo", "x"]);
+        assert_eq!(c.redirs, vec![Redir::Dup { fd: 1, to: 2 }]);
+        let c = &parse("ls /x 2>&1 >>/sdcard/l").unwrap()[0].1.cmds[0];
+        assert_eq!(
+            c.redirs,
+            vec![Redir::Dup { fd: 2, to: 1 }, file(1, "/sdcard/l", true)]
+        );
+        // A quoted or longer word before `>` is an argument, not a descriptor.
+        let c = &parse("echo '2'>f 12>g").unwrap()[0].1.cmds[0];
+        assert_eq!(c.args, vec!["echo", "2", "12"]);
+        assert!(parse("echo >&3").is_err());
         let p = parse("screenrecord /sdcard/v.mp4 &").unwrap();
         assert!(p[0].1.background);
         assert!(parse("echo 'open").is_err());

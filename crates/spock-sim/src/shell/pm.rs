@@ -1,7 +1,9 @@
 //! Package manager: `pm list packages` (`-3`, `-s`, `-f`, `--show-versioncode`, `-U`, filter;
 //! lines as in `fixtures/misc/pm-list-packages-f-pixel-excerpt.txt`), `pm path`,
-//! `pm grant|revoke`, `pm clear`, `pm uninstall`, and `cmd` (package, activity, app_function).
+//! `pm grant|revoke`, `pm clear`, `pm uninstall`, `pm install` (`install`), and `cmd` (package, activity, app_function).
 use super::{Ctx, am, appfn};
+
+mod install;
 use crate::device::state::{InstalledApp, short_component};
 
 /// Where an app's APK lives: `/data/app/~~…==/pkg-…==/base.apk`, or a system partition.
@@ -161,10 +163,12 @@ pub fn pm(ctx: &mut Ctx, args: &[String]) -> i32 {
                 1
             }
         },
-        "install" | "install-create" => {
-            ctx.outln(
-                "Failure [INSTALL_FAILED_INVALID_APK: the virtual device cannot install APKs]",
-            );
+        "install" => {
+            let words: Vec<&str> = rest.iter().map(String::as_str).collect();
+            install::install(ctx, &words)
+        }
+        "install-create" => {
+            ctx.outln("Failure [INSTALL_FAILED_INVALID_APK: the virtual device installs from a file path only]");
             1
         }
         "resolve-activity" => resolve_activity(ctx, rest),

@@ -15,6 +15,14 @@
 //! ]
 //! ```
 //!
+//! What Android 16 prints (`AppFunctionManagerServiceShellCommand.runListAppFunctions`, see
+//! `tests/fixtures/SOURCES.md`) is AppSearch documents: `{"<package>": [ {
+//! "AppFunctionStaticMetadata-<package>": {"functionId": ["…"], "schemaName": ["…"], …},
+//! "AppFunctionRuntimeMetadata-<package>": {"AppFunctionRuntimeMetadata-<package>":
+//! {"enabled": [0|1|2]}} } ]}`, every property an array. [`normalize`] turns each such result
+//! into the flat form above (single values unwrapped; `enabled` from the runtime document, 0
+//! meaning `enabledByDefault`), so the rest reads one shape.
+//!
 //! Tolerated: text before the JSON; `{"functions": [...]}` / `{"appFunctions": [...]}`
 //! wrappers; `{"<package>": [ {functionId...} ]}` grouped by package; snake_case keys;
 //! `enabled` as a string; entries missing an id are dropped, not fatal.
@@ -46,6 +54,68 @@ pub struct AppFunctionParam {
     pub required: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+}
+
+const STATIC_DOC: &str = "AppFunctionStaticMetadata";
+const RUNTIME_DOC: &str = "AppFunctionRuntimeMetadata";
+
+/// An AppSearch property: a one-element array is its value; nested documents are unwrapped
+/// the same way.
+fn unwrap_property(v: &Value) -> Value {
+    match v {
+        Value::Array(a) if a.len() == 1 && !a[0].is_object() => a[0].clone(),
+        Value::Array(a) => Value::Array(a.iter().map(unwrap_property).collect()),
+        Value::Object(o) => Value::Object(
+            o.iter()
+                .map(|(k, v)| (k.clone(), unwrap_property(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// One search result (`{"AppFunctionStaticMetadata-…": doc, "AppFunctionRuntimeMetadata-…":
+/// {…: doc}}`) as a flat function object, or `None` when it is not one.
+fn flatten_result(o: &Map<String, Value>) -> Option<Value> {
+    let (_, doc) = o.iter().find(|(k, _)| k.starts_with(STATIC_DOC))?;
+    let Value::Object(mut flat) = unwrap_property(doc) else {
+        return None;
+    };
+    // `searchResultToJsonObject` nests a joined result under its schema type once more.
+    let runtime = o
+        .iter()
+        .find(|(k, _)| k.starts_with(RUNTIME_DOC))
+        .and_then(|(_, v)| v.as_object())
+        .map(|joined| {
+            joined
+                .iter()
+                .find(|(k, _)| k.starts_with(RUNTIME_DOC))
+                .and_then(|(_, d)| d.as_object())
+                .unwrap_or(joined)
+        })
+        .and_then(|d| d.get("enabled"))
+        .map(unwrap_property);
+    let by_default = flat.get("enabledByDefault").and_then(Value::as_bool);
+    let enabled = match runtime.as_ref().and_then(Value::as_i64) {
+        Some(1) => Some(true),
+        Some(2) => Some(false),
+        _ => by_default,
+    };
+    if let Some(e) = enabled {
+        flat.insert("enabled".into(), Value::Bool(e));
+    }
+    Some(Value::Object(flat))
+}
+
+/// Rewrites AppSearch search results anywhere in `v` into flat function objects.
+pub fn normalize(v: &Value) -> Value {
+    match v {
+        Value::Array(a) => Value::Array(a.iter().map(normalize).collect()),
+        Value::Object(o) => flatten_result(o).unwrap_or_else(|| {
+            Value::Object(o.iter().map(|(k, v)| (k.clone(), normalize(v))).collect())
+        }),
+        other => other.clone(),
+    }
 }
 
 fn get<'a>(o: &'a Map<String, Value>, keys: &[&str]) -> Option<&'a Value> {
@@ -124,7 +194,7 @@ pub fn parse_list(text: &str) -> Result<Vec<AppFunction>, ParseError> {
         None => return Err(ParseError::NoJson(String::new())),
     };
     let mut out = Vec::new();
-    collect(&value, &mut out);
+    collect(&normalize(&value), &mut out);
     Ok(out)
 }
 
@@ -158,6 +228,51 @@ mod tests {
         assert_eq!(f[1].enabled, Some(false));
         let json = serde_json::to_value(&f[0]).unwrap();
         assert_eq!(json["functionId"], f[0].function_id.as_str());
+    }
+
+    /// The shape of Android 16's `list-app-functions` (AppSearch documents, every property an
+    /// array, the runtime document joined under its schema type twice).
+    #[test]
+    fn android_16_appsearch_documents() {
+        let text = r#"{
+  "com.example.notes": [
+    {
+      "AppFunctionStaticMetadata-com.example.notes": {
+        "functionId": ["com.example.notes.NoteFunctions#createNote"],
+        "packageName": ["com.example.notes"],
+        "schemaName": ["createNote"],
+        "schemaCategory": ["notes"],
+        "schemaVersion": [2],
+        "enabledByDefault": [true],
+        "parameters": [{"name": ["title"], "dataType": ["string"], "isRequired": [true]}]
+      },
+      "AppFunctionRuntimeMetadata-com.example.notes": {
+        "AppFunctionRuntimeMetadata-com.example.notes": {"functionId": ["x"], "enabled": [2]}
+      }
+    },
+    {
+      "AppFunctionStaticMetadata-com.example.notes": {
+        "functionId": ["listNotes"], "packageName": ["com.example.notes"], "enabledByDefault": [true]
+      },
+      "AppFunctionRuntimeMetadata-com.example.notes": {
+        "AppFunctionRuntimeMetadata-com.example.notes": {"enabled": [0]}
+      }
+    }
+  ]
+}"#;
+        let f = parse_list(text).unwrap();
+        assert_eq!(f.len(), 2, "{f:?}");
+        assert_eq!(
+            f[0].function_id,
+            "com.example.notes.NoteFunctions#createNote"
+        );
+        assert_eq!(f[0].enabled, Some(false), "runtime 2 is disabled");
+        assert_eq!(f[0].parameters[0].name, "title");
+        assert!(f[0].parameters[0].required);
+        assert_eq!(f[1].enabled, Some(true), "runtime 0 is the default");
+        let flat = normalize(&serde_json::from_str(text).unwrap());
+        assert_eq!(flat["com.example.notes"][0]["schemaVersion"], 2);
+        assert_eq!(flat["com.example.notes"][0]["schemaCategory"], "notes");
     }
 
     #[test]

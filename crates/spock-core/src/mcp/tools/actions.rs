@@ -74,6 +74,12 @@ pub struct ActionOut {
     pub screen: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub screen_error: Option<String>,
+    /// android_perform_action: `gesture` when the action was delivered as touch/key input in
+    /// place of the accessibility action (adb has no channel for those), with `note` saying so.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 impl ActionOut {
@@ -325,6 +331,13 @@ async fn perform(ctx: Ctx, a: PerformArgs) -> Result<WithImages<ActionOut>, Tool
             out
         }
     };
+    let mut out = out;
+    out.fallback = Some("gesture".into());
+    out.note = Some(format!(
+        "performed by gesture ({}), not as an accessibility action: adb offers no channel for \
+         those without an on-device service",
+        out.performed_as
+    ));
     finish(&ctx, &dev, out, a.return_screen).await
 }
 

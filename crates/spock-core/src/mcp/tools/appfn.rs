@@ -16,6 +16,8 @@ use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 const LIST: &str = "cmd app_function list-app-functions";
+/// `ExecuteAppFunctionResponse.PROPERTY_RETURN_VALUE`.
+const RETURN_VALUE: &str = "androidAppfunctionsReturnValue";
 
 /// A function id as apps declare them (`createNote`, `com.x.NoteFunctions#createNote`).
 pub fn check_function_id(id: &str) -> Result<(), ToolError> {
@@ -104,7 +106,8 @@ fn parse(text: &str) -> Result<Vec<Entry>, ToolError> {
                 .into_iter()
                 .next()
         })
-        .and_then(Result::ok);
+        .and_then(Result::ok)
+        .map(|v: Value| appfn::normalize(&v));
     let mut objects = Vec::new();
     if let Some(v) = &raw {
         collect_objects(v, &mut objects);
@@ -292,19 +295,30 @@ async fn call(ctx: Ctx, a: CallArgs) -> Result<Called, ToolError> {
     );
     let out = ctx.sh(&dev, &cmd).await?;
     let text = out.stdout_text();
-    if !out.success() {
-        let err = out.stderr_text();
-        let msg = serde_json::from_str::<Value>(err.trim())
+    // Android prints failures on stdout (`Error executing app function: …`) and exits 255.
+    if !out.success() || text.trim_start().starts_with("Error") {
+        let both = format!("{}\n{}", text.trim(), out.stderr_text().trim());
+        let msg = serde_json::from_str::<Value>(both.trim())
             .ok()
             .and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_string))
-            .unwrap_or_else(|| err.trim().to_string());
+            .unwrap_or_else(|| both.trim().to_string());
         return Err(ToolError::device(format!(
             "{} failed: {msg}",
             a.function_id
         )));
     }
-    let result = serde_json::from_str::<Value>(text.trim())
-        .unwrap_or(Value::String(text.trim().to_string()));
+    // The result document keeps the return value under `androidAppfunctionsReturnValue`,
+    // as an array (every AppSearch property is one): a single value is given as itself.
+    let result = match serde_json::from_str::<Value>(text.trim()) {
+        Ok(Value::Object(o)) if o.len() == 1 && o.contains_key(RETURN_VALUE) => {
+            match &o[RETURN_VALUE] {
+                Value::Array(a) if a.len() == 1 => a[0].clone(),
+                v => v.clone(),
+            }
+        }
+        Ok(v) => v,
+        Err(_) => Value::String(text.trim().to_string()),
+    };
     Ok(Called {
         package_name: a.package_name,
         function_id: a.function_id,

@@ -15,6 +15,8 @@ use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
+mod install;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AppArgs {
@@ -288,6 +290,20 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Start an app's launcher activity and report which activity opened.",
         }
         .def(|ctx: Ctx, a: AppArgs| async move { launch(&ctx, a.serial.as_deref(), &a.package_name).await }),
+        Meta {
+            name: "android_install_app",
+            title: "Install app",
+            level: Level::SafeAction,
+            toolset: Toolset::Apps,
+            description: "Install an APK from the project's build outputs or the pull directory (as android_push_file reads \
+                          them); reports the package and version now installed. Replacing an installed app asks the person; \
+                          a downgrade needs allowDowngrade.",
+        }
+        .def(install::install)
+        .escalates(
+            "replacing or downgrading an app that is installed",
+            install::install_escalation,
+        ),
         Meta {
             name: "android_stop_app",
             title: "Stop app",

@@ -137,12 +137,12 @@ fn too_large(what: &str, size: u64) -> ToolError {
     ))
 }
 
-fn transfer_timeout(ctx: &Ctx, bytes: u64) -> Duration {
+pub(crate) fn transfer_timeout(ctx: &Ctx, bytes: u64) -> Duration {
     // At least the command timeout, plus a second per MB for slow USB links.
     ctx.timeout() + Duration::from_secs(5 + bytes / (1024 * 1024))
 }
 
-fn sha256_hex(data: &[u8]) -> String {
+pub(crate) fn sha256_hex(data: &[u8]) -> String {
     Sha256::digest(data)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -307,7 +307,10 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
 
 /// Resolves, opens once and reads a push source from that handle, refusing before reading
 /// more than the cap.
-fn read_source(local: &Path, roots: &[PathBuf]) -> Result<(PathBuf, Vec<u8>), ToolError> {
+pub(crate) fn read_source(
+    local: &Path,
+    roots: &[PathBuf],
+) -> Result<(PathBuf, Vec<u8>), ToolError> {
     use std::io::Read;
     let (source, f) = check_local_source(local, roots)?;
     let meta = f

@@ -1,4 +1,4 @@
-//! Coordinate fallbacks (tap, long press, swipe, key, text) and real multi-touch gestures
+//! Coordinate fallbacks (tap, long press, swipe, drag, key, text) and real multi-touch gestures
 //! (pinch, two-finger swipe, rotate). Their descriptions send agents to the element tools
 //! first: a coordinate read off a screenshot breaks on any other screen. Coordinates outside
 //! the screen (`wm size`) are refused, and text reaches `input text` only through
@@ -16,6 +16,7 @@ use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
+mod drag;
 mod multitouch;
 
 pub use multitouch::{
@@ -61,13 +62,14 @@ pub async fn input_held(ctx: &Ctx, dev: &Device, cmd: &str, hold_ms: u64) -> Res
     )))
 }
 
-/// The one shell word `input text` gets, or why the text cannot be typed.
+/// The shell line that types `text` (`input text` for ASCII, the virtual keyboard's dead keys
+/// for accented letters), or why the text cannot be typed.
 pub fn check_text(text: &str) -> Result<String, ToolError> {
-    guard::input_text_escape(text).map_err(refused)
+    guard::typing_commands(text).map_err(refused)
 }
 
 /// `KEYCODE_…` or a number, for `input keyevent`.
-pub fn check_key(key: &str) -> Result<String, ToolError> {
+pub fn check_key(key: &str) -> Result<guard::keycodes::Key, ToolError> {
     guard::keycode(key).map_err(refused)
 }
 
@@ -163,7 +165,8 @@ pub struct SwipeArgs {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct KeyArgs {
     pub serial: Option<String>,
-    /// KEYCODE_BACK, BACK, ENTER, 66, …
+    /// An Android key name with or without KEYCODE_ (BACK, ENTER, DEL, PAGE_DOWN, MOVE_END, …),
+    /// a common name (BACKSPACE, DELETE, UP, ESC, END, …) or a key code number.
     pub key: String,
     #[serde(default)]
     pub long_press: bool,
@@ -210,9 +213,9 @@ async fn key(ctx: Ctx, a: KeyArgs) -> Result<WithImages<ActionOut>, ToolError> {
     let code = check_key(&a.key)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
     let long = if a.long_press { "--longpress " } else { "" };
-    ctx.sh_ok(&dev, &format!("input keyevent {long}{code}"))
+    ctx.sh_ok(&dev, &format!("input keyevent {long}{}", code.code))
         .await?;
-    let out = ActionOut::new(dev.serial(), &format!("press_key {code}"), "keys");
+    let out = ActionOut::new(dev.serial(), &format!("press_key {}", code.label()), "keys");
     finish(&ctx, &dev, out, a.return_screen).await
 }
 
@@ -222,7 +225,7 @@ async fn text(ctx: Ctx, a: TextArgs) -> Result<WithImages<ActionOut>, ToolError>
     // The text goes into whatever is focused: a password field (or one that cannot be told
     // in time) keeps it «password» everywhere, as the element tool does.
     ctx.typing_into(super::actions::focused_is_password(&ctx, &dev).await)?;
-    ctx.sh_ok(&dev, &format!("input text {word}")).await?;
+    ctx.sh_ok(&dev, &word).await?;
     let out = ActionOut::new(dev.serial(), "input_text", "text");
     finish(&ctx, &dev, out, a.return_screen).await
 }
@@ -269,11 +272,22 @@ pub fn tools() -> Vec<ToolDef> {
         }
         .def(swipe),
         Meta {
+            name: "android_drag",
+            title: "Drag",
+            level: Level::SafeAction,
+            toolset: Toolset::Gestures,
+            description: "Press at (startX, startY), hold, move to (endX, endY) over durationMs, release: moves a list item, \
+                          a pin or a held slider, where a swipe would scroll. holdMs sets the hold (default: the device's \
+                          long-press time, via `input draganddrop`).",
+        }
+        .def(drag::drag),
+        Meta {
             name: "android_press_key",
             title: "Press key",
             level: Level::SafeAction,
             toolset: Toolset::Core,
-            description: "Press a key: BACK, HOME, ENTER, TAB, DEL, APP_SWITCH, … (KEYCODE_ name or number).",
+            description: "Press a key: BACK, HOME, ENTER, TAB, BACKSPACE, DELETE, UP/DOWN/LEFT/RIGHT, PAGE_UP, END, ESCAPE; \
+                          any Android key name (KEYCODE_ optional) or number.",
         }
         .def(key),
         Meta {
@@ -281,8 +295,8 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Type text",
             level: Level::SafeAction,
             toolset: Toolset::Gestures,
-            description: "Type ASCII text exactly into the focused field. Prefer android_input_text_into_element, \
-                          which focuses and verifies the field.",
+            description: "Type text exactly into the focused field: ASCII, plus the accented letters and ç ß the device's \
+                          virtual keyboard has. Prefer android_input_text_into_element, which focuses and verifies the field.",
         }
         .def(text)
         .typing_text(),
@@ -345,10 +359,14 @@ mod tests {
     fn text_and_keys_reach_the_shell_as_one_inert_word() {
         assert_eq!(
             check_text("it's \"a\" $HOME; ls").unwrap(),
-            "'it'\\''s%s\"a\"%s$HOME;%sls'"
+            "input text 'it'\\''s%s\"a\"%s$HOME;%sls'"
         );
-        assert!(check_text("naïve").is_err());
-        assert_eq!(check_key("back").unwrap(), "KEYCODE_BACK");
+        assert!(check_text("naïve").is_ok(), "ï has a dead key");
+        assert!(check_text("smørrebrød").is_err());
+        assert_eq!(check_key("back").unwrap().label(), "KEYCODE_BACK");
+        assert_eq!(check_key("Backspace").unwrap().code, 67);
+        let e = check_key("PAGEUPP").unwrap_err();
+        assert!(e.message.contains("PAGE_UP"), "{}", e.message);
         assert!(check_key("HOME; reboot").is_err());
         assert_eq!(swipe_cmd((1, 2), (1, 2), 1000), "input swipe 1 2 1 2 1000");
     }

@@ -29,9 +29,15 @@ pub struct RunArgs {
 }
 
 fn check_run(a: &RunArgs) -> Result<(), ToolError> {
-    if a.reason.trim().len() < 5 {
+    let reason = a.reason.trim().chars().count();
+    if reason == 0 {
         return Err(ToolError::invalid_args(
             "reason is required: say why no typed tool can do this",
+        ));
+    }
+    if reason < 5 {
+        return Err(ToolError::invalid_args(
+            "reason is too short (at least 5 characters): say why no typed tool can do this",
         ));
     }
     if a.command.trim().is_empty() {
@@ -122,14 +128,21 @@ pub struct Restarted {
     pub devices_after: usize,
 }
 
-/// Restarts each local adb server (never a remote one), then reconnects the devices it had
-/// attached with `adb connect`: a person approved this call (it is destructive).
-async fn restart(ctx: Ctx) -> Result<Restarted, ToolError> {
+/// The demo's adb server is part of this process: nothing to restart, so the call is refused
+/// before a person is asked to approve what cannot work.
+fn restartable(ctx: &Ctx) -> Result<(), ToolError> {
     if ctx.core.demo {
         return Err(ToolError::refused(
             "the built-in demo adb server cannot be restarted (it is part of this process)",
         ));
     }
+    Ok(())
+}
+
+/// Restarts each local adb server (never a remote one), then reconnects the devices it had
+/// attached with `adb connect`: a person approved this call (it is destructive).
+async fn restart(ctx: Ctx) -> Result<Restarted, ToolError> {
+    restartable(&ctx)?;
     let devices = &ctx.core.devices;
     let (local, remote): (Vec<_>, Vec<_>) =
         devices.servers().into_iter().partition(|ep| ep.is_local());
@@ -185,6 +198,7 @@ pub fn tools() -> Vec<ToolDef> {
                           on their own, ones attached with `adb connect` are reconnected.",
         }
         .def(|ctx: Ctx, _: NoArgs| restart(ctx))
+        .refuses_before_asking(restartable)
         .in_group(HostGroup::AdbServer),
     ]
 }

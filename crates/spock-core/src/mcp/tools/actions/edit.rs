@@ -149,7 +149,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     if a.clear {
         clear(&ctx, &dev, &tree, field).await?;
     }
-    ctx.sh_ok(&dev, &format!("input text {escaped}")).await?;
+    ctx.sh_ok(&dev, &escaped).await?;
     pause(&ctx, 150).await?;
     let after = dump_raw(&ctx, &dev).await?;
     match same_field(&tree, field, &after).and_then(|f| after.node(f)) {
