@@ -22,7 +22,6 @@ LLM Call", 2026-05-05). The last line is the summary the issue asks for.
 """
 import argparse
 import asyncio
-import base64
 import json
 import os
 import pathlib
@@ -68,22 +67,6 @@ def structured(text):
         return json.loads(text)
     except json.JSONDecodeError:
         return {}
-
-
-def tree_texts(node, out):
-    """Every text and description in a compact tree answer (whatever its nesting)."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k in ("text", "desc", "contentDescription", "label") and isinstance(v, str):
-                out.append(v)
-            else:
-                tree_texts(v, out)
-    elif isinstance(node, list):
-        for v in node:
-            tree_texts(v, out)
-    elif isinstance(node, str):
-        out.append(node)
-    return out
 
 
 def shows(text, needle):
@@ -154,13 +137,6 @@ def stats(adb, reset=False):
     sim = adb.sim_serials()[0]
     r = json.loads(adb.fault(sim, stats=True, reset=reset))
     return r["stats"][sim]
-
-
-def image_pixels(b64):
-    raw = base64.b64decode(b64)
-    if raw[:8] == b"\x89PNG\r\n\x1a\n":
-        return int.from_bytes(raw[16:20], "big"), int.from_bytes(raw[20:24], "big")
-    return None
 
 
 async def run(args, adb, inst, home):

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
-use super::ui::{ElementRef, NodeOut, dump, dump_settled, node_out};
+use super::ui::{ElementRef, NodeOut, dump, dump_settled, node_out, tree_out};
 use crate::device::Device;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
@@ -67,8 +67,7 @@ pub struct ActionOut {
     pub verified: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
-    /// The screen after the action settled (with returnScreen): the compact tree (`n` nodes,
-    /// `fw` framework, `rev` revision, `f` the flag legend).
+    /// The screen after the action settled (with returnScreen): compact tree.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub screen: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -167,9 +166,8 @@ pub async fn finish(
                         compact: true,
                         ..TreeOptions::default()
                     };
-                    // The compact tree alone: it carries its framework, revision and test-tag
-                    // advice itself, and the serial is the action's own.
-                    out.screen = Some(tree.to_json(opts));
+                    out.screen =
+                        serde_json::to_value(tree_out(dev.serial(), &tree, opts)).ok();
                 }
                 Err(e) => errors.push(format!("ui tree: {}", e.message)),
             }
