@@ -88,10 +88,20 @@ async fn the_settle_dump_is_the_next_read_once_and_only_while_nothing_was_sent()
     assert_eq!(dumps(&rig), 1, "resolved on the previous settle dump");
 
     // A read right after takes that settle dump; the read after that goes to the device.
-    let t = ok(&rig.core, "android_find_ui_element", json!({"element": "Add to cart"})).await;
+    let t = ok(
+        &rig.core,
+        "android_find_ui_element",
+        json!({"element": "Add to cart"}),
+    )
+    .await;
     assert_eq!(t["count"], 1, "{t}");
     assert_eq!(dumps(&rig), 1);
-    ok(&rig.core, "android_find_ui_element", json!({"element": "Add to cart"})).await;
+    ok(
+        &rig.core,
+        "android_find_ui_element",
+        json!({"element": "Add to cart"}),
+    )
+    .await;
     assert_eq!(dumps(&rig), 2, "a settle dump answers one read only");
 
     // Anything sent in between (here a key event from another tool) makes it stale.
@@ -105,7 +115,11 @@ async fn the_settle_dump_is_the_next_read_once_and_only_while_nothing_was_sent()
     ok(&rig.core, "android_press_key", json!({"key": "BACK"})).await;
     let before = dumps(&rig);
     let t = ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
-    assert_eq!(dumps(&rig), before + 1, "read from the device after the key event");
+    assert_eq!(
+        dumps(&rig),
+        before + 1,
+        "read from the device after the key event"
+    );
     assert!(!t.to_string().contains("View cart"), "{t}");
 }
 

@@ -114,7 +114,11 @@ impl Pacer {
     pub fn charge(&self, service: &Service) -> Duration {
         let commands = profile::commands_of(service);
         let mut g = self.lock();
-        let Inner { profile, rng, stats } = &mut *g;
+        let Inner {
+            profile,
+            rng,
+            stats,
+        } = &mut *g;
         stats.services += 1;
         let mut total = 0u64;
         for (class, extra_ms) in commands {

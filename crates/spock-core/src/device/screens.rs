@@ -102,10 +102,12 @@ fn current(e: &Entry) -> Option<&Settled> {
 /// of readers counts as not: anything with shell syntax (`;`, `&&`, pipes, redirection,
 /// substitution, quotes) or any other command is assumed to change it.
 pub fn may_change_screen(command: &str) -> bool {
-    if command
-        .chars()
-        .any(|c| matches!(c, ';' | '&' | '|' | '<' | '>' | '$' | '`' | '\n' | '(' | ')' | '\'' | '"' | '\\'))
-    {
+    if command.chars().any(|c| {
+        matches!(
+            c,
+            ';' | '&' | '|' | '<' | '>' | '$' | '`' | '\n' | '(' | ')' | '\'' | '"' | '\\'
+        )
+    }) {
         return true;
     }
     let words: Vec<&str> = command.split_whitespace().collect();

@@ -25,7 +25,9 @@ async fn sh(dev: &SimDevice, cmd: &str) -> String {
 /// Tap the centre of the first node whose attributes contain `needle`.
 async fn tap(dev: &SimDevice, needle: &str) {
     let xml = dev.ui_xml();
-    let start = xml.find(needle).unwrap_or_else(|| panic!("{needle} not on screen"));
+    let start = xml
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not on screen"));
     let tail = &xml[start..];
     let b = tail.find("bounds=\"[").unwrap() + 9;
     let end = tail[b..].find('"').unwrap();
@@ -34,7 +36,11 @@ async fn tap(dev: &SimDevice, needle: &str) {
         .filter(|s| !s.is_empty())
         .map(|s| s.parse().unwrap())
         .collect();
-    sh(dev, &format!("input tap {} {}", (n[0] + n[2]) / 2, (n[1] + n[3]) / 2)).await;
+    sh(
+        dev,
+        &format!("input tap {} {}", (n[0] + n[2]) / 2, (n[1] + n[3]) / 2),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -65,7 +71,11 @@ async fn sign_in_add_to_cart_and_the_total_changes() {
         "com.example.shop.ProductActivity",
         "the same activity as before the tap"
     );
-    assert!(sh(&dev, "logcat -d").await.contains("added to cart: Espresso Machine"));
+    assert!(
+        sh(&dev, "logcat -d")
+            .await
+            .contains("added to cart: Espresso Machine")
+    );
 
     tap(&dev, "resource-id=\"view_cart\"").await;
     assert_eq!(dev.screen_id(), "cart_added");

@@ -157,7 +157,10 @@ mod tests {
     #[test]
     fn latency_and_stats_are_reachable() {
         let t = table();
-        let r = handle_line(br#"{"serial":"sim-1","fault":"latency","profile":"phone","seed":3}"#, &t);
+        let r = handle_line(
+            br#"{"serial":"sim-1","fault":"latency","profile":"phone","seed":3}"#,
+            &t,
+        );
         assert_eq!(r["ok"], true, "{r}");
         assert_eq!(t[0].1.pace.profile(), crate::latency::Profile::Phone);
         assert_eq!(t[1].1.pace.profile(), crate::latency::Profile::Instant);

@@ -165,9 +165,7 @@ fn classify(args: &[String]) -> (Class, u64) {
     let name = word(0).rsplit('/').next().unwrap_or("");
     let class = match name {
         "uiautomator" => Class::UiDump,
-        "screencap" if args.iter().any(|a| a == "-p" || a.ends_with(".png")) => {
-            Class::ScreencapPng
-        }
+        "screencap" if args.iter().any(|a| a == "-p" || a.ends_with(".png")) => Class::ScreencapPng,
         "screencap" => Class::ScreencapRaw,
         "am" if word(1) == "start" || word(1) == "start-activity" => Class::AmStart,
         "am" | "monkey" => Class::Am,

@@ -1,5 +1,5 @@
-use super::*;
 use super::profile::classify_line;
+use super::*;
 use crate::services::ShellMode;
 
 fn shell(line: &str) -> Service {
@@ -12,8 +12,14 @@ fn shell(line: &str) -> Service {
 #[test]
 fn instant_counts_but_charges_nothing() {
     let p = Pacer::default();
-    assert_eq!(p.charge(&shell("uiautomator dump /dev/tty")), Duration::ZERO);
-    assert_eq!(p.charge(&shell("input tap 1 2 && input text hi")), Duration::ZERO);
+    assert_eq!(
+        p.charge(&shell("uiautomator dump /dev/tty")),
+        Duration::ZERO
+    );
+    assert_eq!(
+        p.charge(&shell("input tap 1 2 && input text hi")),
+        Duration::ZERO
+    );
     let s = p.stats();
     assert_eq!(s.profile, "instant");
     assert_eq!(s.services, 2);
@@ -39,9 +45,18 @@ fn phone_costs_fall_in_the_table_and_repeat_with_the_seed() {
 
 #[test]
 fn classes_and_swipe_durations() {
-    assert_eq!(classify_line("screencap -p"), vec![(Class::ScreencapPng, 0)]);
-    assert_eq!(classify_line("'screencap' '-p'"), vec![(Class::ScreencapPng, 0)]);
-    assert_eq!(classify_line("am start -W -n a/.B"), vec![(Class::AmStart, 0)]);
+    assert_eq!(
+        classify_line("screencap -p"),
+        vec![(Class::ScreencapPng, 0)]
+    );
+    assert_eq!(
+        classify_line("'screencap' '-p'"),
+        vec![(Class::ScreencapPng, 0)]
+    );
+    assert_eq!(
+        classify_line("am start -W -n a/.B"),
+        vec![(Class::AmStart, 0)]
+    );
     assert_eq!(
         classify_line("input swipe 1 2 3 4 800"),
         vec![(Class::Input, 800)]

@@ -166,8 +166,7 @@ pub async fn finish(
                         compact: true,
                         ..TreeOptions::default()
                     };
-                    out.screen =
-                        serde_json::to_value(tree_out(dev.serial(), &tree, opts)).ok();
+                    out.screen = serde_json::to_value(tree_out(dev.serial(), &tree, opts)).ok();
                 }
                 Err(e) => errors.push(format!("ui tree: {}", e.message)),
             }
