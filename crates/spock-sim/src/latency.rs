@@ -69,7 +69,7 @@ impl Default for Pacer {
     }
 }
 
-const DEFAULT_SEED: u64 = 0x5eed_0f_a11;
+const DEFAULT_SEED: u64 = 0x0005_eed0_fa11;
 
 /// splitmix64: tiny, seedable, good enough to spread costs.
 fn next(state: &mut u64) -> u64 {
