@@ -162,10 +162,18 @@ pub fn load_config(paths: &Paths) -> anyhow::Result<Config> {
 }
 
 /// The built-in virtual device behind an in-process adb-server front door: `--demo`.
-pub async fn start_demo() -> anyhow::Result<(crate::sim::cli::SimHandle, AdbEndpoint)> {
+/// `latency` is a profile spec (`phone`, `phone:SEED`); `None` answers instantly.
+pub async fn start_demo(
+    latency: Option<&str>,
+) -> anyhow::Result<(crate::sim::cli::SimHandle, AdbEndpoint)> {
     let device: Arc<dyn crate::sim::Target> = Arc::new(crate::sim::device::SimDevice::demo());
-    let handle =
-        crate::sim::cli::start(crate::sim::cli::SimOptions::adb_server_only(vec![device])).await?;
+    let mut options = crate::sim::cli::SimOptions::adb_server_only(vec![device]);
+    if let Some(spec) = latency {
+        options
+            .faults
+            .push((None, crate::sim::cli::latency_command(spec)?));
+    }
+    let handle = crate::sim::cli::start(options).await?;
     let addr = handle
         .adb_server
         .context("the demo adb server did not bind")?;
@@ -221,7 +229,7 @@ pub async fn assemble(
     args: &crate::cli::RunArgs,
 ) -> anyhow::Result<(Arc<Core>, Option<crate::sim::cli::SimHandle>)> {
     let (demo, adb, explicit) = if args.demo {
-        let (handle, ep) = start_demo().await?;
+        let (handle, ep) = start_demo(args.latency.as_deref()).await?;
         (Some(handle), vec![ep], true)
     } else {
         let (adb, explicit) = adb_servers(&args.adb, &config)?;

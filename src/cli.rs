@@ -34,6 +34,10 @@ pub struct RunArgs {
     /// Run against the built-in virtual device (no phone or adb needed).
     #[arg(long)]
     pub demo: bool,
+    /// With --demo: the virtual device's per-command latency, `instant` (default) or `phone`
+    /// (costs from published phone measurements), optionally `phone:SEED`.
+    #[arg(long, value_name = "PROFILE", requires = "demo")]
+    pub latency: Option<String>,
     /// An adb server to use, HOST:PORT (repeatable; default ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037).
     #[arg(long = "adb", value_name = "HOST:PORT")]
     pub adb: Vec<String>,

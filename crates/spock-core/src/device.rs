@@ -21,6 +21,7 @@ mod endpoint;
 mod error;
 mod listing;
 mod ops;
+pub mod screens;
 mod shell;
 mod sync;
 mod tracker;

@@ -211,11 +211,13 @@ async fn open(
     let pipe_size = max_payload as usize * 2;
     let (ours, theirs) = tokio::io::duplex(pipe_size);
     let hangs = service.command_line().is_some_and(|c| faults.hangs(c));
+    let pause = device.faults.pace.charge(&service);
     let target = device.target.clone();
     let service = tokio::spawn(async move {
         if hangs {
             services::hang(theirs).await;
         } else {
+            services::paced(pause).await;
             services::run(service, target, theirs).await;
         }
     });

@@ -40,6 +40,10 @@ pub struct SimArgs {
     /// delay=MS, hang=COMMAND, offline. Without SERIAL it applies to every device.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
+    /// Per-command latency: `instant` (default) or `phone` (costs from published measurements,
+    /// see BENCHMARKS.md), optionally `phone:SEED` for another deterministic spread.
+    #[arg(long, value_name = "PROFILE", env = "SPOCK_SIM_LATENCY")]
+    pub latency: Option<String>,
 }
 
 /// What to start. Devices are built by the caller (scenario loading is the device side's).
@@ -252,6 +256,10 @@ fn options_from_args(args: &SimArgs, devices: Vec<Arc<dyn Target>>) -> anyhow::R
         .iter()
         .map(|spec| FaultCommand::parse_flag(spec).with_context(|| format!("--fault {spec}")))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut faults = faults;
+    if let Some(spec) = &args.latency {
+        faults.push((None, latency_command(spec)?));
+    }
     let neither = args.adbd.is_empty() && args.adb_server.is_none();
     Ok(SimOptions {
         devices,
@@ -268,6 +276,11 @@ fn options_from_args(args: &SimArgs, devices: Vec<Arc<dyn Target>>) -> anyhow::R
         control: Some(args.control.unwrap_or(LOOPBACK_ANY_PORT)),
         faults,
     })
+}
+
+/// `--latency PROFILE[:SEED]` as the switch that sets it on every device.
+pub fn latency_command(spec: &str) -> anyhow::Result<FaultCommand> {
+    FaultCommand::parse_latency(spec).with_context(|| format!("--latency {spec}"))
 }
 
 pub fn run(args: SimArgs) -> anyhow::Result<()> {

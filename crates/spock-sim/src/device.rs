@@ -18,6 +18,9 @@ pub mod props;
 pub mod state;
 pub mod ui;
 
+#[cfg(test)]
+mod shop_tests;
+
 pub use state::State;
 
 static NEXT_SERIAL: AtomicU32 = AtomicU32::new(1);
@@ -48,6 +51,14 @@ const DEMO_FILES: &[(&str, &str)] = &[
     (
         "screens/product.xml",
         include_str!("../../../assets/demo/screens/product.xml"),
+    ),
+    (
+        "screens/product_added.xml",
+        include_str!("../../../assets/demo/screens/product_added.xml"),
+    ),
+    (
+        "screens/cart_added.xml",
+        include_str!("../../../assets/demo/screens/cart_added.xml"),
     ),
     (
         "screens/notes.xml",

@@ -10,6 +10,8 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
+use crate::latency::{Pacer, Profile};
+
 pub mod control;
 
 /// The switches currently set on one device.
@@ -69,6 +71,12 @@ pub enum FaultCommand {
     Clear,
     /// Change nothing; report the current state.
     Status,
+    /// Per-command latency profile (`instant` or `phone`), with an optional seed for its spread.
+    Latency {
+        profile: String,
+        #[serde(default)]
+        seed: Option<u64>,
+    },
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -81,6 +89,8 @@ pub enum FaultParseError {
     MissingValue(String),
     #[error("fault `{kind}`: `{value}` is not a number")]
     BadNumber { kind: String, value: String },
+    #[error("unknown latency profile `{0}` (expected instant or phone, optionally `phone:SEED`)")]
+    BadProfile(String),
 }
 
 impl FaultCommand {
@@ -116,9 +126,32 @@ impl FaultCommand {
             "offline" => FaultCommand::Offline,
             "online" => FaultCommand::Online,
             "clear" => FaultCommand::Clear,
+            "latency" => FaultCommand::parse_latency(need(kind)?)?,
             other => return Err(FaultParseError::UnknownKind(other.to_owned())),
         };
         Ok((serial, command))
+    }
+
+    /// `PROFILE[:SEED]`, as `--latency` and `SPOCK_SIM_LATENCY` take it.
+    pub fn parse_latency(spec: &str) -> Result<FaultCommand, FaultParseError> {
+        let (name, seed) = match spec.split_once(':') {
+            Some((n, s)) => (n, Some(s)),
+            None => (spec, None),
+        };
+        if Profile::parse(name).is_none() {
+            return Err(FaultParseError::BadProfile(spec.to_owned()));
+        }
+        let seed = match seed {
+            Some(s) => Some(s.parse().map_err(|_| FaultParseError::BadNumber {
+                kind: "latency seed".into(),
+                value: s.to_owned(),
+            })?),
+            None => None,
+        };
+        Ok(FaultCommand::Latency {
+            profile: name.to_owned(),
+            seed,
+        })
     }
 }
 
@@ -128,6 +161,8 @@ pub struct Faults {
     state: Mutex<FaultState>,
     /// Notifies watchers (device lists, open adbd connections) that something changed.
     changed: watch::Sender<u64>,
+    /// Per-command latency and the command meter (see [`crate::latency`]).
+    pub pace: Pacer,
 }
 
 impl Default for Faults {
@@ -135,6 +170,7 @@ impl Default for Faults {
         Faults {
             state: Mutex::new(FaultState::default()),
             changed: watch::channel(0).0,
+            pace: Pacer::default(),
         }
     }
 }
@@ -180,6 +216,11 @@ impl Faults {
                     };
                 }
                 FaultCommand::Status => {}
+                FaultCommand::Latency { profile, seed } => {
+                    // Unknown names were refused when parsed; a JSON request may still carry one.
+                    self.pace
+                        .set(Profile::parse(profile).unwrap_or_default(), *seed);
+                }
             }
             s.clone()
         };

@@ -19,6 +19,7 @@ pub mod cli;
 pub mod device;
 pub mod faults;
 pub mod fs;
+pub mod latency;
 pub mod scenario;
 pub mod screencap;
 pub mod server;

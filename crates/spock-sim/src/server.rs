@@ -275,12 +275,14 @@ impl Conn {
         };
         self.reply(&mut stream, b"OKAY").await?;
         let hangs = service.command_line().is_some_and(|c| faults.hangs(c));
+        let pause = device.faults.pace.charge(&service);
         let (mut ours, theirs) = tokio::io::duplex(256 * 1024);
         let target = device.target.clone();
         let task = tokio::spawn(async move {
             if hangs {
                 services::hang(theirs).await;
             } else {
+                services::paced(pause).await;
                 services::run(service, target, theirs).await;
             }
         });

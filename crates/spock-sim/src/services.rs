@@ -129,6 +129,13 @@ where
     }
 }
 
+/// Hold a service for the device time its latency profile charged (nothing when instant).
+pub async fn paced(pause: std::time::Duration) {
+    if !pause.is_zero() {
+        tokio::time::sleep(pause).await;
+    }
+}
+
 /// The `hang` switch: the service is open but never answers; it ends when the client leaves.
 pub async fn hang<S: AsyncRead + Unpin>(mut stream: S) {
     let mut sink = [0u8; 4096];

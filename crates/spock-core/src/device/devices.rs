@@ -173,6 +173,8 @@ pub(crate) struct Inner {
     changed: tokio::sync::Notify,
     tracking: AtomicBool,
     pub(crate) shutdown: CancellationToken,
+    /// Screen generations and kept settle dumps, shared by every handle and client.
+    pub(crate) screens: super::screens::ScreenLog,
 }
 
 impl Drop for Inner {
@@ -597,6 +599,7 @@ impl Devices {
                 changed: tokio::sync::Notify::new(),
                 tracking: AtomicBool::new(false),
                 shutdown: CancellationToken::new(),
+                screens: super::screens::ScreenLog::default(),
             }),
         }
     }

@@ -21,6 +21,20 @@ fn short(cmd: &str) -> String {
     s
 }
 
+/// See [`Device::sending`].
+struct Sent<'a> {
+    dev: &'a Device,
+    changes: bool,
+}
+
+impl Drop for Sent<'_> {
+    fn drop(&mut self) {
+        if self.changes {
+            self.dev.inner.screens.bump(self.dev.serial());
+        }
+    }
+}
+
 impl Device {
     /// Opens `service` on the device `t` names; a refusal names what exists instead.
     async fn open_on(&self, t: &Target, service: &str) -> Result<Conn, DeviceError> {
@@ -90,6 +104,7 @@ impl Device {
     ) -> Result<ShellOutput, DeviceError> {
         let cap = self.inner.opts.shell_output_cap;
         let what = format!("shell `{}` on {}", short(cmd), self.serial());
+        let _sent = self.sending(cmd);
         let run = self.call(&what, timeout, |t| async move {
             let (mut c, v2, sentinel) = self.open_shell(&t, cmd).await?;
             if v2 {
@@ -104,6 +119,36 @@ impl Device {
         }
     }
 
+    /// Note a command on its way to the device; the returned guard notes it again when the
+    /// command returns or is abandoned, so a dump that overlapped it is never kept.
+    fn sending(&self, cmd: &str) -> Sent<'_> {
+        let changes = super::screens::may_change_screen(cmd);
+        if changes {
+            self.inner.screens.bump(self.serial());
+        }
+        Sent { dev: self, changes }
+    }
+
+    /// The device's screen generation now (see [`super::screens`]).
+    pub fn screen_generation(&self) -> u64 {
+        self.inner.screens.generation(self.serial())
+    }
+
+    /// Keep a UI dump taken to settle after an action, started at `generation`.
+    pub fn keep_settled(&self, generation: u64, dump: String) {
+        self.inner.screens.keep(self.serial(), generation, dump);
+    }
+
+    /// The kept settle dump while it still answers for the screen; it stays kept.
+    pub fn peek_settled(&self) -> Option<String> {
+        self.inner.screens.peek(self.serial())
+    }
+
+    /// The kept settle dump, for one read.
+    pub fn take_settled(&self) -> Option<String> {
+        self.inner.screens.take(self.serial())
+    }
+
     /// `exec:CMD`: the command's stdout, byte for byte (no PTY, no framing, no stderr, no exit
     /// code). Fails with TooLarge as soon as more than `max_bytes` arrive.
     pub async fn exec_out(
@@ -114,6 +159,7 @@ impl Device {
     ) -> Result<Bytes, DeviceError> {
         let what = format!("exec `{}` on {}", short(cmd), self.serial());
         let what_ = what.as_str();
+        let _sent = self.sending(cmd);
         self.call(what_, timeout, |t| async move {
             let mut c = self.open_on(&t, &format!("exec:{cmd}")).await?;
             c.read_to_end_capped(max_bytes, what_).await
@@ -125,6 +171,7 @@ impl Device {
     /// bounded by the host timeout, the command itself by whoever waits on it.
     pub async fn spawn_shell(&self, cmd: &str) -> Result<RunningShell, DeviceError> {
         let what = format!("starting `{}` on {}", short(cmd), self.serial());
+        let _sent = self.sending(cmd);
         let (c, v2, sentinel) = self
             .call(&what, self.inner.timeouts.host, |t| async move {
                 self.open_shell(&t, cmd).await
@@ -152,6 +199,8 @@ impl Device {
             data.len(),
             self.serial()
         );
+        // A file can change what an app shows.
+        let _sent = self.sending("push");
         self.call(&what, timeout, |t| async move {
             let mut c = self.open_on(&t, "sync:").await?;
             let mtime = std::time::SystemTime::now()

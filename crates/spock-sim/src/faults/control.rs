@@ -80,6 +80,9 @@ pub fn handle_line(line: &[u8], table: &FaultTable) -> Value {
         .get("serial")
         .and_then(Value::as_str)
         .map(str::to_owned);
+    if value.get("stats").and_then(Value::as_bool) == Some(true) {
+        return stats(&value, serial, table);
+    }
     let command: FaultCommand = match serde_json::from_value(value) {
         Ok(c) => c,
         Err(e) => return json!({"ok": false, "error": format!("bad fault request: {e}")}),
@@ -109,6 +112,27 @@ pub fn handle_line(line: &[u8], table: &FaultTable) -> Value {
     }
 }
 
+/// `{"stats":true[,"serial":S][,"reset":true]}`: what each device was asked and the device
+/// time charged (see [`crate::latency`]); `reset` zeroes the meter after reading it.
+fn stats(value: &Value, serial: Option<String>, table: &FaultTable) -> Value {
+    let reset = value.get("reset").and_then(Value::as_bool) == Some(true);
+    let stats: serde_json::Map<String, Value> = table
+        .iter()
+        .filter(|(name, _)| serial.as_ref().is_none_or(|s| s == name))
+        .map(|(name, faults)| {
+            let s = faults.pace.stats();
+            if reset {
+                faults.pace.reset_stats();
+            }
+            (name.clone(), serde_json::to_value(s).unwrap_or(Value::Null))
+        })
+        .collect();
+    if stats.is_empty() {
+        return json!({"ok": false, "error": format!("no device with serial {serial:?}")});
+    }
+    json!({"ok": true, "stats": stats})
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +152,25 @@ mod tests {
         assert_eq!(r["state"]["delay_ms"], 300);
         assert_eq!(t[0].1.snapshot().delay_ms, 300);
         assert_eq!(t[1].1.snapshot().delay_ms, 0);
+    }
+
+    #[test]
+    fn latency_and_stats_are_reachable() {
+        let t = table();
+        let r = handle_line(
+            br#"{"serial":"sim-1","fault":"latency","profile":"phone","seed":3}"#,
+            &t,
+        );
+        assert_eq!(r["ok"], true, "{r}");
+        assert_eq!(t[0].1.pace.profile(), crate::latency::Profile::Phone);
+        assert_eq!(t[1].1.pace.profile(), crate::latency::Profile::Instant);
+        t[0].1.pace.charge(&crate::services::Service::Framebuffer);
+        let r = handle_line(br#"{"stats":true,"serial":"sim-1","reset":true}"#, &t);
+        assert_eq!(r["stats"]["sim-1"]["total_commands"], 1, "{r}");
+        assert_eq!(r["stats"]["sim-1"]["profile"], "phone");
+        let r = handle_line(br#"{"stats":true}"#, &t);
+        assert_eq!(r["stats"]["sim-1"]["total_commands"], 0, "{r}");
+        assert!(r["stats"]["sim-2"].is_object());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
-use super::ui::{ElementRef, NodeOut, dump, node_out, tree_out};
+use super::ui::{ElementRef, NodeOut, dump, dump_settled, node_out, tree_out};
 use crate::device::Device;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
@@ -146,8 +146,11 @@ pub async fn pause(ctx: &Ctx, ms: u64) -> Result<(), ToolError> {
     }
 }
 
-/// After an action: wait ~300 ms for the screen to settle, then attach what was asked for.
-/// A failure here is reported in place: the action itself already happened.
+/// After an action: once the screen has settled, attach what was asked for. The tree comes
+/// from a settle dump (which itself waits for the app to go idle, and is kept as the next
+/// read's answer while nothing else is sent); a screenshot alone waits ~300 ms first, as
+/// `screencap` does not wait for anything. A failure here is reported in place: the action
+/// itself already happened.
 pub async fn finish(
     ctx: &Ctx,
     dev: &Device,
@@ -156,10 +159,16 @@ pub async fn finish(
 ) -> Result<WithImages<ActionOut>, ToolError> {
     let mut images = Vec::new();
     if let Some(want) = want {
-        pause(ctx, 300).await?;
         let mut errors = Vec::new();
+        if want == ReturnScreen::Screenshot {
+            pause(ctx, 300).await?;
+        }
         if matches!(want, ReturnScreen::Tree | ReturnScreen::Both) {
-            match dump(ctx, dev).await {
+            let settled = dump_settled(ctx, dev).await.map(|mut tree| {
+                ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+                tree
+            });
+            match settled {
                 Ok(tree) => {
                     let opts = TreeOptions {
                         compact: true,

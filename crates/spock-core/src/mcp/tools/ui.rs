@@ -26,8 +26,36 @@ pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 }
 
 /// The screen as the device reports it, unredacted: for checks that never answer an agent's
-/// question about text (verifying typed text by length) and for the person's views.
+/// question about text (verifying typed text by length) and for the person's views. When the
+/// last action's settle dump still answers for the screen (nothing sent to the device since,
+/// see [`crate::device::screens`]) this read takes it instead of dumping again.
 pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    match dev.take_settled() {
+        Some(text) => parse_dump(&text),
+        None => dump_fresh(ctx, dev).await,
+    }
+}
+
+/// A dump taken now, whatever is kept: for polls that wait for the screen to change by itself.
+pub async fn dump_fresh(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    parse_dump(&run_dump(ctx, dev).await?)
+}
+
+/// The screen once an action has settled, kept for the next read. `uiautomator dump` waits
+/// for the app to go idle before it walks the tree (AOSP `DumpCommand`: `waitForIdle`), so no
+/// fixed sleep comes first. When the same action already took one since its last command (a
+/// typed field verified), that one is sent back.
+pub async fn dump_settled(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    if let Some(text) = dev.peek_settled() {
+        return parse_dump(&text);
+    }
+    let generation = dev.screen_generation();
+    let text = run_dump(ctx, dev).await?;
+    dev.keep_settled(generation, text.clone());
+    parse_dump(&text)
+}
+
+async fn run_dump(ctx: &Ctx, dev: &Device) -> Result<String, ToolError> {
     let dumping = ctx.sh(dev, "uiautomator dump /dev/tty");
     let out = crate::progress::ticking("UI dump", Duration::from_secs(1), dumping).await?;
     let text = out.stdout_text();
@@ -40,7 +68,11 @@ pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
             err.trim().lines().next().unwrap_or(text.trim())
         )));
     }
-    uitree::parse(&text)
+    Ok(text)
+}
+
+fn parse_dump(text: &str) -> Result<UiTree, ToolError> {
+    uitree::parse(text)
         .map_err(|e| ToolError::device(format!("the UI dump could not be read: {e}")))
 }
 
@@ -324,7 +356,9 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
     let mut since: Option<Instant> = None;
     let mut polls = 0;
     loop {
-        let tree = dump(&ctx, &dev).await?;
+        // Every poll asks the device: the point is to see the screen change by itself.
+        let mut tree = dump_fresh(&ctx, &dev).await?;
+        ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
         polls += 1;
         let (ok, element) = holds(&tree, &a.target, cond, a.expected_text.as_deref())?;
         let now = Instant::now();

@@ -12,7 +12,7 @@ use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
-use crate::mcp::tools::ui::{ElementRef, dump_raw, node_out};
+use crate::mcp::tools::ui::{ElementRef, dump_raw, dump_settled, node_out};
 use crate::uitree::{NodeId, UiTree};
 
 /// `KEYCODE_MOVE_END` and `KEYCODE_DEL` by number: every `input` build knows numbers.
@@ -150,8 +150,9 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
         clear(&ctx, &dev, &tree, field).await?;
     }
     ctx.sh_ok(&dev, &escaped).await?;
-    pause(&ctx, 150).await?;
-    let after = dump_raw(&ctx, &dev).await?;
+    // The verification dump waits for idle itself, and is this action's settle dump: the
+    // screen sent back (returnScreen) and the next read, while nothing else is sent.
+    let after = dump_settled(&ctx, &dev).await?;
     match same_field(&tree, field, &after).and_then(|f| after.node(f)) {
         Some(n) if password => {
             let want = if a.clear { 0 } else { before.chars().count() } + a.text.chars().count();

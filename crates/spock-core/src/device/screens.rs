@@ -1,0 +1,186 @@
+//! Which UI dump may answer a later read without asking the device again.
+//!
+//! On a phone `uiautomator dump` costs one to two seconds, and an action that settles then
+//! dumps is usually followed by a read of that same screen (the next element lookup). Each
+//! device has a *generation*, bumped when any command that can change the screen is sent and
+//! again when it returns, from any client or tool (every device operation passes through
+//! [`ScreenLog::sent`]). A dump taken to settle after an action is kept with the generation it
+//! started at; a later read may use it only while the generation is unchanged, only once, and
+//! only for [`MAX_AGE`]. Nothing is ever judged unchanged from the activity or the focused
+//! window: two screens of one activity differ by everything the dump shows.
+//!
+//! What this cannot see: changes made on the phone without spock-tui (a person's finger,
+//! another adb client, the app's own timers). [`MAX_AGE`] bounds how long such a change can go
+//! unseen by the one read that reuses a dump.
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Oldest settle dump a read may reuse: about one model turn.
+pub const MAX_AGE: Duration = Duration::from_secs(10);
+
+#[derive(Debug, Default)]
+struct Entry {
+    generation: u64,
+    settled: Option<Settled>,
+}
+
+#[derive(Debug, Clone)]
+struct Settled {
+    generation: u64,
+    at: Instant,
+    dump: String,
+}
+
+/// Per-device generations and kept settle dumps, keyed by the device's name.
+#[derive(Debug, Default)]
+pub struct ScreenLog {
+    devices: Mutex<HashMap<String, Entry>>,
+}
+
+impl ScreenLog {
+    fn with<R>(&self, device: &str, f: impl FnOnce(&mut Entry) -> R) -> R {
+        let mut map = self.devices.lock().unwrap_or_else(|e| e.into_inner());
+        f(map.entry(device.to_string()).or_default())
+    }
+
+    /// A command is being sent (or has returned): when it may change the screen, every kept
+    /// dump of this device stops being an answer.
+    pub fn sent(&self, device: &str, command: &str) {
+        if may_change_screen(command) {
+            self.bump(device);
+        }
+    }
+
+    pub fn bump(&self, device: &str) {
+        self.with(device, |e| {
+            e.generation += 1;
+            e.settled = None;
+        });
+    }
+
+    pub fn generation(&self, device: &str) -> u64 {
+        self.with(device, |e| e.generation)
+    }
+
+    /// Keep a settle dump that started at `generation`; refused when anything was sent since.
+    pub fn keep(&self, device: &str, generation: u64, dump: String) {
+        self.with(device, |e| {
+            if e.generation == generation {
+                e.settled = Some(Settled {
+                    generation,
+                    at: Instant::now(),
+                    dump,
+                });
+            }
+        });
+    }
+
+    /// The kept dump, when it still answers for the screen; it stays kept (the same action
+    /// sending back the screen it just verified).
+    pub fn peek(&self, device: &str) -> Option<String> {
+        self.with(device, |e| current(e).map(|s| s.dump.clone()))
+    }
+
+    /// The kept dump, for one read: it is gone afterwards, so a read after that asks again.
+    pub fn take(&self, device: &str) -> Option<String> {
+        self.with(device, |e| {
+            let dump = current(e).map(|s| s.dump.clone());
+            e.settled = None;
+            dump
+        })
+    }
+}
+
+fn current(e: &Entry) -> Option<&Settled> {
+    e.settled
+        .as_ref()
+        .filter(|s| s.generation == e.generation && s.at.elapsed() <= MAX_AGE)
+}
+
+/// Whether a shell line may change what is on screen. Only one plain command from a short list
+/// of readers counts as not: anything with shell syntax (`;`, `&&`, pipes, redirection,
+/// substitution, quotes) or any other command is assumed to change it.
+pub fn may_change_screen(command: &str) -> bool {
+    if command.chars().any(|c| {
+        matches!(
+            c,
+            ';' | '&' | '|' | '<' | '>' | '$' | '`' | '\n' | '(' | ')' | '\'' | '"' | '\\'
+        )
+    }) {
+        return true;
+    }
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let word = |i: usize| words.get(i).copied().unwrap_or("");
+    let read_only = match word(0) {
+        "uiautomator" => word(1) == "dump",
+        "screencap" | "dumpsys" | "getprop" | "ps" | "pidof" | "cat" | "ls" | "stat" | "id"
+        | "logcat" | "realpath" | "readlink" | "getevent" => true,
+        // `wm size` reads, `wm size 1080x1920` sets.
+        "wm" => matches!(word(1), "size" | "density") && words.len() == 2,
+        "pm" => matches!(word(1), "list" | "path" | "dump"),
+        "cmd" => word(1) == "package" && matches!(word(2), "list" | "resolve-activity"),
+        "settings" => word(1) == "get",
+        _ => false,
+    };
+    !read_only
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_plain_readers_leave_the_screen_alone() {
+        for cmd in [
+            "uiautomator dump /dev/tty",
+            "screencap -p",
+            "dumpsys window",
+            "wm size",
+            "pm list packages -3",
+            "getprop ro.product.model",
+        ] {
+            assert!(!may_change_screen(cmd), "{cmd}");
+        }
+        for cmd in [
+            "input tap 1 2",
+            "am start -W -n a/.B",
+            "wm size 1080x1920",
+            "uiautomator dump /dev/tty; input tap 1 2",
+            "dumpsys window && input keyevent 4",
+            "cat /x > /sdcard/y",
+            "settings put system a 1",
+            "monkey -p com.example.shop 1",
+            "",
+        ] {
+            assert!(may_change_screen(cmd), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn a_kept_dump_answers_one_read_while_nothing_was_sent() {
+        let log = ScreenLog::default();
+        let g = log.generation("d");
+        log.keep("d", g, "login".into());
+        assert_eq!(log.peek("d").as_deref(), Some("login"));
+        assert_eq!(log.take("d").as_deref(), Some("login"));
+        assert_eq!(log.take("d"), None, "once");
+
+        log.keep("d", g, "login".into());
+        log.sent("d", "dumpsys window");
+        assert!(log.peek("d").is_some(), "a reader changes nothing");
+        log.sent("d", "input tap 540 1075");
+        assert_eq!(log.take("d"), None, "a tap since: stale");
+
+        // A dump that started before a command was sent is never kept.
+        let g = log.generation("d");
+        log.sent("d", "input keyevent 4");
+        log.keep("d", g, "old".into());
+        assert_eq!(log.take("d"), None);
+        // Devices are apart.
+        let g = log.generation("e");
+        log.keep("e", g, "other".into());
+        assert_eq!(log.take("d"), None);
+        assert_eq!(log.take("e").as_deref(), Some("other"));
+    }
+}

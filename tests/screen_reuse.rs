@@ -1,0 +1,151 @@
+//! Fewer device commands per step, never a stale answer: the UI dump an action takes to settle
+//! is the next read's answer only while nothing was sent to the device since, whoever sent it.
+//! The demo's login and home are both `com.example.shop/.MainActivity` (one window, one focus),
+//! so anything that judged "unchanged" from the activity or focus would answer home with the
+//! login tree; these tests count the virtual device's `uiautomator dump` commands to see what
+//! was reused.
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use spock_tui::config::Config;
+use spock_tui::mcp::Core;
+
+#[path = "support/device_rig.rs"]
+mod device_rig;
+use device_rig::{Rig, rig_with, stdio_call};
+
+async fn ok(core: &Arc<Core>, tool: &str, args: Value) -> Value {
+    let done = stdio_call(core, tool, args).await;
+    match done.result {
+        Ok(out) => out.json,
+        Err(e) => panic!("{tool}: {}", e.message),
+    }
+}
+
+fn dumps(rig: &Rig) -> u64 {
+    let s = rig.faults().pace.stats();
+    s.commands.get("uiautomator dump").map_or(0, |t| t.count)
+}
+
+async fn on_login(rig: &Rig) {
+    ok(
+        &rig.core,
+        "android_launch_app",
+        json!({"packageName": "com.example.shop"}),
+    )
+    .await;
+    assert_eq!(rig.dev.screen_id(), "login");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_screens_of_one_activity_never_answer_for_each_other() {
+    let rig = rig_with(false, Config::default_config()).await;
+    on_login(&rig).await;
+    // Settle on the login screen: its dump is now the freshest the server holds.
+    let r = ok(
+        &rig.core,
+        "android_perform_action",
+        json!({"element": "login_email", "action": "focus", "returnScreen": "tree"}),
+    )
+    .await;
+    assert!(r["screen"].to_string().contains("login_password"), "{r}");
+    // Sign in by coordinates: same activity, same window, same focus afterwards.
+    let (x, y) = (540, 1075);
+    ok(&rig.core, "android_tap", json!({"x": x, "y": y})).await;
+    assert_eq!(rig.dev.screen_id(), "home");
+    let act = ok(&rig.core, "android_get_current_activity", json!({})).await;
+    assert!(act.to_string().contains("MainActivity"), "{act}");
+    let tree = ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    let shown = tree.to_string();
+    assert!(
+        shown.contains("Espresso Machine") && !shown.contains("login_password"),
+        "home must be read from the device, not the login dump: {shown}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_settle_dump_is_the_next_read_once_and_only_while_nothing_was_sent() {
+    let rig = rig_with(false, Config::default_config()).await;
+    on_login(&rig).await;
+    ok(
+        &rig.core,
+        "android_tap_element",
+        json!({"element": "Sign in", "returnScreen": "tree"}),
+    )
+    .await;
+    assert_eq!(rig.dev.screen_id(), "home");
+    rig.faults().pace.reset_stats();
+
+    // The next action resolves its element on the settle dump: one dump (its own settle).
+    let r = ok(
+        &rig.core,
+        "android_tap_element",
+        json!({"element": "Espresso Machine", "returnScreen": "tree"}),
+    )
+    .await;
+    assert_eq!(rig.dev.screen_id(), "product");
+    assert!(r["screen"].to_string().contains("Add to cart"), "{r}");
+    assert_eq!(dumps(&rig), 1, "resolved on the previous settle dump");
+
+    // A read right after takes that settle dump; the read after that goes to the device.
+    let t = ok(
+        &rig.core,
+        "android_find_ui_element",
+        json!({"element": "Add to cart"}),
+    )
+    .await;
+    assert_eq!(t["count"], 1, "{t}");
+    assert_eq!(dumps(&rig), 1);
+    ok(
+        &rig.core,
+        "android_find_ui_element",
+        json!({"element": "Add to cart"}),
+    )
+    .await;
+    assert_eq!(dumps(&rig), 2, "a settle dump answers one read only");
+
+    // Anything sent in between (here a key event from another tool) makes it stale.
+    ok(
+        &rig.core,
+        "android_tap_element",
+        json!({"element": "Add to cart", "returnScreen": "tree"}),
+    )
+    .await;
+    assert_eq!(rig.dev.screen_id(), "product_added");
+    ok(&rig.core, "android_press_key", json!({"key": "BACK"})).await;
+    let before = dumps(&rig);
+    let t = ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    assert_eq!(
+        dumps(&rig),
+        before + 1,
+        "read from the device after the key event"
+    );
+    assert!(!t.to_string().contains("View cart"), "{t}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typing_reuses_its_verification_dump_and_waits_on_no_fixed_sleep_to_settle() {
+    let rig = rig_with(false, Config::default_config()).await;
+    on_login(&rig).await;
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    rig.faults().pace.reset_stats();
+    let r = ok(
+        &rig.core,
+        "android_input_text_into_element",
+        json!({"element": "login_email", "text": "me@example.com", "returnScreen": "tree"}),
+    )
+    .await;
+    assert_eq!(r["verified"], true, "{r}");
+    assert!(r["screen"].to_string().contains("me@example.com"), "{r}");
+    // Resolution on the device (get_ui_tree is a read, not a settle), one verification dump
+    // that is also the screen sent back.
+    assert_eq!(dumps(&rig), 2, "{:?}", rig.faults().pace.stats());
+    let r = ok(
+        &rig.core,
+        "android_input_text_into_element",
+        json!({"element": "login_password", "text": "hunter2"}),
+    )
+    .await;
+    assert_eq!(r["verified"], true, "{r}");
+    assert_eq!(dumps(&rig), 3, "resolved on the previous verification dump");
+}
