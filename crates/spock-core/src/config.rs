@@ -58,9 +58,9 @@ pub struct ServerConfig {
 
 impl ServerConfig {
     /// [`Self::toolsets`] as a selection (`validate` refuses an unknown name).
-    pub fn toolset_selection(&self) -> crate::mcp::toolsets::Selection {
-        crate::mcp::toolsets::Selection::from_names(self.toolsets.iter().map(String::as_str))
-            .unwrap_or_else(|_| crate::mcp::toolsets::Selection::core())
+    pub fn toolset_selection(&self) -> crate::model::toolset::Selection {
+        crate::model::toolset::Selection::from_names(self.toolsets.iter().map(String::as_str))
+            .unwrap_or_else(|_| crate::model::toolset::Selection::core())
     }
 }
 
@@ -216,7 +216,7 @@ impl Config {
         }
         crate::redact::Redactor::new(&self.redaction.rules)
             .map_err(|e| format!("redaction.rules: {e}"))?;
-        crate::mcp::toolsets::Selection::from_names(
+        crate::model::toolset::Selection::from_names(
             self.server.toolsets.iter().map(String::as_str),
         )
         .map_err(|e| format!("server.toolsets: {e}"))?;

@@ -4,6 +4,8 @@
 //! them (the old paths, `mcp::events::Outcome` and so on, re-export these).
 use std::collections::BTreeSet;
 
+pub mod toolset;
+
 use serde::{Deserialize, Serialize};
 
 /// Which front door a call came through.
