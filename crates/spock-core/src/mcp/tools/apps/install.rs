@@ -136,13 +136,14 @@ pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError
     let bytes = data.len() as u64;
     let sha256 = sha256_hex(&data);
     let remote = format!("/data/local/tmp/spock-install-{}.apk", &sha256[..16]);
-    dev.push(
+    // Streamed to the device; a request with a progressToken hears "install of …: n of m bytes".
+    let pushing = dev.push(
         Bytes::from(data),
         &remote,
         0o644,
         transfer_timeout(&ctx, bytes),
-    )
-    .await?;
+    );
+    crate::progress::transfer(format!("install of {}", info.package), bytes, pushing).await?;
     let flags = if a.allow_downgrade { "-r -d" } else { "-r" };
     let out = ctx
         .sh_timeout(
