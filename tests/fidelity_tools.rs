@@ -446,7 +446,11 @@ async fn sim_sh(dev: &spock_tui::sim::device::SimDevice, cmd: &str) {
     let (_stdin_tx, stdin) = tokio::sync::mpsc::channel(1);
     let (tx, mut rx) = tokio::sync::mpsc::channel(64);
     let drain = tokio::spawn(async move { while rx.recv().await.is_some() {} });
-    assert_eq!(dev.shell(cmd.into(), ShellIo { stdin, out: tx }).await, 0, "{cmd}");
+    assert_eq!(
+        dev.shell(cmd.into(), ShellIo { stdin, out: tx }).await,
+        0,
+        "{cmd}"
+    );
     drain.await.unwrap();
 }
 
@@ -465,7 +469,11 @@ async fn pinch_in_landscape_lands_at_the_screen_point() {
     .await;
     for (rotation, degrees) in [(1, 90), (3, 270), (0, 0)] {
         sim_sh(&r.dev, &format!("wm user-rotation lock {rotation}")).await;
-        let (x, y) = if rotation == 0 { (300, 1800) } else { (1800, 300) };
+        let (x, y) = if rotation == 0 {
+            (300, 1800)
+        } else {
+            (1800, 300)
+        };
         let out = ok(
             &r,
             "android_pinch",

@@ -297,14 +297,16 @@ fn png_size(png: &[u8]) -> (u32, u32) {
 #[test]
 fn the_display_rotates_as_wm_and_settings_say_and_multi_touch_follows() {
     use spock_tui::device::parse::{getevent, input};
-    use spock_tui::mcp::tools::gestures::{TouchScreen, gesture_script, pinch_paths, screen_to_panel};
+    use spock_tui::mcp::tools::gestures::{
+        TouchScreen, gesture_script, pinch_paths, screen_to_panel,
+    };
     use spock_tui::sim::touch::Gesture;
 
     if !adb_present() {
         return;
     }
     let p = Phone::start();
-    // Upright and locked by default (SettingsProvider's def_accelerometer_rotation is off).
+    // Upright, auto-rotate off, by default.
     assert_eq!(p.sh("wm user-rotation").out, "lock 0\n");
     assert_eq!(p.sh("wm size").out, "Physical size: 1080x2400\n");
     let ts = TouchScreen::find(&getevent::parse_devices(&p.sh("getevent -pl").out)).unwrap();
@@ -312,7 +314,10 @@ fn the_display_rotates_as_wm_and_settings_say_and_multi_touch_follows() {
     // `settings put system user_rotation` turns the display while auto-rotate is off;
     // `wm user-rotation lock N` writes the same settings (WindowManagerShellCommand).
     for (how, rotation) in [
-        ("settings put system accelerometer_rotation 0; settings put system user_rotation 1", 1u8),
+        (
+            "settings put system accelerometer_rotation 0; settings put system user_rotation 1",
+            1u8,
+        ),
         ("wm user-rotation lock 3", 3),
     ] {
         let r = p.sh(how);
@@ -322,10 +327,19 @@ fn the_display_rotates_as_wm_and_settings_say_and_multi_touch_follows() {
             p.sh("settings get system user_rotation").out.trim(),
             rotation.to_string()
         );
-        assert_eq!(input::touch_rotation(&p.sh("dumpsys input").out), Some(rotation));
+        assert_eq!(
+            input::touch_rotation(&p.sh("dumpsys input").out),
+            Some(rotation)
+        );
         let window = p.sh("dumpsys window").out;
-        assert!(window.contains(&format!("\n  mRotation={rotation}\n")), "{window}");
-        assert!(window.contains(" land "), "landscape configuration: {window}");
+        assert!(
+            window.contains(&format!("\n  mRotation={rotation}\n")),
+            "{window}"
+        );
+        assert!(
+            window.contains(" land "),
+            "landscape configuration: {window}"
+        );
         // `wm size` stays the natural size, as on a phone; the screen itself turns.
         assert_eq!(p.sh("wm size").out, "Physical size: 1080x2400\n");
         let dump = p.sh("uiautomator dump /dev/tty").out;
@@ -375,5 +389,9 @@ fn the_display_rotates_as_wm_and_settings_say_and_multi_touch_follows() {
     assert_eq!(input::touch_rotation(&p.sh("dumpsys input").out), Some(0));
     let r = p.sh("wm user-rotation lock 4");
     assert_eq!(r.code, Some(255));
-    assert!(r.err.contains("Rotation argument, 4 is invalid"), "{}", r.err);
+    assert!(
+        r.err.contains("Rotation argument, 4 is invalid"),
+        "{}",
+        r.err
+    );
 }

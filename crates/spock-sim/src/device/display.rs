@@ -51,7 +51,7 @@ impl Display {
     }
 
     /// A screen point in the upright layout the scenario describes.
-    pub fn to_layout(&self, x: i32, y: i32) -> (i32, i32) {
+    pub fn screen_to_layout(&self, x: i32, y: i32) -> (i32, i32) {
         if !self.turned() {
             return (x, y);
         }
@@ -60,7 +60,7 @@ impl Display {
         ((x * w / h.max(1)) as i32, (y * h / w.max(1)) as i32)
     }
 
-    fn from_layout(&self, x: i32, y: i32) -> (i32, i32) {
+    fn layout_to_screen(&self, x: i32, y: i32) -> (i32, i32) {
         if !self.turned() {
             return (x, y);
         }
@@ -90,8 +90,8 @@ impl Display {
             let b = &rest[..end];
             match super::ui::Bounds::parse(b) {
                 Some(b) => {
-                    let (l, t) = self.from_layout(b.left, b.top);
-                    let (r, bt) = self.from_layout(b.right, b.bottom);
+                    let (l, t) = self.layout_to_screen(b.left, b.top);
+                    let (r, bt) = self.layout_to_screen(b.right, b.bottom);
                     out.push_str(&format!("[{l},{t}][{r},{bt}]"));
                 }
                 None => out.push_str(b),
@@ -152,7 +152,10 @@ mod tests {
         assert!(out.contains("rotation=\"1\""), "{out}");
         assert!(out.contains("bounds=\"[0,540][1200,1080]\""), "{out}");
         // The centre of the turned bounds is inside the upright ones.
-        let (x, y) = d.to_layout(600, 810);
-        assert!((0..540).contains(&x) && (1200..2400).contains(&y), "{x},{y}");
+        let (x, y) = d.screen_to_layout(600, 810);
+        assert!(
+            (0..540).contains(&x) && (1200..2400).contains(&y),
+            "{x},{y}"
+        );
     }
 }

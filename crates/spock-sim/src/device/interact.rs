@@ -37,7 +37,7 @@ impl State {
     /// (x, y) is a point on the screen as it is turned now.
     pub fn tap(&mut self, x: i32, y: i32, long: bool) {
         self.selected_all = false;
-        let (x, y) = self.display().to_layout(x, y);
+        let (x, y) = self.display().screen_to_layout(x, y);
         let Some(top) = self.top() else { return };
         let screen = top.screen.clone();
         let ui = &top.ui;
@@ -94,7 +94,10 @@ impl State {
 
     pub fn swipe(&mut self, from: (i32, i32), to: (i32, i32)) {
         let disp = self.display();
-        let (from, to) = (disp.to_layout(from.0, from.1), disp.to_layout(to.0, to.1));
+        let (from, to) = (
+            disp.screen_to_layout(from.0, from.1),
+            disp.screen_to_layout(to.0, to.1),
+        );
         let Some(top) = self.top() else { return };
         let screen = top.screen.clone();
         let ui = top.ui.clone();

@@ -112,7 +112,12 @@ impl State {
     /// The display rotation (0..=3) the settings give: `user_rotation` while
     /// `accelerometer_rotation` is off; upright otherwise (there is no accelerometer).
     pub fn rotation(&self) -> u8 {
-        if self.settings.get("system/accelerometer_rotation").map(String::as_str) == Some("1") {
+        if self
+            .settings
+            .get("system/accelerometer_rotation")
+            .map(String::as_str)
+            == Some("1")
+        {
             return 0;
         }
         self.settings
@@ -177,7 +182,7 @@ impl State {
                 "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME",
             ),
             ("system/font_scale", "1.0"),
-            // Auto-rotate off, upright: SettingsProvider's def_accelerometer_rotation.
+            // Auto-rotate off, upright (the virtual device has no accelerometer to turn it).
             ("system/accelerometer_rotation", "0"),
             ("system/user_rotation", "0"),
         ] {

@@ -86,7 +86,12 @@ fn user_rotation(ctx: &mut Ctx, args: &[String]) -> i32 {
         args.next();
         arg = args.next();
     }
-    let locked = ctx.st.settings.get("system/accelerometer_rotation").map(String::as_str) != Some("1");
+    let locked = ctx
+        .st
+        .settings
+        .get("system/accelerometer_rotation")
+        .map(String::as_str)
+        != Some("1");
     match arg {
         None => {
             if locked {

@@ -52,7 +52,10 @@ mod tests {
         assert_eq!(touch_rotation(vp), Some(1));
         let vp14 = vp.replace("orientation=1", "orientation=ROTATION_270");
         assert_eq!(touch_rotation(&vp14), Some(3));
-        assert_eq!(touch_rotation("Input Manager State:\n  Interactive: true\n"), None);
+        assert_eq!(
+            touch_rotation("Input Manager State:\n  Interactive: true\n"),
+            None
+        );
         assert_eq!(touch_rotation("      SurfaceOrientation: 7\n"), None);
     }
 }
