@@ -439,3 +439,62 @@ fn the_client_and_the_virtual_device_know_the_same_key_codes() {
     );
     assert_eq!(spock_tui::guard::keycodes::NAMES.len(), 338);
 }
+
+/// Runs `cmd` on the virtual device directly (as the person at the phone would turn it).
+async fn sim_sh(dev: &spock_tui::sim::device::SimDevice, cmd: &str) {
+    use spock_tui::sim::{ShellIo, Target};
+    let (_stdin_tx, stdin) = tokio::sync::mpsc::channel(1);
+    let (tx, mut rx) = tokio::sync::mpsc::channel(64);
+    let drain = tokio::spawn(async move { while rx.recv().await.is_some() {} });
+    assert_eq!(
+        dev.shell(cmd.into(), ShellIo { stdin, out: tx }).await,
+        0,
+        "{cmd}"
+    );
+    drain.await.unwrap();
+}
+
+/// Rotation (issue 21): in landscape, a pinch's (x, y) is a point on the turned screen; the
+/// tool reads the rotation, maps the fingers to the upright touch panel, and the device sees
+/// the pinch where the agent put it. A point only the upright screen has is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pinch_in_landscape_lands_at_the_screen_point() {
+    use spock_tui::sim::touch::Gesture;
+    let r = rig_with(true, Config::default_config()).await;
+    ok(
+        &r,
+        "android_launch_app",
+        json!({"packageName": "com.example.shop"}),
+    )
+    .await;
+    for (rotation, degrees) in [(1, 90), (3, 270), (0, 0)] {
+        sim_sh(&r.dev, &format!("wm user-rotation lock {rotation}")).await;
+        let (x, y) = if rotation == 0 {
+            (300, 1800)
+        } else {
+            (1800, 300)
+        };
+        let out = ok(
+            &r,
+            "android_pinch",
+            json!({"x": x, "y": y, "startSpread": 500, "endSpread": 100}),
+        )
+        .await;
+        assert_eq!(out["rotation"], degrees, "{out}");
+        match r.dev.last_gesture() {
+            Some(Gesture::Pinch { center, .. }) => assert!(
+                (center.0 - x).abs() <= 1 && (center.1 - y).abs() <= 1,
+                "rotation {rotation}: seen at {center:?}, not ({x}, {y})"
+            ),
+            g => panic!("not a pinch: {g:?}"),
+        }
+    }
+    sim_sh(&r.dev, "wm user-rotation lock 1").await;
+    let (_, msg) = err(
+        &r,
+        "android_pinch",
+        json!({"x": 300, "y": 1800, "startSpread": 500, "endSpread": 100}),
+    )
+    .await;
+    assert!(msg.contains("outside the 2400x1080 screen"), "{msg}");
+}

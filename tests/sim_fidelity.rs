@@ -286,3 +286,112 @@ fn app_functions_list_as_appsearch_documents() {
         r.out
     );
 }
+
+/// The PNG's width and height, from its IHDR chunk.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert_eq!(&png[1..4], b"PNG", "not a PNG");
+    let be = |b: &[u8]| u32::from_be_bytes([b[0], b[1], b[2], b[3]]);
+    (be(&png[16..20]), be(&png[20..24]))
+}
+
+#[test]
+fn the_display_rotates_as_wm_and_settings_say_and_multi_touch_follows() {
+    use spock_tui::device::parse::{getevent, input};
+    use spock_tui::mcp::tools::gestures::{
+        TouchScreen, gesture_script, pinch_paths, screen_to_panel,
+    };
+    use spock_tui::sim::touch::Gesture;
+
+    if !adb_present() {
+        return;
+    }
+    let p = Phone::start();
+    // Upright, auto-rotate off, by default.
+    assert_eq!(p.sh("wm user-rotation").out, "lock 0\n");
+    assert_eq!(p.sh("wm size").out, "Physical size: 1080x2400\n");
+    let ts = TouchScreen::find(&getevent::parse_devices(&p.sh("getevent -pl").out)).unwrap();
+
+    // `settings put system user_rotation` turns the display while auto-rotate is off;
+    // `wm user-rotation lock N` writes the same settings (WindowManagerShellCommand).
+    for (how, rotation) in [
+        (
+            "settings put system accelerometer_rotation 0; settings put system user_rotation 1",
+            1u8,
+        ),
+        ("wm user-rotation lock 3", 3),
+    ] {
+        let r = p.sh(how);
+        assert_eq!(r.code, Some(0), "{how}: {}", r.err);
+        assert_eq!(p.sh("wm user-rotation").out, format!("lock {rotation}\n"));
+        assert_eq!(
+            p.sh("settings get system user_rotation").out.trim(),
+            rotation.to_string()
+        );
+        assert_eq!(
+            input::touch_rotation(&p.sh("dumpsys input").out),
+            Some(rotation)
+        );
+        let window = p.sh("dumpsys window").out;
+        assert!(
+            window.contains(&format!("\n  mRotation={rotation}\n")),
+            "{window}"
+        );
+        assert!(
+            window.contains(" land "),
+            "landscape configuration: {window}"
+        );
+        // `wm size` stays the natural size, as on a phone; the screen itself turns.
+        assert_eq!(p.sh("wm size").out, "Physical size: 1080x2400\n");
+        let dump = p.sh("uiautomator dump /dev/tty").out;
+        assert!(
+            dump.contains(&format!("<hierarchy rotation=\"{rotation}\"")),
+            "{dump}"
+        );
+        assert!(dump.contains("bounds=\"[0,0][2400,1080]\""), "{dump}");
+        let png = Command::new("adb")
+            .args(["-P", &p.port.to_string(), "-s", &p.dev.serial()])
+            .args(["exec-out", "screencap", "-p"])
+            .env("ADB_EMU", "0")
+            .output()
+            .unwrap()
+            .stdout;
+        assert_eq!(png_size(&png), (2400, 1080));
+
+        // A pinch at a landscape screen point: mapped to the upright panel the way the core
+        // does, written with sendevent, decoded by the device at that same screen point.
+        let (x, y) = (1800.0, 300.0);
+        let path: Vec<[(f64, f64); 2]> = pinch_paths(x, y, 600.0, 150.0, 0.0, 8)
+            .into_iter()
+            .map(|f| f.map(|pt| screen_to_panel(pt, (1080, 2400), rotation)))
+            .collect();
+        let script = gesture_script(&ts, (1080, 2400), &path, std::time::Duration::ZERO);
+        let r = p.sh(&script);
+        assert_eq!(r.code, Some(0), "{}", r.err);
+        match p.dev.last_gesture() {
+            Some(Gesture::Pinch {
+                start_spread,
+                end_spread,
+                center,
+            }) => {
+                assert!((start_spread - 600).abs() <= 2, "{start_spread}");
+                assert!((end_spread - 150).abs() <= 2, "{end_spread}");
+                assert!(
+                    (center.0 - 1800).abs() <= 1 && (center.1 - 300).abs() <= 1,
+                    "rotation {rotation}: pinch seen at {center:?}, not (1800, 300)"
+                );
+            }
+            g => panic!("rotation {rotation}: not a pinch: {g:?}"),
+        }
+    }
+    // Free: auto-rotate on; with no accelerometer the display is upright again.
+    assert_eq!(p.sh("wm user-rotation free").code, Some(0));
+    assert_eq!(p.sh("wm user-rotation").out, "free\n");
+    assert_eq!(input::touch_rotation(&p.sh("dumpsys input").out), Some(0));
+    let r = p.sh("wm user-rotation lock 4");
+    assert_eq!(r.code, Some(255));
+    assert!(
+        r.err.contains("Rotation argument, 4 is invalid"),
+        "{}",
+        r.err
+    );
+}

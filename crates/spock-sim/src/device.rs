@@ -11,6 +11,7 @@ use super::scenario::{Scenario, ScenarioError};
 use super::touch::Gesture;
 use super::{BoxFuture, DeviceIdentity, FileStat, Framebuffer, FsError, ShellIo, Target};
 
+pub mod display;
 mod interact;
 pub mod launcher;
 pub mod logcat;
@@ -220,10 +221,10 @@ impl Target for SimDevice {
 
     fn framebuffer(&self) -> Framebuffer {
         let st = self.inner.lock();
-        let d = &st.scenario.device;
-        let (w, h) = (d.width, d.height);
+        let disp = st.display();
+        let (w, h) = disp.size();
         let img = match st.top() {
-            Some(e) => super::screencap::render(&e.ui, w, h),
+            Some(e) => super::screencap::render(&disp.screen_tree(&e.ui), w, h),
             None => image::RgbaImage::new(w, h),
         };
         Framebuffer {

@@ -140,6 +140,9 @@ pub struct TouchDecoder {
     slot: usize,
     slots: [Slot; SLOTS],
     tracks: Vec<Track>,
+    /// Display rotation 0..=3: the panel stays upright, points are reported on the turned
+    /// screen (see `device::display`).
+    pub rotation: u8,
 }
 
 impl TouchDecoder {
@@ -152,13 +155,18 @@ impl TouchDecoder {
             slot: 0,
             slots: [Slot::default(); SLOTS],
             tracks: Vec::new(),
+            rotation: 0,
         }
     }
 
     fn scale(&self, x: i32, y: i32) -> (f32, f32) {
         let sx = x as f32 * (self.width.saturating_sub(1)) as f32 / self.x_max as f32;
         let sy = y as f32 * (self.height.saturating_sub(1)) as f32 / self.y_max as f32;
-        (sx, sy)
+        crate::device::display::Display {
+            natural: (self.width, self.height),
+            rotation: self.rotation,
+        }
+        .panel_to_screen((sx, sy))
     }
 
     /// Feeds one event; returns the gesture when the last finger lifts.

@@ -15,6 +15,7 @@ pub mod appfn;
 pub mod battery;
 pub mod getevent;
 pub mod getprop;
+pub mod input;
 pub mod logcat;
 pub mod net;
 pub mod package;

@@ -34,8 +34,10 @@ impl State {
     }
 
     /// `input tap`: focus an editable node, launch from the home screen, or follow a transition.
+    /// (x, y) is a point on the screen as it is turned now.
     pub fn tap(&mut self, x: i32, y: i32, long: bool) {
         self.selected_all = false;
+        let (x, y) = self.display().screen_to_layout(x, y);
         let Some(top) = self.top() else { return };
         let screen = top.screen.clone();
         let ui = &top.ui;
@@ -91,6 +93,11 @@ impl State {
     }
 
     pub fn swipe(&mut self, from: (i32, i32), to: (i32, i32)) {
+        let disp = self.display();
+        let (from, to) = (
+            disp.screen_to_layout(from.0, from.1),
+            disp.screen_to_layout(to.0, to.1),
+        );
         let Some(top) = self.top() else { return };
         let screen = top.screen.clone();
         let ui = top.ui.clone();

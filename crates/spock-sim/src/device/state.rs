@@ -109,6 +109,32 @@ pub(crate) fn code_hash(pkg: &str) -> (String, String) {
 }
 
 impl State {
+    /// The display rotation (0..=3) the settings give: `user_rotation` while
+    /// `accelerometer_rotation` is off; upright otherwise (there is no accelerometer).
+    pub fn rotation(&self) -> u8 {
+        if self
+            .settings
+            .get("system/accelerometer_rotation")
+            .map(String::as_str)
+            == Some("1")
+        {
+            return 0;
+        }
+        self.settings
+            .get("system/user_rotation")
+            .and_then(|v| v.trim().parse::<u8>().ok())
+            .filter(|r| *r < 4)
+            .unwrap_or(0)
+    }
+
+    pub fn display(&self) -> super::display::Display {
+        let d = &self.scenario.device;
+        super::display::Display {
+            natural: (d.width, d.height),
+            rotation: self.rotation(),
+        }
+    }
+
     pub fn new(scenario: Arc<Scenario>, serial: String, home: ScreenSpec) -> State {
         let d = &scenario.device;
         let props = super::props::build(scenario.getprop_base.as_deref(), d, &serial);
@@ -156,6 +182,9 @@ impl State {
                 "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME",
             ),
             ("system/font_scale", "1.0"),
+            // Auto-rotate off, upright (the virtual device has no accelerometer to turn it).
+            ("system/accelerometer_rotation", "0"),
+            ("system/user_rotation", "0"),
         ] {
             st.settings.insert(k.into(), v.into());
         }

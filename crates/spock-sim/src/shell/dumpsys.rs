@@ -1,8 +1,9 @@
-//! `dumpsys SERVICE …`: activity, window, package, battery, connectivity, wifi, power, each
+//! `dumpsys SERVICE …`: activity, window, input, package, battery, connectivity, wifi, power, each
 //! shaped like the real captures in `fixtures/dumpsys/`.
 use super::Ctx;
 
 mod activity;
+mod input;
 mod net;
 pub mod package;
 mod window;
@@ -18,6 +19,7 @@ pub fn dumpsys(ctx: &mut Ctx, args: &[String]) -> i32 {
     match args.get(1).map(String::as_str) {
         Some("activity") => activity::activity(ctx, rest),
         Some("window") => window::window(ctx, rest),
+        Some("input") => input::input(ctx),
         Some("package") => package::package(ctx, rest),
         Some("battery") => {
             ctx.out(BATTERY);
@@ -49,6 +51,7 @@ pub fn dumpsys(ctx: &mut Ctx, args: &[String]) -> i32 {
                 "activity",
                 "battery",
                 "connectivity",
+                "input",
                 "package",
                 "power",
                 "wifi",

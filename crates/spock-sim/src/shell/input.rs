@@ -310,6 +310,7 @@ pub fn sendevent(ctx: &mut Ctx, args: &[String]) -> i32 {
     if dev != TOUCH_DEVICE {
         return 0;
     }
+    ctx.st.touch.rotation = ctx.st.rotation();
     if let Some(g) = ctx.st.touch.feed(ty as u16, code as u16, value) {
         ctx.st.gesture(g);
     }

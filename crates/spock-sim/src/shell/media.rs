@@ -12,9 +12,10 @@ use crate::device::state::Job;
 use crate::screencap;
 
 fn screen_png(ctx: &Ctx) -> Vec<u8> {
-    let d = &ctx.st.scenario.device;
+    let disp = ctx.st.display();
+    let (w, h) = disp.size();
     match ctx.st.top() {
-        Some(e) => screencap::png(&e.ui, d.width, d.height),
+        Some(e) => screencap::png(&disp.screen_tree(&e.ui), w, h),
         None => Vec::new(),
     }
 }
@@ -41,13 +42,14 @@ pub fn screencap(ctx: &mut Ctx, args: &[String]) -> i32 {
         screen_png(ctx)
     } else {
         // Raw: width, height, format (1 = RGBA_8888), dataspace, then pixels.
-        let d = ctx.st.scenario.device.clone();
+        let disp = ctx.st.display();
+        let (w, h) = disp.size();
         let img = match ctx.st.top() {
-            Some(e) => screencap::render(&e.ui, d.width, d.height),
-            None => image::RgbaImage::new(d.width, d.height),
+            Some(e) => screencap::render(&disp.screen_tree(&e.ui), w, h),
+            None => image::RgbaImage::new(w, h),
         };
         let mut raw = Vec::with_capacity(16 + img.as_raw().len());
-        for v in [d.width, d.height, 1, 0] {
+        for v in [w, h, 1, 0] {
             raw.extend_from_slice(&v.to_le_bytes());
         }
         raw.extend_from_slice(img.as_raw());
@@ -82,7 +84,7 @@ pub fn uiautomator(ctx: &mut Ctx, args: &[String]) -> i32 {
     let xml = ctx
         .st
         .top()
-        .map(|e| e.ui.xml().to_string())
+        .map(|e| ctx.st.display().dump_xml(e.ui.xml()))
         .unwrap_or_default();
     if file == "/dev/tty" || file == "/dev/stdout" {
         ctx.out(&xml);

@@ -65,12 +65,77 @@ pub fn wm(ctx: &mut Ctx, args: &[String]) -> i32 {
             }
         },
         Some("density") => ctx.outln(&format!("Physical density: {}", d.density)),
+        Some("user-rotation") => return user_rotation(ctx, &args[2..]),
         _ => {
-            ctx.errln("Window manager (window) commands:\n  help\n      Print this help text.\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n    Return or override display size.\n  density [reset|DENSITY] [-d DISPLAY_ID]\n    Return or override display density.");
+            ctx.errln("Window manager (window) commands:\n  help\n      Print this help text.\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n    Return or override display size.\n  density [reset|DENSITY] [-d DISPLAY_ID]\n    Return or override display density.\n  user-rotation [-d DISPLAY_ID] [free|lock] [rotation]\n    Print or set user rotation mode and user rotation.");
             return 255;
         }
     }
     0
+}
+
+/// `wm user-rotation [-d ID] [free|lock [N]]`, as WindowManagerShellCommand
+/// `runDisplayUserRotation`/`printDisplayUserRotation` do (aosp-mirror/platform_frameworks_base
+/// services/core/java/com/android/server/wm/WindowManagerShellCommand.java @6319db42): no
+/// argument prints `free` or `lock N`; `lock` without N locks the current rotation. Locking
+/// writes the settings `freezeRotation` writes: `accelerometer_rotation` 0, `user_rotation` N.
+fn user_rotation(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let mut args = args.iter().map(String::as_str);
+    let mut arg = args.next();
+    if arg == Some("-d") {
+        args.next();
+        arg = args.next();
+    }
+    let locked = ctx
+        .st
+        .settings
+        .get("system/accelerometer_rotation")
+        .map(String::as_str)
+        != Some("1");
+    match arg {
+        None => {
+            if locked {
+                let r = ctx.st.rotation();
+                ctx.outln(&format!("lock {r}"));
+            } else {
+                ctx.outln("free");
+            }
+            0
+        }
+        Some("free") => {
+            ctx.st
+                .settings
+                .insert("system/accelerometer_rotation".into(), "1".into());
+            0
+        }
+        Some("lock") => {
+            let r = match args.next() {
+                None => i64::from(ctx.st.rotation()),
+                Some(n) => match n.parse::<i64>() {
+                    Ok(r) => r,
+                    Err(_) => {
+                        ctx.errln(&format!("Error: For input string: \"{n}\""));
+                        return 255;
+                    }
+                },
+            };
+            if !(0..=3).contains(&r) {
+                ctx.errln(&format!("Error: Rotation argument, {r} is invalid"));
+                return 255;
+            }
+            ctx.st
+                .settings
+                .insert("system/accelerometer_rotation".into(), "0".into());
+            ctx.st
+                .settings
+                .insert("system/user_rotation".into(), r.to_string());
+            0
+        }
+        Some(_) => {
+            ctx.errln("Error: argument needs to be either -d, free or lock.");
+            255
+        }
+    }
 }
 
 pub fn settings(ctx: &mut Ctx, args: &[String]) -> i32 {

@@ -20,7 +20,8 @@ mod drag;
 mod multitouch;
 
 pub use multitouch::{
-    Finger, Path2, TouchScreen, gesture_script, pinch_paths, rotate_paths, two_finger_paths,
+    Finger, Path2, TouchScreen, gesture_script, pinch_paths, rotate_paths, screen_to_panel,
+    two_finger_paths,
 };
 
 /// How a single-finger press is delivered.
@@ -81,9 +82,9 @@ pub fn check_point(x: i32, y: i32, size: (u32, u32)) -> Result<(), ToolError> {
     check(x, y, size, true)
 }
 
-/// Points that must fit the upright screen: multi-touch gestures are written straight to the
-/// touch panel, whose axes do not turn with the display.
-pub fn check_point_upright(x: i32, y: i32, size: (u32, u32)) -> Result<(), ToolError> {
+/// Points that must fit the screen as it is turned now (`size` already in the current
+/// orientation): multi-touch gestures read the display rotation, so there is no guessing.
+pub fn check_point_exact(x: i32, y: i32, size: (u32, u32)) -> Result<(), ToolError> {
     check(x, y, size, false)
 }
 
@@ -97,7 +98,7 @@ fn check(x: i32, y: i32, size: (u32, u32), turned_ok: bool) -> Result<(), ToolEr
     let turned = if turned_ok {
         format!(" upright, or to ({}, {}) turned to landscape", h - 1, w - 1)
     } else {
-        " (multi-touch gestures take upright-screen coordinates)".to_string()
+        " (the screen as it is turned now)".to_string()
     };
     Err(ToolError::refused(format!(
         "({x}, {y}) is outside the {w}x{h} screen; coordinates run from (0, 0) to ({}, {}){turned}",
@@ -240,6 +241,9 @@ pub struct GestureOut {
     pub device_node: String,
     /// Each finger's start and end point in screen pixels.
     pub fingers: Vec<Finger>,
+    /// Display rotation the points were mapped to the touch panel with (0, 90, 180, 270);
+    /// `dumpsys input` that does not report it counts as 0.
+    pub rotation: u32,
     pub steps: usize,
     pub duration_ms: u64,
 }
@@ -349,10 +353,11 @@ mod tests {
         ] {
             assert!(check_point(bad.0, bad.1, size).is_err(), "{bad:?}");
         }
-        // Multi-touch goes to the panel: upright only.
-        assert!(check_point_upright(1079, 2399, size).is_ok());
-        let e = check_point_upright(2000, 500, size).unwrap_err();
-        assert!(e.message.contains("upright"), "{}", e.message);
+        // Multi-touch knows the rotation: the size given is the turned one, and exact.
+        assert!(check_point_exact(1079, 2399, size).is_ok());
+        let e = check_point_exact(2000, 500, size).unwrap_err();
+        assert!(e.message.contains("turned now"), "{}", e.message);
+        assert!(check_point_exact(2000, 500, (2400, 1080)).is_ok());
     }
 
     #[test]

@@ -146,13 +146,16 @@ pub fn display_lines(ctx: &Ctx, o: &mut String) {
         "  Display: mDisplayId=0 rootTasks={}\n",
         ctx.st.tasks.len()
     ));
+    // `init` is the natural size; `cur` and `app` turn with the display.
+    let (cw, ch) = ctx.st.display().size();
     o.push_str(&format!(
-        "    init={w}x{h} {dpi}dpi mMinSizeOfResizeableTaskDp=220 cur={w}x{h} app={w}x{ah} rng={w}x{rw}-{h}x{ah}\n",
+        "    init={w}x{h} {dpi}dpi mMinSizeOfResizeableTaskDp=220 cur={cw}x{ch} app={cw}x{ah} rng={w}x{rw}-{h}x{rh}\n",
         w = d.width,
         h = d.height,
         dpi = d.density,
-        ah = d.height.saturating_sub(63),
-        rw = d.width.saturating_sub(63)
+        ah = ch.saturating_sub(63),
+        rw = d.width.saturating_sub(63),
+        rh = d.height.saturating_sub(63)
     ));
 }
 

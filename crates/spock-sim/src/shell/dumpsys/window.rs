@@ -67,6 +67,8 @@ fn window_block(o: &mut String, w: Win) {
 
 fn windows(ctx: &Ctx, o: &mut String) {
     let d = ctx.st.scenario.device.clone();
+    let disp = ctx.st.display();
+    let (dw, dh) = disp.size();
     o.push_str("WINDOW MANAGER WINDOWS (dumpsys window windows)\n");
     window_block(
         o,
@@ -76,7 +78,7 @@ fn windows(ctx: &Ctx, o: &mut String) {
             owner: "com.android.systemui",
             uid: 10186,
             ty: 2000,
-            frame: (0, 0, d.width, 63),
+            frame: (0, 0, dw, 63),
             visible: true,
         },
     );
@@ -102,17 +104,22 @@ fn windows(ctx: &Ctx, o: &mut String) {
                     owner: &s.package,
                     uid,
                     ty: 1,
-                    frame: (0, 0, d.width, d.height),
+                    frame: (0, 0, dw, dh),
                     visible,
                 },
             );
             n += 1;
         }
     }
-    o.push_str(&format!("  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw{sw}dp w{sw}dp h{hd}dp {dpi}dpi nrml long port finger -keyb/v/h -nav/h}}\n",
-        sw = d.width * 160 / d.density.max(1), hd = d.height * 160 / d.density.max(1), dpi = d.density));
+    let dp = |px: u32| px * 160 / d.density.max(1);
+    o.push_str(&format!("  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw{sw}dp w{wd}dp h{hd}dp {dpi}dpi nrml long {orient} finger -keyb/v/h -nav/h}}\n",
+        sw = dp(d.width.min(d.height)), wd = dp(dw), hd = dp(dh), dpi = d.density,
+        orient = if dw > dh { "land" } else { "port" }));
     o.push_str("  mHasPermanentDpad=false\n  mTopFocusedDisplayId=0\n");
-    o.push_str("  mSystemBooted=true mDisplayEnabled=true\n  mRotation=0\n  mLastOrientation=-1\n");
+    o.push_str(&format!(
+        "  mSystemBooted=true mDisplayEnabled=true\n  mRotation={}\n  mLastOrientation=-1\n",
+        disp.rotation
+    ));
 }
 
 fn displays(ctx: &Ctx, o: &mut String) {

@@ -2,6 +2,13 @@
 //! touchscreen node `getevent -pl` names, as Linux multi-touch protocol B (ABS_MT_SLOT,
 //! ABS_MT_TRACKING_ID, ABS_MT_POSITION_X/Y, BTN_TOUCH, SYN_REPORT), scaled to its axis ranges.
 //!
+//! The panel does not turn with the display: points are given on the screen as it is turned
+//! now (`dumpsys input` says how) and mapped back to the upright panel, inverting
+//! `TouchInputMapper::rotateAndScale` (AOSP frameworks/native
+//! services/inputflinger/reader/mapper/TouchInputMapper.cpp, as vendored in
+//! nohajc/vendor-adb-patched @7f722c8d: "90 - swap x/y and reverse y", "270 - swap x/y and
+//! reverse x").
+//!
 //! The whole gesture is ONE shell command line (`sendevent …; sleep 0.016; …`) so its timing
 //! is the device's, not that of a round trip per frame. On a real device every `sendevent` is
 //! a process start (a few ms), so a gesture takes somewhat longer than `duration`.
@@ -10,7 +17,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{GestureOut, check_point_upright, checked_device};
+use super::{GestureOut, check_point_exact, screen_size};
 use crate::device::parse::getevent::{self, InputDevice, codes};
 use crate::guard::shell_quote;
 use crate::mcp::result::ToolError;
@@ -67,6 +74,20 @@ impl TouchScreen {
             r.round().clamp(f64::from(lo), f64::from(hi)) as i32
         };
         (scale(p.0, self.x, size.0), scale(p.1, self.y, size.1))
+    }
+}
+
+/// A point on the screen turned by `rotation` (0..=3) → the same point on the upright panel,
+/// in natural pixels (`natural` = `wm size`'s upright width and height). The inverse of
+/// `rotateAndScale`: at 90° screen (x, y) is panel (W-1-y, x); at 270° it is (y, H-1-x).
+pub fn screen_to_panel(p: (f64, f64), natural: (u32, u32), rotation: u8) -> (f64, f64) {
+    let w = f64::from(natural.0.saturating_sub(1));
+    let h = f64::from(natural.1.saturating_sub(1));
+    match rotation {
+        1 => (w - p.1, p.0),
+        2 => (w - p.0, h - p.1),
+        3 => (p.1, h - p.0),
+        _ => p,
     }
 }
 
@@ -187,7 +208,20 @@ async fn run(
         .flatten()
         .map(|p| (p.0.round() as i32, p.1.round() as i32))
         .collect();
-    let (dev, size) = checked_device(ctx, serial, &points, check_point_upright).await?;
+    let dev = ctx.device(serial).await?;
+    let size = screen_size(ctx, &dev).await?;
+    let rotation = match ctx.sh(&dev, "dumpsys input").await {
+        Ok(o) if o.success() => input_rotation(&o.stdout_text()),
+        _ => 0,
+    };
+    let turned = if rotation % 2 == 1 {
+        (size.1, size.0)
+    } else {
+        size
+    };
+    for &(x, y) in &points {
+        check_point_exact(x, y, turned)?;
+    }
     let listing = ctx.sh_ok(&dev, "getevent -pl").await?;
     let ts = TouchScreen::find(&getevent::parse_devices(&listing)).ok_or_else(|| {
         ToolError::device(format!(
@@ -197,7 +231,11 @@ async fn run(
     })?;
     let steps = path.len().saturating_sub(1).max(1);
     let step = Duration::from_millis(duration_ms) / steps as u32;
-    let script = gesture_script(&ts, size, &path, step);
+    let panel: Path2 = path
+        .iter()
+        .map(|f| f.map(|p| screen_to_panel(p, size, rotation)))
+        .collect();
+    let script = gesture_script(&ts, size, &panel, step);
     let budget = ctx.timeout() + Duration::from_millis(duration_ms * 2) + Duration::from_secs(10);
     let out = ctx.sh_timeout(&dev, &script, budget).await?;
     if !out.success() {
@@ -225,9 +263,14 @@ async fn run(
                 end: at(f, last),
             })
             .collect(),
+        rotation: u32::from(rotation) * 90,
         steps,
         duration_ms,
     })
+}
+
+fn input_rotation(dump: &str) -> u8 {
+    crate::device::parse::input::touch_rotation(dump).unwrap_or(0)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
