@@ -15,7 +15,6 @@
 //! channel (`transport::control`): of a server in another process (`spock-tui attach`), or of
 //! this process's own over an in-process duplex (`spock-tui`, wired in `app`).
 pub mod action;
-pub mod app;
 pub mod attach;
 pub mod batch;
 pub mod batch_io;
@@ -34,10 +33,10 @@ pub mod prompt;
 pub mod screen;
 pub mod settings;
 pub mod state;
+pub mod terminal;
 pub mod ui;
 pub mod update;
 
-pub use app::run;
 pub use event::{DeviceRow, Event};
 pub use history::{CallEntry, HistorySource, SessionOnly};
 pub use screen::{Screen, ScreenId};
