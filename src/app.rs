@@ -1,7 +1,10 @@
-//! Wiring: logging, the core, and the server (both transports) started and stopped as one by
-//! its controller (`controller`), with the attach channel beside it ([`ControlChannel`]).
-//! Used by `serve` and by the control centre, which can stop and restart the server while
-//! the core (history, access, clients) and the attached control centres live on.
+//! Wiring: `cli` parses, `app` wires, `tui` runs. [`main`] (`commands`) dispatches each
+//! subcommand; this module builds what they share: logging, the core, and the server (both
+//! transports) started and stopped as one by its controller (`controller`), with the attach
+//! channel beside it ([`ControlChannel`]). `serve` (`serve`) and the control centre without a
+//! subcommand (`local`) both use them; the control centre can stop and restart the server
+//! while the core (history, access, clients) and the attached control centres live on. The
+//! run flags ([`crate::cli::RunArgs`]) end here: `tui` is handed only what its loop needs.
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -24,8 +27,12 @@ use crate::transport::http::HttpOptions;
 use crate::transport::socket::{Listener, SocketOptions};
 use crate::transport::{Shared, control, http, socket};
 
+mod commands;
 mod controller;
+mod local;
+mod serve;
 
+pub use commands::main;
 pub use controller::{ServerCtl, ServerHandle, ServerStatus, spawn_controller};
 
 /// How many daily log files are kept.

@@ -1,4 +1,4 @@
 fn main() -> std::process::ExitCode {
     spock_tui::mcp::imagework::tune_allocator();
-    spock_tui::cli::main()
+    spock_tui::app::main()
 }

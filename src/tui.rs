@@ -11,11 +11,12 @@
 //! `State::layer()` is the one function that decides who has the keyboard. The Batch screen's
 //! state and keys are in `batch`; its server side (reading `core.batch`, carrying out
 //! commands) in `batch_io`. Untrusted text is escaped (`escape`) before it is drawn; clipboard
-//! and notifications are plain escapes (`osc`). The loop is always a client of the attach
-//! channel (`transport::control`): of a server in another process (`spock-tui attach`), or of
-//! this process's own over an in-process duplex (`spock-tui`, wired in `app`).
+//! and notifications are plain escapes (`osc`); raw mode, the alternate screen, the mouse and
+//! the input thread are `terminal`. The loop is always a client of the attach channel
+//! (`transport::control`): of a server in another process (`spock-tui attach`), or of this
+//! process's own over an in-process duplex (`spock-tui`, wired in `app::local`). Nothing here
+//! sees the command line: `app` hands the loop what it needs.
 pub mod action;
-pub mod app;
 pub mod attach;
 pub mod batch;
 pub mod batch_io;
@@ -34,10 +35,10 @@ pub mod prompt;
 pub mod screen;
 pub mod settings;
 pub mod state;
+pub mod terminal;
 pub mod ui;
 pub mod update;
 
-pub use app::run;
 pub use event::{DeviceRow, Event};
 pub use history::{CallEntry, HistorySource, SessionOnly};
 pub use screen::{Screen, ScreenId};

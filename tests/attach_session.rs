@@ -176,3 +176,37 @@ async fn the_sync_carries_no_secret_and_commands_reach_the_core() {
     ch.stop().await;
     sim.stop().await;
 }
+
+/// The Tools screen says which clients each toolset is listed to: an attached control centre
+/// gets each client's toolsets in the view, and a fresh view when they change, and the
+/// control centre's own view (`into_view`) keeps them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_toolsets_reach_the_attached_view() {
+    use spock_tui::mcp::events::{ClientId, Transport};
+    use spock_tui::transport::control::proto::ViewWire;
+    let tmp = tempfile::tempdir().unwrap();
+    let (core, ch, sim) = channel(tmp.path()).await;
+    let (mut c, credential) = open(&ch);
+    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "credential": credential, "pid": 1}))
+        .await;
+    c.until("view").await;
+    let agent = ClientId {
+        name: "agent".into(),
+        version: "1".into(),
+    };
+    core.client_seen(Transport::Http, &agent, "2025-06-18");
+    core.client_toolsets(Transport::Http, &agent, "core,apps".into());
+    let view = loop {
+        let v = c.until("view").await;
+        if v["view"]["clients"][0]["toolsets"] == "core,apps" {
+            break v;
+        }
+    };
+    let wire: ViewWire = serde_json::from_value(view["view"].clone()).unwrap();
+    let shown = wire.into_view("<token file>".into());
+    assert_eq!(shown.clients.len(), 1);
+    assert_eq!(shown.clients[0].name, "agent");
+    assert_eq!(shown.clients[0].toolsets, "core,apps");
+    ch.stop().await;
+    sim.stop().await;
+}

@@ -142,3 +142,74 @@ fn audit_and_config_do_not_import_the_mcp_core() {
     }
     assert!(found.is_empty(), "{found:#?}");
 }
+
+/// Every `.rs` file at `rel` (a file) or under it (a directory, recursively).
+fn rust_files(rel: &str) -> Vec<std::path::PathBuf> {
+    let root = spock_tui::testdata::repo_root().join(rel);
+    if root.is_file() {
+        return vec![root];
+    }
+    let mut out = Vec::new();
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Lines of code (comments cut) in `files` that name any of `banned`.
+fn naming(files: &[std::path::PathBuf], banned: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            // A whole path segment: `crate::cli` is not `crate::clientconfig`.
+            let names = |b: &str| {
+                code.match_indices(b).any(|(at, _)| {
+                    !code[at + b.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+                })
+            };
+            if banned.iter().any(|b| names(b)) {
+                found.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    found
+}
+
+/// `cli` parses, `app` wires, `tui` runs: the command line imports neither the wiring nor the
+/// control centre (no cycle `cli ↔ app/tui`), and the control centre never sees the command
+/// line, so the run flags (`RunArgs`) stop at the wiring.
+#[test]
+fn cli_parses_app_wires_tui_runs() {
+    let cli = naming(
+        &rust_files("src/cli.rs"),
+        &[
+            "crate::app",
+            "crate::tui",
+            "super::app",
+            "super::tui",
+            "spock_tui::",
+        ],
+    );
+    assert!(cli.is_empty(), "src/cli.rs reaches past parsing: {cli:#?}");
+    let mut tui = rust_files("src/tui.rs");
+    tui.extend(rust_files("src/tui"));
+    assert!(tui.len() > 10, "{tui:?}");
+    let tui = naming(&tui, &["crate::cli", "RunArgs"]);
+    assert!(
+        tui.is_empty(),
+        "the control centre sees the command line: {tui:#?}"
+    );
+    // The entry point is the wiring's: `main.rs` calls `app`, not `cli`.
+    let main = naming(&rust_files("src/main.rs"), &["cli::"]);
+    assert!(main.is_empty(), "{main:#?}");
+}

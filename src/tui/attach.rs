@@ -23,12 +23,12 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
-use super::app::{TerminalGuard, spawn_input};
 use super::event::Event;
 use super::history::Preloaded;
 use super::osc;
 use super::screen::ScreenId;
 use super::state::State;
+use super::terminal::{TerminalGuard, spawn_input};
 use super::ui;
 use super::update::Effect;
 use crate::config::Paths;

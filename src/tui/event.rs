@@ -29,6 +29,8 @@ pub enum Event {
     Confirm(ConfirmRequest),
     Navigate(NavRequest),
     ServerStatus(ServerStatus),
+    /// The server's History preload again, after the attach link reconnected.
+    History(super::history::Preloaded),
     Devices(Vec<DeviceRow>),
     /// Tasks, runs, the runner's position and the recording, read from `core.batch`.
     Batch(BatchData),

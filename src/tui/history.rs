@@ -264,6 +264,7 @@ fn call_record(r: crate::audit::AuditRecord) -> CallEntry {
 /// The audit trail's recent records, as stored (already redacted), which the attach session
 /// sends every control centre after its welcome: what happened before it started, across
 /// restarts.
+#[derive(Debug)]
 pub struct Preloaded {
     pub records: Vec<crate::audit::AuditRecord>,
     pub source: String,
@@ -282,6 +283,13 @@ impl HistorySource for Preloaded {
     fn describe(&self) -> String {
         format!("{} (from the server)", self.source)
     }
+}
+
+/// What [`History::reload`] changed, by tool: calls added, running calls that ended.
+#[derive(Debug, Default, PartialEq)]
+pub struct Reloaded {
+    pub added: Vec<String>,
+    pub ended: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -309,6 +317,40 @@ impl History {
             h.push(r);
         }
         h
+    }
+
+    /// The server's History preload again, after the attach link reconnected: the records
+    /// newer than the newest audit record this History holds (calls made while the link was
+    /// down, by the old server or the new one) are appended as this session's, so Activity
+    /// shows them too; the ones it holds already are not added twice. Calls still shown as
+    /// running from the old connection get their ending from the trail.
+    pub fn reload(&mut self, source: &dyn HistorySource) -> Reloaded {
+        let known = self.entries.iter().filter_map(|e| e.audit_seq).max();
+        let mut done = Reloaded::default();
+        for mut r in source.preload(self.cap) {
+            let Some(seq) = r.audit_seq else { continue };
+            if known.is_some_and(|k| seq <= k) {
+                continue;
+            }
+            // A call this control centre saw start but whose end it missed (the link went
+            // down while it ran): the trail's record is its ending, not another call.
+            if let Some(e) = self.entries.iter_mut().rev().find(|e| {
+                e.live
+                    && e.finished.is_none()
+                    && e.audit_seq.is_none()
+                    && e.tool == r.tool
+                    && e.arguments == r.arguments
+            }) {
+                e.finished = r.finished.take();
+                e.audit_seq = Some(seq);
+                done.ended.push(r.tool);
+                continue;
+            }
+            r.live = true;
+            done.added.push(r.tool.clone());
+            self.push(r);
+        }
+        done
     }
 
     /// Append (newest), evicting the oldest beyond the capacity. Returns the record's seq.
@@ -562,5 +604,56 @@ mod tests {
         assert_eq!(h.len(), 3);
         assert_eq!(h.live_len(), 1);
         assert_eq!(h.source, "two");
+    }
+
+    fn audited(seq: u64, tool: &str) -> crate::audit::AuditRecord {
+        serde_json::from_value(json!({
+            "seq": seq, "time": "2026-11-30T20:00:00Z", "tool": tool, "level": "read_only",
+            "transport": "http", "client": "agent/1", "arguments": {"n": seq},
+            "outcome": "ok", "durationMs": 1, "result": {"ok": true}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_reload_after_a_reconnect_adds_what_was_missed_once() {
+        let first = Preloaded {
+            records: (1..=3).map(|s| audited(s, "old")).collect(),
+            source: "trail".into(),
+        };
+        let mut h = History::from_source(100, &first);
+        // Seen live on the first connection: record 4.
+        start(&mut h, 7, "live");
+        let f = Finished {
+            outcome: Outcome::Ok,
+            duration: Duration::ZERO,
+            decision: None,
+            result: Payload::new(&json!(null)),
+            images: Vec::new(),
+        };
+        assert!(h.finished(7, f, 4));
+        // A call that started before the link went down and ended while it was down: 5.
+        start(&mut h, 8, "slow");
+        h.set_arguments(8, json!({"n": 5}));
+        assert_eq!(h.len(), 5);
+        // The new preload: all of the above, and 6 and 7 made while the link was down.
+        let again = Preloaded {
+            records: (1..=7)
+                .map(|s| audited(s, if s == 5 { "slow" } else { "old" }))
+                .collect(),
+            source: "trail".into(),
+        };
+        let done = h.reload(&again);
+        assert_eq!(done.added, vec!["old", "old"]);
+        assert_eq!(done.ended, vec!["slow"]);
+        let seqs: Vec<u64> = h.newest_first().filter_map(|e| e.audit_seq).collect();
+        assert_eq!(seqs, vec![7, 6, 5, 4, 3, 2, 1], "each record once");
+        assert_eq!(h.len(), 7);
+        assert!(h.newest_first().all(|e| e.finished.is_some()));
+        // Activity (this session's calls) shows what happened while the link was down.
+        assert_eq!(h.live_len(), 4);
+        // A second reload of the same trail adds nothing.
+        assert_eq!(h.reload(&again), Reloaded::default());
+        assert_eq!(h.len(), 7);
     }
 }

@@ -92,6 +92,18 @@ impl State {
             }
             Event::Navigate(req) => fx.push(self.navigate(req)),
             Event::ServerStatus(s) => self.server = s,
+            Event::History(preload) => {
+                let done = self.history.reload(&preload);
+                for tool in done.added {
+                    self.stats.entry(tool).or_default().calls += 1;
+                }
+                for tool in done.ended {
+                    if let Some(st) = self.stats.get_mut(&tool) {
+                        st.running = st.running.saturating_sub(1);
+                    }
+                }
+                self.refresh_matches_if_narrowed();
+            }
             Event::Devices(d) => self.set_devices(d),
             Event::Batch(data) => self.on_batch_data(data),
             Event::BatchReply(reply) => self.on_batch_reply(reply),

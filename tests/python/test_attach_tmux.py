@@ -114,6 +114,15 @@ async def test_an_attached_control_centre_reconnects_after_a_server_restart(tmp_
         inst2 = start_instance(tmp_path, "--demo", home=inst.home)
         await t.wait_for("reconnected to spock-tui")
         await t.wait_for("[running]")
+        # The History preload again after the reconnect: the withdrawn call shows once,
+        # decided (the reload adds only records newer than the ones it holds).
+        for _ in range(20):
+            t.keys("4")
+            await asyncio.sleep(0.25)
+            if "History —" in t.screen():
+                break
+        screen = await t.wait_for("History —", "android_uninstall_app", "denied")
+        assert screen.count("android_uninstall_app") == 1, screen
         async with Client(inst2.relay_params(), mode="legacy") as c:
             call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
             await t.wait_for(MODAL, "com.example.notes")
@@ -157,6 +166,12 @@ async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_d
             await tui.wait_for("Decided in another terminal", "denied by " + welcome["you"])
             r = await asyncio.wait_for(call, 15)
             assert r.is_error is True and "denied" in text_of(r), text_of(r)
+            # An agent's navigation goes to this terminal's own control centre, not to the
+            # newest attached one (the raw client here, which would never answer).
+            r = await asyncio.wait_for(mcp.call_tool("spock_navigate", {"destination": "tools"}), 15)
+            assert r.structured_content["applied"] is True, r
+            st = await mcp.call_tool("spock_get_status", {})
+            assert st.structured_content["screen"] == "tools", st.structured_content
         c.close()
     finally:
         tui.kill()

@@ -1,5 +1,5 @@
 //! What a person's command does to the core, in one place for every control centre: the
-//! in-process one (`tui::app`) and each attached one (the attach channel's `access`,
+//! in-process one (`app::local`) and each attached one (the attach channel's `access`,
 //! `setting`, `break_lease` and `batch` commands) call these same functions. Each returns the
 //! line the person is told; the ones that touch files are blocking and run off the loop.
 use crate::mcp::Core;

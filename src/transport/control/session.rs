@@ -257,6 +257,7 @@ async fn session(
             )
             .await;
     }
+    let local = matches!(peer, Peer::InProcess);
     // What this terminal's decisions and acts are recorded as.
     let (you, actor) = match peer {
         Peer::Socket(peer_pid) => {
@@ -296,7 +297,12 @@ async fn session(
     // serving process's own control centre starts its server then), no call finds nobody to
     // ask. What is asked meanwhile waits in the channel and follows the initial sync.
     let (rid, mut asks) = core.confirmer.attach_remote(you.clone());
-    let (nid, mut navs) = core.ui.attach_remote();
+    // Agents' navigation requests go to the serving process's own control centre first.
+    let (nid, mut navs) = if local {
+        core.ui.attach_local()
+    } else {
+        core.ui.attach_remote()
+    };
     let first = ServerMsg::ServerStatus {
         status: status.borrow_and_update().clone(),
     };

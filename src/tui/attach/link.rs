@@ -403,10 +403,16 @@ impl Link {
                 }
             }
             match connect(socket, &target.credential_file).await {
-                Ok(c) => {
+                Ok(mut c) => {
                     if let Ok(mut you) = self.you.lock() {
                         *you = Arc::from(c.welcome.you.as_str());
                     }
+                    // The preload again: what was recorded while the link was down appears
+                    // (History keeps what it holds and adds only the newer records).
+                    let _ = tx.send(Event::History(crate::tui::history::Preloaded {
+                        records: std::mem::take(&mut c.history),
+                        source: std::mem::take(&mut c.history_source),
+                    }));
                     let _ = tx.send(Event::ServerStatus(c.status.clone()));
                     let _ = tx.send(self.view(c.view.clone()));
                     let _ = tx.send(Event::Notice(format!(

@@ -45,8 +45,12 @@ impl NavRequest {
     }
 }
 
-/// The control centres that can switch screens: the in-process one (`attach`) and attached
-/// ones (`attach_remote`, each by id). A request goes to the newest that is still listening.
+/// The control centres that can switch screens: the serving process's own (`attach_local`)
+/// and attached ones (`attach_remote`, each by id). A request goes to the serving process's
+/// own control centre while it listens (in `spock-tui` an agent's request switches the
+/// terminal that serves it, not whichever terminal attached last); otherwise (headless
+/// `serve`) to the newest attached one that is still listening. One screen switches, never
+/// every attached one: a navigation is a request to show something, not a broadcast.
 #[derive(Debug, Default)]
 pub struct UiLink {
     txs: Mutex<Vec<(u64, mpsc::Sender<NavRequest>)>>,
@@ -56,11 +60,17 @@ pub struct UiLink {
 
 impl UiLink {
     pub fn attach(&self) -> mpsc::Receiver<NavRequest> {
+        self.attach_local().1
+    }
+
+    /// The serving process's own control centre: requests go to it first while it listens;
+    /// [`UiLink::detach_id`] (or [`UiLink::detach`]) when it stops.
+    pub fn attach_local(&self) -> (u64, mpsc::Receiver<NavRequest>) {
         let (id, rx) = self.attach_remote();
         if let Ok(mut l) = self.local.lock() {
             *l = Some(id);
         }
-        rx
+        (id, rx)
     }
 
     /// An attached control centre; [`UiLink::detach_id`] when it leaves.
@@ -83,6 +93,11 @@ impl UiLink {
     }
 
     pub fn detach_id(&self, id: u64) {
+        if let Ok(mut l) = self.local.lock()
+            && *l == Some(id)
+        {
+            *l = None;
+        }
         if let Ok(mut txs) = self.txs.lock() {
             txs.retain(|(i, _)| *i != id);
         }
@@ -90,10 +105,13 @@ impl UiLink {
 
     /// Ask the control centre to switch screens; waits up to two seconds for it to confirm.
     pub async fn navigate(&self, screen: String, select: Option<String>) -> Result<(), String> {
+        let local = self.local.lock().ok().and_then(|l| *l);
         let tx = self.txs.lock().ok().and_then(|txs| {
+            let open = |(_, t): &&(u64, mpsc::Sender<NavRequest>)| !t.is_closed();
             txs.iter()
-                .rev()
-                .find(|(_, t)| !t.is_closed())
+                .filter(|(i, _)| Some(*i) == local)
+                .find(open)
+                .or_else(|| txs.iter().rev().find(open))
                 .map(|(_, t)| t.clone())
         });
         let Some(tx) = tx else {
@@ -114,5 +132,57 @@ impl UiLink {
             Ok(Err(_)) => Err("the control centre closed the request without an answer".into()),
             Err(_) => Err("the control centre did not confirm within two seconds".into()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Answers the first request on `rx` and says it got it.
+    fn answer(mut rx: mpsc::Receiver<NavRequest>) -> tokio::task::JoinHandle<bool> {
+        tokio::spawn(async move {
+            match rx.recv().await {
+                Some(r) => {
+                    r.applied();
+                    true
+                }
+                None => false,
+            }
+        })
+    }
+
+    #[tokio::test]
+    async fn the_serving_terminal_gets_the_request_not_the_newest_attached() {
+        let ui = UiLink::default();
+        let (local, local_rx) = ui.attach_local();
+        let (_a, a_rx) = ui.attach_remote();
+        let (_b, b_rx) = ui.attach_remote();
+        let (got_local, got_a, got_b) = (answer(local_rx), answer(a_rx), answer(b_rx));
+        ui.navigate("tools".into(), None).await.unwrap();
+        let got_local = tokio::time::timeout(Duration::from_secs(10), got_local).await;
+        assert!(
+            got_local.is_ok_and(|g| g.unwrap()),
+            "the serving terminal did not get the request"
+        );
+        // The attached ones got nothing: their channels close unanswered when the link goes.
+        ui.detach_id(local);
+        drop(ui);
+        assert!(!got_a.await.unwrap() && !got_b.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn without_a_serving_terminal_the_newest_attached_one_gets_it() {
+        let ui = UiLink::default();
+        let (local, local_rx) = ui.attach_local();
+        drop(local_rx);
+        let (_a, a_rx) = ui.attach_remote();
+        let (_b, b_rx) = ui.attach_remote();
+        let got_b = answer(b_rx);
+        ui.navigate("history".into(), None).await.unwrap();
+        assert!(got_b.await.unwrap());
+        ui.detach_id(local);
+        assert!(ui.local.lock().unwrap().is_none());
+        drop(a_rx);
     }
 }

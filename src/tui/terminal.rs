@@ -1,9 +1,8 @@
-//! `spock-tui` without a subcommand, and the terminal plumbing every control centre shares:
-//! raw mode, the alternate screen and the mouse (restored on every exit path and from the
-//! panic hook), and the thread that turns terminal input into [`Event`]s. The control centre
-//! here is the attached one (`tui::attach`) over an in-process duplex to a session of the
-//! attach channel: one code path for the screen, the consent rules and every command; this
-//! file only wires the server (its controller, the attach channel) around it.
+//! The terminal plumbing every control centre shares: raw mode, the alternate screen and the
+//! mouse (restored on every exit path and from the panic hook), and the thread that turns
+//! terminal input into [`Event`]s. The loop that uses them is `tui::attach`; what runs around
+//! it in `spock-tui` without a subcommand (the server, the attach channel) is wired in
+//! `app::local`.
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -15,74 +14,7 @@ use crossterm::terminal::{
 };
 use tokio::sync::mpsc;
 
-use super::attach::{self, Mode, Target, TokenShown};
 use super::event::Event;
-use super::update::ServerCtl;
-use crate::app as wiring;
-use crate::cli::RunArgs;
-use crate::transport::control;
-
-/// `spock-tui` without a subcommand: the control centre, serving both transports.
-pub fn run(args: RunArgs) -> anyhow::Result<()> {
-    // Flags and files are checked before the terminal is taken over, so errors print plainly;
-    // the terminal owns stdout, so logs go to the file and the in-memory buffer only.
-    let wiring::Prepared {
-        lock: _lock,
-        paths,
-        config,
-        logs,
-        listen,
-        tokens,
-        guard: _guard,
-    } = wiring::prepare(&args, false)?;
-    let rt = wiring::runtime()?;
-    rt.block_on(async move {
-        let (core, demo) = wiring::assemble(paths.clone(), config, logs, &args).await?;
-        // Registered before the server starts: a signal can never meet the default action.
-        let (tx, rx) = mpsc::unbounded_channel::<Event>();
-        attach::spawn_signals(tx.clone());
-        // The same controller `serve` has, and the attach channel beside it: other terminals
-        // attach to this one, and it stays up while the transports restart.
-        let (ctl, controller) = wiring::spawn_controller(
-            core.clone(),
-            tokens.clone(),
-            listen,
-            args.port.is_some(),
-            None,
-        );
-        let channel = wiring::ControlChannel::start(&core, tokens.clone(), ctl.clone())?;
-        // This terminal's control centre: a session of the attach channel, in process,
-        // attached before the server starts, so no call finds nobody to ask.
-        let (duplex, credential) = channel.in_process();
-        let (r, w) = tokio::io::split(duplex);
-        let connected = attach::connect_io(Box::new(r), Box::new(w), credential).await;
-        ctl.send(ServerCtl::Start);
-        let result = match connected {
-            Ok(connected) => {
-                let target = Target {
-                    socket: None,
-                    credential_file: control::credential_file(&paths),
-                    reconnect_for: Duration::ZERO,
-                    token: TokenShown::Live(tokens.clone()),
-                };
-                let ended: attach::Ended = Arc::default();
-                attach::run_loop(connected, ended, target, paths, (tx, rx), Mode::InProcess).await
-            }
-            Err(e) => Err(anyhow::Error::new(e).context("the control centre could not attach")),
-        };
-        // Goodbye to attached terminals; what waited on them is denied (nobody is left).
-        channel.stop().await;
-        ctl.quit();
-        let _ = tokio::time::timeout(Duration::from_secs(6), controller).await;
-        if let Err(e) = core.audit.flush().await {
-            tracing::error!(error = %e, "the audit trail could not be flushed");
-        }
-        if let Some(d) = demo {
-            d.stop().await;
-        }
-        result
-    })
-}
 
 fn restore_terminal() {
     let mut out = std::io::stdout();

@@ -1,0 +1,264 @@
+//! Dispatch: `spock-tui`'s entry point turns what `cli` parsed into a run of the subcommand,
+//! and carries out the small ones here (`relay`, `config`, `token`, `doctor`, `audit verify`,
+//! `completions`). `serve` is wired in `serve`, the control centre with no subcommand in
+//! `local`; `attach` and `sim` are their own modules' (`tui::attach`, the sim crate).
+use std::os::fd::AsRawFd as _;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{CommandFactory, Parser};
+
+use crate::cli::{AuditAction, Cli, Command, ConfigArgs, DoctorArgs, TokenAction};
+use crate::clientconfig::{self, Client};
+use crate::config::Paths;
+use crate::config::token;
+use crate::transport::socket::Descriptor;
+
+pub fn main() -> ExitCode {
+    // The relay claims stdout before anything else runs (000_… "How stdio reaches a plugin").
+    if std::env::args_os().nth(1).is_some_and(|a| a == "relay") {
+        return relay_main();
+    }
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => super::local::run(cli.run).map(|()| ExitCode::SUCCESS),
+        Some(Command::Serve(args)) => super::serve::run(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Relay { .. }) => Ok(ExitCode::SUCCESS),
+        Some(Command::Attach) => crate::tui::attach::run().map(|()| ExitCode::SUCCESS),
+        Some(Command::Config(args)) => print_config(args).map(|()| ExitCode::SUCCESS),
+        Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
+        Some(Command::Doctor(args)) => doctor(args),
+        Some(Command::Audit {
+            action: AuditAction::Verify,
+        }) => audit_verify(),
+        Some(Command::Completions { shell }) => {
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "spock-tui", &mut script);
+            print_out(&String::from_utf8_lossy(&script)).map(|()| ExitCode::SUCCESS)
+        }
+        Some(Command::Sim(args)) => crate::sim::cli::run(args).map(|()| ExitCode::SUCCESS),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("spock-tui: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `spock-tui audit verify`: "intact: N records in M files", or the first break (exit 1).
+fn audit_verify() -> anyhow::Result<ExitCode> {
+    let paths = Paths::discover()?;
+    let dir = paths.audit_dir();
+    let v = crate::audit::verify(&dir)?;
+    match &v.broken {
+        None => {
+            let mut text = format!(
+                "intact: {} records in {} files ({})\n",
+                v.records,
+                v.files,
+                dir.display()
+            );
+            if v.unchained > 0 {
+                text.push_str(&format!(
+                    "note: the first {} records predate the hash chain (no prev)\n",
+                    v.unchained
+                ));
+            }
+            print_out(&text)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(b) => {
+            eprintln!(
+                "spock-tui: audit trail broken after {} intact records: {b}",
+                v.records
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// Write `text` to stdout. A reader that went away (`spock-tui completions bash | head -1`)
+/// ends the output quietly: `println!` would panic on the closed pipe.
+pub(super) fn print_out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => Ok(r.context("writing to stdout")?),
+    }
+}
+
+const RELAY_ON_A_TTY: &str = "spock-tui relay: stdin or stdout is a terminal, so no MCP client \
+is on the other side. relay carries an MCP client's stdio to the running instance: put it in the \
+client's configuration (`spock-tui config --stdio`). From another machine use `ssh -T HOST \
+spock-tui relay` (`spock-tui config --stdio --ssh HOST` prints it): a pty (`ssh -t`/`-tt`) echoes \
+input and rewrites line endings, which corrupts the protocol.";
+
+fn relay_main() -> ExitCode {
+    let out = match crate::transport::relay::claim_stdout() {
+        Ok(f) => f,
+        Err(e) => {
+            eprintln!("spock-tui relay: cannot claim stdout: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    // Parsed only now, so even clap's help cannot reach the protocol's stdout.
+    let parsed = Cli::try_parse();
+    // A terminal on either side is not an MCP client: a pty (`ssh -t`, `ssh -tt`) echoes what
+    // it reads and turns "\n" into "\r\n", which corrupts JSON-RPC in both directions.
+    // SAFETY: isatty on the process's own descriptors (0, and the claimed stdout).
+    let tty = unsafe { libc::isatty(0) == 1 || libc::isatty(out.as_raw_fd()) == 1 };
+    if tty && parsed.is_ok() {
+        eprintln!("{RELAY_ON_A_TTY}");
+        return ExitCode::from(2);
+    }
+    let (descriptor, toolsets) = match parsed {
+        Ok(Cli {
+            command:
+                Some(Command::Relay {
+                    descriptor,
+                    toolsets,
+                }),
+            ..
+        }) => (descriptor, toolsets),
+        Ok(_) => (None, None),
+        Err(e) => e.exit(),
+    };
+    let descriptor = match descriptor {
+        Some(p) => p,
+        None => match Paths::discover() {
+            Ok(p) => p.endpoint_file(),
+            Err(e) => {
+                eprintln!("spock-tui relay: {e}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    let toolsets = toolsets.map(|t| t.label());
+    ExitCode::from(crate::transport::relay::run(&descriptor, toolsets.as_deref(), out) as u8)
+}
+
+fn read_descriptor(paths: &Paths) -> anyhow::Result<Descriptor> {
+    let path = paths.endpoint_file();
+    let text = crate::config::private::read_to_string(&path).with_context(|| {
+        format!(
+            "no running instance ({} missing): start `spock-tui` or `spock-tui serve` first",
+            path.display()
+        )
+    })?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
+    let client = args.client;
+    if args.http
+        && let Some(why) = clientconfig::http_refusal(client)
+    {
+        anyhow::bail!("{why}");
+    }
+    let paths = Paths::discover()?;
+    let d = read_descriptor(&paths)?;
+    // A descriptor left by an instance that died would print a configuration that cannot work.
+    if !d.is_live() {
+        anyhow::bail!(
+            "no running instance: {} was written by pid {}, which is not running or not answering at {}. \
+             Start `spock-tui` or `spock-tui serve` first (`spock-tui doctor` shows more)",
+            paths.endpoint_file().display(),
+            d.pid,
+            d.endpoint_label()
+        );
+    }
+    // Notes go to stderr: stdout stays exactly what is pasted (or redirected) into the file.
+    if args.http {
+        let url = d.http.as_deref().with_context(|| {
+            format!(
+                "the running instance has no HTTP endpoint ({}); use --stdio",
+                d.http_note.as_deref().unwrap_or("it is not listening")
+            )
+        })?;
+        eprintln!(
+            "# For {}: {}.",
+            client.label(),
+            clientconfig::destination(client, std::env::consts::OS)
+        );
+        if client == Client::Codex {
+            eprintln!(
+                "# Codex reads the token from {env}; where Codex starts: export {env}=\"$(cat {})\"",
+                shell_words::quote(&paths.token_file().display().to_string()),
+                env = clientconfig::TOKEN_ENV,
+            );
+        } else {
+            eprintln!("# This configuration contains the token: treat it like a password.");
+        }
+        if let Some(note) = &d.http_note {
+            eprintln!(
+                "# Note: {note}. This configuration names the port of this run: pin one before saving it."
+            );
+        }
+        let url = clientconfig::with_toolsets(url, args.toolsets.as_ref());
+        print_out(&format!(
+            "{}\n",
+            clientconfig::http(client, &url, &d.token).trim_end()
+        ))
+    } else {
+        eprintln!(
+            "# For {}: {}.",
+            client.label(),
+            clientconfig::destination(client, std::env::consts::OS)
+        );
+        let exe = std::env::current_exe().context("locating this executable")?;
+        let text = match &args.ssh {
+            Some(host) => {
+                eprintln!(
+                    "# The client runs `ssh -T {host} …`: its machine needs a key for {host} (no password prompt can be answered) and {host} must be this machine."
+                );
+                clientconfig::stdio_over_ssh(
+                    client,
+                    host,
+                    &exe,
+                    &paths.endpoint_file(),
+                    args.toolsets.as_ref(),
+                )
+                .map_err(anyhow::Error::msg)?
+            }
+            None => {
+                clientconfig::stdio(client, &exe, &paths.endpoint_file(), args.toolsets.as_ref())
+            }
+        };
+        print_out(&format!("{}\n", text.trim_end()))
+    }
+}
+
+fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    let paths = Paths::discover()?;
+    let config = super::load_config(&paths)?;
+    let servers = if args.adb.is_empty() {
+        crate::doctor::Servers::Default(super::adb_endpoints(&[], &config)?)
+    } else {
+        crate::doctor::Servers::Given(super::adb_endpoints(&args.adb, &config)?)
+    };
+    let report = super::runtime()?.block_on(crate::doctor::run(&paths, servers));
+    // The report ends with its own summary; the exit status carries the rest.
+    print_out(&report.text)?;
+    Ok(if report.problems > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn token_cmd(action: TokenAction) -> anyhow::Result<()> {
+    let paths = Paths::discover()?;
+    match action {
+        TokenAction::Path => print_out(&format!("{}\n", paths.token_file().display())),
+        TokenAction::Rotate => {
+            token::rotate(&paths.token_file())?;
+            print_out(&format!(
+                "rotated: {} (a running instance refuses the old token within a second)\n",
+                paths.token_file().display()
+            ))
+        }
+    }
+}
