@@ -780,7 +780,6 @@ fn named(i: rmcp::model::Implementation) -> Option<ClientId> {
     })
 }
 
-
 /// Why a client may not call a tool it is not listed, and how it gets it listed.
 fn not_listed(tool: &ToolDef, stateless: bool) -> String {
     let set = tool.toolset.key();
