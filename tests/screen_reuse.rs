@@ -137,9 +137,9 @@ async fn typing_reuses_its_verification_dump_and_waits_on_no_fixed_sleep_to_sett
     .await;
     assert_eq!(r["verified"], true, "{r}");
     assert!(r["screen"].to_string().contains("me@example.com"), "{r}");
-    // Resolution on the device (get_ui_tree is a read, not a settle), one verification dump
-    // that is also the screen sent back.
-    assert_eq!(dumps(&rig), 2, "{:?}", rig.faults().pace.stats());
+    // Resolution on the dump get_ui_tree just showed (nothing sent since), one verification
+    // dump that is also the screen sent back.
+    assert_eq!(dumps(&rig), 1, "{:?}", rig.faults().pace.stats());
     let r = ok(
         &rig.core,
         "android_input_text_into_element",
@@ -147,5 +147,30 @@ async fn typing_reuses_its_verification_dump_and_waits_on_no_fixed_sleep_to_sett
     )
     .await;
     assert_eq!(r["verified"], true, "{r}");
-    assert_eq!(dumps(&rig), 3, "resolved on the previous verification dump");
+    assert_eq!(dumps(&rig), 2, "resolved on the previous verification dump");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_answers_the_next_action_but_never_another_read() {
+    let rig = rig_with(false, Config::default_config()).await;
+    on_login(&rig).await;
+    rig.faults().pace.reset_stats();
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    assert_eq!(dumps(&rig), 2, "a second read asks the device");
+    // Something sent after the read: the action resolves on a dump taken now.
+    ok(&rig.core, "android_press_key", json!({"key": "BACK"})).await;
+    on_login(&rig).await;
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    // Sent after the read (the same screen again): the read's dump no longer answers.
+    on_login(&rig).await;
+    let before = dumps(&rig);
+    ok(
+        &rig.core,
+        "android_tap_element",
+        json!({"element": "Sign in"}),
+    )
+    .await;
+    assert_eq!(dumps(&rig), before + 1, "stale read dump not reused");
+    assert_eq!(rig.dev.screen_id(), "home");
 }

@@ -72,12 +72,12 @@ async def test_tap_element_signs_in_by_tapping_the_clickable_parent(demo):
         sc = await s.ok("android_tap_element", {"element": "Sign in", "returnScreen": "tree"})
         # The text node matched; its clickable Compose parent (testTag sign_in) was tapped.
         assert sc["element"]["text"] == "Sign in"
-        assert sc["actedOn"]["testTag"] == "sign_in" and sc["actedOn"]["clickable"]
+        assert sc["actedOn"]["testTag"] == "sign_in" and "c" in sc["actedOn"]["flags"]
         l, t, r, b = sc["actedOn"]["bounds"]
         x, y = sc["point"]
         assert l <= x < r and t <= y < b
         # The screen after it settled came back in the same call, and it is the home screen.
-        assert "Cart" in json.dumps(sc["screen"]["tree"])
+        assert "Cart" in json.dumps(sc["screen"]["n"])
         assert not await s.visible("Welcome back")
         assert await s.visible("Espresso Machine")
         act = await s.ok("android_get_current_activity")
@@ -170,7 +170,7 @@ async def test_long_press_perform_action_and_scroll(demo):
         await s.ok("android_perform_action", {"element": "Sign in", "action": "click"})
         assert await s.visible("Cart")
         sc = await s.ok("android_scroll", {"direction": "forward"})
-        assert sc["actedOn"]["scrollable"] is True
+        assert "s" in sc["actedOn"]["flags"]
         logs = await s.ok("android_get_logcat", {"contains": "home scrolled"})
         assert len(logs["lines"]) == 1, "the device saw an upward swipe in the list"
         e = await s.err("android_scroll_to_element", {"element": "Gift card", "maxScrolls": 3})

@@ -149,6 +149,18 @@ impl Device {
         self.inner.screens.take(self.serial())
     }
 
+    /// Keep the dump a read showed the agent, for the next element action's resolution.
+    pub fn keep_read(&self, generation: u64, dump: String) {
+        self.inner
+            .screens
+            .keep_read(self.serial(), generation, dump);
+    }
+
+    /// The kept settle dump or read dump, for one element action's resolution.
+    pub fn take_for_action(&self) -> Option<String> {
+        self.inner.screens.take_for_action(self.serial())
+    }
+
     /// `exec:CMD`: the command's stdout, byte for byte (no PTY, no framing, no stderr, no exit
     /// code). Fails with TooLarge as soon as more than `max_bytes` arrive.
     pub async fn exec_out(

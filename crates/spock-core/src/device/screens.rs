@@ -9,6 +9,10 @@
 //! only for [`MAX_AGE`]. Nothing is ever judged unchanged from the activity or the focused
 //! window: two screens of one activity differ by everything the dump shows.
 //!
+//! A dump an agent *read* (`android_get_ui_tree`) is kept too, but it answers only the next
+//! element action's resolution (the agent names an element from the tree it was just shown):
+//! a second read always asks the device, so an agent polling with reads sees the screen move.
+//!
 //! What this cannot see: changes made on the phone without spock-tui (a person's finger,
 //! another adb client, the app's own timers). [`MAX_AGE`] bounds how long such a change can go
 //! unseen by the one read that reuses a dump.
@@ -30,6 +34,8 @@ struct Settled {
     generation: u64,
     at: Instant,
     dump: String,
+    /// Kept by a read: answers only an element action's resolution, never another read.
+    by_read: bool,
 }
 
 /// Per-device generations and kept settle dumps, keyed by the device's name.
@@ -65,27 +71,52 @@ impl ScreenLog {
 
     /// Keep a settle dump that started at `generation`; refused when anything was sent since.
     pub fn keep(&self, device: &str, generation: u64, dump: String) {
+        self.keep_as(device, generation, dump, false);
+    }
+
+    /// Keep the dump a read showed the agent, for the next element action's resolution only.
+    pub fn keep_read(&self, device: &str, generation: u64, dump: String) {
+        self.keep_as(device, generation, dump, true);
+    }
+
+    fn keep_as(&self, device: &str, generation: u64, dump: String, by_read: bool) {
         self.with(device, |e| {
             if e.generation == generation {
                 e.settled = Some(Settled {
                     generation,
                     at: Instant::now(),
                     dump,
+                    by_read,
                 });
             }
         });
     }
 
-    /// The kept dump, when it still answers for the screen; it stays kept (the same action
-    /// sending back the screen it just verified).
+    /// The kept settle dump, when it still answers for the screen; it stays kept (the same
+    /// action sending back the screen it just verified). A read's dump is not one.
     pub fn peek(&self, device: &str) -> Option<String> {
-        self.with(device, |e| current(e).map(|s| s.dump.clone()))
+        self.with(device, |e| {
+            current(e).filter(|s| !s.by_read).map(|s| s.dump.clone())
+        })
     }
 
-    /// The kept dump, for one read: it is gone afterwards, so a read after that asks again.
+    /// The kept settle dump, for one read: it is gone afterwards, so a read after that asks
+    /// again. A dump kept by a read never answers a read.
     pub fn take(&self, device: &str) -> Option<String> {
+        self.take_if(device, false)
+    }
+
+    /// The kept dump (a settle dump or the one a read showed), for one element action to
+    /// resolve its element on; it is gone afterwards.
+    pub fn take_for_action(&self, device: &str) -> Option<String> {
+        self.take_if(device, true)
+    }
+
+    fn take_if(&self, device: &str, read_ok: bool) -> Option<String> {
         self.with(device, |e| {
-            let dump = current(e).map(|s| s.dump.clone());
+            let dump = current(e)
+                .filter(|s| read_ok || !s.by_read)
+                .map(|s| s.dump.clone());
             e.settled = None;
             dump
         })
@@ -182,5 +213,24 @@ mod tests {
         log.keep("e", g, "other".into());
         assert_eq!(log.take("d"), None);
         assert_eq!(log.take("e").as_deref(), Some("other"));
+    }
+
+    #[test]
+    fn a_read_dump_answers_one_action_and_never_another_read() {
+        let log = ScreenLog::default();
+        let g = log.generation("d");
+        log.keep_read("d", g, "login".into());
+        assert_eq!(log.peek("d"), None, "not a settle dump");
+        assert_eq!(log.take("d"), None, "a second read asks the device");
+        log.keep_read("d", g, "login".into());
+        assert_eq!(log.take_for_action("d").as_deref(), Some("login"));
+        assert_eq!(log.take_for_action("d"), None, "once");
+        log.keep_read("d", g, "login".into());
+        log.sent("d", "input tap 1 2");
+        assert_eq!(log.take_for_action("d"), None, "a tap since: stale");
+        // A settle dump answers an action's resolution too.
+        let g = log.generation("d");
+        log.keep("d", g, "home".into());
+        assert_eq!(log.take_for_action("d").as_deref(), Some("home"));
     }
 }

@@ -257,7 +257,8 @@ fn put(m: &mut Map<String, Value>, key: &str, v: &str) {
     }
 }
 
-fn compact_flags(n: &Node) -> String {
+/// The compact form's flags (legend `COMPACT_LEGEND`): `c` click, `e` edit, `x` disabled, …
+pub fn compact_flags(n: &Node) -> String {
     [
         (n.clickable, 'c'),
         (n.long_clickable, 'l'),

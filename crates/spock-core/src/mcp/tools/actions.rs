@@ -14,13 +14,14 @@ use serde_json::Value;
 
 use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
-use super::ui::{ElementRef, NodeOut, dump, dump_settled, node_out, tree_out};
+use super::ui::{ElementRef, dump_for_action, dump_settled};
 use crate::device::Device;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
-use crate::uitree::{Candidate, NodeId, Rect, Selector, TreeOptions, UiTree};
+use crate::uitree::render::compact_flags;
+use crate::uitree::{Candidate, NodeId, Rect, Role, Selector, TreeOptions, UiTree};
 
 mod edit;
 mod scroll;
@@ -48,10 +49,11 @@ pub struct ActionOut {
     pub performed_as: String,
     /// The node the selector matched.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub element: Option<NodeOut>,
-    /// The interactive node acted on, when it is an ancestor of the match (Compose labels).
+    pub element: Option<ElementOut>,
+    /// The interactive node acted on, when it is not the match (a Compose label's clickable
+    /// parent, a field inside a named container, the container scrolled).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub acted_on: Option<NodeOut>,
+    pub acted_on: Option<ElementOut>,
     /// Screen point used, [x, y].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub point: Option<[i32; 2]>,
@@ -68,7 +70,8 @@ pub struct ActionOut {
     pub verified: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
-    /// The screen after the action settled (with returnScreen): compact tree.
+    /// The screen after the action settled (with returnScreen): the compact tree's nodes `n`
+    /// and revision `rev` (flags and test-tag advice as android_get_ui_tree gives them).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Map<String, Value>>")]
     pub screen: Option<Value>,
@@ -80,6 +83,75 @@ pub struct ActionOut {
     pub fallback: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+}
+
+/// A node as an action reports it: enough to name it again and to see where it is. Empty
+/// fields are left out.
+#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ElementOut {
+    pub node_id: String,
+    /// Left out for plain text and containers.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub role: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub content_description: String,
+    /// testTag or resource id.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub test_tag: String,
+    /// [left, top, right, bottom] in screen pixels.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds: Option<[i32; 4]>,
+    /// As in android_get_ui_tree's compact form: c click, l long-click, e edit, s scroll,
+    /// k checkable, v checked, S selected, F focused, x disabled, p password.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub flags: String,
+}
+
+/// The compact report of node `id` (a password field's text is never shown).
+pub fn element_out(tree: &UiTree, id: NodeId) -> Option<ElementOut> {
+    let n = tree.node(id)?;
+    let role = n.role();
+    Some(ElementOut {
+        node_id: id.to_string(),
+        role: if matches!(role, Role::Text | Role::Container) {
+            String::new()
+        } else {
+            role.as_str().to_string()
+        },
+        text: if n.password && !n.text.is_empty() {
+            "«password»".into()
+        } else {
+            n.text.trim().to_string()
+        },
+        content_description: n.content_desc.trim().to_string(),
+        test_tag: n
+            .view_id_name()
+            .or(n.test_tag())
+            .unwrap_or_default()
+            .to_string(),
+        bounds: n.bounds.map(|b| [b.left, b.top, b.right, b.bottom]),
+        flags: compact_flags(n),
+    })
+}
+
+/// The settled screen as an action sends it back: the compact tree without what
+/// android_get_ui_tree already told the agent once (the flag legend, the framework, the
+/// test-tag advice).
+fn lean_screen(tree: &UiTree) -> Value {
+    let opts = TreeOptions {
+        compact: true,
+        ..TreeOptions::default()
+    };
+    let mut v = tree.to_json(opts);
+    if let Some(m) = v.as_object_mut() {
+        for k in ["f", "fw", "tags"] {
+            m.remove(k);
+        }
+    }
+    v
 }
 
 impl ActionOut {
@@ -169,13 +241,7 @@ pub async fn finish(
                 tree
             });
             match settled {
-                Ok(tree) => {
-                    let opts = TreeOptions {
-                        compact: true,
-                        ..TreeOptions::default()
-                    };
-                    out.screen = serde_json::to_value(tree_out(dev.serial(), &tree, opts)).ok();
-                }
+                Ok(tree) => out.screen = Some(lean_screen(&tree)),
                 Err(e) => errors.push(format!("ui tree: {}", e.message)),
             }
         }
@@ -208,7 +274,7 @@ pub struct ElementArgs {
 async fn press(ctx: Ctx, a: ElementArgs, long: bool) -> Result<WithImages<ActionOut>, ToolError> {
     let hold = a.duration_ms.unwrap_or(1000).clamp(500, 10_000);
     let dev = ctx.device(a.serial.as_deref()).await?;
-    let tree = dump(&ctx, &dev).await?;
+    let tree = dump_for_action(&ctx, &dev).await?;
     let id = a.target.resolve(&tree)?;
     let (name, kind) = if long {
         ("long_press_element", GestureKind::LongPress(hold))
@@ -240,9 +306,9 @@ pub async fn press_node(
         GestureKind::LongPress(ms) => (swipe_cmd((x, y), (x, y), ms), ms),
     };
     input_held(ctx, dev, &cmd, hold).await?;
-    out.element = node_out(tree, id);
+    out.element = element_out(tree, id);
     if target != id {
-        out.acted_on = node_out(tree, target);
+        out.acted_on = element_out(tree, target);
     }
     out.point = Some([x, y]);
     Ok(())
@@ -301,7 +367,7 @@ async fn perform(ctx: Ctx, a: PerformArgs) -> Result<WithImages<ActionOut>, Tool
         ));
     }
     let dev = ctx.device(a.serial.as_deref()).await?;
-    let tree = dump(&ctx, &dev).await?;
+    let tree = dump_for_action(&ctx, &dev).await?;
     let id = a.target.resolve(&tree)?;
     let name = format!("{:?}", a.action);
     let out = match a.action {

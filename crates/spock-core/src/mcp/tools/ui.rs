@@ -36,6 +36,40 @@ pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     }
 }
 
+/// The screen an element action resolves its element on: the kept settle dump, or the dump the
+/// agent was just shown by `android_get_ui_tree` (it names the element from that tree), while
+/// nothing was sent to the device since; else a dump now. Unredacted, as [`dump_raw`].
+pub async fn dump_for_action_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    match dev.take_for_action() {
+        Some(text) => parse_dump(&text),
+        None => dump_fresh(ctx, dev).await,
+    }
+}
+
+/// [`dump_for_action_raw`] as the caller is shown it (redacted, as [`dump`]).
+pub async fn dump_for_action(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    let mut tree = dump_for_action_raw(ctx, dev).await?;
+    ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+    Ok(tree)
+}
+
+/// A read the agent is shown (`android_get_ui_tree`): as [`dump`], and a dump taken now is kept
+/// for the next element action's resolution only (never for another read).
+async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    let mut tree = match dev.take_settled() {
+        Some(text) => parse_dump(&text)?,
+        None => {
+            let generation = dev.screen_generation();
+            let text = run_dump(ctx, dev).await?;
+            let tree = parse_dump(&text)?;
+            dev.keep_read(generation, text);
+            tree
+        }
+    };
+    ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+    Ok(tree)
+}
+
 /// A dump taken now, whatever is kept: for polls that wait for the screen to change by itself.
 pub async fn dump_fresh(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     parse_dump(&run_dump(ctx, dev).await?)
@@ -256,14 +290,24 @@ pub struct TreeOut {
     pub tree: Value,
 }
 
+/// The tree as `android_get_ui_tree` answers it. The compact form's own copies of the
+/// revision, framework and advice are dropped: they are said once, beside it.
 pub fn tree_out(serial: &str, tree: &UiTree, options: TreeOptions) -> TreeOut {
+    let mut shown = tree.to_json(options);
+    if options.compact
+        && let Some(m) = shown.as_object_mut()
+    {
+        for k in ["rev", "fw", "tags"] {
+            m.remove(k);
+        }
+    }
     TreeOut {
         serial: serial.to_string(),
         framework: tree.framework().to_string(),
         revision: tree.revision().to_string(),
         test_tags_exposed: tree.test_tags_exposed(),
         advice: tree.test_tag_advice(),
-        tree: tree.to_json(options),
+        tree: shown,
     }
 }
 
@@ -519,7 +563,7 @@ pub fn tools() -> Vec<ToolDef> {
         }
         .def(|ctx: Ctx, a: TreeArgs| async move {
             let dev = ctx.device(a.serial.as_deref()).await?;
-            let tree = dump(&ctx, &dev).await?;
+            let tree = dump_shown(&ctx, &dev).await?;
             Ok(tree_out(dev.serial(), &tree, a.options))
         }),
         Meta {

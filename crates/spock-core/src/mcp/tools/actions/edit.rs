@@ -6,13 +6,13 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ActionOut, ReturnScreen, finish, pause, press_node, visible_rect};
+use super::{ActionOut, ReturnScreen, element_out, finish, pause, press_node, visible_rect};
 use crate::device::Device;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
-use crate::mcp::tools::ui::{ElementRef, dump_raw, dump_settled, node_out};
+use crate::mcp::tools::ui::{ElementRef, dump_for_action_raw, dump_raw, dump_settled, node_out};
 use crate::uitree::{NodeId, UiTree};
 
 /// `KEYCODE_MOVE_END` and `KEYCODE_DEL` by number: every `input` build knows numbers.
@@ -123,7 +123,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     let dev = ctx.device(a.serial.as_deref()).await?;
     // The field is found on the tree as the caller sees it; the typed text is checked on the
     // raw one (a password field's length, text a rule would hide).
-    let tree = dump_raw(&ctx, &dev).await?;
+    let tree = dump_for_action_raw(&ctx, &dev).await?;
     let id = {
         let mut view = tree.clone();
         ctx.core.redactor.redact_tree(&mut view, ctx.audience());
@@ -142,8 +142,8 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     let mut out = ActionOut::new(dev.serial(), "input_text_into_element", "tap+text");
     press_node(&ctx, &dev, &tree, field, GestureKind::Tap, &mut out).await?;
     // The tap matched the field itself; report the match the agent named.
-    out.element = node_out(&tree, id);
-    out.acted_on = (field != id).then(|| node_out(&tree, field)).flatten();
+    out.element = element_out(&tree, id);
+    out.acted_on = (field != id).then(|| element_out(&tree, field)).flatten();
     pause(&ctx, 150).await?;
     let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
     if a.clear {

@@ -10,7 +10,7 @@ use crate::mcp::registry::WithImages;
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::swipe_cmd;
-use crate::mcp::tools::ui::{ElementRef, dump, node_out};
+use crate::mcp::tools::ui::{ElementRef, dump};
 use crate::uitree::{NodeId, UiTree};
 
 const DEFAULT_SCROLLS: u32 = 10;
@@ -92,7 +92,7 @@ pub async fn scroll_once(
     ctx.sh_ok(dev, &swipe_cmd(from, to, SWIPE_MS)).await?;
     out.point = Some([from.0, from.1]);
     if out.acted_on.is_none() {
-        out.acted_on = node_out(tree, container);
+        out.acted_on = super::element_out(tree, container);
     }
     Ok(())
 }
@@ -141,7 +141,7 @@ pub async fn scroll_to(ctx: Ctx, a: ScrollToArgs) -> Result<WithImages<ActionOut
     let mut scrolls = 0;
     loop {
         if let Some(id) = in_view(&tree, &a.target)? {
-            out.element = node_out(&tree, id);
+            out.element = super::element_out(&tree, id);
             out.scrolls = Some(scrolls);
             return finish(&ctx, &dev, out, a.return_screen).await;
         }
