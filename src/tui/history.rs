@@ -202,9 +202,9 @@ fn contains_ci(hay: &str, needle_lower: &str) -> bool {
     }
 }
 
-/// Where the entries from before this session come from: the audit trail ([`AuditSource`], what
-/// the in-process control centre uses) or nothing ([`SessionOnly`]: events alone, as an
-/// attached control centre and most tests start).
+/// Where the entries from before this session come from: the audit records the server sends
+/// after the welcome ([`Preloaded`], what every control centre uses, in-process or attached) or
+/// nothing ([`SessionOnly`]: events alone, as most tests start).
 pub trait HistorySource: Send {
     /// Up to `cap` earlier records, oldest first.
     fn preload(&self, cap: usize) -> Vec<CallEntry>;

@@ -87,12 +87,16 @@ async fn candidates(core: &Arc<Core>, origin: Origin, req: &CompleteRequestParam
             Ok(list) => list.iter().map(|e| e.raw_serial.clone()).collect(),
             Err(_) => Vec::new(),
         },
-        Source::DeepLinks | Source::Activities => {
-            let Ok(project) = core.projects.current() else {
+        wanted @ (Source::DeepLinks | Source::Activities) => {
+            let Ok(project) = core.projects.current().cloned() else {
                 return Vec::new();
             };
-            let d = crate::project::manifest::declared(project);
-            if source(&req.r#ref, &req.argument.name) == Source::DeepLinks {
+            // Reading and parsing the manifest is file I/O: off the async workers.
+            let d =
+                tokio::task::spawn_blocking(move || crate::project::manifest::declared(&project))
+                    .await
+                    .unwrap_or_default();
+            if wanted == Source::DeepLinks {
                 d.deep_links
             } else {
                 d.activities
