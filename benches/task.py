@@ -44,8 +44,9 @@ EMAIL, PASSWORD = "me@example.com", "hunter2"
 class Side:
     """One server's run of the task: every call timed and measured."""
 
-    def __init__(self, client):
+    def __init__(self, client, show=False):
         self.client = client
+        self.show = show
         self.calls = []  # (tool, seconds, text chars, image b64 chars)
         self.texts = []
 
@@ -57,6 +58,8 @@ class Side:
         images = [c for c in res.content if getattr(c, "type", "") == "image"]
         b64 = sum(len(getattr(c, "data", "") or "") for c in images)
         self.calls.append((tool, dt, len(text), b64))
+        if self.show:
+            print(f"--- {tool} {json.dumps(args)}: {dt * 1000:.0f} ms, {len(text)} chars\n{text}", flush=True)
         if res.is_error:
             raise RuntimeError(f"{tool} failed: {text[:400]}")
         return text, images
@@ -74,10 +77,10 @@ def shows(text, needle):
 
 
 async def spock_task(side: Side):
-    """Launch; read the screen once; type into both fields by name (each verified); tap by
-    name with the settled screen sent back; the last tap also returns the screenshot."""
-    await side.call("android_launch_app", {"packageName": SHOP})
-    t, _ = await side.call("android_get_ui_tree", {"compact": True})
+    """Launch with the settled screen sent back; type into both fields by name (each
+    verified); tap by name with the settled screen sent back; the last tap also returns the
+    screenshot."""
+    t, _ = await side.call("android_launch_app", {"packageName": SHOP, "returnScreen": "tree"})
     assert shows(t, "login_email") and shows(t, "login_password"), t[:500]
     t, _ = await side.call("android_input_text_into_element", {"element": "login_email", "text": EMAIL})
     assert structured(t).get("verified") is True, t
@@ -148,7 +151,7 @@ async def run(args, adb, inst, home):
             for name, client in (("spock-tui", spock), ("mobile-mcp legacy", mobile)):
                 reset_device(adb, serial)
                 stats(adb, reset=True)
-                side = Side(client)
+                side = Side(client, args.show)
                 t0 = time.perf_counter()
                 if name == "spock-tui":
                     await spock_task(side)
@@ -182,6 +185,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--turn-ms", type=float, default=800.0,
                     help="model latency per tool call for the loop time (default 800, see the module doc)")
+    ap.add_argument("--show", action="store_true", help="print every answer the agent reads")
     args = ap.parse_args()
     args.rounds = max(1, min(args.rounds, 20))
     with tempfile.TemporaryDirectory() as td:

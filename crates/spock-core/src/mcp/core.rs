@@ -75,6 +75,8 @@ pub struct Core {
     pub leases: super::lease::Leases,
     /// Screen recordings running now (`android_start_screen_recording`).
     pub recordings: super::tools::screenrecord::Recordings,
+    /// The screen each client was last sent, per device (actions send the next as changes).
+    pub shown_screens: super::tools::actions::ShownScreens,
     /// Which toolsets are advertised, to whom ([`super::toolsets`]).
     pub toolsets: super::toolsets::Toolsets,
     events: broadcast::Sender<ServerEvent>,
@@ -142,6 +144,7 @@ impl Core {
             batch,
             leases: Default::default(),
             recordings: Default::default(),
+            shown_screens: Default::default(),
             toolsets: super::toolsets::Toolsets::new(configured_toolsets),
             events,
             clients: Mutex::new(Vec::new()),

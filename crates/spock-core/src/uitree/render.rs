@@ -152,7 +152,8 @@ impl UiTree {
         out
     }
 
-    fn to_compact(&self, opts: TreeOptions) -> Value {
+    /// The nodes the compact forms show, in dump order, and whether the list was cut.
+    fn compact_selection(&self, opts: TreeOptions) -> (Vec<&Node>, bool) {
         let mut list = Vec::new();
         let mut truncated = false;
         let windows: Vec<u32> = self
@@ -182,8 +183,14 @@ impl UiTree {
                 truncated = true;
                 break;
             }
-            list.push(self.compact_node(node));
+            list.push(node);
         }
+        (list, truncated)
+    }
+
+    fn to_compact(&self, opts: TreeOptions) -> Value {
+        let (nodes, truncated) = self.compact_selection(opts);
+        let list: Vec<Value> = nodes.into_iter().map(|n| self.compact_node(n)).collect();
         let mut out = Map::new();
         out.insert("rev".into(), self.revision().into());
         out.insert("fw".into(), self.framework().to_string().into());
@@ -196,6 +203,78 @@ impl UiTree {
         }
         out.insert("n".into(), Value::Array(list));
         Value::Object(out)
+    }
+
+    /// The screen as lines, the form actions send back (`returnScreen`): `rev <revision>`, then
+    /// one line per node the compact form shows ([`Self::node_line`]). No bounds: the element
+    /// tools find an element by its name or id, and `android_get_ui_tree` has the bounds.
+    pub fn to_lines(&self, opts: TreeOptions) -> String {
+        let (nodes, truncated) = self.compact_selection(opts);
+        let mut s = format!("rev {}", self.revision());
+        if truncated {
+            s.push_str(" (cut)");
+        }
+        for n in nodes {
+            s.push('\n');
+            s.push_str(&self.node_line(n));
+        }
+        s
+    }
+
+    /// One node as a line: `<id> [role] ['label'] [desc='…'] [in='…'] [hint='…'] [#tag] [flags]`.
+    /// The first of text, content description and the labels a tap on it stands for is the
+    /// bare `'label'`; the others are named. Flags are words (`checked`, `disabled`,
+    /// `password`, …), leaving out what the role says (a button clicks, an input edits). A
+    /// password field's text is never shown, and a line break in a label is written `\n`, so
+    /// an app's text cannot pose as another line.
+    pub fn node_line(&self, node: &Node) -> String {
+        self.line(node, true)
+    }
+
+    /// [`Self::node_line`] without the labels a tap on the node stands for (`in`).
+    pub fn node_line_short(&self, node: &Node) -> String {
+        self.line(node, false)
+    }
+
+    fn line(&self, node: &Node, with_absorbed: bool) -> String {
+        let role = node.role();
+        let mut parts: Vec<String> = vec![node.id.to_string()];
+        if !matches!(role, Role::Text | Role::Container) {
+            parts.push(role.as_str().to_string());
+        }
+        let text = node.text.trim();
+        let text = if node.password && !text.is_empty() {
+            "«password»"
+        } else {
+            text
+        };
+        let absorbed = if with_absorbed && node.is_actionable() {
+            self.absorbed_labels(node)
+        } else {
+            String::new()
+        };
+        let mut bare = true;
+        for (name, v) in [
+            ("", text),
+            ("desc=", node.content_desc.trim()),
+            ("in=", absorbed.as_str()),
+        ] {
+            if v.is_empty() {
+                continue;
+            }
+            let key = if bare { "" } else { name };
+            bare = false;
+            parts.push(format!("{key}'{}'", one_line(v)));
+        }
+        let hint = node.hint.trim();
+        if !hint.is_empty() && hint != text {
+            parts.push(format!("hint='{}'", one_line(hint)));
+        }
+        if let Some(tag) = node.view_id_name().or(node.test_tag()) {
+            parts.push(format!("#{}", one_line(tag)));
+        }
+        parts.extend(flag_words(node, role).map(str::to_string));
+        parts.join(" ")
     }
 
     fn compact_node(&self, node: &Node) -> Value {
@@ -275,6 +354,46 @@ pub fn compact_flags(n: &Node) -> String {
     .filter(|(on, _)| *on)
     .map(|(_, c)| *c)
     .collect()
+}
+
+/// A label on one line: line breaks written `\n`, other control characters as spaces.
+fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The line form's flags as words, without those the role already says.
+fn flag_words(n: &Node, role: Role) -> impl Iterator<Item = &'static str> {
+    let clicks = matches!(
+        role,
+        Role::Button | Role::Input | Role::Checkbox | Role::Switch | Role::Radio
+    );
+    [
+        (n.clickable && !clicks, "click"),
+        (n.long_clickable && role != Role::Input, "long-click"),
+        (n.is_editable() && role != Role::Input, "edit"),
+        (n.scrollable && role != Role::List, "scroll"),
+        (
+            n.checkable && !matches!(role, Role::Checkbox | Role::Switch | Role::Radio),
+            "checkable",
+        ),
+        (n.checked, "checked"),
+        (n.selected, "selected"),
+        (n.focused, "focused"),
+        (!n.enabled, "disabled"),
+        (n.password, "password"),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, w)| w)
 }
 
 fn full_flags(n: &Node) -> Vec<&'static str> {

@@ -5,12 +5,12 @@
 //! another screen size, density or font scale. Coordinates are the fallback (`gestures`).
 //!
 //! Over adb there is no accessibility-action channel (that needs an on-device service), so
-//! every action here is delivered as the equivalent touch or key input, and results say so.
+//! every action here is delivered as the equivalent touch or key input (android_perform_action
+//! says so in its result: `fallback`, `note`).
 use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
@@ -20,14 +20,15 @@ use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
-use crate::uitree::render::compact_flags;
-use crate::uitree::{Candidate, NodeId, Rect, Role, Selector, TreeOptions, UiTree};
+use crate::uitree::{Candidate, NodeId, Rect, Selector, TreeOptions, UiTree};
 
 mod edit;
 mod scroll;
+mod shown;
 
 pub use edit::focused_is_password;
 pub use scroll::{ScrollDir, scroll_swipe, scrollable_for};
+pub use shown::ShownScreens;
 
 /// What to send back once the screen has settled after an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -44,16 +45,20 @@ pub enum ReturnScreen {
 #[serde(rename_all = "camelCase")]
 pub struct ActionOut {
     pub serial: String,
+    /// What was done, where the tool's name does not already say it (`press_key KEYCODE_DEL`).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub action: String,
-    /// How it reached the device: `tap`, `long_press`, `swipe`, `keys`, `text`.
+    /// How it reached the device (`tap`, `long_press`, `swipe`, `keys`, `text`), where the tool
+    /// has more than one way (the element tools: always as touch and key input).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub performed_as: String,
-    /// The node the selector matched.
+    /// The node the selector matched, as a line of the screen form (`n11 'Sign in'`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub element: Option<ElementOut>,
+    pub element: Option<String>,
     /// The interactive node acted on, when it is not the match (a Compose label's clickable
-    /// parent, a field inside a named container, the container scrolled).
+    /// parent, a field inside a named container, the container scrolled), as a line.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub acted_on: Option<ElementOut>,
+    pub acted_on: Option<String>,
     /// Screen point used, [x, y].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub point: Option<[i32; 2]>,
@@ -62,7 +67,8 @@ pub struct ActionOut {
     /// Did the UI tree change (scrolls)?
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changed: Option<bool>,
-    /// The field's text after typing (password fields show bullets).
+    /// The field's text after typing, when it is not exactly the text typed (password fields
+    /// show bullets).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field_text: Option<String>,
     /// The field holds what was typed (None when it cannot be read back).
@@ -70,11 +76,11 @@ pub struct ActionOut {
     pub verified: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
-    /// The screen after the action settled (with returnScreen): the compact tree's nodes `n`
-    /// and revision `rev` (flags and test-tag advice as android_get_ui_tree gives them).
+    /// The screen after the action settled (with returnScreen), one node per line:
+    /// `rev <revision>`, then `<id> [role] ['label'] [desc='…'] [in='…'] [hint='…'] [#tag]
+    /// [flags]`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<serde_json::Map<String, Value>>")]
-    pub screen: Option<Value>,
+    pub screen: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub screen_error: Option<String>,
     /// android_perform_action: `gesture` when the action was delivered as touch/key input in
@@ -85,73 +91,24 @@ pub struct ActionOut {
     pub note: Option<String>,
 }
 
-/// A node as an action reports it: enough to name it again and to see where it is. Empty
-/// fields are left out.
-#[derive(Debug, Clone, Default, Serialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct ElementOut {
-    pub node_id: String,
-    /// Left out for plain text and containers.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub role: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub text: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub content_description: String,
-    /// testTag or resource id.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub test_tag: String,
-    /// [left, top, right, bottom] in screen pixels.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub bounds: Option<[i32; 4]>,
-    /// As in android_get_ui_tree's compact form: c click, l long-click, e edit, s scroll,
-    /// k checkable, v checked, S selected, F focused, x disabled, p password.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub flags: String,
+/// Node `id` as an action reports it: its line of the screen form ([`UiTree::node_line`]; a
+/// password field's text is never shown).
+pub fn element_out(tree: &UiTree, id: NodeId) -> Option<String> {
+    tree.node(id).map(|n| tree.node_line(n))
 }
 
-/// The compact report of node `id` (a password field's text is never shown).
-pub fn element_out(tree: &UiTree, id: NodeId) -> Option<ElementOut> {
-    let n = tree.node(id)?;
-    let role = n.role();
-    Some(ElementOut {
-        node_id: id.to_string(),
-        role: if matches!(role, Role::Text | Role::Container) {
-            String::new()
-        } else {
-            role.as_str().to_string()
-        },
-        text: if n.password && !n.text.is_empty() {
-            "«password»".into()
-        } else {
-            n.text.trim().to_string()
-        },
-        content_description: n.content_desc.trim().to_string(),
-        test_tag: n
-            .view_id_name()
-            .or(n.test_tag())
-            .unwrap_or_default()
-            .to_string(),
-        bounds: n.bounds.map(|b| [b.left, b.top, b.right, b.bottom]),
-        flags: compact_flags(n),
-    })
+/// The node acted on for the one matched (its clickable parent): its line without the labels a
+/// tap on it stands for, which the match already names.
+pub fn acted_on_out(tree: &UiTree, id: NodeId) -> Option<String> {
+    tree.node(id).map(|n| tree.node_line_short(n))
 }
 
-/// The settled screen as an action sends it back: the compact tree without what
-/// android_get_ui_tree already told the agent once (the flag legend, the framework, the
-/// test-tag advice).
-fn lean_screen(tree: &UiTree) -> Value {
-    let opts = TreeOptions {
+/// The settled screen as an action sends it back: the compact selection as lines.
+pub fn screen_lines(tree: &UiTree) -> String {
+    tree.to_lines(TreeOptions {
         compact: true,
         ..TreeOptions::default()
-    };
-    let mut v = tree.to_json(opts);
-    if let Some(m) = v.as_object_mut() {
-        for k in ["f", "fw", "tags"] {
-            m.remove(k);
-        }
-    }
-    v
+    })
 }
 
 impl ActionOut {
@@ -218,44 +175,91 @@ pub async fn pause(ctx: &Ctx, ms: u64) -> Result<(), ToolError> {
     }
 }
 
-/// After an action: once the screen has settled, attach what was asked for. The tree comes
-/// from a settle dump (which itself waits for the app to go idle, and is kept as the next
-/// read's answer while nothing else is sent); a screenshot alone waits ~300 ms first, as
-/// `screencap` does not wait for anything. A failure here is reported in place: the action
-/// itself already happened.
+/// What an action sends back once the screen has settled (`returnScreen`).
+#[derive(Default)]
+pub struct Settled {
+    /// The screen as lines ([`screen_lines`]).
+    pub screen: Option<String>,
+    pub images: Vec<crate::mcp::result::Image>,
+    /// What could not be read, in place: the action itself already happened.
+    pub error: Option<String>,
+}
+
+/// Once the screen has settled after an action, read what was asked for. The tree comes from
+/// a settle dump (which itself waits for the app to go idle, and is kept as the next read's
+/// answer while nothing else is sent); with `both` the screenshot is taken at the same time
+/// (the device runs both at once: the call waits for the longer, not the sum); a screenshot
+/// alone waits ~300 ms first, as `screencap` does not wait for anything.
+pub async fn settle(ctx: &Ctx, dev: &Device, want: Option<ReturnScreen>) -> Result<Settled, ToolError> {
+    let Some(want) = want else {
+        return Ok(Settled::default());
+    };
+    if want == ReturnScreen::Screenshot {
+        pause(ctx, 300).await?;
+    }
+    let tree = async {
+        if matches!(want, ReturnScreen::Tree | ReturnScreen::Both) {
+            Some(dump_settled(ctx, dev).await.map(|mut tree| {
+                ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+                screen_lines(&tree)
+            }))
+        } else {
+            None
+        }
+    };
+    let shot = async {
+        if matches!(want, ReturnScreen::Screenshot | ReturnScreen::Both) {
+            Some(screen::capture(ctx, dev, screen::DEFAULT_MAX, Format::Jpeg).await)
+        } else {
+            None
+        }
+    };
+    let (tree, shot) = tokio::join!(tree, shot);
+    let mut out = Settled::default();
+    let mut errors = Vec::new();
+    match tree {
+        Some(Ok(lines)) => {
+            let client = shown_key(ctx);
+            out.screen = Some(ctx.core.shown_screens.render(client, dev.serial(), lines));
+        }
+        Some(Err(e)) => errors.push(format!("ui tree: {}", e.message)),
+        None => {}
+    }
+    match shot {
+        Some(Ok((img, _))) => out.images.push(img),
+        Some(Err(e)) => errors.push(format!("screenshot: {}", e.message)),
+        None => {}
+    }
+    if !errors.is_empty() {
+        out.error = Some(errors.join("; "));
+    }
+    Ok(out)
+}
+
+/// Who a screen is sent to, for sending the next one as changes: a client with its own
+/// connection; `None` (always whole screens) for stateless requests and the control centre.
+pub fn shown_key(ctx: &Ctx) -> Option<&str> {
+    ctx.origin
+        .session
+        .as_ref()
+        .filter(|s| !s.is_stateless())
+        .map(|s| s.key())
+}
+
+/// After an action: attach what `returnScreen` asked for ([`settle`]).
 pub async fn finish(
     ctx: &Ctx,
     dev: &Device,
     mut out: ActionOut,
     want: Option<ReturnScreen>,
 ) -> Result<WithImages<ActionOut>, ToolError> {
-    let mut images = Vec::new();
-    if let Some(want) = want {
-        let mut errors = Vec::new();
-        if want == ReturnScreen::Screenshot {
-            pause(ctx, 300).await?;
-        }
-        if matches!(want, ReturnScreen::Tree | ReturnScreen::Both) {
-            let settled = dump_settled(ctx, dev).await.map(|mut tree| {
-                ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
-                tree
-            });
-            match settled {
-                Ok(tree) => out.screen = Some(lean_screen(&tree)),
-                Err(e) => errors.push(format!("ui tree: {}", e.message)),
-            }
-        }
-        if matches!(want, ReturnScreen::Screenshot | ReturnScreen::Both) {
-            match screen::capture(ctx, dev, screen::DEFAULT_MAX, Format::Jpeg).await {
-                Ok((img, _)) => images.push(img),
-                Err(e) => errors.push(format!("screenshot: {}", e.message)),
-            }
-        }
-        if !errors.is_empty() {
-            out.screen_error = Some(errors.join("; "));
-        }
-    }
-    Ok(WithImages { value: out, images })
+    let settled = settle(ctx, dev, want).await?;
+    out.screen = settled.screen;
+    out.screen_error = settled.error;
+    Ok(WithImages {
+        value: out,
+        images: settled.images,
+    })
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -276,12 +280,12 @@ async fn press(ctx: Ctx, a: ElementArgs, long: bool) -> Result<WithImages<Action
     let dev = ctx.device(a.serial.as_deref()).await?;
     let tree = dump_for_action(&ctx, &dev).await?;
     let id = a.target.resolve(&tree)?;
-    let (name, kind) = if long {
-        ("long_press_element", GestureKind::LongPress(hold))
+    let kind = if long {
+        GestureKind::LongPress(hold)
     } else {
-        ("tap_element", GestureKind::Tap)
+        GestureKind::Tap
     };
-    let mut out = ActionOut::new(dev.serial(), name, kind.label());
+    let mut out = ActionOut::new(dev.serial(), "", "");
     press_node(&ctx, &dev, &tree, id, kind, &mut out).await?;
     finish(&ctx, &dev, out, a.return_screen).await
 }
@@ -308,7 +312,7 @@ pub async fn press_node(
     input_held(ctx, dev, &cmd, hold).await?;
     out.element = element_out(tree, id);
     if target != id {
-        out.acted_on = element_out(tree, target);
+        out.acted_on = acted_on_out(tree, target);
     }
     out.point = Some([x, y]);
     Ok(())

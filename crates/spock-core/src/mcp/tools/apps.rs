@@ -10,7 +10,8 @@ use super::inspect::{current_activity, refused};
 use crate::device::Device;
 use crate::device::parse::am;
 use crate::guard::{self, ExtraValue, shell_quote};
-use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
+use super::actions::{ReturnScreen, settle};
+use crate::mcp::registry::{Level, Meta, ToolDef, WithImages, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
@@ -25,6 +26,15 @@ pub struct AppArgs {
     pub package_name: String,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LaunchArgs {
+    pub serial: Option<String>,
+    /// Application id, e.g. com.example.shop.
+    pub package_name: String,
+    pub return_screen: Option<ReturnScreen>,
+}
+
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Started {
@@ -35,6 +45,11 @@ pub struct Started {
     pub launch_state: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The screen once the app settled (with returnScreen), as the element actions send it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub screen: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub screen_error: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -74,6 +89,8 @@ async fn am_start(ctx: &Ctx, dev: &Device, args: &[String]) -> Result<Started, T
         total_time_ms: r.total_time_ms,
         launch_state: r.launch_state,
         warning: r.warning,
+        screen: None,
+        screen_error: None,
     };
     if started.activity.is_none()
         && let Ok(now) = current_activity(ctx, Some(dev.serial())).await
@@ -84,9 +101,30 @@ async fn am_start(ctx: &Ctx, dev: &Device, args: &[String]) -> Result<Started, T
     Ok(started)
 }
 
-async fn launch(ctx: &Ctx, serial: Option<&str>, pkg: &str) -> Result<Started, ToolError> {
+/// Launch (after a force-stop for a restart), then send back what `returnScreen` asked for
+/// once the app has settled.
+async fn launch_and_show(
+    ctx: Ctx,
+    a: LaunchArgs,
+    restart: bool,
+) -> Result<WithImages<Started>, ToolError> {
+    check_pkg(&a.package_name)?;
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    if restart {
+        simple_on(&ctx, &dev, &a.package_name, "am force-stop").await?;
+    }
+    let mut started = launch(&ctx, &dev, &a.package_name).await?;
+    let settled = settle(&ctx, &dev, a.return_screen).await?;
+    started.screen = settled.screen;
+    started.screen_error = settled.error;
+    Ok(WithImages {
+        value: started,
+        images: settled.images,
+    })
+}
+
+async fn launch(ctx: &Ctx, dev: &Device, pkg: &str) -> Result<Started, ToolError> {
     check_pkg(pkg)?;
-    let dev = ctx.device(serial).await?;
     let resolved = ctx
         .sh(
             &dev,
@@ -115,6 +153,10 @@ async fn launch(ctx: &Ctx, serial: Option<&str>, pkg: &str) -> Result<Started, T
 async fn simple(ctx: &Ctx, serial: Option<&str>, pkg: &str, cmd: &str) -> Result<Done, ToolError> {
     check_pkg(pkg)?;
     let dev = ctx.device(serial).await?;
+    simple_on(ctx, &dev, pkg, cmd).await
+}
+
+async fn simple_on(ctx: &Ctx, dev: &Device, pkg: &str, cmd: &str) -> Result<Done, ToolError> {
     let out = ctx
         .sh_ok(&dev, &format!("{cmd} {}", shell_quote(pkg)))
         .await?;
@@ -289,7 +331,7 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Core,
             description: "Start an app's launcher activity and report which activity opened.",
         }
-        .def(|ctx: Ctx, a: AppArgs| async move { launch(&ctx, a.serial.as_deref(), &a.package_name).await }),
+        .def(|ctx: Ctx, a: LaunchArgs| launch_and_show(ctx, a, false)),
         Meta {
             name: "android_install_app",
             title: "Install app",
@@ -319,10 +361,7 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Apps,
             description: "Force-stop then launch an app; reports which activity opened.",
         }
-        .def(|ctx: Ctx, a: AppArgs| async move {
-            simple(&ctx, a.serial.as_deref(), &a.package_name, "am force-stop").await?;
-            launch(&ctx, a.serial.as_deref(), &a.package_name).await
-        }),
+        .def(|ctx: Ctx, a: LaunchArgs| launch_and_show(ctx, a, true)),
         Meta {
             name: "android_grant_permission",
             title: "Grant permission",

@@ -564,6 +564,9 @@ pub fn tools() -> Vec<ToolDef> {
         .def(|ctx: Ctx, a: TreeArgs| async move {
             let dev = ctx.device(a.serial.as_deref()).await?;
             let tree = dump_shown(&ctx, &dev).await?;
+            // The agent's freshest picture is this tree: the next action's screen goes whole.
+            let client = crate::mcp::tools::actions::shown_key(&ctx);
+            ctx.core.shown_screens.forget(client, dev.serial());
             Ok(tree_out(dev.serial(), &tree, a.options))
         }),
         Meta {

@@ -139,7 +139,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     // text stays «password» everywhere, any other field's is shown from here on.
     let password = tree.node(field).is_some_and(|n| n.password);
     ctx.typing_into(Some(password))?;
-    let mut out = ActionOut::new(dev.serial(), "input_text_into_element", "tap+text");
+    let mut out = ActionOut::new(dev.serial(), "", "");
     press_node(&ctx, &dev, &tree, field, GestureKind::Tap, &mut out).await?;
     // The tap matched the field itself; report the match the agent named.
     out.element = element_out(&tree, id);
@@ -156,8 +156,10 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     match same_field(&tree, field, &after).and_then(|f| after.node(f)) {
         Some(n) if password => {
             let want = if a.clear { 0 } else { before.chars().count() } + a.text.chars().count();
-            out.verified = Some(n.text.chars().count() == want);
-            out.field_text = Some("•".repeat(n.text.chars().count()));
+            let ok = n.text.chars().count() == want;
+            out.verified = Some(ok);
+            // What it holds is said only when it is not what was typed.
+            out.field_text = (!ok).then(|| "•".repeat(n.text.chars().count()));
         }
         Some(n) => {
             let want = if a.clear {
@@ -174,7 +176,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
                     n.text
                 ));
             }
-            out.field_text = Some(n.text.clone());
+            out.field_text = (n.text != a.text).then(|| n.text.clone());
         }
         None => {
             out.warning =

@@ -92,7 +92,7 @@ pub async fn scroll_once(
     ctx.sh_ok(dev, &swipe_cmd(from, to, SWIPE_MS)).await?;
     out.point = Some([from.0, from.1]);
     if out.acted_on.is_none() {
-        out.acted_on = super::element_out(tree, container);
+        out.acted_on = super::acted_on_out(tree, container);
     }
     Ok(())
 }
@@ -137,7 +137,7 @@ pub async fn scroll_to(ctx: Ctx, a: ScrollToArgs) -> Result<WithImages<ActionOut
     let dir = a.direction.unwrap_or_default();
     let dev = ctx.device(a.serial.as_deref()).await?;
     let mut tree = dump(&ctx, &dev).await?;
-    let mut out = ActionOut::new(dev.serial(), "scroll_to_element", "swipe");
+    let mut out = ActionOut::new(dev.serial(), "", "");
     let mut scrolls = 0;
     loop {
         if let Some(id) = in_view(&tree, &a.target)? {
@@ -215,7 +215,7 @@ pub async fn scroll(ctx: Ctx, a: ScrollArgs) -> Result<WithImages<ActionOut>, To
     } else {
         scrollable_for(&tree, None).ok_or_else(|| no_scrollable(&tree))?
     };
-    let mut out = ActionOut::new(dev.serial(), "scroll", "swipe");
+    let mut out = ActionOut::new(dev.serial(), "", "");
     scroll_once(
         &ctx,
         &dev,
