@@ -1,8 +1,12 @@
 """Approval through the MCP client (issue 20), opt-in with `[confirm] via_client = true`: with
-no control centre attached, headless `serve` asks a destructive call's approval through a
-2025-era client that declared elicitation, showing what the modal shows; default no, the same
-timeout, the answer and who gave it audited. A late answer approves nothing; clients without
-elicitation, 2026-07-28 clients and a server with the switch off keep the denial."""
+no control centre attached, headless `serve` asks a destructive call's approval through a client
+that declared elicitation, showing what the modal shows; default no, the same timeout, the answer
+and who gave it audited. 2025-era sessions get an `elicitation/create` request; 2026-07-28 gets
+the multi-round-trip request (an `input_required` answer, then the client's retry with the
+answer and the `requestState`), which the Python SDK drives by itself. A late answer approves
+nothing; clients without elicitation and a server with the switch off keep the denial. The
+attacks on `requestState` (another call's, a replay, a forged one) are in
+test_protocol_elicitation_rounds.py."""
 import json
 import time
 
@@ -93,7 +97,56 @@ async def test_clients_without_elicitation_keep_the_denial(tmp_path):
         inst.stop()
 
 
-async def test_off_by_default_and_not_in_2026(tmp_path):
+async def test_2026_asks_through_input_required_rounds(tmp_path):
+    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
+    asked = []
+    answer = {"how": "decline"}
+
+    async def on_elicit(ctx, params):
+        asked.append(params)
+        if answer["how"] == "late":
+            await anyio.sleep(5)  # past the 3 s timeout: the retry comes too late
+            return types.ElicitResult(action="accept", content={"approve": True})
+        if answer["how"] == "approve":
+            return types.ElicitResult(action="accept", content={"approve": True})
+        return types.ElicitResult(action="decline")
+
+    try:
+        async with connected(inst, "http", "auto", elicitation_callback=on_elicit) as c:
+            assert c.protocol_version == "2026-07-28"
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied" and "declined through the MCP client" in r["error"], r
+            msg = asked[-1].message
+            for part in ("android_uninstall_app", "com.example.notes", "default is no", "sim-1"):
+                assert part in msg, (part, msg)
+            assert asked[-1].requested_schema["properties"]["approve"]["default"] is False
+            assert await installed(c)
+
+            answer["how"] = "late"
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied" and "timed out" in r["error"], r
+            assert await installed(c)
+
+            answer["how"] = "approve"
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert not err, r
+            assert not await installed(c)
+        recs = audit(inst, "android_uninstall_app")
+        by = [(r["decision"]["by"], r["decision"]["approved"], r["outcome"]) for r in recs]
+        # The late one: the asked call expired (recorded when it did), then its retry was refused.
+        assert by == [("client", False, "denied"), ("timeout", False, "denied"),
+                      ("timeout", False, "denied"), ("client", True, "ok")], by
+        assert "requestState" not in recs[1].get("error", ""), recs[1]
+        assert "timed out before this retry" in recs[2]["error"], recs[2]
+        for r in (recs[0], recs[-1]):
+            assert "elicitation" in r["decider"] and "mcp" in r["decider"].lower(), r
+            assert "input_required" in r["decider"], r
+        assert recs[-1]["device"] and recs[-1]["arguments"] == NOTES, recs[-1]
+    finally:
+        inst.stop()
+
+
+async def test_off_by_default_in_both_eras(tmp_path):
     asked = []
 
     async def on_elicit(ctx, params):
@@ -102,17 +155,23 @@ async def test_off_by_default_and_not_in_2026(tmp_path):
 
     inst = start_instance(tmp_path, "--demo")
     try:
-        async with connected(inst, "stdio", "legacy", elicitation_callback=on_elicit) as c:
-            err, r = await call(c, "android_uninstall_app", NOTES)
-            assert err and r["kind"] == "denied", r
-    finally:
-        inst.stop()
-    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT, home=tmp_path / "home2")
-    try:
-        async with connected(inst, "http", "auto", elicitation_callback=on_elicit) as c:
-            assert c.protocol_version == "2026-07-28"
-            err, r = await call(c, "android_uninstall_app", NOTES)
-            assert err and r["kind"] == "denied", r
+        for transport, mode in (("stdio", "legacy"), ("http", "auto")):
+            async with connected(inst, transport, mode, elicitation_callback=on_elicit) as c:
+                err, r = await call(c, "android_uninstall_app", NOTES)
+                assert err and r["kind"] == "denied" and "nobody can approve" in r["error"], r
+                assert await installed(c)
     finally:
         inst.stop()
     assert asked == []
+
+
+async def test_2026_clients_without_elicitation_keep_the_denial(tmp_path):
+    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
+    try:
+        async with connected(inst, "http", "auto") as c:
+            assert c.protocol_version == "2026-07-28"
+            err, r = await call(c, "android_uninstall_app", NOTES)
+            assert err and r["kind"] == "denied" and "nobody can approve" in r["error"], r
+            assert await installed(c)
+    finally:
+        inst.stop()

@@ -118,19 +118,23 @@ impl Refusal {
             Taken::Matched(_) => return None,
             Taken::Mismatched { call_id, what } => (
                 format!(
-                    "its requestState was issued for call #{call_id}, which was asked with                      another {what}; a requestState answers only the call it was asked for, so                      call #{call_id} is denied too and {again}"
+                    "its requestState was issued for call #{call_id}, but this retry is not \
+                     that call (its {what} changed); a requestState answers only the call it \
+                     was asked for, so call #{call_id} is denied too and {again}"
                 ),
                 None,
             ),
             Taken::Ended(rounds::Ended::Answered { call_id }) => (
                 format!(
-                    "its requestState (call #{call_id}) was already answered, and each answers                      once; {again}"
+                    "its requestState (call #{call_id}) was already answered, and each answers \
+                     once; {again}"
                 ),
                 None,
             ),
             Taken::Ended(rounds::Ended::Expired { call_id }) => (
                 format!(
-                    "the approval of call #{call_id} timed out before this retry (the default                      is no); {again}"
+                    "the approval of call #{call_id} timed out before this retry (the default \
+                     is no); {again}"
                 ),
                 Some(Decision::deny(DecidedBy::Timeout)),
             ),
@@ -155,14 +159,11 @@ pub async fn refusing<F: Future>(refusal: Option<Refusal>, f: F) -> F::Output {
 pub fn refused(tool: &str) -> Option<(ToolError, Option<Decision>)> {
     REFUSAL
         .try_with(|r| {
-            let e = ToolError::new(
-                ErrorKind::Denied,
-                format!("{tool} was not run: {}.", r.why),
-            )
-            .with_details(serde_json::json!({
-                "decision": r.decision,
-                "requestState": "refused",
-            }));
+            let e = ToolError::new(ErrorKind::Denied, format!("{tool} was not run: {}.", r.why))
+                .with_details(match r.decision {
+                    Some(d) => serde_json::json!({ "decision": d, "requestState": "refused" }),
+                    None => serde_json::json!({ "requestState": "refused" }),
+                });
             (e, r.decision)
         })
         .ok()
@@ -192,7 +193,7 @@ pub async fn ask(core: &Core, ask: Ask, args: &Value) -> Result<Answered, TooMan
             via: Via::Rounds(asker),
         }) => {
             core.rounds.room()?;
-            let asked = Asked::of(ask.tool, args, ask.client.as_ref());
+            let asked = Asked::of(ask.tool, args, ask.client.as_ref(), ask.transport);
             core.confirmer
                 .ask_for_client_via(
                     &ask,

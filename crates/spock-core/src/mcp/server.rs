@@ -916,10 +916,7 @@ impl ServerHandler for McpServer {
         let cancel = context.ct.child_token();
         let read = super::templates::read(&self.core, origin, &request.uri, cancel);
         let client = super::elicit::of_request(&context, None);
-        super::templates::answer(
-            &request.uri,
-            self.with_extras(&context, client, read).await,
-        )
+        super::templates::answer(&request.uri, self.with_extras(&context, client, read).await)
             .map(Into::into)
     }
 
@@ -1048,7 +1045,8 @@ impl ServerHandler for McpServer {
                 Value::Null => Value::Object(Map::new()),
                 a => a.clone(),
             };
-            let asked = super::elicit::Asked::of(&name, &normal, origin.client.as_ref());
+            let asked =
+                super::elicit::Asked::of(&name, &normal, origin.client.as_ref(), self.transport);
             let response = request
                 .input_responses
                 .as_ref()
@@ -1091,6 +1089,8 @@ impl ServerHandler for McpServer {
             let (me, ctx, core) = (self.clone(), context.clone(), self.core.clone());
             let (n, c) = (name.clone(), cancel.clone());
             let mut join = tokio::spawn(async move {
+                // Counted until it ends: a shutdown denies a waiting call and lets it record so.
+                let _answering = core.answering();
                 me.with_extras(&ctx, client, call(&core, origin, &n, args, c))
                     .await
             });

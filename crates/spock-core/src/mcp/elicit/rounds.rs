@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::confirm::{Answered, Ask, TooManyWaiting};
 use super::super::core::Core;
-use super::super::events::{ClientId, DecidedBy, Decision};
+use super::super::events::{ClientId, DecidedBy, Decision, Transport};
 use super::super::server::CallOutcome;
 
 /// How many calls may wait for a retry at once, over all clients.
@@ -43,13 +43,13 @@ pub struct Asked {
 }
 
 impl Asked {
-    pub fn of(tool: &str, args: &Value, client: Option<&ClientId>) -> Asked {
+    pub fn of(tool: &str, args: &Value, client: Option<&ClientId>, via: Transport) -> Asked {
         let mut canon = String::new();
         canonical(args, &mut canon);
         Asked {
             tool: tool.to_string(),
             args: Sha256::digest(canon.as_bytes()).into(),
-            client: client_label(client),
+            client: format!("{} over {}", client_label(client), via.label()),
         }
     }
 
@@ -135,7 +135,10 @@ pub enum Taken {
     /// The waiting call it was issued for, answered now: its task gives the retry's result.
     Matched(Retry),
     /// A waiting call asked as something else; that call is denied.
-    Mismatched { call_id: u64, what: &'static str },
+    Mismatched {
+        call_id: u64,
+        what: &'static str,
+    },
     Ended(Ended),
     /// Never issued here (or forgotten).
     Unknown,
@@ -176,7 +179,11 @@ impl Inner {
 impl Rounds {
     /// Refused when [`MAX_PENDING`] calls already wait.
     pub fn room(&self) -> Result<(), TooManyWaiting> {
-        let n = self.inner.lock().map(|i| i.live.len()).unwrap_or(MAX_PENDING);
+        let n = self
+            .inner
+            .lock()
+            .map(|i| i.live.len())
+            .unwrap_or(MAX_PENDING);
         if n >= MAX_PENDING {
             return Err(TooManyWaiting {
                 client: "all clients together (2026-07-28 approvals)".into(),
@@ -250,12 +257,7 @@ impl Rounds {
         };
         match i.live.remove(handle) {
             Some(l) => {
-                i.end(
-                    handle,
-                    Ended::Expired {
-                        call_id: l.call_id,
-                    },
-                );
+                i.end(handle, Ended::Expired { call_id: l.call_id });
                 true
             }
             None => false,
@@ -354,7 +356,7 @@ pub(super) async fn suspend(
         core.rounds.forget(&handle);
         return Answered::default_no(DecidedBy::Dropped);
     }
-    let reply = match tokio::time::timeout(timeout, &mut rx).await {
+    let mut reply = match tokio::time::timeout(timeout, &mut rx).await {
         Ok(r) => r.ok(),
         Err(_) if core.rounds.expire(&handle) => {
             return Answered::default_no(DecidedBy::Timeout);
@@ -362,7 +364,14 @@ pub(super) async fn suspend(
         // Taken by a retry as the time ran out: it came in time, its answer is sent.
         Err(_) => rx.await.ok(),
     };
-    let decider = Some(super::decider(label, "answered on its retry (input_required)"));
+    // Switched off while it waited: the answer counts no more.
+    if !core.config().confirm.via_client && reply.is_some() {
+        reply = None;
+    }
+    let decider = Some(super::decider(
+        label,
+        "answered on its retry (input_required)",
+    ));
     match reply {
         Some(Reply::Answer(Some(v))) => Answered {
             decision: Decision {
@@ -399,6 +408,10 @@ mod tests {
         }
     }
 
+    fn of_t(args: &Value, client: Option<&ClientId>) -> Asked {
+        Asked::of("t", args, client, Transport::Http)
+    }
+
     fn live(call_id: u64, asked: Asked) -> (Live, oneshot::Receiver<Reply>) {
         let (tx, rx) = oneshot::channel();
         let l = Live {
@@ -413,8 +426,8 @@ mod tests {
 
     #[test]
     fn equal_arguments_hash_the_same_in_any_order_and_others_differ() {
-        let a = Asked::of("t", &json!({"a": 1, "b": {"x": [1, 2], "y": "z"}}), None);
-        let b = Asked::of("t", &json!({"b": {"y": "z", "x": [1, 2]}, "a": 1}), None);
+        let a = of_t(&json!({"a": 1, "b": {"x": [1, 2], "y": "z"}}), None);
+        let b = of_t(&json!({"b": {"y": "z", "x": [1, 2]}, "a": 1}), None);
         assert_eq!(a, b);
         for other in [
             json!({"a": 2, "b": {"x": [1, 2], "y": "z"}}),
@@ -422,17 +435,35 @@ mod tests {
             json!({"a": "1", "b": {"x": [1, 2], "y": "z"}}),
             json!({"a": 1, "b": {"x": [1, 2], "y": "z"}, "c": null}),
         ] {
-            assert_eq!(a.differs(&Asked::of("t", &other, None)), Some("arguments"));
+            assert_eq!(a.differs(&of_t(&other, None)), Some("arguments"));
         }
-        assert_eq!(a.differs(&Asked::of("u", &json!({}), None)), Some("tool"));
-        let c = Asked::of("t", &json!({"a": 1, "b": {"x": [1, 2], "y": "z"}}), Some(&client()));
+        assert_eq!(
+            a.differs(&Asked::of("u", &json!({}), None, Transport::Http)),
+            Some("tool")
+        );
+        let c = of_t(
+            &json!({"a": 1, "b": {"x": [1, 2], "y": "z"}}),
+            Some(&client()),
+        );
         assert_eq!(a.differs(&c), Some("client"));
+        let stdio = Asked::of(
+            "t",
+            &json!({"a": 1, "b": {"x": [1, 2], "y": "z"}}),
+            None,
+            Transport::Stdio,
+        );
+        assert_eq!(a.differs(&stdio), Some("client"));
     }
 
     #[test]
     fn a_handle_answers_once_and_a_mismatch_voids_it() {
         let rounds = Rounds::default();
-        let asked = Asked::of("uninstall", &json!({"packageName": "com.a"}), Some(&client()));
+        let asked = Asked::of(
+            "uninstall",
+            &json!({"packageName": "com.a"}),
+            Some(&client()),
+            Transport::Http,
+        );
         let (l, mut rx) = live(7, asked.clone());
         assert!(rounds.insert("h1", l));
         assert!(matches!(
@@ -447,7 +478,12 @@ mod tests {
 
         let (l, mut rx) = live(8, asked.clone());
         assert!(rounds.insert("h2", l));
-        let other = Asked::of("uninstall", &json!({"packageName": "com.b"}), Some(&client()));
+        let other = Asked::of(
+            "uninstall",
+            &json!({"packageName": "com.b"}),
+            Some(&client()),
+            Transport::Http,
+        );
         assert!(matches!(
             rounds.take("h2", &other, Some(json!({"action": "accept"}))),
             Taken::Mismatched {
@@ -461,13 +497,16 @@ mod tests {
             rounds.take("h2", &asked, None),
             Taken::Ended(Ended::Answered { call_id: 8 })
         ));
-        assert!(matches!(rounds.take("forged", &asked, None), Taken::Unknown));
+        assert!(matches!(
+            rounds.take("forged", &asked, None),
+            Taken::Unknown
+        ));
     }
 
     #[test]
     fn expired_handles_are_named_and_the_pending_are_bounded() {
         let rounds = Rounds::default();
-        let asked = Asked::of("t", &json!({}), None);
+        let asked = of_t(&json!({}), None);
         let (l, _rx) = live(3, asked.clone());
         assert!(rounds.insert("h", l));
         assert!(rounds.expire("h"));
