@@ -14,7 +14,7 @@ import anyio
 import mcp_types as types
 import pytest
 from conftest import call, start_instance
-from protocol_common import SESSION_ERAS, connected
+from protocol_common import ERAS, connected
 
 pytestmark = pytest.mark.anyio
 
@@ -35,17 +35,9 @@ def audit(inst, tool):
     return out
 
 
-async def installed(c):
-    err, r = await call(c, "android_list_packages", {"filter": "com.example.notes"})
-    assert not err, r
-    return r["count"] == 1
-
-
-@pytest.mark.parametrize("transport,mode", SESSION_ERAS)
-async def test_decline_late_and_approve_through_the_client(tmp_path, transport, mode):
-    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
-    asked = []
-    answer = {"how": "decline"}
+def answering(asked, answer):
+    """An elicitation callback that notes each question and answers as `answer["how"]` says:
+    decline, approve, or approve after the 3 s timeout ("late")."""
 
     async def on_elicit(ctx, params):
         asked.append(params)
@@ -56,10 +48,28 @@ async def test_decline_late_and_approve_through_the_client(tmp_path, transport, 
             return types.ElicitResult(action="accept", content={"approve": True})
         return types.ElicitResult(action="decline")
 
+    return on_elicit
+
+
+async def installed(c):
+    err, r = await call(c, "android_list_packages", {"filter": "com.example.notes"})
+    assert not err, r
+    return r["count"] == 1
+
+
+@pytest.mark.parametrize("transport,mode", ERAS)
+async def test_decline_late_and_approve_through_the_client(tmp_path, transport, mode):
+    """2026-07-28 (http auto) asks through `input_required` rounds, which the SDK drives."""
+    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
+    asked = []
+    answer = {"how": "decline"}
+    on_elicit = answering(asked, answer)
+
     try:
         async with connected(inst, transport, mode, elicitation_callback=on_elicit) as c:
+            assert (c.protocol_version == "2026-07-28") == (mode == "auto")
             err, r = await call(c, "android_uninstall_app", NOTES)
-            assert err and r["kind"] == "denied", r
+            assert err and r["kind"] == "denied" and "declined through the MCP client" in r["error"], r
             msg = asked[-1].message
             for part in ("android_uninstall_app", "com.example.notes", "default is no", "sim-1"):
                 assert part in msg, (part, msg)
@@ -80,9 +90,18 @@ async def test_decline_late_and_approve_through_the_client(tmp_path, transport, 
             assert not err, r
             assert not await installed(c)
         recs = audit(inst, "android_uninstall_app")
-        by = [(r["decision"]["by"], r["decision"]["approved"]) for r in recs]
-        assert by == [("client", False), ("timeout", False), ("client", True)], by
-        assert "elicitation" in recs[-1]["decider"] and "mcp" in recs[-1]["decider"].lower(), recs[-1]
+        by = [(r["decision"]["by"], r["decision"]["approved"], r["outcome"]) for r in recs]
+        late = [("timeout", False, "denied")]
+        if mode == "auto":
+            # The asked call expired (recorded when it did), then its late retry was refused.
+            late.append(("timeout", False, "denied"))
+            assert "timed out before this retry" in recs[2]["error"], recs[2]
+        assert by == [("client", False, "denied"), *late, ("client", True, "ok")], by
+        how = "input_required" if mode == "auto" else "asked in its session"
+        for r in (recs[0], recs[-1]):
+            assert "elicitation" in r["decider"] and "mcp" in r["decider"].lower(), r
+            assert how in r["decider"], r
+        assert recs[-1]["arguments"] == NOTES, recs[-1]
     finally:
         inst.stop()
 
@@ -93,55 +112,6 @@ async def test_clients_without_elicitation_keep_the_denial(tmp_path):
         async with connected(inst, "stdio", "legacy") as c:
             err, r = await call(c, "android_uninstall_app", NOTES)
             assert err and r["kind"] == "denied" and "nobody can approve" in r["error"], r
-    finally:
-        inst.stop()
-
-
-async def test_2026_asks_through_input_required_rounds(tmp_path):
-    inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
-    asked = []
-    answer = {"how": "decline"}
-
-    async def on_elicit(ctx, params):
-        asked.append(params)
-        if answer["how"] == "late":
-            await anyio.sleep(5)  # past the 3 s timeout: the retry comes too late
-            return types.ElicitResult(action="accept", content={"approve": True})
-        if answer["how"] == "approve":
-            return types.ElicitResult(action="accept", content={"approve": True})
-        return types.ElicitResult(action="decline")
-
-    try:
-        async with connected(inst, "http", "auto", elicitation_callback=on_elicit) as c:
-            assert c.protocol_version == "2026-07-28"
-            err, r = await call(c, "android_uninstall_app", NOTES)
-            assert err and r["kind"] == "denied" and "declined through the MCP client" in r["error"], r
-            msg = asked[-1].message
-            for part in ("android_uninstall_app", "com.example.notes", "default is no", "sim-1"):
-                assert part in msg, (part, msg)
-            assert asked[-1].requested_schema["properties"]["approve"]["default"] is False
-            assert await installed(c)
-
-            answer["how"] = "late"
-            err, r = await call(c, "android_uninstall_app", NOTES)
-            assert err and r["kind"] == "denied" and "timed out" in r["error"], r
-            assert await installed(c)
-
-            answer["how"] = "approve"
-            err, r = await call(c, "android_uninstall_app", NOTES)
-            assert not err, r
-            assert not await installed(c)
-        recs = audit(inst, "android_uninstall_app")
-        by = [(r["decision"]["by"], r["decision"]["approved"], r["outcome"]) for r in recs]
-        # The late one: the asked call expired (recorded when it did), then its retry was refused.
-        assert by == [("client", False, "denied"), ("timeout", False, "denied"),
-                      ("timeout", False, "denied"), ("client", True, "ok")], by
-        assert "requestState" not in recs[1].get("error", ""), recs[1]
-        assert "timed out before this retry" in recs[2]["error"], recs[2]
-        for r in (recs[0], recs[-1]):
-            assert "elicitation" in r["decider"] and "mcp" in r["decider"].lower(), r
-            assert "input_required" in r["decider"], r
-        assert recs[-1]["device"] and recs[-1]["arguments"] == NOTES, recs[-1]
     finally:
         inst.stop()
 

@@ -7,9 +7,9 @@ recorded when it expires; the waiting calls are bounded per client."""
 import json
 import time
 
-import httpx2
 import pytest
 from conftest import start_instance
+from protocol_common import stateless_post
 
 VIA_CLIENT = "[confirm]\nvia_client = true\n[safety]\nconfirm_timeout_secs = {secs}\n"
 NOTES = {"packageName": "com.example.notes"}
@@ -32,16 +32,7 @@ def rpc(inst, name, args, state=None, responses=None, **kw):
     if responses is not None:
         params["inputResponses"] = responses
     body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}
-    h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-         "Authorization": f"Bearer {inst.token}", "Mcp-Protocol-Version": "2026-07-28",
-         "Mcp-Method": "tools/call", "Mcp-Name": name, "Connection": "close"}
-    r = httpx2.post(inst.url, headers=h, content=json.dumps(body), timeout=30)
-    assert r.status_code == 200, (r.status_code, r.text)
-    text = r.text
-    if text.lstrip().startswith("{"):
-        return json.loads(text)
-    data = [l[5:].strip() for l in text.splitlines() if l.startswith("data:") and l[5:].strip()]
-    return json.loads(data[-1])
+    return stateless_post(inst, body, name)
 
 
 def asked(inst, args=NOTES, **kw):
