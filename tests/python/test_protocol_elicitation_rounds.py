@@ -8,7 +8,7 @@ import json
 import time
 
 import pytest
-from conftest import start_instance
+from conftest import ROOT, RealAdb, have_adb, start_instance
 from protocol_common import stateless_post
 
 VIA_CLIENT = "[confirm]\nvia_client = true\n[safety]\nconfirm_timeout_secs = {secs}\n"
@@ -163,3 +163,29 @@ def test_clients_that_did_not_declare_elicitation_are_not_asked(inst):
         reply = rpc(inst, "android_uninstall_app", NOTES, caps=caps)
         denied(reply, "nobody can approve")
     assert installed(inst)
+
+
+def test_an_approval_for_one_device_runs_nothing_once_the_call_resolves_to_another(tmp_path):
+    if not have_adb():
+        pytest.skip("no adb binary")
+    demo = ROOT / "assets" / "demo" / "demo.toml"
+    adb = RealAdb(tmp_path, scenarios=[demo, demo])
+    inst = start_instance(tmp_path, "--adb", adb.endpoint(), config=VIA_CLIENT.format(secs=20))
+    try:
+        a, b = adb.serials
+        assert not rpc(inst, "android_select_device", {"serial": a})["result"].get("isError")
+        state, form = asked(inst)
+        assert a in form["message"], form["message"]
+        # The selection moves while the person reads the form; the approval was for `a`.
+        assert not rpc(inst, "android_select_device", {"serial": b})["result"].get("isError")
+        reply = rpc(inst, "android_uninstall_app", NOTES, state, YES)
+        res = reply["result"]
+        assert res.get("isError") and "resolves to" in res["structuredContent"]["error"], reply
+        for serial in (a, b):
+            res = rpc(inst, "android_list_packages", {"filter": "com.example.notes", "serial": serial})
+            assert res["result"]["structuredContent"]["count"] == 1, res
+        rec = audit(inst)[-1]
+        assert rec["decision"] == {"approved": True, "by": "client"} and rec["outcome"] == "refused", rec
+    finally:
+        inst.stop()
+        adb.close()
