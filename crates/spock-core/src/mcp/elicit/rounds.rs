@@ -7,10 +7,15 @@
 //! The echoed `requestState` is the client's to write, so it carries nothing but a handle: 128
 //! random bits naming the waiting call in [`Rounds`]. A handle answers once (taking it removes
 //! it, whatever the retry says); a retry must be the call that was asked (same tool, the same
-//! arguments by a hash of their canonical JSON, the same client), or the waiting call is denied
-//! and the retry refused; handles that were answered or expired are remembered (the last
-//! [`ENDED_KEPT`]) so a replay or a late retry is told which, and one never issued is refused
-//! as such. At most [`MAX_PENDING`] calls wait this way at once, whatever names clients give.
+//! arguments by a hash of their canonical JSON, the same client name over the same transport),
+//! or the waiting call is denied and the retry refused; handles that were answered or expired
+//! are remembered (the last [`ENDED_KEPT`]) so a replay or a late retry is told which, and one
+//! never issued is refused as such. At most [`MAX_PENDING`] calls wait this way at once,
+//! whatever names clients give.
+//!
+//! The approved call runs in the task of its first request, so its progress and log records
+//! (`_meta` of that request) go to that request's stream, which has ended: the retry gets the
+//! result alone.
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
