@@ -3,9 +3,9 @@ demo's deep-link and AppFunctions paths end to end, and a 2026-07-28 client that
 itself is "unknown" everywhere."""
 import json
 
-import httpx2
 import pytest
 from conftest import start_instance
+from protocol_common import stateless_post
 from mcp import Client
 
 pytestmark = pytest.mark.anyio
@@ -59,16 +59,7 @@ async def test_app_functions_filter_on_schema_and_execute(demo):
 def stateless_call(inst, name, meta):
     body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
             "params": {"name": name, "arguments": {}, "_meta": meta}}
-    h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-         "Authorization": f"Bearer {inst.token}", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name,
-         "Connection": "close"}
-    r = httpx2.post(inst.url, headers=h, content=json.dumps(body), timeout=20)
-    assert r.status_code == 200, (r.status_code, r.text)
-    text = r.text
-    if text.lstrip().startswith("{"):
-        return json.loads(text)
-    data = [l[5:].strip() for l in text.splitlines() if l.startswith("data:") and l[5:].strip()]
-    return json.loads(data[-1])
+    return stateless_post(inst, body, name)
 
 
 async def test_a_client_that_never_named_itself_is_unknown(demo):

@@ -48,6 +48,8 @@ pub struct Core {
     pub registry: Registry,
     pub access: Access,
     pub confirmer: Confirmer,
+    /// 2026-07-28 calls waiting for their client's retry with an approval ([`super::elicit`]).
+    pub rounds: super::elicit::Rounds,
     pub logs: LogBuffer,
     pub paths: Paths,
     /// Shared, not copied: a reader takes the `Arc` (one atomic increment), a change swaps it.
@@ -126,6 +128,7 @@ impl Core {
                 c.set_wait_for_attach(parts.config.safety.wait_for_attach);
                 c
             },
+            rounds: Default::default(),
             registry: parts.registry,
             logs: parts.logs,
             paths: parts.paths,

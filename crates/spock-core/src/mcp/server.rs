@@ -442,6 +442,11 @@ async fn pipeline(
     let mut level = tool.level;
     let mut escalated = None;
     let result = async {
+        // A retry whose `requestState` was not accepted runs nothing (mcp::elicit).
+        if let Some((e, d)) = super::elicit::refused(tool.name) {
+            decision = d;
+            return Err(e);
+        }
         if !by_person {
             core.access.check(&tool)?;
         }
@@ -460,8 +465,10 @@ async fn pipeline(
         // The device is resolved before anyone is asked (an ambiguous serial, a gone selected
         // device, several devices and none named: refused here), shown to the person, and the
         // call pinned to it: what runs after the yes is that connection or nothing.
+        let mut pinned_id = None;
         let (device_name, device_model) = if level == Level::Destructive && tool.device {
             let entry = ctx.pin_device(requested.as_deref()).await?;
+            pinned_id = Some(entry.id.clone());
             (Some(device_label(core, &entry)), device_model(core, &entry))
         } else {
             (requested.clone(), None)
@@ -501,7 +508,7 @@ async fn pipeline(
                 ),
             };
             let d = tokio::select! {
-                d = super::elicit::ask(core, ask) => d.map_err(|e| {
+                d = super::elicit::ask(core, ask, &args) => d.map_err(|e| {
                     ToolError::refused(format!("{} was not run: {e}.", tool.name))
                 })?,
                 _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
@@ -518,6 +525,22 @@ async fn pipeline(
                     ErrorKind::Cancelled,
                     "the client left while waiting for approval: nothing was run",
                 ));
+            }
+            // A yes given on a later request (2026-07-28 rounds): the device the call resolves
+            // to must still be the one the person was shown.
+            if d.by == DecidedBy::Client
+                && super::elicit::in_rounds()
+                && let Some(shown) = &pinned_id
+            {
+                let now = ctx.resolution(requested.as_deref()).await;
+                if now.as_ref().ok() != Some(shown) {
+                    let now = now.unwrap_or_else(|e| format!("nothing ({})", e.message));
+                    return Err(ToolError::refused(format!(
+                        "{} was not run: it was approved for {shown}, but it resolves to {now} \
+                         now (the selection or the attached devices changed while it waited)",
+                        tool.name
+                    )));
+                }
             }
             ctx.approved = true;
         }
@@ -677,6 +700,7 @@ impl McpServer {
     async fn with_extras<F: std::future::Future>(
         &self,
         ctx: &RequestContext<RoleServer>,
+        client: Option<super::elicit::Client>,
         f: F,
     ) -> F::Output {
         let progress = ctx
@@ -686,7 +710,7 @@ impl McpServer {
         // Boxed: the call pipeline's future is large, and each scope would copy it again
         // on a worker thread's stack.
         let f = Box::pin(crate::progress::scope(progress, Box::pin(f)));
-        let f = Box::pin(super::elicit::scope(super::elicit::of_request(ctx), f));
+        let f = Box::pin(super::elicit::scope(client, f));
         Box::pin(super::logging::during(
             &self.core,
             &ctx.peer,
@@ -891,7 +915,8 @@ impl ServerHandler for McpServer {
         let origin = self.origin_of(&context)?;
         let cancel = context.ct.child_token();
         let read = super::templates::read(&self.core, origin, &request.uri, cancel);
-        super::templates::answer(&request.uri, self.with_extras(&context, read).await)
+        let client = super::elicit::of_request(&context, None);
+        super::templates::answer(&request.uri, self.with_extras(&context, client, read).await)
             .map(Into::into)
     }
 
@@ -1011,9 +1036,46 @@ impl ServerHandler for McpServer {
         };
         let _answering = self.core.answering();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        let name = request.name.to_string();
+        // A retry of a call that waits for its client's approval (2026-07-28 input_required):
+        // the call it names answers it, or the retry is refused as a call of its own.
+        let mut refusal = None;
+        if let Some(state) = request.request_state.as_deref() {
+            let normal = match &args {
+                Value::Null => Value::Object(Map::new()),
+                a => a.clone(),
+            };
+            let asked =
+                super::elicit::Asked::of(&name, &normal, origin.client.as_ref(), self.transport);
+            let response = request
+                .input_responses
+                .as_ref()
+                .and_then(|r| r.get(super::elicit::KEY))
+                .cloned();
+            match self.core.rounds.take(state, &asked, response) {
+                super::elicit::Taken::Matched(retry) => {
+                    let done = self.retried(retry, &context).await?;
+                    return self.answer(done, &name, &context).await;
+                }
+                other => {
+                    tracing::warn!(tool = %name, "a retry's requestState was refused");
+                    refusal = super::elicit::Refusal::of(&other);
+                }
+            }
+        }
+        // A 2026-07-28 call whose approval may be asked through its client outlives this
+        // request: it runs in its own task and waits for the retry (mcp::elicit::rounds).
+        let modern = context
+            .protocol_version()
+            .is_some_and(|v| v >= rmcp::model::ProtocolVersion::V_2026_07_28);
+        let rounds = modern && refusal.is_none() && self.core.config().confirm.via_client;
         // Cancelled by the client (notifications/cancelled, an HTTP request dropped) or by its
-        // connection going away.
-        let cancel = context.ct.child_token();
+        // connection going away; a call waiting for its retry is no longer this request's.
+        let cancel = if rounds {
+            CancellationToken::new()
+        } else {
+            context.ct.child_token()
+        };
         let watch = {
             let (gone, cancel) = (self.gone.clone(), cancel.clone());
             tokio::spawn(async move {
@@ -1021,24 +1083,97 @@ impl ServerHandler for McpServer {
                 cancel.cancel();
             })
         };
-        let done = self
-            .with_extras(
+        let done = if rounds {
+            let (asker, suspended) = super::elicit::Asker::new(cancel.clone());
+            let client = super::elicit::of_request(&context, Some(asker));
+            let (me, ctx, core) = (self.clone(), context.clone(), self.core.clone());
+            let (n, c) = (name.clone(), cancel.clone());
+            let mut join = tokio::spawn(async move {
+                // Counted until it ends: a shutdown denies a waiting call and lets it record so.
+                let _answering = core.answering();
+                me.with_extras(&ctx, client, call(&core, origin, &n, args, c))
+                    .await
+            });
+            // This request dropped before the call waits: the call is cancelled.
+            let guard = cancel.clone().drop_guard();
+            let done = tokio::select! {
+                r = &mut join => r,
+                s = suspended => match s {
+                    Ok(s) => {
+                        guard.disarm();
+                        watch.abort();
+                        self.core.rounds.attach(&s.handle, join);
+                        return Ok(CallToolResponse::InputRequired(s.result));
+                    }
+                    // It finished without asking.
+                    Err(_) => join.await,
+                },
+                _ = context.ct.cancelled() => {
+                    cancel.cancel();
+                    join.await
+                }
+            };
+            drop(guard);
+            done.map_err(|e| {
+                tracing::error!(error = %e, "a call's task failed");
+                McpError::internal_error("the call failed inside the server", None)
+            })?
+        } else {
+            self.with_extras(
                 &context,
-                call(&self.core, origin, &request.name, args, cancel),
+                super::elicit::of_request(&context, None),
+                super::elicit::refusing(refusal, call(&self.core, origin, &name, args, cancel)),
             )
-            .await;
+            .await
+        };
         watch.abort();
+        self.answer(done, &name, &context).await
+    }
+}
+
+impl McpServer {
+    /// Waits for the call a matching retry answered; the retry's cancellation is the call's now.
+    async fn retried(
+        &self,
+        retry: super::elicit::rounds::Retry,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Option<CallOutcome>, McpError> {
+        let Some(mut join) = retry.join else {
+            return Err(McpError::internal_error(
+                "the approved call is not reachable",
+                None,
+            ));
+        };
+        let guard = retry.cancel.clone().drop_guard();
+        let done = tokio::select! {
+            r = &mut join => r,
+            _ = context.ct.cancelled() => {
+                retry.cancel.cancel();
+                join.await
+            }
+        };
+        guard.disarm();
+        done.map_err(|e| {
+            tracing::error!(error = %e, "a call's task failed");
+            McpError::internal_error("the call failed inside the server", None)
+        })
+    }
+
+    /// A finished call as its client gets it.
+    async fn answer(
+        &self,
+        done: Option<CallOutcome>,
+        name: &str,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
         let Some(done) = done else {
             return Err(McpError::invalid_params(
-                format!(
-                    "unknown tool `{}`: call tools/list for the catalogue",
-                    request.name
-                ),
+                format!("unknown tool `{name}`: call tools/list for the catalogue"),
                 None,
             ));
         };
         // A set enabled for this session: the client re-reads its list.
-        if request.name == "spock_enable_toolset"
+        if name == "spock_enable_toolset"
             && let Ok(out) = &done.result
             && out.json.get("listChanged") == Some(&Value::Bool(true))
         {

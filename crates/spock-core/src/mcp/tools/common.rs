@@ -184,6 +184,12 @@ impl Ctx {
         Ok(e)
     }
 
+    /// Which device `serial` resolves to now, pinned or not (its full name): a call approved
+    /// on a later request checks it is still the one shown.
+    pub async fn resolution(&self, serial: Option<&str>) -> Result<String, ToolError> {
+        self.resolve_device(serial).await.map(|e| e.id)
+    }
+
     async fn resolve_device(&self, serial: Option<&str>) -> Result<DeviceEntry, ToolError> {
         let devices = &self.core.devices;
         if let Some(s) = serial.filter(|s| !s.is_empty()) {
