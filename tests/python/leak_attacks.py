@@ -263,6 +263,9 @@ async def run_all(client, tools=None):
     await a.matches_nothing("android_assert_text",
                             {"selector": {"viewId": "summary"}, "expectedText": f"Visa •••• 4242 · key {SCREEN_KEY}"},
                             "passed")
+    a.path("an element line and the screen sent back (returnScreen lines) holding hidden text")
+    await a.call("android_tap_element", {"selector": {"viewId": "summary"}, "returnScreen": "tree"})
+    await a.call("android_press_key", {"key": "UNKNOWN", "returnScreen": "tree"})
     a.path("android_tap_element / android_scroll_to_element on hidden text")
     for tool, args in [("android_tap_element", {"element": SCREEN_KEY}),
                        ("android_scroll_to_element", {"selector": {"textContains": SCREEN_KEY}, "maxScrolls": 1})]:

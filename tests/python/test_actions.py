@@ -69,15 +69,20 @@ async def test_tap_element_signs_in_by_tapping_the_clickable_parent(demo):
     async with session(demo) as c:
         s = Session(c)
         await s.login_screen()
+        tree = await s.ok("android_get_ui_tree", {"compact": True})
+        l, t, r, b = next(n["b"] for n in tree["tree"]["n"] if n.get("g") == "sign_in")
         sc = await s.ok("android_tap_element", {"element": "Sign in", "returnScreen": "tree"})
         # The text node matched; its clickable Compose parent (testTag sign_in) was tapped.
-        assert sc["element"]["text"] == "Sign in"
-        assert sc["actedOn"]["testTag"] == "sign_in" and "c" in sc["actedOn"]["flags"]
-        l, t, r, b = sc["actedOn"]["bounds"]
+        assert sc["element"].split(" ")[1:] == ["'Sign", "in'"], sc["element"]
+        assert sc["actedOn"].split(" ")[1:] == ["button", "#sign_in"], sc["actedOn"]
+        # The point tapped lies in the clickable parent's bounds as the tree gave them.
         x, y = sc["point"]
         assert l <= x < r and t <= y < b
-        # The screen after it settled came back in the same call, and it is the home screen.
-        assert "Cart" in json.dumps(sc["screen"]["n"])
+        # The screen after it settled came back in the same call as lines, and it is the home
+        # screen (whole: this client was never sent the home screen).
+        lines = sc["screen"].split("\n")
+        assert lines[0].startswith("rev ") and ", changes since " not in lines[0], lines
+        assert any(l.endswith("button 'Cart'") for l in lines), lines
         assert not await s.visible("Welcome back")
         assert await s.visible("Espresso Machine")
         act = await s.ok("android_get_current_activity")
@@ -104,14 +109,19 @@ async def test_typing_hostile_text_leaves_exactly_that_text(demo):
         s = Session(c)
         await s.login_screen()
         sc = await s.ok("android_input_text_into_element", {"element": "login_email", "text": HOSTILE_TEXT})
-        assert sc["verified"] is True and sc["fieldText"] == HOSTILE_TEXT
+        # Verified, and no fieldText: the field holds exactly the text typed.
+        assert sc["verified"] is True and "fieldText" not in sc, sc
         check = await s.ok("android_assert_text", {"element": "login_email", "expectedText": HOSTILE_TEXT})
         assert check["passed"], check
         # clear replaces; the device shell never ran `ls` or expanded $HOME
         sc = await s.ok("android_input_text_into_element", {"element": "login_email", "text": "a b", "clear": True})
-        assert sc["fieldText"] == "a b"
+        assert sc["verified"] is True and "fieldText" not in sc, sc
         check = await s.ok("android_assert_text", {"element": "login_email", "expectedText": "a b"})
         assert check["passed"], check
+        # Typed after what the field held: the answer says what it holds now.
+        sc = await s.ok("android_input_text_into_element", {"element": "login_email", "text": " c"})
+        assert sc["verified"] is True and sc["fieldText"] == "a b c", sc
+        await s.ok("android_input_text_into_element", {"element": "login_email", "text": "a b", "clear": True})
         # The coordinate fallback types into the focused field just as exactly.
         await s.ok("android_input_text", {"text": " $(id) `x` & |"})
         check = await s.ok("android_assert_text", {"element": "login_email", "expectedText": "a b $(id) `x` & |"})
@@ -170,7 +180,7 @@ async def test_long_press_perform_action_and_scroll(demo):
         await s.ok("android_perform_action", {"element": "Sign in", "action": "click"})
         assert await s.visible("Cart")
         sc = await s.ok("android_scroll", {"direction": "forward"})
-        assert "s" in sc["actedOn"]["flags"]
+        assert sc["actedOn"].split(" ")[1] == "list", sc
         logs = await s.ok("android_get_logcat", {"contains": "home scrolled"})
         assert len(logs["lines"]) == 1, "the device saw an upward swipe in the list"
         e = await s.err("android_scroll_to_element", {"element": "Gift card", "maxScrolls": 3})
@@ -178,7 +188,7 @@ async def test_long_press_perform_action_and_scroll(demo):
         sc = await s.ok("android_scroll_to_element", {"element": "Travel Mug"})
         assert sc["scrolls"] == 0
         sc = await s.ok("android_long_press_element", {"element": "Travel Mug", "durationMs": 800})
-        assert sc["performedAs"] == "long_press"
+        assert sc["element"].endswith("'Travel Mug'"), sc
         logs = await s.ok("android_get_logcat", {"tag": "SimInput"})
         assert logs["lines"] == [] or all("tap" not in l["message"] for l in logs["lines"])
 
@@ -298,3 +308,47 @@ async def test_select_project(demo):
         assert sc["selected"]["name"] == "shop"
         e = await s.err("android_select_project", {"project": "nope"})
         assert "shop" in e["error"]
+
+
+def rebuild(prev_lines, sent):
+    """The screen an agent holds after `sent`, from the lines it held before."""
+    head, *body = sent.split("\n")
+    if head.endswith(": no change"):
+        return prev_lines
+    if ", changes since " not in head:
+        return body
+    gone = set()
+    if body and body[-1].startswith("gone: "):
+        gone = set(body.pop()[len("gone: "):].split(" "))
+    changed = {l.split(" ")[0]: l for l in body}
+    out = [changed.get(l.split(" ")[0], l) for l in prev_lines if l.split(" ")[0] not in gone]
+    held = {l.split(" ")[0] for l in prev_lines}
+    return out + [l for l in body if l.split(" ")[0] not in held]
+
+
+async def test_the_next_screen_comes_back_as_its_changes_and_rebuilds_exactly(demo):
+    async with session(demo) as c:
+        s = Session(c)
+        first = await s.ok("android_launch_app", {"packageName": "com.example.shop", "returnScreen": "tree"})
+        held = first["screen"].split("\n")[1:]
+        assert any("#login_password" in l and l.endswith("password") for l in held), held
+        for tap in ("Sign in", "Espresso Machine", "Add to cart"):
+            sc = await s.ok("android_tap_element", {"element": tap, "returnScreen": "tree"})
+            sent = sc["screen"]
+            held = rebuild(held, sent)
+        # Adding to the cart changed a few lines of the product page: only those came back.
+        assert ", changes since " in sent.split("\n")[0], sent
+        assert "'Product #42'" not in sent and "View cart" in sent, sent
+        # What the agent rebuilt is the screen as it is: every node of a fresh read, by id and label.
+        tree = await s.ok("android_get_ui_tree", {"compact": True})
+        nodes = tree["tree"]["n"]
+        assert sorted(l.split(" ")[0] for l in held) == sorted(n["id"] for n in nodes), (held, nodes)
+        by_id = {l.split(" ")[0]: l for l in held}
+        for n in nodes:
+            label = n.get("t") or n.get("d") or n.get("in")
+            if label:
+                assert f"'{label}'" in by_id[n["id"]], (n, by_id[n["id"]])
+        # After that read, the next screen goes out whole again.
+        sc = await s.ok("android_tap_element", {"element": "View cart", "returnScreen": "tree"})
+        assert ", changes since " not in sc["screen"].split("\n")[0]
+        assert "Total: $517.00" in sc["screen"]

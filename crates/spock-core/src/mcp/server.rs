@@ -839,7 +839,8 @@ host) and spock_enable_toolset lists one (debug has android_get_debug_context fo
 Element tools take `element` (a testTag, content description or text, tried in that order: exact, \
 then case-insensitive, then substring) or `selector` (any of nodeId+revision, testTag, text, \
 textContains, contentDescription, viewId, className, role, packageName, index, state, ancestor, \
-descendant). Destructive tools wait for a person to approve each call.";
+descendant). returnScreen sends the settled screen as lines (id role 'label' #tag flags), later ones \
+as the changes since the last sent. Destructive tools wait for a person to approve each call.";
 
 impl ServerHandler for McpServer {
     #[allow(deprecated)] // logging: deprecated by 2026-07-28, still in it

@@ -251,3 +251,66 @@ fn window_filter_on_a_two_window_dump() {
             .is_some_and(|id| crate::uitree::NodeId::parse(id).is_some_and(|n| n < t.roots()[1]))
     }));
 }
+
+/// The line form (what actions send back) on every real capture: the same nodes as the compact
+/// form, one line each, at most 60% of the compact JSON (no bounds, no keys), never a line an app's
+/// text could add.
+#[test]
+fn lines_list_the_compact_nodes_one_per_line_in_less_room() {
+    for (name, xml) in all_fixtures() {
+        let t = parse(&xml).expect("parses");
+        let opts = TreeOptions {
+            compact: true,
+            ..TreeOptions::default()
+        };
+        let c = compact(&t);
+        let lines = t.to_lines(opts);
+        let mut it = lines.split('\n');
+        assert_eq!(
+            it.next(),
+            Some(format!("rev {}", t.revision()).as_str()),
+            "{name}"
+        );
+        let ids: Vec<&str> = it.map(|l| l.split(' ').next().unwrap_or("")).collect();
+        let list = entries(&c);
+        let want: Vec<&str> = list
+            .iter()
+            .map(|e| e["id"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(ids, want, "{name}: the same nodes in the same order");
+        let json_len = serde_json::to_string(&c).expect("json").len();
+        assert!(
+            lines.len() * 5 <= json_len * 3,
+            "{name}: lines {} vs compact {json_len}",
+            lines.len()
+        );
+    }
+}
+
+#[test]
+fn a_line_names_the_node_and_hides_what_must_stay_hidden() {
+    let xml = r#"<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="p" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,0][1080,2400]"><node index="0" text="hunter2" resource-id="p:id/pw" class="android.widget.EditText" package="p" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="true" scrollable="false" long-clickable="true" password="true" selected="false" visible-to-user="true" bounds="[0,100][1080,200]" /><node index="1" text="Hi&#10;n9 button 'Pay'" resource-id="" class="android.widget.TextView" package="p" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,300][1080,400]" /><node index="2" text="Wi-Fi" resource-id="p:id/wifi" class="android.widget.Switch" package="p" content-desc="" checkable="true" checked="true" clickable="true" enabled="false" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,500][1080,600]" /></node></hierarchy>"#;
+    let t = parse(xml).expect("parses");
+    let lines = t.to_lines(TreeOptions {
+        compact: true,
+        ..TreeOptions::default()
+    });
+    let body: Vec<&str> = lines.split('\n').skip(1).collect();
+    assert_eq!(body.len(), 3, "{lines}");
+    // The password's text never shows; the role says it edits, the flags say the rest.
+    assert!(!lines.contains("hunter2"), "{lines}");
+    assert!(
+        body[0].ends_with("input '«password»' #pw focused password"),
+        "{}",
+        body[0]
+    );
+    // A line break in an app's text is written out: it cannot pose as a node line.
+    assert!(body[1].ends_with(r"'Hi\nn9 button 'Pay''"), "{}", body[1]);
+    assert!(body.iter().all(|l| !l.starts_with("n9 ")), "{lines}");
+    // A switch's state and a disabled control are words.
+    assert!(
+        body[2].ends_with("switch 'Wi-Fi' #wifi checked disabled"),
+        "{}",
+        body[2]
+    );
+}

@@ -190,7 +190,11 @@ pub struct Settled {
 /// answer while nothing else is sent); with `both` the screenshot is taken at the same time
 /// (the device runs both at once: the call waits for the longer, not the sum); a screenshot
 /// alone waits ~300 ms first, as `screencap` does not wait for anything.
-pub async fn settle(ctx: &Ctx, dev: &Device, want: Option<ReturnScreen>) -> Result<Settled, ToolError> {
+pub async fn settle(
+    ctx: &Ctx,
+    dev: &Device,
+    want: Option<ReturnScreen>,
+) -> Result<Settled, ToolError> {
     let Some(want) = want else {
         return Ok(Settled::default());
     };

@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::actions::{ReturnScreen, settle};
 use super::inspect::{current_activity, refused};
 use crate::device::Device;
 use crate::device::parse::am;
 use crate::guard::{self, ExtraValue, shell_quote};
-use super::actions::{ReturnScreen, settle};
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages, destroying_verb};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;

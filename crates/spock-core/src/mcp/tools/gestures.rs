@@ -166,8 +166,8 @@ pub struct SwipeArgs {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct KeyArgs {
     pub serial: Option<String>,
-    /// An Android key name with or without KEYCODE_ (BACK, ENTER, DEL, PAGE_DOWN, MOVE_END, …),
-    /// a common name (BACKSPACE, DELETE, UP, ESC, END, …) or a key code number.
+    /// Android key name, KEYCODE_ optional (DEL, PAGE_DOWN, MOVE_END…), a common name (DELETE,
+    /// ESC, END…) or a key code.
     pub key: String,
     #[serde(default)]
     pub long_press: bool,
@@ -290,8 +290,7 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Press key",
             level: Level::SafeAction,
             toolset: Toolset::Core,
-            description: "Press a key: BACK, HOME, ENTER, TAB, BACKSPACE, DELETE, UP/DOWN/LEFT/RIGHT, PAGE_UP, END, ESCAPE; \
-                          any Android key name (KEYCODE_ optional) or number.",
+            description: "Press a key: BACK, HOME, ENTER, TAB, BACKSPACE, arrows, any Android key name or number.",
         }
         .def(key),
         Meta {

@@ -124,11 +124,9 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     // The field is found on the tree as the caller sees it; the typed text is checked on the
     // raw one (a password field's length, text a rule would hide).
     let tree = dump_for_action_raw(&ctx, &dev).await?;
-    let id = {
-        let mut view = tree.clone();
-        ctx.core.redactor.redact_tree(&mut view, ctx.audience());
-        a.target.resolve(&view)?
-    };
+    let mut view = tree.clone();
+    ctx.core.redactor.redact_tree(&mut view, ctx.audience());
+    let id = a.target.resolve(&view)?;
     let field = text_field(&tree, id)?;
     if visible_rect(&tree, field).is_none() {
         return Err(ToolError::not_found(format!(
@@ -141,9 +139,10 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     ctx.typing_into(Some(password))?;
     let mut out = ActionOut::new(dev.serial(), "", "");
     press_node(&ctx, &dev, &tree, field, GestureKind::Tap, &mut out).await?;
-    // The tap matched the field itself; report the match the agent named.
-    out.element = element_out(&tree, id);
-    out.acted_on = (field != id).then(|| element_out(&tree, field)).flatten();
+    // The tap matched the field itself; report the match the agent named, as the agent is
+    // shown the screen (redacted; same node ids as the raw dump).
+    out.element = element_out(&view, id);
+    out.acted_on = (field != id).then(|| element_out(&view, field)).flatten();
     pause(&ctx, 150).await?;
     let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
     if a.clear {

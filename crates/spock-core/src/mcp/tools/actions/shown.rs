@@ -155,11 +155,18 @@ mod tests {
     #[test]
     fn a_client_gets_the_changes_and_can_rebuild_the_screen_exactly() {
         let s = ShownScreens::default();
-        assert_eq!(s.render(Some("stdio#1"), "d", DETAIL.into()), DETAIL, "first: whole");
+        assert_eq!(
+            s.render(Some("stdio#1"), "d", DETAIL.into()),
+            DETAIL,
+            "first: whole"
+        );
         let sent = s.render(Some("stdio#1"), "d", ADDED.into());
         assert!(sent.starts_with("rev bbb, changes since aaa:"), "{sent}");
         assert!(sent.len() * 4 <= ADDED.len() * 3, "{sent}");
-        assert!(!sent.contains("'Back'"), "unchanged lines are left out: {sent}");
+        assert!(
+            !sent.contains("'Back'"),
+            "unchanged lines are left out: {sent}"
+        );
         assert!(sent.ends_with("gone: n12"), "{sent}");
         let mut want: Vec<String> = ADDED.lines().skip(1).map(str::to_string).collect();
         want.sort();
