@@ -359,7 +359,11 @@ pub async fn capture(
     let converted = match convert_off(shot, max, format, black.clone()).await? {
         // A pixel format the raw reader lacks: the device encodes a PNG instead (once).
         Err(ImgError::Raw(raw::RawError::UnknownFormat(f))) => {
-            tracing::debug!(serial = dev.serial(), format = f, "raw screencap: asking for a PNG");
+            tracing::debug!(
+                serial = dev.serial(),
+                format = f,
+                "raw screencap: asking for a PNG"
+            );
             let png = shoot(ctx, dev, true).await?;
             convert_off(Shot::Png(png.to_vec()), max, format, black).await?
         }
@@ -616,7 +620,11 @@ mod tests {
         )
         .unwrap()
         .into_rgba8();
-        assert_eq!(whole.get_pixel(30, 20).0, [30, 20, 7, 255], "the person's copy is whole");
+        assert_eq!(
+            whole.get_pixel(30, 20).0,
+            [30, 20, 7, 255],
+            "the person's copy is whole"
+        );
         let png_out = super::convert(
             Shot::Raw(raw_frame(200, 100)),
             0,
@@ -639,7 +647,10 @@ mod tests {
             "{e:?}"
         );
         assert!(e.to_string().contains("not a whole frame"), "{e}");
-        let mut fp16: Vec<u8> = [2u32, 2, 0x16, 0].iter().flat_map(|x| x.to_le_bytes()).collect();
+        let mut fp16: Vec<u8> = [2u32, 2, 0x16, 0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         fp16.extend_from_slice(&[0; 32]);
         assert!(matches!(
             super::convert(Shot::Raw(fp16.into()), 0, Format::Jpeg, &[]),

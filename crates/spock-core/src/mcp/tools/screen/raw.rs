@@ -181,11 +181,16 @@ mod tests {
     fn a_real_shaped_phone_frame() {
         // 1080×2400 RGBA with a 4-word header, as an Android 14 phone sends it.
         let (w, h) = (1080u32, 2400u32);
-        let px: Vec<u8> = (0..w * h).flat_map(|i| [(i % 251) as u8, 0, 0, 255]).collect();
+        let px: Vec<u8> = (0..w * h)
+            .flat_map(|i| [(i % 251) as u8, 0, 0, 255])
+            .collect();
         let f = decode(&frame(&[w, h, 1, 1], &px)).unwrap();
         assert_eq!((f.width, f.height), (w, h));
         assert_eq!(f.rgba.len(), px.len());
-        assert_eq!(&f.rgba[4 * 1000..4 * 1000 + 4], &[(1000 % 251) as u8, 0, 0, 255]);
+        assert_eq!(
+            &f.rgba[4 * 1000..4 * 1000 + 4],
+            &[(1000 % 251) as u8, 0, 0, 255]
+        );
     }
 
     #[test]
@@ -209,12 +214,16 @@ mod tests {
         // A hostile header: 4 billion squared pixels, 32 bytes of data. Nothing is allocated
         // for the claim; the length check refuses it.
         m(&frame(&[u32::MAX, u32::MAX, 1, 0], &[0; 16]));
+        m(&frame(&[100_000, 100_000, 1, 0], &[0; 64]));
+        m(&frame(&[u32::MAX, u32::MAX, 0x16, 0], &[0; 16]));
         m(&frame(&[0, 10, 1, 0], &[]));
         m(&frame(&[10, 0, 1], &[]));
         // Text where a frame should be (an error message on stdout).
         m(b"Capturing failed.\nSaving image failed.\n");
         // A PNG is not a raw frame either.
-        m(&[0x89, b'P', b'N', b'G', 13, 10, 26, 10, 0, 0, 0, 13, b'I', b'H', b'D', b'R']);
+        m(&[
+            0x89, b'P', b'N', b'G', 13, 10, 26, 10, 0, 0, 0, 13, b'I', b'H', b'D', b'R',
+        ]);
     }
 
     #[test]
