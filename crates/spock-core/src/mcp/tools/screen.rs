@@ -4,10 +4,13 @@
 //! The device is asked for a raw frame (`screencap` over `exec:`, binary-exact; read in
 //! [`raw`]) and the host downscales and encodes it: a phone spends most of `screencap -p`
 //! encoding a PNG (published medians ~1.5–2.1 s against 675 ms raw, BENCHMARKS.md §10), and the
-//! host had to decode that PNG again before it could scale it. A pixel format the reader does
-//! not know is asked for again as a PNG, once. A full-size PNG (`maxSize: 0`) is still asked
-//! for as `-p` and passed on as the device sent it (see [`wants_raw`]). Conversions run off the
-//! async runtime, at most one per core (`imagework`).
+//! host had to decode that PNG again before it could scale it. A device that answers a PNG
+//! sooner (a virtual device or emulator on the same host, where 10 MB of raw pixels through adb
+//! cost more than the encoding) is asked for PNGs instead, once it showed it
+//! (`device::shotspeed`). A pixel format the reader does not know is asked for again as a PNG,
+//! once. A full-size PNG (`maxSize: 0`) is still asked for as `-p` and passed on as the device
+//! sent it (see [`wants_raw`]). Conversions run off the async runtime, at most one per core
+//! (`imagework`).
 use std::io::Cursor;
 
 use schemars::JsonSchema;
@@ -103,12 +106,14 @@ struct Converted {
     whole: Option<Vec<u8>>,
 }
 
-/// Whether to ask the device for a raw frame rather than a PNG. A phone spends most of
-/// `screencap -p` encoding the PNG (median ~2.1 s against 675 ms raw at 1440×3120,
-/// BENCHMARKS.md §10): whenever the host converts the image anyway (downscale, JPEG, blacking
-/// out) raw is the cheaper path.
-fn wants_raw(max: u32, format: Format) -> bool {
-    !(format == Format::Png && max == 0)
+/// Whether to ask the device for a raw frame rather than a PNG: whenever the host converts the
+/// image anyway (downscale, JPEG, blacking out), unless this device answered a PNG sooner
+/// (`Device::screencap_prefers_png`: a phone encodes a PNG slowly, a virtual device quickly,
+/// and there the raw frame's 10 MB through adb cost more). A full-size PNG is the device's own,
+/// passed on as it came: encoding it again here made that call ~8× slower on the virtual
+/// device (BENCHMARKS.md §10).
+fn wants_raw(max: u32, format: Format, dev: &Device) -> bool {
+    !(format == Format::Png && max == 0) && !dev.screencap_prefers_png()
 }
 
 fn convert(shot: Shot, max: u32, format: Format, black: &[Region]) -> Result<Converted, ImgError> {
@@ -288,6 +293,7 @@ fn shrink(rgba: Vec<u8>, (sw, sh): (u32, u32), (w, h): (u32, u32)) -> Result<Vec
 /// Runs `screencap` (`-p` for a PNG) with progress ticks; empty output is an error.
 async fn shoot(ctx: &Ctx, dev: &Device, png: bool) -> Result<bytes::Bytes, ToolError> {
     let cmd = if png { "screencap -p" } else { "screencap" };
+    let started = std::time::Instant::now();
     let out = crate::progress::ticking(
         "screenshot",
         std::time::Duration::from_secs(1),
@@ -299,6 +305,7 @@ async fn shoot(ctx: &Ctx, dev: &Device, png: bool) -> Result<bytes::Bytes, ToolE
             "screencap returned nothing: the screen may be protected (FLAG_SECURE), off or locked",
         ));
     }
+    dev.note_screencap(png, started.elapsed());
     Ok(out)
 }
 
@@ -329,7 +336,7 @@ pub async fn capture(
             .core
             .redactor
             .has_rules_for(crate::redact::Audience::Agent);
-    let raw = wants_raw(max, format);
+    let raw = wants_raw(max, format, dev);
     let (out, tree) = if for_agent {
         let (out, tree) = tokio::join!(shoot(ctx, dev, !raw), super::ui::dump_raw(ctx, dev));
         (out, Some(tree))
@@ -364,6 +371,8 @@ pub async fn capture(
                 format = f,
                 "raw screencap: asking for a PNG"
             );
+            // Never the quicker one again on this device: the PNG answered below wins.
+            dev.note_screencap(false, std::time::Duration::MAX);
             let png = shoot(ctx, dev, true).await?;
             convert_off(Shot::Png(png.to_vec()), max, format, black).await?
         }
