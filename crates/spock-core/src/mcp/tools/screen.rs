@@ -113,7 +113,10 @@ struct Converted {
 /// passed on as it came: encoding it again here made that call ~8× slower on the virtual
 /// device (BENCHMARKS.md §10).
 fn wants_raw(max: u32, format: Format, dev: &Device) -> bool {
-    !(format == Format::Png && max == 0) && !dev.screencap_prefers_png()
+    if format == Format::Png && max == 0 {
+        return false;
+    }
+    !dev.screencap_prefers_png()
 }
 
 fn convert(shot: Shot, max: u32, format: Format, black: &[Region]) -> Result<Converted, ImgError> {
