@@ -112,6 +112,24 @@ async def test_screenshot_reads_a_raw_frame_and_converts_it_on_the_host(served):
         assert (sc["width"], sc["height"]) == (461, 1024) == jpeg_size(jpeg), (sc, jpeg_size(jpeg))
 
 
+async def test_a_raw_frame_of_a_rotated_screen_has_the_rotated_size(served):
+    import base64
+
+    inst, adb = served
+    sim = adb.sim_serials()[0]
+    adb.adb("-s", adb.serials[0], "shell", "wm user-rotation lock 1")
+    async with Client(inst.relay_params(), mode="legacy") as c:
+        adb.fault(sim, stats=True, reset=True)
+        res = await c.call_tool("android_take_screenshot", {"maxSize": 1024, "format": "jpeg"})
+        assert not res.is_error, res
+        cmds = json.loads(adb.fault(sim, stats=True))["stats"][sim]["commands"]
+        assert cmds.get("screencap (raw)", {}).get("count") == 1, cmds
+        sc = res.structured_content
+        jpeg = base64.b64decode(next(b for b in res.content if b.type == "image").data)
+        assert (sc["screenWidth"], sc["screenHeight"]) == (2400, 1080), sc
+        assert (sc["width"], sc["height"]) == (1024, 461) == jpeg_size(jpeg), sc
+
+
 async def test_debug_context_survives_a_failing_screenshot(served):
     inst, adb = served
     adb.fault(adb.sim_serials()[0], fault="hang", command="screencap")
