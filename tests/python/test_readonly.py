@@ -78,6 +78,58 @@ async def test_screenshot_is_image_content_with_scale(served):
         assert abs(sc["scaleToScreen"] - 3.0) < 1e-9
 
 
+def jpeg_size(j: bytes):
+    """Width and height from a baseline JPEG's SOF0 frame header."""
+    i = 2
+    while i + 9 < len(j) and j[i] == 0xFF:
+        marker, length = j[i + 1], int.from_bytes(j[i + 2:i + 4], "big")
+        if marker == 0xC0:
+            return int.from_bytes(j[i + 7:i + 9], "big"), int.from_bytes(j[i + 5:i + 7], "big")
+        i += 2 + length
+    return None
+
+
+async def test_screenshot_reads_a_raw_frame_and_converts_it_on_the_host(served):
+    """The device is asked for raw `screencap` (no PNG encoding on the device), through the
+    real adb server; the host makes the JPEG, at the right size."""
+    import base64
+
+    inst, adb = served
+    sim = adb.sim_serials()[0]
+    async with Client(inst.relay_params(), mode="legacy") as c:
+        await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+        adb.fault(sim, stats=True, reset=True)
+        res = await c.call_tool("android_take_screenshot", {"maxSize": 1024, "format": "jpeg"})
+        assert not res.is_error, res
+        cmds = json.loads(adb.fault(sim, stats=True))["stats"][sim]["commands"]
+        assert cmds.get("screencap (raw)", {}).get("count") == 1, cmds
+        assert "screencap -p" not in cmds, cmds
+        img = next(b for b in res.content if b.type == "image")
+        jpeg = base64.b64decode(img.data)
+        assert img.mime_type == "image/jpeg" and jpeg[:2] == b"\xff\xd8" and jpeg[-2:] == b"\xff\xd9"
+        sc = res.structured_content
+        assert (sc["screenWidth"], sc["screenHeight"]) == (1080, 2400)
+        assert (sc["width"], sc["height"]) == (461, 1024) == jpeg_size(jpeg), (sc, jpeg_size(jpeg))
+
+
+async def test_a_raw_frame_of_a_rotated_screen_has_the_rotated_size(served):
+    import base64
+
+    inst, adb = served
+    sim = adb.sim_serials()[0]
+    adb.adb("-s", adb.serials[0], "shell", "wm user-rotation lock 1")
+    async with Client(inst.relay_params(), mode="legacy") as c:
+        adb.fault(sim, stats=True, reset=True)
+        res = await c.call_tool("android_take_screenshot", {"maxSize": 1024, "format": "jpeg"})
+        assert not res.is_error, res
+        cmds = json.loads(adb.fault(sim, stats=True))["stats"][sim]["commands"]
+        assert cmds.get("screencap (raw)", {}).get("count") == 1, cmds
+        sc = res.structured_content
+        jpeg = base64.b64decode(next(b for b in res.content if b.type == "image").data)
+        assert (sc["screenWidth"], sc["screenHeight"]) == (2400, 1080), sc
+        assert (sc["width"], sc["height"]) == (1024, 461) == jpeg_size(jpeg), sc
+
+
 async def test_debug_context_survives_a_failing_screenshot(served):
     inst, adb = served
     adb.fault(adb.sim_serials()[0], fault="hang", command="screencap")

@@ -184,19 +184,21 @@ async def test_screenshot_blacks_out_what_the_tree_hides(tmp_path):
         async with Client(inst.relay_params(), mode="legacy") as c:
             await call(c, "android_launch_app", {"packageName": "com.example.shop"})
             await to_settings(c)
-            res = await c.call_tool("android_take_screenshot", {"format": "png", "maxSize": 0})
-            assert not res.is_error
-            img = next(x for x in res.content if x.type == "image")
-            w, h, rows, bpp = png_pixels(base64.b64decode(img.data))
-            assert (w, h) == (1080, 2400)
-            px = lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
-            # The card's summary line ([63,780][1017,840]) is solid black for the agent...
-            card = {px(x, y) for x in range(63, 1017, 7) for y in range(780, 840, 3)}
-            assert card == {(0, 0, 0)}, card
-            assert res.structured_content["hiddenRegions"] == 1
-            # ...and only it: the title above it is still drawn.
-            title = {px(x, y) for x in range(63, 1017, 7) for y in range(720, 780, 3)}
-            assert len(title) > 1
+            # maxSize 0: the device's PNG (`screencap -p`); 2400: a raw frame converted here.
+            for max_size in (0, 2400):
+                res = await c.call_tool("android_take_screenshot", {"format": "png", "maxSize": max_size})
+                assert not res.is_error
+                img = next(x for x in res.content if x.type == "image")
+                w, h, rows, bpp = png_pixels(base64.b64decode(img.data))
+                assert (w, h) == (1080, 2400)
+                px = lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
+                # The card's summary line ([63,780][1017,840]) is solid black for the agent...
+                card = {px(x, y) for x in range(63, 1017, 7) for y in range(780, 840, 3)}
+                assert card == {(0, 0, 0)}, (max_size, card)
+                assert res.structured_content["hiddenRegions"] == 1
+                # ...and only it: the title above it is still drawn.
+                title = {px(x, y) for x in range(63, 1017, 7) for y in range(720, 780, 3)}
+                assert len(title) > 1, max_size
     finally:
         inst.stop()
 

@@ -23,6 +23,7 @@ mod listing;
 mod ops;
 pub mod screens;
 mod shell;
+mod shotspeed;
 mod sync;
 mod tracker;
 mod wire;

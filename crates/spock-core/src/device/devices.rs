@@ -175,6 +175,8 @@ pub(crate) struct Inner {
     pub(crate) shutdown: CancellationToken,
     /// Screen generations and kept settle dumps, shared by every handle and client.
     pub(crate) screens: super::screens::ScreenLog,
+    /// How fast each device answered raw and PNG screenshots (which to ask for next).
+    pub(crate) shot_speed: super::shotspeed::ShotSpeed,
 }
 
 impl Drop for Inner {
@@ -600,6 +602,7 @@ impl Devices {
                 tracking: AtomicBool::new(false),
                 shutdown: CancellationToken::new(),
                 screens: super::screens::ScreenLog::default(),
+                shot_speed: super::shotspeed::ShotSpeed::default(),
             }),
         }
     }

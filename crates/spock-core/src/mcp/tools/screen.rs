@@ -1,6 +1,16 @@
-//! Screenshots as MCP image content: `screencap -p` over `exec:` (binary-exact), downscaled
-//! and re-encoded off the async runtime, at most one conversion per core (`imagework`), with the scale back to screen coordinates stated so a
-//! tap computed from the image lands right.
+//! Screenshots as MCP image content, with the scale back to screen coordinates stated so a tap
+//! computed from the image lands right.
+//!
+//! The device is asked for a raw frame (`screencap` over `exec:`, binary-exact; read in
+//! [`raw`]) and the host downscales and encodes it: a phone spends most of `screencap -p`
+//! encoding a PNG (published medians ~1.5–2.1 s against 675 ms raw, BENCHMARKS.md §10), and the
+//! host had to decode that PNG again before it could scale it. A device that answers a PNG
+//! sooner (a virtual device or emulator on the same host, where 10 MB of raw pixels through adb
+//! cost more than the encoding) is asked for PNGs instead, once it showed it
+//! (`device::shotspeed`). A pixel format the reader does not know is asked for again as a PNG,
+//! once. A full-size PNG (`maxSize: 0`) is still asked for as `-p` and passed on as the device
+//! sent it (see [`wants_raw`]). Conversions run off the async runtime, at most one per core
+//! (`imagework`).
 use std::io::Cursor;
 
 use schemars::JsonSchema;
@@ -11,6 +21,8 @@ use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{Image, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
+
+mod raw;
 
 /// Longest side by default: small enough for every client's message limits, large enough to
 /// read text.
@@ -65,6 +77,8 @@ enum ImgError {
         "the device's screencap output is not a PNG ({0}); the screen may be protected (FLAG_SECURE) or locked"
     )]
     Decode(String),
+    #[error("the device's raw screencap output is not a whole frame ({0})")]
+    Raw(raw::RawError),
     #[error("could not encode the screenshot: {0}")]
     Encode(String),
 }
@@ -72,12 +86,75 @@ enum ImgError {
 /// A region of the screen to black out, in screen pixels: `[left, top, right, bottom)`.
 pub type Region = (i32, i32, i32, i32);
 
-fn convert(
+/// What the device sent.
+enum Shot {
+    /// `screencap -p`: the device encoded a PNG.
+    Png(Vec<u8>),
+    /// `screencap`: a raw frame (see [`raw`]), converted here.
+    Raw(bytes::Bytes),
+}
+
+/// A converted screenshot: the image for the caller, its size and the screen's, and the
+/// person's whole PNG when regions were blacked out for the agent.
+#[derive(Debug)]
+struct Converted {
+    data: Vec<u8>,
+    width: u32,
+    height: u32,
+    screen_width: u32,
+    screen_height: u32,
+    whole: Option<Vec<u8>>,
+}
+
+/// Whether to ask the device for a raw frame rather than a PNG: whenever the host converts the
+/// image anyway (downscale, JPEG, blacking out), unless this device answered a PNG sooner
+/// (`Device::screencap_prefers_png`: a phone encodes a PNG slowly, a virtual device quickly,
+/// and there the raw frame's 10 MB through adb cost more). A full-size PNG is the device's own,
+/// passed on as it came: encoding it again here made that call ~8× slower on the virtual
+/// device (BENCHMARKS.md §10).
+fn wants_raw(max: u32, format: Format, dev: &Device) -> bool {
+    if format == Format::Png && max == 0 {
+        return false;
+    }
+    !dev.screencap_prefers_png()
+}
+
+fn convert(shot: Shot, max: u32, format: Format, black: &[Region]) -> Result<Converted, ImgError> {
+    match shot {
+        Shot::Png(png) => convert_png(png, max, format, black),
+        Shot::Raw(bytes) => {
+            let frame = raw::decode(&bytes).map_err(ImgError::Raw)?;
+            drop(bytes);
+            let (sw, sh) = (frame.width, frame.height);
+            let rgba = image::RgbaImage::from_raw(sw, sh, frame.rgba)
+                .ok_or_else(|| ImgError::Encode(format!("{sw}x{sh}: a frame of the wrong size")))?;
+            // The person's copy is whole: encoded before anything is blacked out.
+            let whole = if black.is_empty() {
+                None
+            } else {
+                Some(encode_png(rgba.as_raw(), sw, sh)?)
+            };
+            let mut out = finish(rgba, max, format, black)?;
+            out.whole = whole;
+            Ok(out)
+        }
+    }
+}
+
+fn convert_png(
     png: Vec<u8>,
     max: u32,
     format: Format,
     black: &[Region],
-) -> Result<(Vec<u8>, u32, u32, u32, u32), ImgError> {
+) -> Result<Converted, ImgError> {
+    let as_sent = |png: Vec<u8>, sw: u32, sh: u32| Converted {
+        data: png,
+        width: sw,
+        height: sh,
+        screen_width: sw,
+        screen_height: sh,
+        whole: None,
+    };
     // A PNG that is already small enough goes back as the device sent it: its size comes from
     // the header, and the IEND trailer shows it arrived whole; no decode, no re-encode.
     // Blacking out needs the pixels, so it always decodes.
@@ -86,42 +163,69 @@ fn convert(
             .into_dimensions()
             .map_err(|e| ImgError::Decode(e.to_string()))?;
         if (max == 0 || sw.max(sh) <= max) && png.ends_with(&PNG_IEND) {
-            return Ok((png, sw, sh, sw, sh));
+            return Ok(as_sent(png, sw, sh));
         }
     }
-    let mut rgba = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+    let rgba = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
         .map_err(|e| ImgError::Decode(e.to_string()))?
         .into_rgba8();
     let (sw, sh) = rgba.dimensions();
+    if format == Format::Png && fit(sw, sh, max) == (sw, sh) && black.is_empty() {
+        return Ok(as_sent(png, sw, sh));
+    }
+    // The person's copy is the device's PNG as it came (no extra conversion).
+    let whole = (!black.is_empty()).then_some(png);
+    let mut out = finish(rgba, max, format, black)?;
+    out.whole = whole;
+    Ok(out)
+}
+
+/// Blacks out, downscales to fit `max` and encodes the screen's pixels.
+fn finish(
+    mut rgba: image::RgbaImage,
+    max: u32,
+    format: Format,
+    black: &[Region],
+) -> Result<Converted, ImgError> {
+    let (sw, sh) = rgba.dimensions();
     black_out(&mut rgba, black);
     let (w, h) = fit(sw, sh, max);
-    if format == Format::Png && (w, h) == (sw, sh) && black.is_empty() {
-        return Ok((png, w, h, sw, sh));
-    }
     let pixels = if (w, h) == (sw, sh) {
         rgba.into_raw()
     } else {
         shrink(rgba.into_raw(), (sw, sh), (w, h))?
     };
-    let mut out = Vec::new();
-    match format {
-        Format::Png => {
-            use image::ImageEncoder;
-            image::codecs::png::PngEncoder::new(&mut out)
-                .write_image(&pixels, w, h, image::ExtendedColorType::Rgba8)
-                .map_err(|e| ImgError::Encode(e.to_string()))?;
-        }
+    let data = match format {
+        Format::Png => encode_png(&pixels, w, h)?,
         Format::Jpeg => {
             let (jw, jh) = match (u16::try_from(w), u16::try_from(h)) {
                 (Ok(a), Ok(b)) => (a, b),
                 _ => return Err(ImgError::Encode(format!("{w}x{h} is too large for JPEG"))),
             };
+            let mut out = Vec::new();
             jpeg_encoder::Encoder::new(&mut out, 80)
                 .encode(&pixels, jw, jh, jpeg_encoder::ColorType::Rgba)
                 .map_err(|e| ImgError::Encode(e.to_string()))?;
+            out
         }
-    }
-    Ok((out, w, h, sw, sh))
+    };
+    Ok(Converted {
+        data,
+        width: w,
+        height: h,
+        screen_width: sw,
+        screen_height: sh,
+        whole: None,
+    })
+}
+
+fn encode_png(rgba: &[u8], w: u32, h: u32) -> Result<Vec<u8>, ImgError> {
+    use image::ImageEncoder;
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out)
+        .write_image(rgba, w, h, image::ExtendedColorType::Rgba8)
+        .map_err(|e| ImgError::Encode(e.to_string()))?;
+    Ok(out)
 }
 
 /// Paints each region opaque black (clamped to the image) before any scaling, so no
@@ -189,6 +293,37 @@ fn shrink(rgba: Vec<u8>, (sw, sh): (u32, u32), (w, h): (u32, u32)) -> Result<Vec
     Ok(dst.into_vec())
 }
 
+/// Runs `screencap` (`-p` for a PNG) with progress ticks; empty output is an error.
+async fn shoot(ctx: &Ctx, dev: &Device, png: bool) -> Result<bytes::Bytes, ToolError> {
+    let cmd = if png { "screencap -p" } else { "screencap" };
+    let started = std::time::Instant::now();
+    let out = crate::progress::ticking(
+        "screenshot",
+        std::time::Duration::from_secs(1),
+        dev.exec_out(cmd, ctx.timeout(), RAW_CAP),
+    )
+    .await?;
+    if out.is_empty() {
+        return Err(ToolError::device(
+            "screencap returned nothing: the screen may be protected (FLAG_SECURE), off or locked",
+        ));
+    }
+    dev.note_screencap(png, started.elapsed());
+    Ok(out)
+}
+
+/// Converts off the async runtime, at most one conversion per core.
+async fn convert_off(
+    shot: Shot,
+    max: u32,
+    format: Format,
+    black: Vec<Region>,
+) -> Result<Result<Converted, ImgError>, ToolError> {
+    crate::mcp::imagework::run(move || convert(shot, max, format, &black))
+        .await
+        .map_err(ToolError::internal)
+}
+
 /// Capture `dev`'s screen.
 pub async fn capture(
     ctx: &Ctx,
@@ -204,28 +339,14 @@ pub async fn capture(
             .core
             .redactor
             .has_rules_for(crate::redact::Audience::Agent);
-    let (png, tree) = if for_agent {
-        let (png, tree) = tokio::join!(
-            crate::progress::ticking(
-                "screenshot",
-                std::time::Duration::from_secs(1),
-                dev.exec_out("screencap -p", ctx.timeout(), RAW_CAP)
-            ),
-            super::ui::dump_raw(ctx, dev)
-        );
-        (png, Some(tree))
+    let raw = wants_raw(max, format, dev);
+    let (out, tree) = if for_agent {
+        let (out, tree) = tokio::join!(shoot(ctx, dev, !raw), super::ui::dump_raw(ctx, dev));
+        (out, Some(tree))
     } else {
-        (
-            crate::progress::ticking(
-                "screenshot",
-                std::time::Duration::from_secs(1),
-                dev.exec_out("screencap -p", ctx.timeout(), RAW_CAP),
-            )
-            .await,
-            None,
-        )
+        (shoot(ctx, dev, !raw).await, None)
     };
-    let png = png?;
+    let out = out?;
     let black = match tree {
         None => Vec::new(),
         Some(Ok(tree)) => hidden_regions(&ctx.core.redactor, &tree),
@@ -239,20 +360,36 @@ pub async fn capture(
             )));
         }
     };
-    if png.is_empty() {
-        return Err(ToolError::device(
-            "screencap returned nothing: the screen may be protected (FLAG_SECURE), off or locked",
-        ));
-    }
-    let png = png.to_vec();
     let hidden_regions = black.len();
-    // The person's copy is the device's PNG as it came (no extra conversion).
-    let whole = (!black.is_empty()).then(|| png.clone());
-    let (data, w, h, sw, sh) =
-        crate::mcp::imagework::run(move || convert(png, max, format, &black))
-            .await
-            .map_err(ToolError::internal)?
-            .map_err(|e| ToolError::device(e.to_string()))?;
+    let shot = if raw {
+        Shot::Raw(out)
+    } else {
+        Shot::Png(out.to_vec())
+    };
+    let converted = match convert_off(shot, max, format, black.clone()).await? {
+        // A pixel format the raw reader lacks: the device encodes a PNG instead (once).
+        Err(ImgError::Raw(raw::RawError::UnknownFormat(f))) => {
+            tracing::debug!(
+                serial = dev.serial(),
+                format = f,
+                "raw screencap: asking for a PNG"
+            );
+            // Never the quicker one again on this device: the PNG answered below wins.
+            dev.note_screencap(false, std::time::Duration::MAX);
+            let png = shoot(ctx, dev, true).await?;
+            convert_off(Shot::Png(png.to_vec()), max, format, black).await?
+        }
+        other => other,
+    }
+    .map_err(|e| ToolError::device(e.to_string()))?;
+    let Converted {
+        data,
+        width: w,
+        height: h,
+        screen_width: sw,
+        screen_height: sh,
+        whole,
+    } = converted;
     let mime = if format == Format::Png {
         "image/png"
     } else {
@@ -334,6 +471,28 @@ mod tests {
         let mut out = Cursor::new(Vec::new());
         img.write_to(&mut out, image::ImageFormat::Png).unwrap();
         out.into_inner()
+    }
+
+    /// The PNG path as the tests knew it: (image, width, height, screen width, screen height).
+    fn convert(
+        png: Vec<u8>,
+        max: u32,
+        format: Format,
+        black: &[Region],
+    ) -> Result<(Vec<u8>, u32, u32, u32, u32), ImgError> {
+        let c = super::convert(Shot::Png(png), max, format, black)?;
+        Ok((c.data, c.width, c.height, c.screen_width, c.screen_height))
+    }
+
+    /// A raw frame as an Android P+ device writes it: 4-word header, RGBA_8888, alpha 0.
+    fn raw_frame(w: u32, h: u32) -> bytes::Bytes {
+        let mut v: Vec<u8> = [w, h, 1, 1].iter().flat_map(|x| x.to_le_bytes()).collect();
+        for y in 0..h {
+            for x in 0..w {
+                v.extend_from_slice(&[(x % 256) as u8, (y % 256) as u8, 7, 0]);
+            }
+        }
+        bytes::Bytes::from(v)
     }
 
     /// Width and height from a baseline JPEG's SOF0 frame header.
@@ -433,5 +592,81 @@ mod tests {
             vec![(63, 780, 1017, 840), (1, 2, 3, 4)]
         );
         assert!(hidden_regions(&crate::redact::Redactor::with_defaults(), &tree).len() == 1);
+    }
+
+    #[test]
+    fn a_raw_frame_becomes_the_same_jpeg_sizes_and_an_opaque_png() {
+        let c = super::convert(Shot::Raw(raw_frame(1080, 2400)), 1200, Format::Jpeg, &[]).unwrap();
+        assert_eq!((c.screen_width, c.screen_height), (1080, 2400));
+        assert_eq!((c.width, c.height), (540, 1200));
+        assert_eq!(jpeg_size(&c.data), Some((540, 1200)));
+        assert!(c.whole.is_none());
+        // Full size PNG from raw: the pixels as sent, made opaque.
+        let c = super::convert(Shot::Raw(raw_frame(300, 200)), 0, Format::Png, &[]).unwrap();
+        assert_eq!((c.width, c.height, c.screen_width), (300, 200, 300));
+        let img = image::load_from_memory(&c.data).unwrap().into_rgba8();
+        assert_eq!(img.get_pixel(20, 30).0, [20, 30, 7, 255]);
+        // The same screen as PNG and as raw gives the same downscaled pixels.
+        let from_png = convert(png(300, 200), 150, Format::Png, &[]).unwrap().0;
+        let from_raw = super::convert(Shot::Raw(raw_frame(300, 200)), 150, Format::Png, &[])
+            .unwrap()
+            .data;
+        assert_eq!(
+            image::load_from_memory(&from_png).unwrap().into_rgba8(),
+            image::load_from_memory(&from_raw).unwrap().into_rgba8()
+        );
+    }
+
+    #[test]
+    fn a_raw_frame_with_hidden_regions_keeps_a_whole_png_for_the_person() {
+        let c = super::convert(
+            Shot::Raw(raw_frame(200, 100)),
+            0,
+            Format::Jpeg,
+            &[(10, 10, 50, 30)],
+        )
+        .unwrap();
+        let whole = image::load_from_memory_with_format(
+            c.whole.as_deref().unwrap(),
+            image::ImageFormat::Png,
+        )
+        .unwrap()
+        .into_rgba8();
+        assert_eq!(
+            whole.get_pixel(30, 20).0,
+            [30, 20, 7, 255],
+            "the person's copy is whole"
+        );
+        let png_out = super::convert(
+            Shot::Raw(raw_frame(200, 100)),
+            0,
+            Format::Png,
+            &[(10, 10, 50, 30)],
+        )
+        .unwrap();
+        let agent = image::load_from_memory(&png_out.data).unwrap().into_rgba8();
+        assert_eq!(agent.get_pixel(30, 20).0, [0, 0, 0, 255]);
+        assert_eq!(agent.get_pixel(60, 40).0, [60, 40, 7, 255]);
+    }
+
+    #[test]
+    fn a_torn_or_foreign_raw_frame_is_a_clear_error_and_an_unknown_format_asks_for_png() {
+        let whole = raw_frame(64, 64);
+        let torn = whole.slice(..whole.len() - 100);
+        let e = super::convert(Shot::Raw(torn), 0, Format::Jpeg, &[]).unwrap_err();
+        assert!(
+            matches!(e, ImgError::Raw(raw::RawError::Malformed(_))),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("not a whole frame"), "{e}");
+        let mut fp16: Vec<u8> = [2u32, 2, 0x16, 0]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        fp16.extend_from_slice(&[0; 32]);
+        assert!(matches!(
+            super::convert(Shot::Raw(fp16.into()), 0, Format::Jpeg, &[]),
+            Err(ImgError::Raw(raw::RawError::UnknownFormat(0x16)))
+        ));
     }
 }
