@@ -188,8 +188,9 @@ pub struct Settled {
 /// Once the screen has settled after an action, read what was asked for. The tree comes from
 /// a settle dump (which itself waits for the app to go idle, and is kept as the next read's
 /// answer while nothing else is sent); with `both` the screenshot is taken at the same time
-/// (the device runs both at once: the call waits for the longer, not the sum); a screenshot
-/// alone waits ~300 ms first, as `screencap` does not wait for anything.
+/// (the device runs both at once: the call waits for the longer, not the sum) and the same
+/// dump locates what the image must hide; a screenshot alone waits ~300 ms first, as
+/// `screencap` does not wait for anything.
 pub async fn settle(
     ctx: &Ctx,
     dev: &Device,
@@ -198,27 +199,32 @@ pub async fn settle(
     let Some(want) = want else {
         return Ok(Settled::default());
     };
-    if want == ReturnScreen::Screenshot {
-        pause(ctx, 300).await?;
-    }
-    let tree = async {
-        if matches!(want, ReturnScreen::Tree | ReturnScreen::Both) {
-            Some(dump_settled(ctx, dev).await.map(|mut tree| {
-                ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
-                screen_lines(&tree)
-            }))
-        } else {
-            None
+    let (tree, shot) = match want {
+        ReturnScreen::Tree => (Some(dump_settled(ctx, dev).await), None),
+        ReturnScreen::Screenshot => {
+            pause(ctx, 300).await?;
+            let shot = screen::capture(ctx, dev, screen::DEFAULT_MAX, Format::Jpeg).await;
+            (None, Some(shot))
+        }
+        // The settle dump is also the tree the screenshot's redaction reads: one dump.
+        ReturnScreen::Both => {
+            let (shot, tree) = screen::capture_along(
+                ctx,
+                dev,
+                screen::DEFAULT_MAX,
+                Format::Jpeg,
+                dump_settled(ctx, dev),
+            )
+            .await;
+            (Some(tree), Some(shot))
         }
     };
-    let shot = async {
-        if matches!(want, ReturnScreen::Screenshot | ReturnScreen::Both) {
-            Some(screen::capture(ctx, dev, screen::DEFAULT_MAX, Format::Jpeg).await)
-        } else {
-            None
-        }
-    };
-    let (tree, shot) = tokio::join!(tree, shot);
+    let tree = tree.map(|t| {
+        t.map(|mut tree| {
+            ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+            screen_lines(&tree)
+        })
+    });
     let mut out = Settled::default();
     let mut errors = Vec::new();
     match tree {

@@ -127,7 +127,7 @@ async fn launch(ctx: &Ctx, dev: &Device, pkg: &str) -> Result<Started, ToolError
     check_pkg(pkg)?;
     let resolved = ctx
         .sh(
-            &dev,
+            dev,
             &format!("cmd package resolve-activity --brief {}", shell_quote(pkg)),
         )
         .await?;
@@ -139,7 +139,7 @@ async fn launch(ctx: &Ctx, dev: &Device, pkg: &str) -> Result<Started, ToolError
         .find(|l| l.contains('/') && guard::component(l).is_ok())
         .map(str::to_string);
     match component {
-        Some(c) => am_start(ctx, &dev, &["-n".into(), c]).await,
+        Some(c) => am_start(ctx, dev, &["-n".into(), c]).await,
         None => {
             // No launcher activity resolved: say so instead of guessing.
             Err(ToolError::not_found(format!(
@@ -158,7 +158,7 @@ async fn simple(ctx: &Ctx, serial: Option<&str>, pkg: &str, cmd: &str) -> Result
 
 async fn simple_on(ctx: &Ctx, dev: &Device, pkg: &str, cmd: &str) -> Result<Done, ToolError> {
     let out = ctx
-        .sh_ok(&dev, &format!("{cmd} {}", shell_quote(pkg)))
+        .sh_ok(dev, &format!("{cmd} {}", shell_quote(pkg)))
         .await?;
     let result = out.trim().to_string();
     if result.starts_with("Failure") || result.starts_with("Error") {

@@ -21,6 +21,7 @@ use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{Image, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
+use crate::uitree::UiTree;
 
 mod raw;
 
@@ -334,22 +335,62 @@ pub async fn capture(
     // For an agent, the tree is read alongside the capture (concurrently: the added wait is
     // the longer of the two, not their sum) to find what the tree hides, which the image
     // must hide too. Only when some rule hides anything from agents; never for the person.
-    let for_agent = ctx.audience() == crate::redact::Audience::Agent
+    if hides_for_agent(ctx) {
+        let (shot, _) = capture_along(ctx, dev, max, format, super::ui::dump_raw(ctx, dev)).await;
+        return shot;
+    }
+    let raw = wants_raw(max, format, dev);
+    let out = shoot(ctx, dev, !raw).await;
+    captured(ctx, dev, max, format, raw, out, None).await
+}
+
+/// Whether a screenshot for this caller must black out what redaction hides from agents.
+fn hides_for_agent(ctx: &Ctx) -> bool {
+    ctx.audience() == crate::redact::Audience::Agent
         && ctx
             .core
             .redactor
-            .has_rules_for(crate::redact::Audience::Agent);
+            .has_rules_for(crate::redact::Audience::Agent)
+}
+
+/// Capture `dev`'s screen while `tree` (the unredacted UI dump of this same screen, e.g. an
+/// action's settle dump) is read, both at once; the tree locates what the image must hide from
+/// an agent. Returns the capture and the tree, for the caller's own use.
+pub async fn capture_along<F>(
+    ctx: &Ctx,
+    dev: &Device,
+    max: u32,
+    format: Format,
+    tree: F,
+) -> (
+    Result<(Image, ShotInfo), ToolError>,
+    Result<UiTree, ToolError>,
+)
+where
+    F: std::future::Future<Output = Result<UiTree, ToolError>>,
+{
     let raw = wants_raw(max, format, dev);
-    let (out, tree) = if for_agent {
-        let (out, tree) = tokio::join!(shoot(ctx, dev, !raw), super::ui::dump_raw(ctx, dev));
-        (out, Some(tree))
-    } else {
-        (shoot(ctx, dev, !raw).await, None)
-    };
+    let (out, tree) = tokio::join!(shoot(ctx, dev, !raw), tree);
+    let needed = hides_for_agent(ctx).then_some(&tree);
+    let shot = captured(ctx, dev, max, format, raw, out, needed).await;
+    (shot, tree)
+}
+
+/// A capture's bytes made into the image an agent gets: `tree` (when something must be hidden)
+/// locates the regions to black out.
+async fn captured(
+    ctx: &Ctx,
+    dev: &Device,
+    max: u32,
+    format: Format,
+    raw: bool,
+    out: Result<bytes::Bytes, ToolError>,
+    tree: Option<&Result<UiTree, ToolError>>,
+) -> Result<(Image, ShotInfo), ToolError> {
     let out = out?;
     let black = match tree {
         None => Vec::new(),
-        Some(Ok(tree)) => hidden_regions(&ctx.core.redactor, &tree),
+        Some(Ok(tree)) => hidden_regions(&ctx.core.redactor, tree),
         // Without the tree nothing can be located: the agent gets no image rather than one
         // that may show what the tree would have hidden.
         Some(Err(e)) => {
