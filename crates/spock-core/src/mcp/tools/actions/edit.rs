@@ -6,7 +6,7 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ActionOut, ReturnScreen, element_out, finish, pause, press_node, visible_rect};
+use super::{ActionOut, ReturnScreen, element_out, finish, press_node, visible_rect};
 use crate::device::Device;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
@@ -143,7 +143,9 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     // shown the screen (redacted; same node ids as the raw dump).
     out.element = element_out(&view, id);
     out.acted_on = (field != id).then(|| element_out(&view, field)).flatten();
-    pause(&ctx, 150).await?;
+    // No sleep before typing: `input tap` returns once the app has handled the touch (AOSP
+    // InputShellCommand injects with INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH), so the field
+    // has taken focus, and `input text` delivers its keys to the focused view the same way.
     let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
     if a.clear {
         clear(&ctx, &dev, &tree, field).await?;
