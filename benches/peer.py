@@ -197,6 +197,24 @@ async def cold(args, adb, inst, home):
     return out
 
 
+@contextlib.contextmanager
+def peer_lab():
+    """The demo virtual device behind a real adb server, a spock-tui instance on it, and a home
+    for mobile-mcp; all cleared afterwards. Yields (adb, instance, peer home)."""
+    with tempfile.TemporaryDirectory() as td:
+        tmp = pathlib.Path(td)
+        home = tmp / "peer-home"
+        home.mkdir()
+        adb = RealAdb(tmp, [DEMO])
+        inst = start_instance(tmp, "--adb", adb.endpoint())
+        try:
+            yield adb, inst, home
+        finally:
+            clear_peer_leftovers(home, adb)
+            inst.stop()
+            adb.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--peer", default="/tmp/peer", help="npm --prefix directory holding mobile-mcp")
@@ -206,19 +224,9 @@ def main():
     args = ap.parse_args()
     args.rounds = max(1, min(args.rounds, 500))
     args.cold = max(1, min(args.cold, 20))
-    with tempfile.TemporaryDirectory() as td:
-        tmp = pathlib.Path(td)
-        home = tmp / "peer-home"
-        home.mkdir()
-        adb = RealAdb(tmp, [DEMO])
-        inst = start_instance(tmp, "--adb", adb.endpoint())
-        try:
-            w = asyncio.run(warm(args, adb, inst, home))
-            c = asyncio.run(cold(args, adb, inst, home))
-        finally:
-            clear_peer_leftovers(home, adb)
-            inst.stop()
-            adb.close()
+    with peer_lab() as (adb, inst, home):
+        w = asyncio.run(warm(args, adb, inst, home))
+        c = asyncio.run(cold(args, adb, inst, home))
     p = write_json("peer", {"rounds": args.rounds, "warm": w, "cold": c})
     print("wrote", p)
 

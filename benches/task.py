@@ -24,18 +24,16 @@ import argparse
 import asyncio
 import json
 import os
-import pathlib
 import re
 import statistics
 import sys
-import tempfile
 import time
 
 os.environ.setdefault("SPOCK_SIM_LATENCY", "phone")  # read by `spock-tui sim` (RealAdb)
 
-from common import DEMO, RealAdb, start_instance, write_json  # noqa: E402
+from common import write_json  # noqa: E402
 from mcp import Client  # noqa: E402
-from peer import clear_peer_leftovers, peer_params  # noqa: E402
+from peer import peer_lab, peer_params  # noqa: E402
 
 SHOP = "com.example.shop"
 EMAIL, PASSWORD = "me@example.com", "hunter2"
@@ -188,18 +186,8 @@ def main():
     ap.add_argument("--show", action="store_true", help="print every answer the agent reads")
     args = ap.parse_args()
     args.rounds = max(1, min(args.rounds, 20))
-    with tempfile.TemporaryDirectory() as td:
-        tmp = pathlib.Path(td)
-        home = tmp / "peer-home"
-        home.mkdir()
-        adb = RealAdb(tmp, [DEMO])
-        inst = start_instance(tmp, "--adb", adb.endpoint())
-        try:
-            rounds = asyncio.run(run(args, adb, inst, home))
-        finally:
-            clear_peer_leftovers(home, adb)
-            inst.stop()
-            adb.close()
+    with peer_lab() as (adb, inst, home):
+        rounds = asyncio.run(run(args, adb, inst, home))
     s, m = rounds["spock-tui"], rounds["mobile-mcp legacy"]
     summary = {}
     for name, rows in rounds.items():

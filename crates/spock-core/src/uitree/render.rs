@@ -336,24 +336,30 @@ fn put(m: &mut Map<String, Value>, key: &str, v: &str) {
     }
 }
 
+/// A node's flags, each as `(set, compact letter, full-form name, line word)`: the one table
+/// the three forms read.
+fn node_flags(n: &Node) -> [(bool, char, &'static str, &'static str); 10] {
+    [
+        (n.clickable, 'c', "clickable", "click"),
+        (n.long_clickable, 'l', "longClickable", "long-click"),
+        (n.is_editable(), 'e', "editable", "edit"),
+        (n.scrollable, 's', "scrollable", "scroll"),
+        (n.checkable, 'k', "checkable", "checkable"),
+        (n.checked, 'v', "checked", "checked"),
+        (n.selected, 'S', "selected", "selected"),
+        (n.focused, 'F', "focused", "focused"),
+        (!n.enabled, 'x', "disabled", "disabled"),
+        (n.password, 'p', "password", "password"),
+    ]
+}
+
 /// The compact form's flags (legend `COMPACT_LEGEND`): `c` click, `e` edit, `x` disabled, …
 pub fn compact_flags(n: &Node) -> String {
-    [
-        (n.clickable, 'c'),
-        (n.long_clickable, 'l'),
-        (n.is_editable(), 'e'),
-        (n.scrollable, 's'),
-        (n.checkable, 'k'),
-        (n.checked, 'v'),
-        (n.selected, 'S'),
-        (n.focused, 'F'),
-        (!n.enabled, 'x'),
-        (n.password, 'p'),
-    ]
-    .iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, c)| *c)
-    .collect()
+    node_flags(n)
+        .into_iter()
+        .filter(|f| f.0)
+        .map(|f| f.1)
+        .collect()
 }
 
 /// A label on one line: line breaks written `\n`, other control characters as spaces.
@@ -372,47 +378,26 @@ fn one_line(s: &str) -> String {
 
 /// The line form's flags as words, without those the role already says.
 fn flag_words(n: &Node, role: Role) -> impl Iterator<Item = &'static str> {
-    let clicks = matches!(
-        role,
-        Role::Button | Role::Input | Role::Checkbox | Role::Switch | Role::Radio
-    );
-    [
-        (n.clickable && !clicks, "click"),
-        (n.long_clickable && role != Role::Input, "long-click"),
-        (n.is_editable() && role != Role::Input, "edit"),
-        (n.scrollable && role != Role::List, "scroll"),
-        (
-            n.checkable && !matches!(role, Role::Checkbox | Role::Switch | Role::Radio),
-            "checkable",
-        ),
-        (n.checked, "checked"),
-        (n.selected, "selected"),
-        (n.focused, "focused"),
-        (!n.enabled, "disabled"),
-        (n.password, "password"),
-    ]
-    .into_iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, w)| w)
+    let toggle = matches!(role, Role::Checkbox | Role::Switch | Role::Radio);
+    let implied = move |letter: char| match letter {
+        'c' => toggle || matches!(role, Role::Button | Role::Input),
+        'l' | 'e' => role == Role::Input,
+        's' => role == Role::List,
+        'k' => toggle,
+        _ => false,
+    };
+    node_flags(n)
+        .into_iter()
+        .filter(move |f| f.0 && !implied(f.1))
+        .map(|f| f.3)
 }
 
 fn full_flags(n: &Node) -> Vec<&'static str> {
-    [
-        (n.clickable, "clickable"),
-        (n.long_clickable, "longClickable"),
-        (n.is_editable(), "editable"),
-        (n.scrollable, "scrollable"),
-        (n.checkable, "checkable"),
-        (n.checked, "checked"),
-        (n.selected, "selected"),
-        (n.focused, "focused"),
-        (!n.enabled, "disabled"),
-        (n.password, "password"),
-    ]
-    .into_iter()
-    .filter(|(on, _)| *on)
-    .map(|(_, f)| f)
-    .collect()
+    node_flags(n)
+        .into_iter()
+        .filter(|f| f.0)
+        .map(|f| f.2)
+        .collect()
 }
 
 struct Walk<'a> {

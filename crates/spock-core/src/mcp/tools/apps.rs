@@ -123,8 +123,8 @@ async fn launch_and_show(
     })
 }
 
+/// Start `pkg`'s launcher activity; `pkg` was checked by the caller ([`launch_and_show`]).
 async fn launch(ctx: &Ctx, dev: &Device, pkg: &str) -> Result<Started, ToolError> {
-    check_pkg(pkg)?;
     let resolved = ctx
         .sh(
             dev,
