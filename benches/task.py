@@ -75,14 +75,14 @@ def shows(text, needle):
 
 
 async def spock_task(side: Side):
-    """Launch with the settled screen sent back; type into both fields by name (each
-    verified); tap by name with the settled screen sent back; the last tap also returns the
-    screenshot."""
+    """Launch with the settled screen sent back; fill both fields by name in one call (read
+    back and verified once); tap by name with the settled screen sent back; the last tap also
+    returns the screenshot."""
     t, _ = await side.call("android_launch_app", {"packageName": SHOP, "returnScreen": "tree"})
     assert shows(t, "login_email") and shows(t, "login_password"), t[:500]
-    t, _ = await side.call("android_input_text_into_element", {"element": "login_email", "text": EMAIL})
-    assert structured(t).get("verified") is True, t
-    t, _ = await side.call("android_input_text_into_element", {"element": "login_password", "text": PASSWORD})
+    t, _ = await side.call("android_input_text_into_element", {
+        "element": "login_email", "text": EMAIL,
+        "fields": [{"element": "login_password", "text": PASSWORD}]})
     assert structured(t).get("verified") is True, t
     t, _ = await side.call("android_tap_element", {"element": "Sign in", "returnScreen": "tree"})
     assert shows(t, "Espresso Machine"), t[:500]

@@ -37,6 +37,17 @@ async fn on_login(rig: &Rig) {
     assert_eq!(rig.dev.screen_id(), "login");
 }
 
+/// On the login screen, read with `android_get_ui_tree` (the counts zeroed after it), then
+/// typed into with `args`.
+async fn typed_after_a_read(args: Value) -> (Rig, Value) {
+    let rig = rig_with(false, Config::default_config()).await;
+    on_login(&rig).await;
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    rig.faults().pace.reset_stats();
+    let r = ok(&rig.core, "android_input_text_into_element", args).await;
+    (rig, r)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_screens_of_one_activity_never_answer_for_each_other() {
     let rig = rig_with(false, Config::default_config()).await;
@@ -125,13 +136,7 @@ async fn the_settle_dump_is_the_next_read_once_and_only_while_nothing_was_sent()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn typing_reuses_its_verification_dump_and_waits_on_no_fixed_sleep_to_settle() {
-    let rig = rig_with(false, Config::default_config()).await;
-    on_login(&rig).await;
-    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
-    rig.faults().pace.reset_stats();
-    let r = ok(
-        &rig.core,
-        "android_input_text_into_element",
+    let (rig, r) = typed_after_a_read(
         json!({"element": "login_email", "text": "me@example.com", "returnScreen": "tree"}),
     )
     .await;
@@ -173,4 +178,73 @@ async fn a_read_answers_the_next_action_but_never_another_read() {
     .await;
     assert_eq!(dumps(&rig), before + 1, "stale read dump not reused");
     assert_eq!(rig.dev.screen_id(), "home");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_filled_in_one_call_is_read_back_once_and_that_read_answers_the_next_action() {
+    let (rig, r) = typed_after_a_read(json!({"element": "login_email", "text": "me@example.com",
+        "fields": [{"element": "login_password", "text": "hunter2"}], "returnScreen": "tree"}))
+    .await;
+    assert_eq!(r["verified"], true, "{r}");
+    let screen = r["screen"].as_str().unwrap_or_default();
+    assert!(
+        screen.contains("me@example.com") && !screen.contains("hunter2"),
+        "{r}"
+    );
+    // Both fields found on the dump the read showed; one read-back for the two.
+    assert_eq!(dumps(&rig), 1, "{:?}", rig.faults().pace.stats());
+    let inputs = rig.faults().pace.stats();
+    let inputs = inputs.commands.get("input").map_or(0, |t| t.count);
+    assert_eq!(inputs, 4, "a tap and the text for each field");
+    ok(
+        &rig.core,
+        "android_tap_element",
+        json!({"element": "Sign in"}),
+    )
+    .await;
+    assert_eq!(dumps(&rig), 1, "Sign in was found on the read-back");
+    assert_eq!(rig.dev.screen_id(), "home");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_form_is_refused_whole_before_anything_is_typed() {
+    let rig = rig_with(false, Config::default_config()).await;
+    on_login(&rig).await;
+    rig.faults().pace.reset_stats();
+    for (args, why) in [
+        (
+            json!({"element": "login_email", "text": "a",
+                   "fields": [{"element": "login_email", "text": "b"}]}),
+            "same field",
+        ),
+        (
+            json!({"element": "login_email", "text": "a", "submit": true,
+                   "fields": [{"element": "login_password", "text": "b"}]}),
+            "submit applies to one field",
+        ),
+        (
+            json!({"element": "login_email", "text": "a",
+                   "fields": [{"element": "nowhere_at_all", "text": "b"}]}),
+            "",
+        ),
+        (
+            json!({"element": "login_email", "text": "a",
+                   "fields": (0..10).map(|_| json!({"element": "x", "text": "y"})).collect::<Vec<_>>()}),
+            "at most 10 fields",
+        ),
+    ] {
+        let done = stdio_call(&rig.core, "android_input_text_into_element", args).await;
+        let e = done.result.expect_err("refused");
+        assert!(e.message.contains(why), "{}", e.message);
+    }
+    let stats = rig.faults().pace.stats();
+    assert!(!stats.commands.contains_key("input"), "{stats:?}");
+    let email = spock_tui::uitree::parse(&rig.dev.ui_xml()).expect("a dump");
+    assert!(
+        email
+            .nodes()
+            .iter()
+            .all(|n| n.resource_id != "login_email" || n.text.is_empty()),
+        "nothing typed"
+    );
 }

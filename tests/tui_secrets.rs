@@ -276,6 +276,22 @@ mod from_history {
         }
     }
 
+    /// Saves the task History asked for, with every value still kept, and reads it back as an
+    /// agent would: the secret is not in it.
+    async fn kept_task(
+        rig: &Rig,
+        link: &BatchLink,
+        rx: &mut mpsc::UnboundedReceiver<Event>,
+        cmd: BatchCmd,
+    ) -> (spock_tui::batch::Task, Value) {
+        let (task, note) = saved(link, rx, cmd).await;
+        assert!(!note.contains("no longer"), "{note}");
+        let got = stdio_call(&rig.core, "android_batch_get", json!({"id": task.id})).await;
+        let got = got.result.expect("get").json;
+        assert!(!got.to_string().contains(SECRET), "{got}");
+        (task, got)
+    }
+
     /// Runs a saved task as an agent would and waits for its record.
     async fn run(rig: &Rig, id: &str) -> spock_tui::batch::RunLog {
         let d = stdio_call(&rig.core, "android_batch_run", json!({"id": id})).await;
@@ -297,13 +313,18 @@ mod from_history {
     /// How many characters the password field holds, read off the device's own screen
     /// (uiautomator shows a password field's characters as bullets).
     fn password_field_len(rig: &Rig) -> usize {
+        field_text(rig, "login_password").chars().count()
+    }
+
+    /// A field's text, read off the device's own screen.
+    fn field_text(rig: &Rig, id: &str) -> String {
         let tree = spock_tui::uitree::parse(&rig.dev.ui_xml()).expect("a dump");
         let n = tree
             .nodes()
             .iter()
-            .find(|n| n.resource_id == "login_password")
+            .find(|n| n.resource_id == id)
             .expect("the field");
-        n.text.chars().count()
+        n.text.clone()
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -338,16 +359,10 @@ mod from_history {
 
         let (tx, mut rx) = mpsc::unbounded_channel();
         let link = BatchLink::spawn(&rig.core, &tx);
-        let (task, note) = saved(&link, &mut rx, cmd).await;
-        assert!(!note.contains("no longer"), "{note}");
         // The value is in the task's private part only: not in its record, not in what a
         // tool returns, not in the audit trail.
-        let got = stdio_call(&rig.core, "android_batch_get", json!({"id": task.id})).await;
-        let got = got.result.expect("get").json;
-        assert!(
-            !got.to_string().contains(SECRET) && got.to_string().contains("«password»"),
-            "{got}"
-        );
+        let (task, got) = kept_task(&rig, &link, &mut rx, cmd).await;
+        assert!(got.to_string().contains("«password»"), "{got}");
         let data = rig.core.paths.batch_dir();
         let task_file =
             std::fs::read_to_string(data.join("tasks").join(format!("{}.json", task.id))).unwrap();
@@ -433,5 +448,84 @@ mod from_history {
             "{rec:?}"
         );
         assert_eq!(password_field_len(&rig), before, "something was typed");
+    }
+
+    fn email_text(rig: &Rig) -> String {
+        field_text(rig, "login_email")
+    }
+
+    /// A form filled in one call: the password's text is withheld on its own (the e-mail's is
+    /// shown), History keeps the form's real fields privately, the task made from it fills the
+    /// form again, and a kept password never goes where the agent could read it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_form_filled_in_one_call_keeps_its_password_field_by_field() {
+        let rig = rig_with(false, Config::default_config()).await;
+        login_screen(&rig).await;
+        let mut events = rig.core.subscribe();
+        let args = json!({"element": "login_email", "text": "bob@example.com",
+                          "fields": [{"element": "login_password", "text": SECRET}]});
+        let typed = stdio_call(&rig.core, "android_input_text_into_element", args).await;
+        let out = typed.result.as_ref().expect("filled").json.clone();
+        assert!(typed.typed_password, "{out}");
+        assert_eq!(out["verified"], true, "{out}");
+        assert!(!out.to_string().contains(SECRET), "{out}");
+        assert_eq!(email_text(&rig), "bob@example.com");
+        assert_eq!(password_field_len(&rig), SECRET.len());
+        // The record: the e-mail as typed, the password as «password».
+        let audit = std::fs::read_to_string(rig.core.paths.audit_dir().join("audit.jsonl"))
+            .unwrap_or_default();
+        assert!(
+            !audit.contains(SECRET),
+            "the audit trail holds the password"
+        );
+        let recs = rig.core.audit.recent(50);
+        let rec = &recs
+            .iter()
+            .rev()
+            .find(|r| r.tool == "android_input_text_into_element")
+            .expect("on record")
+            .arguments;
+        assert_eq!(rec["text"], "bob@example.com", "{rec}");
+        assert_eq!(rec["fields"][0]["text"], "«password»", "{rec}");
+        // Every event the person's screen got: the e-mail shown, the password never.
+        let mut s = state();
+        let mut shown_email = false;
+        while let Ok(ev) = events.try_recv() {
+            let text = format!("{ev:?}");
+            assert!(!text.contains(SECRET), "{text}");
+            shown_email |= text.contains("bob@example.com");
+            s.update(Event::Server(ev));
+        }
+        assert!(shown_email, "the plain field's text is shown");
+
+        // A task made from History fills both fields again.
+        let cmd = mark_newest_and_make_a_task(&mut s, "fill again");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let link = BatchLink::spawn(&rig.core, &tx);
+        let (task, _) = kept_task(&rig, &link, &mut rx, cmd).await;
+        let rec = run(&rig, &task.id).await;
+        assert_eq!(rec.steps[0].outcome, StepOutcome::Ok, "{rec:?}");
+        assert_eq!(rec.steps[0].arguments["fields"][0]["text"], "«password»");
+        assert_eq!(password_field_len(&rig), 2 * SECRET.len());
+        assert_eq!(email_text(&rig), "bob@example.combob@example.com");
+
+        // The same kept password pointed at the e-mail field (the task edited with its private
+        // part left in place): refused before anything is typed.
+        let mut t = rig.core.batch.get(&task.id).unwrap();
+        t.steps[0].arguments = json!({"element": "login_password", "text": "x",
+                                      "fields": [{"element": "login_email", "text": "«password»"}]});
+        t.steps[0].private = Some(json!({"fields": [{"element": "login_email", "text": SECRET}]}));
+        t.id = "swapped".into();
+        rig.core.batch.save(t).unwrap();
+        let before = (password_field_len(&rig), email_text(&rig));
+        let rec = run(&rig, "swapped").await;
+        assert_eq!(rec.steps[0].outcome, StepOutcome::Refused, "{rec:?}");
+        let why = rec.steps[0].error.as_deref().unwrap_or("");
+        assert!(why.contains("kept password"), "{why}");
+        assert_eq!(
+            (password_field_len(&rig), email_text(&rig)),
+            before,
+            "something was typed"
+        );
     }
 }

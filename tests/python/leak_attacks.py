@@ -186,10 +186,18 @@ async def run_all(client, tools=None):
     assert ok(await a.call("android_input_text_into_element",
                            {"selector": {"viewId": "login_password"}, "text": TYPED, "clear": True,
                             "returnScreen": "tree"}))
+    a.path("filling a form whose second field is a password")
+    assert ok(await a.call("android_input_text_into_element",
+                           {"element": "login_email", "text": "bob@example.com", "clear": True,
+                            "fields": [{"element": "login_password", "text": TYPED, "clear": True}],
+                            "returnScreen": "both"}))
     a.path("a batch run typing a password")
     err, started, _, _ = await a.call("android_batch_run_inline", {"name": "login", "steps": [
         {"tool": "android_input_text_into_element",
          "arguments": {"selector": {"viewId": "login_password"}, "text": TYPED, "clear": True}},
+        {"tool": "android_input_text_into_element",
+         "arguments": {"element": "login_email", "text": "bob@example.com", "clear": True,
+                       "fields": [{"element": "login_password", "text": TYPED, "clear": True}]}},
         # The agent's own argument is shown back to it only as far as a rule leaves it.
         {"tool": "android_get_logcat", "arguments": {"lines": 50, "contains": f"password={LOG_PASSWORD}"}},
         {"tool": "android_get_ui_tree", "arguments": {}},

@@ -128,6 +128,35 @@ async def test_typing_hostile_text_leaves_exactly_that_text(demo):
         assert check["passed"], check
 
 
+async def test_a_form_is_filled_in_one_call_read_back_once_and_recorded_field_by_field(demo):
+    secret = "hunter2xyz"
+    async with session(demo) as c:
+        s = Session(c)
+        await s.login_screen()
+        # A field that is no text field refuses the whole form: nothing is typed.
+        bad = await s.err("android_input_text_into_element", {
+            "element": "login_email", "text": "x", "fields": [{"element": "Welcome back", "text": "y"}]})
+        assert "not a text field" in bad["error"], bad
+        check = await s.ok("android_assert_text", {"element": "login_email", "expectedText": ""})
+        assert check["passed"], check
+        sc = await s.ok("android_input_text_into_element", {
+            "element": "login_email", "text": HOSTILE_TEXT,
+            "fields": [{"element": "login_password", "text": secret}], "returnScreen": "tree"})
+        assert sc["verified"] is True and secret not in json.dumps(sc), sc
+        # The read-back is the screen sent back: the e-mail as typed, the password never.
+        email_line = next(l for l in sc["screen"].split("\n") if "#login_email" in l)
+        assert "$HOME; ls" in email_line, sc["screen"]
+        check = await s.ok("android_assert_text", {"element": "login_email", "expectedText": HOSTILE_TEXT})
+        assert check["passed"], check
+        await s.ok("android_tap_element", {"element": "Sign in"})
+        assert await s.visible("Espresso Machine")
+    audit = (demo.home / "data" / "audit" / "audit.jsonl").read_text()
+    assert secret not in audit
+    rec = [json.loads(l) for l in audit.splitlines() if '"android_input_text_into_element"' in l][-1]
+    assert rec["arguments"]["text"] == HOSTILE_TEXT, rec
+    assert rec["arguments"]["fields"] == [{"element": "login_password", "text": "«password»"}], rec
+
+
 async def test_refusals_come_with_reasons(demo):
     async with session(demo) as c:
         s = Session(c)

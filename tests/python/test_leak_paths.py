@@ -25,4 +25,6 @@ async def test_no_leak_path_reveals_a_secret(tmp_path):
     # The person's own records keep what was typed out too.
     audit = [json.loads(l) for l in (lab.inst.home / "data" / "audit" / "audit.jsonl").read_text().splitlines()]
     typed = [r for r in audit if r["tool"] in ("android_input_text", "android_input_text_into_element")]
-    assert len(typed) == 3 and all(r["arguments"]["text"] == "«password»" for r in typed), typed
+    # Each password typed is «password»; a form's e-mail field, a plain one, is shown as typed.
+    texts = [(r["arguments"]["text"], [f["text"] for f in r["arguments"].get("fields", [])]) for r in typed]
+    assert sorted(texts) == sorted([("«password»", [])] * 3 + [("bob@example.com", ["«password»"])] * 2), texts

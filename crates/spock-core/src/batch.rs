@@ -20,6 +20,7 @@ pub mod verdict;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
+use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
@@ -122,17 +123,18 @@ impl Batch {
         &self.store
     }
 
-    /// Keeps the real text of a call recorded as «password» (audit record `seq`) for a task
-    /// made from History, as long as History can hold the record (`window`: `history.size`).
-    /// Blocking file I/O.
-    pub fn keep_typed(&self, seq: u64, text: &str, window: usize) {
-        if let Err(e) = self.typed.keep(seq, text, window) {
+    /// Keeps what a call recorded with «password» (audit record `seq`) withheld, its private
+    /// part (`{"text": …}`, and `{"fields": […]}` for a form), for a task made from History,
+    /// as long as History can hold the record (`window`: `history.size`). Blocking file I/O.
+    pub fn keep_typed(&self, seq: u64, private: &Value, window: usize) {
+        if let Err(e) = self.typed.keep(seq, private, window) {
             tracing::warn!(seq, "a typed password was not kept for History: {e}");
         }
     }
 
-    /// The text the call recorded as `seq` typed, while it is kept (see [`Self::keep_typed`]).
-    pub fn typed_value(&self, seq: u64) -> Option<String> {
+    /// The private part the call recorded as `seq` withheld, while it is kept (see
+    /// [`Self::keep_typed`]).
+    pub fn typed_value(&self, seq: u64) -> Option<Value> {
         self.typed.get(seq)
     }
 
@@ -378,7 +380,7 @@ impl Batch {
                 let typed = self.registry.get(&c.tool).is_some_and(|t| t.types_text);
                 if typed && crate::mcp::typed::is_placeholder(&c.arguments) {
                     match (c.seq > 0).then(|| self.typed_value(c.seq)).flatten() {
-                        Some(text) => step.private = Some(serde_json::json!({ "text": text })),
+                        Some(private) => step.private = Some(private),
                         None => lost.push(i),
                     }
                 }
@@ -449,7 +451,7 @@ impl crate::mcp::observe::CallObserver for Batch {
                 .offer(call.tool, call.args, call.private, call.outcome);
         }
     }
-    fn withheld_text(&self, record: u64, text: &str, window: usize) {
-        self.keep_typed(record, text, window);
+    fn withheld(&self, record: u64, private: &Value, window: usize) {
+        self.keep_typed(record, private, window);
     }
 }

@@ -25,7 +25,7 @@ use crate::mcp::events::{ClientId, Outcome, Transport};
 use crate::mcp::result::ToolOutput;
 use crate::mcp::server::{Origin, call_in_run, call_step_typing_kept_password, call_tool_def};
 use crate::mcp::tools::batch::keep_screen_on_tool;
-use crate::mcp::typed::{hide_text, is_placeholder};
+use crate::mcp::typed::{hide_text, is_placeholder, kept_slots};
 use crate::model::Level;
 use crate::redact::Audience;
 
@@ -178,19 +178,21 @@ async fn execute(
         // A step that would type «password» itself: the value it stands for is gone.
         let lost =
             core.registry.get(&step.tool).is_some_and(|t| t.types_text) && is_placeholder(&args);
-        // A kept password goes into a password field or nowhere.
-        let kept = step
-            .private
-            .as_ref()
-            .is_some_and(|p| p.get("text").is_some());
+        // A kept password goes into a password field or nowhere: every text the step's
+        // private part supplies is one.
+        let kept = match &step.private {
+            Some(_) => kept_slots(&step.arguments, &args),
+            None => Vec::new(),
+        };
         let done = if lost {
             None
-        } else if kept {
+        } else if kept.contains(&true) {
             call_step_typing_kept_password(
                 core,
                 step_origin.clone(),
                 &step.tool,
                 args,
+                kept,
                 cancel.child_token(),
                 rec.run_id.clone(),
             )

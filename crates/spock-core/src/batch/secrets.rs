@@ -1,4 +1,5 @@
-//! The typed-password store: the real text of calls whose record says «password», keyed by
+//! The typed-password store: what calls whose record says «password» withheld (their private
+//! part: the real `text`, and a form's real `fields`), keyed by
 //! the audit record's `seq` (call ids start again at 1 with every run of the program; a record's
 //! seq never does), so a task made from History's marked calls (`b`) replays what was typed
 //! instead of the placeholder.
@@ -13,11 +14,33 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
 use super::BatchError;
 use crate::config::paths::{private_dir, write_atomic};
 
-/// The longest text kept; a longer one is no password a person typed.
+/// The longest value kept (its JSON); a longer one is no password a person typed.
 pub const MAX_VALUE: usize = 4096;
+
+/// One kept value. Earlier versions kept the typed text alone; it still reads.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Kept {
+    /// Tried first: a string is the old form.
+    Text(String),
+    Private(Value),
+}
+
+impl Kept {
+    /// The private part a step made from the record runs with.
+    fn private(self) -> Value {
+        match self {
+            Kept::Private(v) => v,
+            Kept::Text(t) => serde_json::json!({ "text": t }),
+        }
+    }
+}
 
 const FILE: &str = "typed.json";
 
@@ -40,7 +63,7 @@ impl TypedSecrets {
         self.dir.join(FILE)
     }
 
-    fn load(&self) -> Result<BTreeMap<u64, String>, BatchError> {
+    fn load(&self) -> Result<BTreeMap<u64, Kept>, BatchError> {
         let path = self.path();
         match crate::config::private::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
@@ -50,17 +73,18 @@ impl TypedSecrets {
         }
     }
 
-    /// Keeps `text` for record `seq`, dropping every value whose record is `window` or more
-    /// records older (History no longer holds it). Records are numbered in order, so `seq`
-    /// is the newest.
-    pub fn keep(&self, seq: u64, text: &str, window: usize) -> Result<(), BatchError> {
+    /// Keeps `private` (a step's private part) for record `seq`, dropping every value whose
+    /// record is `window` or more records older (History no longer holds it). Records are
+    /// numbered in order, so `seq` is the newest.
+    pub fn keep(&self, seq: u64, private: &Value, window: usize) -> Result<(), BatchError> {
         let _held = self.lock.lock().map_err(|_| poisoned())?;
         // An unreadable file is replaced: what it held is lost, never shown.
         let mut all = self.load().unwrap_or_default();
         let window = window.max(1) as u64;
         all.retain(|&k, _| k < seq && k + window > seq);
-        if text.len() <= MAX_VALUE {
-            all.insert(seq, text.to_string());
+        if private.is_object() && private.to_string().len() <= MAX_VALUE {
+            // Stored as the value itself: an object never reads back as the old plain text.
+            all.insert(seq, Kept::Private(private.clone()));
         }
         private_dir(&self.dir)
             .map_err(|e| BatchError::Io(format!("creating {}: {e}", self.dir.display())))?;
@@ -71,10 +95,10 @@ impl TypedSecrets {
             .map_err(|e| BatchError::Io(format!("writing {}: {e}", path.display())))
     }
 
-    /// The text typed by the call recorded as `seq`, while it is kept.
-    pub fn get(&self, seq: u64) -> Option<String> {
+    /// The private part of the call recorded as `seq`, while it is kept.
+    pub fn get(&self, seq: u64) -> Option<Value> {
         let _held = self.lock.lock().ok()?;
-        self.load().ok()?.remove(&seq)
+        self.load().ok()?.remove(&seq).map(Kept::private)
     }
 }
 
@@ -92,28 +116,42 @@ mod tests {
     fn kept_privately_by_record_and_pruned_with_the_history() {
         let tmp = tempfile::tempdir().unwrap();
         let s = TypedSecrets::new(tmp.path().join("history-private"));
+        let text = |t: &str| serde_json::json!({ "text": t });
         assert_eq!(s.get(1), None);
-        s.keep(10, "hunter2", 100).unwrap();
-        s.keep(50, "s3cret", 100).unwrap();
-        assert_eq!(s.get(10).as_deref(), Some("hunter2"));
+        s.keep(10, &text("hunter2"), 100).unwrap();
+        s.keep(50, &text("s3cret"), 100).unwrap();
+        assert_eq!(s.get(10), Some(text("hunter2")));
         let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&s.dir), 0o700);
         assert_eq!(mode(&s.path()), 0o600);
         // Record 10 is 100 records behind 110: History has let it go, and so does the store.
-        s.keep(110, "third", 100).unwrap();
+        s.keep(110, &text("third"), 100).unwrap();
         assert_eq!(s.get(10), None);
-        assert_eq!(s.get(50).as_deref(), Some("s3cret"));
+        assert_eq!(s.get(50), Some(text("s3cret")));
         // A smaller history applies at the next value kept.
-        s.keep(111, "fourth", 1).unwrap();
+        s.keep(111, &text("fourth"), 1).unwrap();
         assert_eq!((s.get(50), s.get(110)), (None, None));
-        assert_eq!(s.get(111).as_deref(), Some("fourth"));
+        assert_eq!(s.get(111), Some(text("fourth")));
         // A value too long to be a password is not kept at all.
-        s.keep(112, &"x".repeat(MAX_VALUE + 1), 100).unwrap();
+        s.keep(112, &text(&"x".repeat(MAX_VALUE + 1)), 100).unwrap();
         assert_eq!(s.get(112), None);
+        // A form's fields are kept whole.
+        let form = serde_json::json!({"fields": [{"element": "pw", "text": "hunter2"}]});
+        s.keep(113, &form, 100).unwrap();
+        assert_eq!(s.get(113), Some(form));
         // An unreadable file loses its values but never blocks the next.
         std::fs::write(s.path(), b"{not json").unwrap();
         assert_eq!(s.get(111), None);
-        s.keep(113, "fifth", 100).unwrap();
-        assert_eq!(s.get(113).as_deref(), Some("fifth"));
+        s.keep(114, &text("fifth"), 100).unwrap();
+        assert_eq!(s.get(114), Some(text("fifth")));
+    }
+
+    #[test]
+    fn a_value_kept_by_an_earlier_version_still_reads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = TypedSecrets::new(tmp.path().join("history-private"));
+        s.keep(1, &serde_json::json!({"text": "x"}), 100).unwrap();
+        std::fs::write(s.path(), br#"{"7":"hunter2"}"#).unwrap();
+        assert_eq!(s.get(7), Some(serde_json::json!({"text": "hunter2"})));
     }
 }

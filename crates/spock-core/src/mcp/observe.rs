@@ -25,7 +25,8 @@ pub struct FinishedCall<'a> {
 pub trait CallObserver: Send + Sync {
     /// Every finished call, on the async runtime: must not block.
     fn finished(&self, call: &FinishedCall<'_>);
-    /// A call's withheld text (a password typed), with its audit record and the History size:
-    /// called off the runtime, so it may write a file.
-    fn withheld_text(&self, _record: u64, _text: &str, _window: usize) {}
+    /// What a call withheld from its record (a password typed: the private part a replay
+    /// needs, see [`super::typed::TypedText::private_part`]), with its audit record and the
+    /// History size: called off the runtime, so it may write a file.
+    fn withheld(&self, _record: u64, _private: &serde_json::Value, _window: usize) {}
 }

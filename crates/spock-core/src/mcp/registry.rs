@@ -219,6 +219,20 @@ impl ToolDef {
         }
     }
 
+    /// Leaves out of the output schema the properties of a shared result type this tool never
+    /// sets (they cost context and say nothing; a schema without `additionalProperties: false`
+    /// still accepts the result either way).
+    pub fn output_without(mut self, never_set: &[&str]) -> Self {
+        let mut schema = (*self.output_schema).clone();
+        if let Some(Value::Object(props)) = schema.get_mut("properties") {
+            for p in never_set {
+                props.remove(*p);
+            }
+        }
+        self.output_schema = Arc::new(schema);
+        self
+    }
+
     /// Declares that the tool types its `text` argument into a field (see [`Self::types_text`]).
     pub fn typing_text(mut self) -> Self {
         self.types_text = true;

@@ -230,14 +230,16 @@ pub async fn call_in_run(
     run_call(core, origin, name, args, cancel, batch_run, false).await
 }
 
-/// [`call_in_run`] for a batch step whose `text` is a kept password (its private part): the
-/// tool types it into a password field or refuses, so an agent that runs the task cannot have
-/// the password typed where it can read it back.
+/// [`call_in_run`] for a batch step some of whose typed texts are kept passwords (its private
+/// part; `kept` marks their slots, see [`super::typed`]): the tool types each into a password
+/// field or refuses, so an agent that runs the task cannot have a password typed where it can
+/// read it back.
 pub async fn call_step_typing_kept_password(
     core: &Arc<Core>,
     origin: Origin,
     name: &str,
     args: Value,
+    kept: Vec<bool>,
     cancel: CancellationToken,
     run_id: String,
 ) -> Option<CallOutcome> {
@@ -245,7 +247,7 @@ pub async fn call_step_typing_kept_password(
     let opts = Opts {
         batch_run: Some(run_id),
         by_person: false,
-        kept_password: true,
+        kept,
     };
     Some(pipeline(core, origin, tool, args, cancel, opts).await)
 }
@@ -349,7 +351,7 @@ pub async fn call_tool_def(
     let opts = Opts {
         batch_run,
         by_person,
-        kept_password: false,
+        kept: Vec::new(),
     };
     pipeline(core, origin, tool, args, cancel, opts).await
 }
@@ -358,8 +360,9 @@ pub async fn call_tool_def(
 struct Opts {
     batch_run: Option<String>,
     by_person: bool,
-    /// The call's `text` is a kept password (see [`call_step_typing_kept_password`]).
-    kept_password: bool,
+    /// Which of the call's typed texts are kept passwords (see
+    /// [`call_step_typing_kept_password`]); empty for none.
+    kept: Vec<bool>,
 }
 
 async fn pipeline(
@@ -373,7 +376,7 @@ async fn pipeline(
     let Opts {
         batch_run,
         by_person,
-        kept_password,
+        kept,
     } = opts;
     let call_id = core.next_call_id();
     let args = match args {
@@ -388,11 +391,7 @@ async fn pipeline(
     let mut shown_args = args.clone();
     core.redactor.redact_json(&mut shown_args, Audience::Person);
     // Typed text is withheld from the first event on, until the field is known to be plain.
-    let mut typed = TypedText::of(tool.types_text, &shown_args);
-    if kept_password {
-        typed = typed.password_only();
-    }
-    let typed = Arc::new(typed);
+    let typed = Arc::new(TypedText::of(tool.types_text, &shown_args).kept_passwords(kept));
     if typed.withholds() {
         hide_text(&mut shown_args);
     }
@@ -564,13 +563,12 @@ async fn pipeline(
     // from either still replays it. Text shown to be plain goes back into the record.
     let typed_password = typed.withholds();
     let mut recorded_args = args.clone();
-    let mut private = None;
-    if typed_password {
-        hide_text(&mut recorded_args);
-        private = args.get("text").map(|t| serde_json::json!({ "text": t }));
-    } else if tool.types_text {
+    typed.hide_withheld(&mut recorded_args);
+    let private = typed.private_part(&args);
+    if tool.types_text {
         shown_args = args.clone();
         core.redactor.redact_json(&mut shown_args, Audience::Person);
+        typed.hide_withheld(&mut shown_args);
     }
     let mut record = AuditRecord::new(tool.name, level, origin.transport, shown_args);
     record.escalated = escalated;
@@ -605,11 +603,11 @@ async fn pipeline(
     for o in core.observers() {
         o.finished(&finished);
     }
-    if let Some(text) = private.as_ref().and_then(|p| p["text"].as_str()) {
-        let (c, text, window) = (core.clone(), text.to_string(), core.config().history.size);
+    if let Some(private) = private.clone() {
+        let (c, window) = (core.clone(), core.config().history.size);
         let _ = tokio::task::spawn_blocking(move || {
             for o in c.observers() {
-                o.withheld_text(record, &text, window);
+                o.withheld(record, &private, window);
             }
         })
         .await;

@@ -440,7 +440,10 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Tap an element found by testTag → description → text (or selector); taps its nearest \
                           clickable ancestor. Prefer this to android_tap.",
         }
-        .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, false)),
+        .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, false))
+        .output_without(&[
+            "action", "performedAs", "scrolls", "changed", "fallback", "note", "fieldText", "verified",
+        ]),
         Meta {
             name: "android_long_press_element",
             title: "Long-press element",
@@ -467,6 +470,7 @@ pub fn tools() -> Vec<ToolDef> {
                           type text exactly, verify the field holds it, optionally submit (Enter).",
         }
         .def(edit::type_into)
+        .output_without(&["action", "performedAs", "scrolls", "changed", "fallback", "note"])
         .typing_text(),
         Meta {
             name: "android_perform_action",

@@ -36,8 +36,25 @@ pub struct TypeArgs {
     /// Press Enter after typing (default false).
     #[serde(default)]
     pub submit: bool,
+    /// More fields of this form, [{element, text, clear?}], typed in this call (passwords
+    /// first); one read-back checks them all.
+    #[serde(default)]
+    pub fields: Vec<MoreField>,
     pub return_screen: Option<ReturnScreen>,
 }
+
+/// A further field of the same form.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MoreField {
+    pub element: String,
+    pub text: String,
+    #[serde(default)]
+    pub clear: bool,
+}
+
+/// The most fields one call fills.
+const MAX_FIELDS: usize = 10;
 
 /// The text field an element names: itself, its interactive ancestor, or the first text field
 /// inside it (a Compose TextField's label is often a sibling-level child).
@@ -117,75 +134,238 @@ fn focused_field_is_password(tree: &UiTree) -> Option<bool> {
     focused.iter().any(|n| n.is_editable()).then_some(false)
 }
 
-pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, ToolError> {
-    // Refused before the device is touched.
-    let escaped = check_text(&a.text)?;
-    let dev = ctx.device(a.serial.as_deref()).await?;
-    // The field is found on the tree as the caller sees it; the typed text is checked on the
-    // raw one (a password field's length, text a rule would hide).
-    let tree = dump_for_action_raw(&ctx, &dev).await?;
-    let mut view = tree.clone();
-    ctx.core.redactor.redact_tree(&mut view, ctx.audience());
-    let id = a.target.resolve(&view)?;
-    let field = text_field(&tree, id)?;
-    if visible_rect(&tree, field).is_none() {
+/// One field of a call: what names it, what goes in, and where it was found.
+struct Entry {
+    /// Its typed-text slot: 0 the call's `text`, then one per `fields` entry.
+    slot: usize,
+    target: ElementRef,
+    text: String,
+    escaped: String,
+    clear: bool,
+    password: bool,
+}
+
+/// Where an entry was found on a screen: the element named, the text field it types into.
+struct Found {
+    id: NodeId,
+    field: NodeId,
+}
+
+/// Finds `target`'s text field on `tree` (raw) as the caller sees it (`view`), on screen.
+fn find_field(tree: &UiTree, view: &UiTree, target: &ElementRef) -> Result<Found, ToolError> {
+    let id = target.resolve(view)?;
+    let field = text_field(tree, id)?;
+    if visible_rect(tree, field).is_none() {
         return Err(ToolError::not_found(format!(
             "the field {field} is off screen; bring it into view with android_scroll_to_element"
         )));
     }
-    // What the text goes into is known now, before anything is typed: a password field's
-    // text stays «password» everywhere, any other field's is shown from here on.
-    let password = tree.node(field).is_some_and(|n| n.password);
-    ctx.typing_into(Some(password))?;
-    let mut out = ActionOut::new(dev.serial(), "", "");
-    press_node(&ctx, &dev, &tree, field, GestureKind::Tap, &mut out).await?;
-    // The tap matched the field itself; report the match the agent named, as the agent is
-    // shown the screen (redacted; same node ids as the raw dump).
-    out.element = element_out(&view, id);
-    out.acted_on = (field != id).then(|| element_out(&view, field)).flatten();
-    // No sleep before typing: `input tap` returns once the app has handled the touch (AOSP
-    // InputShellCommand injects with INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH), so the field
-    // has taken focus, and `input text` delivers its keys to the focused view the same way.
-    let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
-    if a.clear {
-        clear(&ctx, &dev, &tree, field).await?;
-    }
-    ctx.sh_ok(&dev, &escaped).await?;
-    // The verification dump waits for idle itself, and is this action's settle dump: the
-    // screen sent back (returnScreen) and the next read, while nothing else is sent.
-    let after = dump_settled(&ctx, &dev).await?;
-    match same_field(&tree, field, &after).and_then(|f| after.node(f)) {
-        Some(n) if password => {
-            let want = if a.clear { 0 } else { before.chars().count() } + a.text.chars().count();
-            let ok = n.text.chars().count() == want;
-            out.verified = Some(ok);
-            // What it holds is said only when it is not what was typed.
-            out.field_text = (!ok).then(|| "•".repeat(n.text.chars().count()));
+    Ok(Found { id, field })
+}
+
+/// A field after typing: whether it holds what was typed, and what to tell the caller.
+struct Check {
+    ok: Option<bool>,
+    warning: Option<String>,
+    field_text: Option<String>,
+}
+
+fn check_field(e: &Entry, before: &str, after: Option<&crate::uitree::Node>) -> Check {
+    match after {
+        Some(n) if e.password => {
+            let want = if e.clear { 0 } else { before.chars().count() } + e.text.chars().count();
+            let got = n.text.chars().count();
+            let ok = got == want;
+            Check {
+                ok: Some(ok),
+                warning: (!ok).then(|| format!("it holds {got} characters, not {want}")),
+                // What it holds is said only when it is not what was typed.
+                field_text: (!ok).then(|| "•".repeat(got)),
+            }
         }
         Some(n) => {
-            let want = if a.clear {
-                a.text.clone()
+            let want = if e.clear {
+                e.text.clone()
             } else {
-                format!("{before}{}", a.text)
+                format!("{before}{}", e.text)
             };
             // An empty field may have shown its hint as text before typing.
-            let ok = n.text == want || n.text.ends_with(&a.text);
-            out.verified = Some(ok);
-            if !ok {
-                out.warning = Some(format!(
+            let ok = n.text == want || n.text.ends_with(&e.text);
+            Check {
+                ok: Some(ok),
+                warning: (!ok).then(|| format!(
                     "the field holds {:?}, not {want:?}: an input filter, autocorrect or a length limit may have changed it",
                     n.text
-                ));
+                )),
+                field_text: (n.text != e.text).then(|| n.text.clone()),
             }
-            out.field_text = (n.text != a.text).then(|| n.text.clone());
         }
-        None => {
-            out.warning =
-                Some("the field could not be found again after typing; the screen changed".into());
+        None => Check {
+            ok: None,
+            warning: Some(
+                "the field could not be found again after typing; the screen changed".into(),
+            ),
+            field_text: None,
+        },
+    }
+}
+
+pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, ToolError> {
+    // Refused before the device is touched.
+    if a.fields.len() >= MAX_FIELDS {
+        return Err(ToolError::invalid_args(format!(
+            "at most {MAX_FIELDS} fields in one call ({} given)",
+            a.fields.len() + 1
+        )));
+    }
+    if a.submit && !a.fields.is_empty() {
+        return Err(ToolError::invalid_args(
+            "submit applies to one field; with `fields`, tap the form's button after (android_tap_element)",
+        ));
+    }
+    let mut entries = vec![Entry {
+        slot: 0,
+        escaped: check_text(&a.text)?,
+        target: a.target,
+        text: a.text,
+        clear: a.clear,
+        password: false,
+    }];
+    for (i, f) in a.fields.into_iter().enumerate() {
+        entries.push(Entry {
+            slot: i + 1,
+            escaped: check_text(&f.text)?,
+            target: ElementRef {
+                element: Some(f.element),
+                selector: None,
+            },
+            text: f.text,
+            clear: f.clear,
+            password: false,
+        });
+    }
+    let dev = ctx.device(a.serial.as_deref()).await?;
+    // Every field is found on the tree as the caller sees it; the typed text is checked on the
+    // raw one (a password field's length, text a rule would hide).
+    let mut tree = dump_for_action_raw(&ctx, &dev).await?;
+    let mut view = redacted(&ctx, &tree);
+    let mut found = Vec::with_capacity(entries.len());
+    for e in &mut entries {
+        let f = find_field(&tree, &view, &e.target)?;
+        if let Some(j) = found.iter().position(|g: &Found| g.field == f.field) {
+            return Err(ToolError::invalid_args(format!(
+                "{} and {} name the same field {}",
+                entries_name(j),
+                entries_name(e.slot),
+                f.field
+            )));
         }
+        e.password = tree.node(f.field).is_some_and(|n| n.password);
+        found.push(f);
+    }
+    // What each text goes into is known now, before anything is typed: a password field's
+    // text stays «password» everywhere, any other field's is shown from here on.
+    for e in &entries {
+        ctx.typing_into_field(e.slot, Some(e.password))?;
+    }
+    let mut out = ActionOut::new(dev.serial(), "", "");
+    // The match the agent named first, as the agent is shown the screen (redacted; same node
+    // ids as the raw dump).
+    out.element = element_out(&view, found[0].id);
+    out.acted_on = (found[0].field != found[0].id)
+        .then(|| element_out(&view, found[0].field))
+        .flatten();
+    // Passwords first: a password goes only into a field found on a screen read after the
+    // last thing typed, so a form that moved cannot have it typed into a field shown in the
+    // clear. The other fields follow, on the screen last read; the read-back checks them all.
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by_key(|&k| !entries[k].password);
+    let mut typed = Vec::with_capacity(entries.len());
+    let mut warnings = Vec::new();
+    // How many screens were read after the first (the fields were found on the first).
+    let mut reads = 0;
+    for (n, &k) in order.iter().enumerate() {
+        let e = &entries[k];
+        if n > 0 && e.password {
+            tree = dump_for_action_raw(&ctx, &dev).await?;
+            view = redacted(&ctx, &tree);
+            reads += 1;
+        }
+        let field = if reads > 0 {
+            // Found again on the newer screen; it must still be what its text was judged by.
+            let f = find_field(&tree, &view, &e.target)?;
+            if tree.node(f.field).is_some_and(|n| n.password) != e.password {
+                return Err(ToolError::refused(format!(
+                    "{} names a {} field now: the form changed while typing; nothing more was typed",
+                    entries_name(e.slot),
+                    if e.password { "plain" } else { "password" }
+                )));
+            }
+            f.field
+        } else {
+            found[k].field
+        };
+        let mut scratch = ActionOut::new(dev.serial(), "", "");
+        // No sleep before typing: `input tap` returns once the app has handled the touch
+        // (AOSP InputShellCommand injects with INJECT_INPUT_EVENT_MODE_WAIT_FOR_FINISH), so
+        // the field has taken focus, and `input text` delivers its keys to the focused view
+        // the same way.
+        press_node(&ctx, &dev, &tree, field, GestureKind::Tap, &mut scratch).await?;
+        if let Some(w) = scratch.warning {
+            warnings.push(w);
+        }
+        if k == 0 {
+            out.point = scratch.point;
+        }
+        let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
+        if e.clear {
+            clear(&ctx, &dev, &tree, field).await?;
+        }
+        ctx.sh_ok(&dev, &e.escaped).await?;
+        typed.push((k, tree.clone(), field, before));
+    }
+    // The read-back waits for idle itself, and is this action's settle dump: the screen sent
+    // back (returnScreen) and the next read, while nothing else is sent.
+    let after = dump_settled(&ctx, &dev).await?;
+    let single = entries.len() == 1;
+    let mut all_ok = Some(true);
+    typed.sort_by_key(|t| t.0);
+    for (k, on, field, before) in &typed {
+        let e = &entries[*k];
+        let now = same_field(on, *field, &after).and_then(|f| after.node(f));
+        let c = check_field(e, before, now);
+        all_ok = match (all_ok, c.ok) {
+            (Some(a), Some(b)) => Some(a && b),
+            _ => None,
+        };
+        if single {
+            out.field_text = c.field_text;
+            warnings.extend(c.warning);
+        } else if let Some(w) = c.warning {
+            warnings.push(format!("{}: {w}", entries_name(e.slot)));
+        }
+    }
+    out.verified = all_ok;
+    if !warnings.is_empty() {
+        out.warning = Some(warnings.join("; "));
     }
     if a.submit {
         ctx.sh_ok(&dev, &format!("input keyevent {ENTER}")).await?;
     }
     finish(&ctx, &dev, out, a.return_screen).await
+}
+
+/// `tree` as the caller is shown it.
+fn redacted(ctx: &Ctx, tree: &UiTree) -> UiTree {
+    let mut view = tree.clone();
+    ctx.core.redactor.redact_tree(&mut view, ctx.audience());
+    view
+}
+
+/// How a field is named in errors and warnings: by its place in the call.
+fn entries_name(slot: usize) -> String {
+    match slot {
+        0 => "the first field".into(),
+        i => format!("fields[{}]", i - 1),
+    }
 }
