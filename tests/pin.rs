@@ -201,16 +201,29 @@ async fn denied_and_timed_out_calls_are_audited_with_the_resolved_device() {
     sim.stop().await;
 }
 
+/// A phone listening on `addr`. The port a phone just stopped listening on may take a moment
+/// to be free again (its listener's task ends after `stop` returns), so binding is retried for
+/// a few seconds.
 async fn phone_on(addr: std::net::SocketAddr, dev: &SimDevice) -> SimHandle {
-    start(SimOptions {
-        devices: vec![Arc::new(dev.clone()) as Arc<dyn Target>],
-        adb_server: None,
-        adbd: vec![addr],
-        control: None,
-        faults: Vec::new(),
-    })
-    .await
-    .unwrap()
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let started = start(SimOptions {
+            devices: vec![Arc::new(dev.clone()) as Arc<dyn Target>],
+            adb_server: None,
+            adbd: vec![addr],
+            control: None,
+            faults: Vec::new(),
+        })
+        .await;
+        match started {
+            Ok(sim) => return sim,
+            Err(e) if tokio::time::Instant::now() < deadline => {
+                eprintln!("binding {addr} again: {e:#}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            Err(e) => panic!("a phone on {addr}: {e:#}"),
+        }
+    }
 }
 
 fn transport_of(l: &[DeviceEntry], id: &str) -> Option<u64> {

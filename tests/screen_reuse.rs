@@ -248,3 +248,37 @@ async fn a_form_is_refused_whole_before_anything_is_typed() {
         "nothing typed"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_disabled_field_is_refused_before_anything_is_typed() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let dev = device_rig::demo_with_login(dir.path(), |xml| {
+        let field = xml
+            .find(r#"resource-id="login_password""#)
+            .expect("the field");
+        let end = field + xml[field..].find(" />").expect("its end");
+        let node = xml[field..end].replace(r#"enabled="true""#, r#"enabled="false""#);
+        format!("{}{node}{}", &xml[..field], &xml[end..])
+    });
+    let rig = device_rig::rig_on(dev, false, Config::default_config()).await;
+    on_login(&rig).await;
+    // The e-mail field has the focus: text for the disabled field would land there.
+    ok(
+        &rig.core,
+        "android_tap_element",
+        json!({"element": "login_email"}),
+    )
+    .await;
+    rig.faults().pace.reset_stats();
+    for args in [
+        json!({"element": "login_password", "text": "hunter2"}),
+        json!({"element": "login_email", "text": "me@example.com",
+               "fields": [{"element": "login_password", "text": "hunter2"}]}),
+    ] {
+        let done = stdio_call(&rig.core, "android_input_text_into_element", args).await;
+        let e = done.result.expect_err("refused");
+        assert!(e.message.contains("disabled"), "{}", e.message);
+    }
+    let stats = rig.faults().pace.stats();
+    assert!(!stats.commands.contains_key("input"), "{stats:?}");
+}

@@ -528,4 +528,69 @@ mod from_history {
             "something was typed"
         );
     }
+
+    /// The demo with a clickable view laid over the password field (a show-password button
+    /// grown over it, a web page's decoy): a tap on the field lands on the view and leaves the
+    /// focus where it was.
+    fn covered_password_field(dir: &std::path::Path) -> spock_tui::sim::device::SimDevice {
+        rig::demo_with_login(dir, |xml| {
+            let field = xml.find(r#"resource-id="login_password""#).unwrap();
+            let end = field + xml[field..].find(" />").unwrap();
+            let overlay = r#"><node index="0" text="" resource-id="pw_overlay" class="android.view.View" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[80,760][1000,910]" /></node>"#;
+            format!("{}{overlay}{}", &xml[..end], &xml[end + 3..])
+        })
+    }
+
+    /// A kept password goes in only once the screen shows the password field focused: with the
+    /// tap on it landing elsewhere and the e-mail field focused, the step is refused before a
+    /// character is typed, and the e-mail field never holds the password.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_kept_password_is_never_typed_into_the_field_that_kept_the_focus() {
+        let dir = tempfile::tempdir().unwrap();
+        let rig = rig::rig_on(
+            covered_password_field(dir.path()),
+            false,
+            Config::default_config(),
+        )
+        .await;
+        login_screen(&rig).await;
+        focus(&rig, "login_email").await;
+        for (id, args) in [
+            (
+                "single",
+                json!({"element": "login_password", "text": "«password»"}),
+            ),
+            (
+                "form",
+                json!({"element": "login_email", "text": "bob@example.com",
+                            "fields": [{"element": "login_password", "text": "«password»"}]}),
+            ),
+        ] {
+            let mut step =
+                spock_tui::batch::Step::new("android_input_text_into_element", args.clone());
+            step.private = Some(match id {
+                "single" => json!({"text": SECRET}),
+                _ => json!({"fields": [{"element": "login_password", "text": SECRET}]}),
+            });
+            let task = spock_tui::batch::Task::new(
+                Some(id.into()),
+                id,
+                vec![step],
+                spock_tui::batch::Source::History,
+            );
+            rig.core.batch.save(task).unwrap();
+            let rec = run(&rig, id).await;
+            assert_eq!(rec.steps[0].outcome, StepOutcome::Refused, "{id}: {rec:?}");
+            let why = rec.steps[0].error.as_deref().unwrap_or("");
+            assert!(
+                why.contains("focused field is no password field"),
+                "{id}: {why}"
+            );
+            assert!(
+                !email_text(&rig).contains(SECRET),
+                "{id}: the password went into the e-mail field"
+            );
+            assert_eq!(password_field_len(&rig), 0, "{id}");
+        }
+    }
 }

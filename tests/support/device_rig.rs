@@ -20,7 +20,11 @@ pub struct Rig {
 }
 
 pub async fn rig_with(allow_all: bool, config: Config) -> Rig {
-    let dev = SimDevice::demo();
+    rig_on(SimDevice::demo(), allow_all, config).await
+}
+
+/// [`rig_with`] on a virtual device of the caller's (a scenario of its own).
+pub async fn rig_on(dev: SimDevice, allow_all: bool, config: Config) -> Rig {
     let tmp = tempfile::tempdir().expect("tmp");
     let (core, sim) =
         virtual_core::core_on_virtual_device(tmp.path(), config, allow_all, dev.clone())
@@ -67,4 +71,23 @@ pub async fn stdio_call(
     )
     .await
     .expect("known tool")
+}
+
+/// The demo scenario copied into `dir` with its login screen's XML changed by `edit`.
+pub fn demo_with_login(dir: &std::path::Path, edit: impl FnOnce(String) -> String) -> SimDevice {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
+    for sub in ["", "screens"] {
+        let to = dir.join(sub);
+        std::fs::create_dir_all(&to).expect("scenario dir");
+        for e in std::fs::read_dir(demo.join(sub)).expect("the demo") {
+            let e = e.expect("entry");
+            if e.file_type().is_ok_and(|t| t.is_file()) {
+                std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+            }
+        }
+    }
+    let login = dir.join("screens/login.xml");
+    let xml = std::fs::read_to_string(&login).expect("login.xml");
+    std::fs::write(&login, edit(xml)).expect("login.xml written");
+    SimDevice::from_scenario_file(&dir.join("demo.toml")).expect("the scenario")
 }

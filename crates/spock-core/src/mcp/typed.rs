@@ -107,6 +107,11 @@ impl TypedText {
         self
     }
 
+    /// The text in slot `i` is a kept password (see [`Self::kept_passwords`]).
+    pub fn is_kept(&self, i: usize) -> bool {
+        self.kept.get(i).copied().unwrap_or(false)
+    }
+
     fn targets(&self) -> Vec<Target> {
         self.targets
             .lock()
@@ -228,7 +233,7 @@ impl Ctx {
     /// hidden). A kept password (a batch step's private part) is refused anywhere but a
     /// password field.
     pub fn typing_into_field(&self, i: usize, password: Option<bool>) -> Result<(), ToolError> {
-        if self.typed.kept.get(i).copied().unwrap_or(false) && password != Some(true) {
+        if self.typed.is_kept(i) && password != Some(true) {
             return Err(ToolError::refused(match password {
                 Some(_) => {
                     "this step types a kept password, and the field is no password field: \

@@ -12,7 +12,9 @@ use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
-use crate::mcp::tools::ui::{ElementRef, dump_for_action_raw, dump_raw, dump_settled, node_out};
+use crate::mcp::tools::ui::{
+    ElementRef, dump_for_action_raw, dump_fresh, dump_raw, dump_settled, node_out,
+};
 use crate::uitree::{NodeId, UiTree};
 
 /// `KEYCODE_MOVE_END` and `KEYCODE_DEL` by number: every `input` build knows numbers.
@@ -158,6 +160,14 @@ fn find_field(tree: &UiTree, view: &UiTree, target: &ElementRef) -> Result<Found
     if visible_rect(tree, field).is_none() {
         return Err(ToolError::not_found(format!(
             "the field {field} is off screen; bring it into view with android_scroll_to_element"
+        )));
+    }
+    // A tap on a disabled field leaves the focus where it was, and the text would go into
+    // whatever field holds it.
+    if tree.node(field).is_some_and(|n| !n.enabled) {
+        return Err(ToolError::refused(format!(
+            "the field {field} is disabled: a tap does not focus it, and the text would go into \
+             whatever field has the focus; nothing was typed"
         )));
     }
     Ok(Found { id, field })
@@ -320,6 +330,19 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
         let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
         if e.clear {
             clear(&ctx, &dev, &tree, field).await?;
+        }
+        // A kept password (a task replaying what a person typed) goes in only once the screen
+        // shows the password field focused: were the tap to miss (an overlay, a form that
+        // moved), the text would go into whatever field has the focus, where the agent running
+        // the task could read it.
+        if ctx.typed.is_kept(e.slot) {
+            let now = dump_fresh(&ctx, &dev).await?;
+            if focused_field_is_password(&now) != Some(true) {
+                return Err(ToolError::refused(format!(
+                    "{}: a kept password, and the focused field is no password field after the tap; nothing more was typed",
+                    entries_name(e.slot)
+                )));
+            }
         }
         ctx.sh_ok(&dev, &e.escaped).await?;
         typed.push((k, tree.clone(), field, before));
