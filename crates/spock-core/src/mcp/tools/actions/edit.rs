@@ -328,13 +328,10 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
             out.point = scratch.point;
         }
         let before = tree.node(field).map(|n| n.text.clone()).unwrap_or_default();
-        if e.clear {
-            clear(&ctx, &dev, &tree, field).await?;
-        }
         // A kept password (a task replaying what a person typed) goes in only once the screen
         // shows the password field focused: were the tap to miss (an overlay, a form that
         // moved), the text would go into whatever field has the focus, where the agent running
-        // the task could read it.
+        // the task could read it (and a clear would empty that field).
         if ctx.typed.is_kept(e.slot) {
             let now = dump_fresh(&ctx, &dev).await?;
             if focused_field_is_password(&now) != Some(true) {
@@ -343,6 +340,9 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
                     entries_name(e.slot)
                 )));
             }
+        }
+        if e.clear {
+            clear(&ctx, &dev, &tree, field).await?;
         }
         ctx.sh_ok(&dev, &e.escaped).await?;
         typed.push((k, tree.clone(), field, before));
