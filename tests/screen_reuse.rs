@@ -251,8 +251,7 @@ async fn a_form_is_refused_whole_before_anything_is_typed() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_disabled_field_is_refused_before_anything_is_typed() {
-    let dir = tempfile::tempdir().expect("tmp");
-    let dev = device_rig::demo_with_login(dir.path(), |xml| {
+    let dev = device_rig::demo_with_login(|xml| {
         let field = xml
             .find(r#"resource-id="login_password""#)
             .expect("the field");

@@ -532,8 +532,8 @@ mod from_history {
     /// The demo with a clickable view laid over the password field (a show-password button
     /// grown over it, a web page's decoy): a tap on the field lands on the view and leaves the
     /// focus where it was.
-    fn covered_password_field(dir: &std::path::Path) -> spock_tui::sim::device::SimDevice {
-        rig::demo_with_login(dir, |xml| {
+    fn covered_password_field() -> spock_tui::sim::device::SimDevice {
+        rig::demo_with_login(|xml| {
             let field = xml.find(r#"resource-id="login_password""#).unwrap();
             let end = field + xml[field..].find(" />").unwrap();
             let overlay = r#"><node index="0" text="" resource-id="pw_overlay" class="android.view.View" package="com.example.shop" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[80,760][1000,910]" /></node>"#;
@@ -546,13 +546,7 @@ mod from_history {
     /// character is typed, and the e-mail field never holds the password.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_kept_password_is_never_typed_into_the_field_that_kept_the_focus() {
-        let dir = tempfile::tempdir().unwrap();
-        let rig = rig::rig_on(
-            covered_password_field(dir.path()),
-            false,
-            Config::default_config(),
-        )
-        .await;
+        let rig = rig::rig_on(covered_password_field(), false, Config::default_config()).await;
         login_screen(&rig).await;
         // The e-mail field holds text and keeps the focus.
         let d = stdio_call(

@@ -73,21 +73,21 @@ pub async fn stdio_call(
     .expect("known tool")
 }
 
-/// The demo scenario copied into `dir` with its login screen's XML changed by `edit`.
-pub fn demo_with_login(dir: &std::path::Path, edit: impl FnOnce(String) -> String) -> SimDevice {
+/// The demo scenario, read from the repository's `assets/demo`, with its login screen's XML
+/// changed by `edit`.
+pub fn demo_with_login(edit: impl Fn(String) -> String) -> SimDevice {
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
-    for sub in ["", "screens"] {
-        let to = dir.join(sub);
-        std::fs::create_dir_all(&to).expect("scenario dir");
-        for e in std::fs::read_dir(demo.join(sub)).expect("the demo") {
-            let e = e.expect("entry");
-            if e.file_type().is_ok_and(|t| t.is_file()) {
-                std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+    let toml = std::fs::read_to_string(demo.join("demo.toml")).expect("demo.toml");
+    let load = |rel: &str| -> std::io::Result<Vec<u8>> {
+        let bytes = std::fs::read(demo.join(rel))?;
+        match rel {
+            "screens/login.xml" => {
+                Ok(edit(String::from_utf8_lossy(&bytes).into_owned()).into_bytes())
             }
+            _ => Ok(bytes),
         }
-    }
-    let login = dir.join("screens/login.xml");
-    let xml = std::fs::read_to_string(&login).expect("login.xml");
-    std::fs::write(&login, edit(xml)).expect("login.xml written");
-    SimDevice::from_scenario_file(&dir.join("demo.toml")).expect("the scenario")
+    };
+    let scenario =
+        spock_tui::sim::scenario::Scenario::parse(&toml, "demo.toml", &load).expect("the scenario");
+    SimDevice::from_scenario(scenario)
 }

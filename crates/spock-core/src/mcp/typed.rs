@@ -200,7 +200,7 @@ pub fn hide_text(args: &mut Value) {
 }
 
 /// Which of a step's or record's typed texts stand for a password they do not hold.
-pub fn placeholder_slots(args: &Value) -> Vec<bool> {
+fn placeholder_slots(args: &Value) -> Vec<bool> {
     (0..slot_count(args))
         .map(|i| slot(args, i).and_then(Value::as_str) == Some(PASSWORD_PLACEHOLDER))
         .collect()

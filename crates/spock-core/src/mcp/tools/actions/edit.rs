@@ -1,6 +1,7 @@
 //! Typing into a text field found by semantics: focus it with a tap, clear it when asked, type
 //! through `input text` (escaped by `guard`, so quotes, `$` and `;` arrive as typed), read the
 //! field back to verify, then submit with Enter when asked.
+use std::sync::Arc;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -257,7 +258,8 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     let dev = ctx.device(a.serial.as_deref()).await?;
     // Every field is found on the tree as the caller sees it; the typed text is checked on the
     // raw one (a password field's length, text a rule would hide).
-    let mut tree = dump_for_action_raw(&ctx, &dev).await?;
+    // Shared: each typed field remembers the screen it was found on, for the read-back.
+    let mut tree = Arc::new(dump_for_action_raw(&ctx, &dev).await?);
     let mut view = redacted(&ctx, &tree);
     let mut found = Vec::with_capacity(entries.len());
     for e in &mut entries {
@@ -297,7 +299,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     for (n, &k) in order.iter().enumerate() {
         let e = &entries[k];
         if n > 0 && e.password {
-            tree = dump_for_action_raw(&ctx, &dev).await?;
+            tree = Arc::new(dump_for_action_raw(&ctx, &dev).await?);
             view = redacted(&ctx, &tree);
             reads += 1;
         }
@@ -345,7 +347,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
             clear(&ctx, &dev, &tree, field).await?;
         }
         ctx.sh_ok(&dev, &e.escaped).await?;
-        typed.push((k, tree.clone(), field, before));
+        typed.push((k, Arc::clone(&tree), field, before));
     }
     // The read-back waits for idle itself, and is this action's settle dump: the screen sent
     // back (returnScreen) and the next read, while nothing else is sent.
