@@ -5,6 +5,7 @@ behind the same real Debian `adb` server, over stdio through the same Python MCP
 
     npm install --prefix /tmp/peer @mobilenext/mobile-mcp@1.0.4
     python3 benches/task.py --peer /tmp/peer --rounds 3
+    python3 benches/task.py --peer /tmp/peer --rounds 1 --latency phone-median
 
 The task, as an agent would do it: open the shop app, sign in with email and password, open the
 Espresso Machine, add it to the cart, check the cart total ($268.00 before, $517.00 after), take a
@@ -14,7 +15,8 @@ coordinates (legacy mode has no refs). The harness reads coordinates and names o
 answers the way the agent would, so a side that returned too little would fail the task.
 
 Figures per side: wall time of the tool calls, tool calls, device commands (counted at the
-virtual device, `{"stats":true}` on its control endpoint) with the device time charged, and
+virtual device, `{"stats":true}` on its control endpoint) with the device time charged (and the
+same commands at the profile's medians, which does not move with the random spread), and
 characters of text the agent reads (images are counted apart, by pixels and base64 size). The
 loop time adds one model turn per tool call at `--turn-ms` (default 800 ms: the upper end of the
 300–800 ms a tool-choosing LLM call takes in tianpan.co, "End-to-End Latency Is Not P99 of Your
@@ -164,6 +166,7 @@ async def run(args, adb, inst, home):
                     "image_b64_chars": sum(c[3] for c in side.calls),
                     "device_commands": dev["total_commands"],
                     "device_ms": dev["total_device_ms"],
+                    "device_median_ms": dev["total_median_ms"],
                     "by_command": dev["commands"],
                     "per_call": [{"tool": c[0], "ms": round(c[1] * 1000, 1), "text_chars": c[2]} for c in side.calls],
                 })
@@ -184,7 +187,11 @@ def main():
     ap.add_argument("--turn-ms", type=float, default=800.0,
                     help="model latency per tool call for the loop time (default 800, see the module doc)")
     ap.add_argument("--show", action="store_true", help="print every answer the agent reads")
+    ap.add_argument("--latency", default=os.environ["SPOCK_SIM_LATENCY"],
+                    help="the virtual device's profile: phone (default; costs drawn in median ± spread) "
+                         "or phone-median (every command at its median, so runs compare without the draw)")
     args = ap.parse_args()
+    os.environ["SPOCK_SIM_LATENCY"] = args.latency
     args.rounds = max(1, min(args.rounds, 20))
     with peer_lab() as (adb, inst, home):
         rounds = asyncio.run(run(args, adb, inst, home))
@@ -199,6 +206,7 @@ def main():
             "image_b64_chars": med(rows, "image_b64_chars"),
             "device_commands": med(rows, "device_commands"),
             "device_ms": med(rows, "device_ms"),
+            "device_median_ms": med(rows, "device_median_ms"),
             "loop_ms": med(rows, "wall_ms") + calls * args.turn_ms,
         }
         print(f"{name}: device commands {summary[name]['device_commands']:.0f} "
@@ -207,6 +215,10 @@ def main():
     p = write_json("task", {"rounds": rounds, "summary": summary, "turn_ms": args.turn_ms})
     print("wrote", p)
     a, b = summary["spock-tui"], summary["mobile-mcp legacy"]
+    print(f"device time: spock-tui {a['device_ms']:.0f} ms vs mobile-mcp {b['device_ms']:.0f} ms as charged "
+          f"(×{b['device_ms'] / a['device_ms']:.2f}); at the profile's medians {a['device_median_ms']:.0f} "
+          f"vs {b['device_median_ms']:.0f} ms (×{b['device_median_ms'] / a['device_median_ms']:.2f})")
+    print(f"profile: {args.latency}")
     print(f"task: spock-tui {a['wall_ms']:.0f} ms vs mobile-mcp {b['wall_ms']:.0f} ms "
           f"(×{b['wall_ms'] / a['wall_ms']:.2f} wall), {a['calls']:.0f} vs {b['calls']:.0f} calls "
           f"(×{b['calls'] / a['calls']:.2f}), {a['text_chars']:.0f} vs {b['text_chars']:.0f} response chars "

@@ -179,14 +179,35 @@ async fn deep_links_and_intents_with_a_package_open_that_app() {
         out["activity"], "com.example.shop/.ProductActivity",
         "{out}"
     );
-    let (kind, msg) = err(
+    let out = ok(
         &r,
-        "android_open_deep_link",
-        json!({"uri": "shop://product/42", "packageName": "com.example.notes"}),
+        "android_launch_app",
+        json!({"packageName": "com.example.shop"}),
     )
     .await;
-    assert_eq!(kind, ErrorKind::Device, "{msg}");
-    assert!(msg.contains("unable to resolve"), "{msg}");
+    // A launch sends the launcher's intent for the package, so the app's task comes to the
+    // front where it was (the product page the link opened).
+    assert_eq!(
+        out["activity"], "com.example.shop/.ProductActivity",
+        "{out}"
+    );
+    // A link nothing in the named app handles, and a package with no launcher activity.
+    for (tool, args, says) in [
+        (
+            "android_open_deep_link",
+            json!({"uri": "shop://product/42", "packageName": "com.example.notes"}),
+            "unable to resolve",
+        ),
+        (
+            "android_launch_app",
+            json!({"packageName": "com.example.missing"}),
+            "com.example.missing has no launcher activity",
+        ),
+    ] {
+        let (kind, msg) = err(&r, tool, args).await;
+        assert_eq!(kind, ErrorKind::NotFound, "{tool}: {msg}");
+        assert!(msg.contains(says), "{tool}: {msg}");
+    }
 }
 
 /// The demo's functions carry their AppFunctions schema, so the filters find them.

@@ -12,7 +12,7 @@ use spock_tui::mcp::Core;
 
 #[path = "support/device_rig.rs"]
 mod device_rig;
-use device_rig::{Rig, rig_with, stdio_call};
+use device_rig::{Rig, demo_with, rig_on, rig_with, stdio_call};
 
 async fn ok(core: &Arc<Core>, tool: &str, args: Value) -> Value {
     let done = stdio_call(core, tool, args).await;
@@ -280,4 +280,77 @@ async fn a_disabled_field_is_refused_before_anything_is_typed() {
     }
     let stats = rig.faults().pace.stats();
     assert!(!stats.commands.contains_key("input"), "{stats:?}");
+}
+
+/// The image an agent gets from a call.
+async fn image(core: &Arc<Core>, tool: &str, args: Value) -> Vec<u8> {
+    let done = stdio_call(core, tool, args).await;
+    match done.result {
+        Ok(mut out) => {
+            assert_eq!(out.images.len(), 1, "{tool}: {}", out.json);
+            out.images.remove(0).data
+        }
+        Err(e) => panic!("{tool}: {}", e.message),
+    }
+}
+
+/// The attack: on a phone a change of screen animates; `uiautomator dump` waits for it to end,
+/// `screencap` does not. An agent that leaves a screen holding what redaction hides from it
+/// (here "Welcome back", an agent-only rule) and asks for a screenshot at once would, if the
+/// capture ran alongside the dump, get the frame of the screen it left with the blackout
+/// placed from the screen it arrived on: nowhere. Both ways of asking get the settled screen,
+/// the same image a screenshot taken long after gives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_screenshot_after_an_animated_change_of_screen_is_the_settled_screen() {
+    let mut config = Config::default_config();
+    config
+        .redaction
+        .rules
+        .push(spock_tui::redact::RedactionRule {
+            name: "greeting".into(),
+            pattern: "Welcome back".into(),
+            scope: spock_tui::redact::Scope::AgentOnly,
+        });
+    let animated = || {
+        demo_with(
+            |toml| toml.replacen("[device]\n", "[device]\ntransition_ms = 1200\n", 1),
+            |xml| xml,
+        )
+    };
+    for (way, returned) in [
+        ("returnScreen both", true),
+        ("a screenshot right after", false),
+    ] {
+        let rig = rig_on(animated(), false, config.clone()).await;
+        on_login(&rig).await;
+        // The launch's own animation is waited out by a read.
+        let login = ok(&rig.core, "android_get_ui_tree", json!({})).await;
+        assert!(
+            login.to_string().contains("«redacted:greeting»"),
+            "hidden from the agent: {login}"
+        );
+        let shot = if returned {
+            image(
+                &rig.core,
+                "android_tap_element",
+                json!({"element": "sign_in", "returnScreen": "both"}),
+            )
+            .await
+        } else {
+            ok(
+                &rig.core,
+                "android_tap_element",
+                json!({"element": "sign_in"}),
+            )
+            .await;
+            image(&rig.core, "android_take_screenshot", json!({})).await
+        };
+        assert_eq!(rig.dev.screen_id(), "home");
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let settled = image(&rig.core, "android_take_screenshot", json!({})).await;
+        assert!(
+            shot == settled,
+            "{way}: the image is not the settled home screen (the login frame, greeting unhidden?)"
+        );
+    }
 }

@@ -415,6 +415,38 @@ async fn unknown_commands_and_shell_basics() {
         .last(),
         Some("com.example.shop/.MainActivity")
     );
+    // A bare package is what a launcher icon sends (`Intent.parseCommandArgs`): action MAIN,
+    // category LAUNCHER, that package; it starts the launcher activity, and a package with no
+    // launcher activity is "unable to resolve" with the whole intent named.
+    let r = sh(&dev, "am start -W com.example.shop").await.text();
+    assert!(
+        r.starts_with("Starting: Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] pkg=com.example.shop }\n"),
+        "{}",
+        r
+    );
+    assert!(
+        r.contains("Activity: com.example.shop/.MainActivity\n"),
+        "{}",
+        r
+    );
+    let r = sh(&dev, "am start -W com.example.missing").await.text();
+    assert!(
+        r.contains("Error: Activity not started, unable to resolve Intent { act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10000000 pkg=com.example.missing }\n"),
+        "{}",
+        r
+    );
+    // An action from the options drops the launcher category.
+    let r = sh(
+        &dev,
+        "am start -a android.intent.action.VIEW com.example.shop",
+    )
+    .await
+    .text();
+    assert!(
+        r.starts_with("Starting: Intent { act=android.intent.action.VIEW pkg=com.example.shop }"),
+        "{}",
+        r
+    );
 }
 
 #[tokio::test]

@@ -36,10 +36,15 @@ RULES = (
 )
 
 
-def scenario(tmp_path):
-    """The demo scenario with the screen and logcat secrets added."""
+def scenario(tmp_path, transition_ms=0):
+    """The demo scenario with the screen and logcat secrets added; `transition_ms` animates each
+    change of screen (the old frame stays on the glass, `uiautomator dump` waits it out)."""
     scen = tmp_path / "scen"
     shutil.copytree(ROOT / "assets" / "demo", scen)
+    if transition_ms:
+        toml = (scen / "demo.toml").read_text()
+        assert "[device]\n" in toml
+        (scen / "demo.toml").write_text(toml.replace("[device]\n", f"[device]\ntransition_ms = {transition_ms}\n", 1))
     settings = scen / "screens" / "settings.xml"
     xml = settings.read_text()
     assert 'text="Visa •••• 4242"' in xml

@@ -76,13 +76,22 @@ pub async fn stdio_call(
 /// The demo scenario, read from the repository's `assets/demo`, with its login screen's XML
 /// changed by `edit`.
 pub fn demo_with_login(edit: impl Fn(String) -> String) -> SimDevice {
+    demo_with(|toml| toml, edit)
+}
+
+/// The demo scenario with its TOML changed by `edit_toml` and its login screen's XML by
+/// `edit_login`.
+pub fn demo_with(
+    edit_toml: impl Fn(String) -> String,
+    edit_login: impl Fn(String) -> String,
+) -> SimDevice {
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/demo");
-    let toml = std::fs::read_to_string(demo.join("demo.toml")).expect("demo.toml");
+    let toml = edit_toml(std::fs::read_to_string(demo.join("demo.toml")).expect("demo.toml"));
     let load = |rel: &str| -> std::io::Result<Vec<u8>> {
         let bytes = std::fs::read(demo.join(rel))?;
         match rel {
             "screens/login.xml" => {
-                Ok(edit(String::from_utf8_lossy(&bytes).into_owned()).into_bytes())
+                Ok(edit_login(String::from_utf8_lossy(&bytes).into_owned()).into_bytes())
             }
             _ => Ok(bytes),
         }

@@ -93,6 +93,15 @@ impl std::fmt::Debug for SimDevice {
     }
 }
 
+/// A file the embedded demo scenario names, by its path relative to `demo.toml`.
+fn demo_file(rel: &str) -> std::io::Result<Vec<u8>> {
+    DEMO_FILES
+        .iter()
+        .find(|(n, _)| *n == rel)
+        .map(|(_, c)| c.as_bytes().to_vec())
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+}
+
 impl SimDevice {
     pub fn from_scenario_file(path: &Path) -> Result<SimDevice, ScenarioError> {
         Ok(SimDevice::from_scenario(Scenario::from_file(path)?))
@@ -107,14 +116,7 @@ impl SimDevice {
 
     /// The embedded demo scenario: a shop app, a notes app and the Pixel launcher.
     pub fn demo() -> SimDevice {
-        let load = |rel: &str| -> std::io::Result<Vec<u8>> {
-            DEMO_FILES
-                .iter()
-                .find(|(n, _)| *n == rel)
-                .map(|(_, c)| c.as_bytes().to_vec())
-                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
-        };
-        match Scenario::parse(DEMO_TOML, "assets/demo/demo.toml", &load) {
+        match Scenario::parse(DEMO_TOML, "assets/demo/demo.toml", &demo_file) {
             Ok(s) => SimDevice::from_scenario(s),
             // The demo is embedded and covered by tests; an empty device beats no device.
             Err(e) => {
@@ -221,10 +223,9 @@ impl Target for SimDevice {
 
     fn framebuffer(&self) -> Framebuffer {
         let st = self.inner.lock();
-        let disp = st.display();
-        let (w, h) = disp.size();
-        let img = match st.top() {
-            Some(e) => super::screencap::render(&disp.screen_tree(&e.ui), w, h),
+        let (w, h) = st.display().size();
+        let img = match st.frame_tree() {
+            Some(t) => super::screencap::render(&t, w, h),
             None => image::RgbaImage::new(w, h),
         };
         Framebuffer {

@@ -71,7 +71,8 @@ pub enum FaultCommand {
     Clear,
     /// Change nothing; report the current state.
     Status,
-    /// Per-command latency profile (`instant` or `phone`), with an optional seed for its spread.
+    /// Per-command latency profile (`instant`, `phone` or `phone-median`), with an optional seed
+    /// for its spread.
     Latency {
         profile: String,
         #[serde(default)]
@@ -89,7 +90,9 @@ pub enum FaultParseError {
     MissingValue(String),
     #[error("fault `{kind}`: `{value}` is not a number")]
     BadNumber { kind: String, value: String },
-    #[error("unknown latency profile `{0}` (expected instant or phone, optionally `phone:SEED`)")]
+    #[error(
+        "unknown latency profile `{0}` (expected instant, phone or phone-median, optionally `phone:SEED`)"
+    )]
     BadProfile(String),
 }
 

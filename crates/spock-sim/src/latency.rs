@@ -27,6 +27,9 @@ pub use profile::{Class, Profile};
 pub struct Tally {
     pub count: u64,
     pub device_ms: u64,
+    /// What the same commands cost at the profile's medians: the charge without the random
+    /// spread, so two runs that drew differently still compare command for command.
+    pub median_ms: u64,
 }
 
 /// What one device was asked since start (or the last reset).
@@ -39,6 +42,8 @@ pub struct Stats {
     pub commands: BTreeMap<&'static str, Tally>,
     pub total_commands: u64,
     pub total_device_ms: u64,
+    /// `total_device_ms` at the profile's medians (see [`Tally::median_ms`]).
+    pub total_median_ms: u64,
 }
 
 #[derive(Debug)]
@@ -130,16 +135,18 @@ impl Pacer {
                 let span = 2 * cost.spread_ms + 1;
                 (cost.median_ms + next(rng) % span).saturating_sub(cost.spread_ms)
             };
-            let ms = if *profile == Profile::Instant {
-                0
+            let (ms, median) = if *profile == Profile::Instant {
+                (0, 0)
             } else {
-                ms + extra_ms
+                (ms + extra_ms, cost.median_ms + extra_ms)
             };
             let t = stats.commands.entry(class.name()).or_default();
             t.count += 1;
             t.device_ms += ms;
+            t.median_ms += median;
             stats.total_commands += 1;
             stats.total_device_ms += ms;
+            stats.total_median_ms += median;
             total += ms;
         }
         Duration::from_millis(total)

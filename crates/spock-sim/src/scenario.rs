@@ -44,6 +44,10 @@ pub struct DeviceSpec {
     pub density: u32,
     /// Screen id of the home (launcher) screen; `None`: a launcher is generated from the apps.
     pub home: Option<String>,
+    /// How long a change of screen animates (0: none). Until it ends, `screencap` shows the
+    /// screen that was there before, and `uiautomator dump`, which waits for the app to go
+    /// idle, answers only once it has ended.
+    pub transition_ms: u64,
 }
 
 impl Default for DeviceSpec {
@@ -59,6 +63,7 @@ impl Default for DeviceSpec {
             height: 2400,
             density: 420,
             home: None,
+            transition_ms: 0,
         }
     }
 }
@@ -353,6 +358,7 @@ impl Scenario {
             height: d.height.unwrap_or(dflt.height),
             density: d.density.unwrap_or(dflt.density),
             home,
+            transition_ms: d.transition_ms.unwrap_or(0).min(60_000),
         };
         Ok(Scenario {
             device,

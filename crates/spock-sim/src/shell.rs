@@ -227,7 +227,17 @@ async fn run_simple(
         "logcat" if logcat::follows(args) => return logcat::follow(inner, args, stream).await,
         _ => {}
     }
+    if name == "uiautomator" {
+        // `DumpCommand` waits for the app to go idle before it walks the tree: a change of
+        // screen still animating is waited out.
+        let left = inner.lock().settling_left();
+        if let Some(left) = left {
+            tokio::time::sleep(left).await;
+        }
+    }
     let mut st = inner.lock();
+    let animates = st.scenario.device.transition_ms > 0;
+    let before = animates.then(|| (st.top().map(|e| e.screen.clone()), st.frame_tree()));
     let mut ctx = Ctx {
         st: &mut st,
         stdin,
@@ -235,9 +245,13 @@ async fn run_simple(
         err: Vec::new(),
     };
     let code = dispatch(&mut ctx, &name, args);
+    let (stdout, stderr) = (ctx.out, ctx.err);
+    if let Some((screen, frame)) = before {
+        st.screen_changed_from(screen.as_deref(), frame);
+    }
     Output {
-        stdout: ctx.out,
-        stderr: ctx.err,
+        stdout,
+        stderr,
         code,
     }
 }

@@ -82,3 +82,59 @@ async fn sign_in_add_to_cart_and_the_total_changes() {
     let xml = dev.ui_xml();
     assert!(xml.contains("Total: $517.00") && !xml.contains("$268.00"));
 }
+
+/// With `transition_ms`, a change of screen animates: `screencap` keeps showing the screen
+/// that was there until it ends, and `uiautomator dump` (which waits for idle) answers only
+/// once it has ended, with the new screen.
+#[tokio::test]
+async fn a_change_of_screen_animates_on_the_glass_and_the_dump_waits_it_out() {
+    use super::{DEMO_TOML, demo_file};
+    let toml = DEMO_TOML.replacen("[device]\n", "[device]\ntransition_ms = 600\n", 1);
+    let scen = crate::scenario::Scenario::parse(&toml, "demo.toml", &demo_file).unwrap();
+    assert_eq!(scen.device.transition_ms, 600);
+    let dev = SimDevice::from_scenario(scen);
+    async fn png(dev: &SimDevice) -> Vec<u8> {
+        let (_stdin_tx, stdin) = mpsc::channel(1);
+        let (tx, mut rx) = mpsc::channel(64);
+        dev.shell("screencap -p".into(), ShellIo { stdin, out: tx })
+            .await;
+        let mut out = Vec::new();
+        while let Ok(ShellChunk::Stdout(b)) = rx.try_recv() {
+            out.extend_from_slice(&b);
+        }
+        out
+    }
+    sh(&dev, "am start -W -n com.example.shop/.MainActivity").await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let login = png(&dev).await;
+    tap(&dev, "text=\"Sign in\"").await;
+    assert_eq!(dev.screen_id(), "home", "the app moved at once");
+    assert!(
+        png(&dev).await == login,
+        "the glass still shows the login screen"
+    );
+    let t = std::time::Instant::now();
+    let dump = sh(&dev, "uiautomator dump /dev/tty").await;
+    assert!(
+        t.elapsed() >= Duration::from_millis(400),
+        "{:?}",
+        t.elapsed()
+    );
+    assert!(
+        !dump.contains("login_email"),
+        "the dump is the settled home screen"
+    );
+    assert!(
+        png(&dev).await != login,
+        "once settled the glass shows home"
+    );
+    assert_eq!(dev.inner.lock().settling_left(), None);
+    // Typing is no change of screen: nothing animates.
+    tap(&dev, "text=\"Cart\"").await;
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    sh(&dev, "input keyevent KEYCODE_BACK").await;
+    assert!(
+        dev.inner.lock().settling_left().is_some(),
+        "back is a change of screen"
+    );
+}

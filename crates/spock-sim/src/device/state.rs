@@ -83,6 +83,9 @@ pub struct State {
     pub selected_all: bool,
     /// A dead accent (U+0300 …) typed with Alt, waiting for the letter it goes on.
     pub dead_accent: Option<char>,
+    /// While a change of screen animates (`transition_ms`): the frame still on the glass (as
+    /// `screencap` renders it) and when the animation ends.
+    glass: Option<(UiTree, Instant)>,
 }
 
 fn hash_of(s: &str, salt: u32) -> u32 {
@@ -159,6 +162,7 @@ impl State {
             size_override: None,
             selected_all: false,
             dead_accent: None,
+            glass: None,
             scenario: scenario.clone(),
         };
         for (i, a) in scenario.apps.iter().enumerate() {
@@ -228,6 +232,43 @@ impl State {
             return Some(&self.home);
         }
         self.scenario.screen(id)
+    }
+
+    /// The foreground screen as the display shows it once settled (rotation applied).
+    pub fn screen_tree(&self) -> Option<UiTree> {
+        self.top().map(|e| self.display().screen_tree(&e.ui))
+    }
+
+    /// What `screencap` sees: the frame before a change of screen while it still animates,
+    /// else the settled screen.
+    pub fn frame_tree(&self) -> Option<UiTree> {
+        match &self.glass {
+            Some((tree, until)) if Instant::now() < *until => Some(tree.clone()),
+            _ => self.screen_tree(),
+        }
+    }
+
+    /// How long until the running change of screen has ended (`None`: nothing animates).
+    pub fn settling_left(&self) -> Option<std::time::Duration> {
+        let (_, until) = self.glass.as_ref()?;
+        until
+            .checked_duration_since(Instant::now())
+            .filter(|d| !d.is_zero())
+    }
+
+    /// A command ran: when it changed the foreground screen (`before` is the screen id it
+    /// started on, `frame` what was on the glass then) and the scenario animates changes, the
+    /// old frame stays on the glass for `transition_ms`.
+    pub fn screen_changed_from(&mut self, before: Option<&str>, frame: Option<UiTree>) {
+        let ms = self.scenario.device.transition_ms;
+        let now = self.top().map(|e| e.screen.as_str());
+        if ms == 0 || now == before {
+            return;
+        }
+        if let Some(frame) = frame {
+            let until = Instant::now() + std::time::Duration::from_millis(ms);
+            self.glass = Some((frame, until));
+        }
     }
 
     pub fn top(&self) -> Option<&ActivityEntry> {

@@ -14,6 +14,9 @@ pub enum Profile {
     Instant,
     /// A mid-range phone over USB.
     Phone,
+    /// The same phone with every command at its median: no spread, so two runs of different
+    /// command sequences compare without the luck of the draw.
+    PhoneMedian,
 }
 
 impl Profile {
@@ -21,6 +24,7 @@ impl Profile {
         match name.trim().to_ascii_lowercase().as_str() {
             "instant" | "none" | "off" | "" => Some(Profile::Instant),
             "phone" => Some(Profile::Phone),
+            "phone-median" => Some(Profile::PhoneMedian),
             _ => None,
         }
     }
@@ -29,6 +33,7 @@ impl Profile {
         match self {
             Profile::Instant => "instant",
             Profile::Phone => "phone",
+            Profile::PhoneMedian => "phone-median",
         }
     }
 
@@ -36,6 +41,10 @@ impl Profile {
         match self {
             Profile::Instant => Cost::ZERO,
             Profile::Phone => phone(class),
+            Profile::PhoneMedian => Cost {
+                spread_ms: 0,
+                ..phone(class)
+            },
         }
     }
 }

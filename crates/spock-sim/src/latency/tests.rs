@@ -44,6 +44,42 @@ fn phone_costs_fall_in_the_table_and_repeat_with_the_seed() {
 }
 
 #[test]
+fn the_meter_also_prices_each_command_at_its_median() {
+    let p = Pacer::default();
+    p.set(Profile::Phone, Some(7));
+    p.charge(&shell("uiautomator dump /dev/tty"));
+    p.charge(&shell("input tap 1 2 && input swipe 1 2 3 4 300"));
+    let s = p.stats();
+    assert_eq!(s.commands["uiautomator dump"].median_ms, 1600);
+    assert_eq!(
+        s.commands["input"].median_ms,
+        350 + 350 + 300,
+        "a swipe adds its duration"
+    );
+    assert_eq!(s.total_median_ms, 1600 + 1000);
+    assert_ne!(
+        s.total_device_ms, s.total_median_ms,
+        "the charge has a spread, the median not"
+    );
+    // Another seed draws other charges for the same commands, at the same medians.
+    let q = Pacer::default();
+    q.set(Profile::Phone, Some(8));
+    q.charge(&shell("uiautomator dump /dev/tty"));
+    q.charge(&shell("input tap 1 2 && input swipe 1 2 3 4 300"));
+    assert_eq!(q.stats().total_median_ms, s.total_median_ms);
+    // `phone-median` charges exactly the medians.
+    let m = Pacer::default();
+    m.set(Profile::parse("phone-median").unwrap(), Some(7));
+    assert_eq!(
+        m.charge(&shell("uiautomator dump /dev/tty")).as_millis(),
+        1600
+    );
+    assert_eq!(m.charge(&shell("input tap 1 2")).as_millis(), 350);
+    assert_eq!(m.stats().total_device_ms, m.stats().total_median_ms);
+    assert_eq!(m.stats().profile, "phone-median");
+}
+
+#[test]
 fn classes_and_swipe_durations() {
     assert_eq!(
         classify_line("screencap -p"),

@@ -35,6 +35,7 @@ pub(super) struct RawDevice {
     pub density: Option<u32>,
     pub getprop: Option<Spanned<String>>,
     pub home: Option<Spanned<String>>,
+    pub transition_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]

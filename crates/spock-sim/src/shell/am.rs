@@ -25,6 +25,19 @@ struct Intent {
 }
 
 impl Intent {
+    /// A bare component or package is a launcher intent (action MAIN, category LAUNCHER),
+    /// filled in where the options left them unset; an action from the options drops the
+    /// base's category (`Intent.parseCommandArgs`, then `fillIn`).
+    fn launcher_base(&mut self) {
+        if self.action.is_none() {
+            self.action = Some("android.intent.action.MAIN".into());
+            if self.categories.is_empty() {
+                self.categories
+                    .push("android.intent.category.LAUNCHER".into());
+            }
+        }
+    }
+
     /// `Intent.toShortString` order: act, cat, dat, typ, flg, pkg, cmp, extras.
     fn describe(&self, with_flags: bool) -> String {
         let mut parts = Vec::new();
@@ -122,11 +135,13 @@ fn parse_intent(args: &[String]) -> Result<Intent, String> {
             }
             arg if arg.contains('/') => {
                 let (p, cls) = arg.split_once('/').unwrap_or((arg, ""));
+                i.launcher_base();
                 if i.component.is_none() {
                     i.component = Some((p.to_string(), qualify(p, cls)));
                 }
             }
             pkg => {
+                i.launcher_base();
                 i.package.get_or_insert_with(|| pkg.to_string());
             }
         }

@@ -12,10 +12,9 @@ use crate::device::state::Job;
 use crate::screencap;
 
 fn screen_png(ctx: &Ctx) -> Vec<u8> {
-    let disp = ctx.st.display();
-    let (w, h) = disp.size();
-    match ctx.st.top() {
-        Some(e) => screencap::png(&disp.screen_tree(&e.ui), w, h),
+    let (w, h) = ctx.st.display().size();
+    match ctx.st.frame_tree() {
+        Some(t) => screencap::png(&t, w, h),
         None => Vec::new(),
     }
 }
@@ -42,10 +41,9 @@ pub fn screencap(ctx: &mut Ctx, args: &[String]) -> i32 {
         screen_png(ctx)
     } else {
         // Raw: width, height, format (1 = RGBA_8888), dataspace, then pixels.
-        let disp = ctx.st.display();
-        let (w, h) = disp.size();
-        let img = match ctx.st.top() {
-            Some(e) => screencap::render(&disp.screen_tree(&e.ui), w, h),
+        let (w, h) = ctx.st.display().size();
+        let img = match ctx.st.frame_tree() {
+            Some(t) => screencap::render(&t, w, h),
             None => image::RgbaImage::new(w, h),
         };
         let mut raw = Vec::with_capacity(16 + img.as_raw().len());

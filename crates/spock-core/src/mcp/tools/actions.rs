@@ -185,12 +185,11 @@ pub struct Settled {
     pub error: Option<String>,
 }
 
-/// Once the screen has settled after an action, read what was asked for. The tree comes from
-/// a settle dump (which itself waits for the app to go idle, and is kept as the next read's
-/// answer while nothing else is sent); with `both` the screenshot is taken at the same time
-/// (the device runs both at once: the call waits for the longer, not the sum) and the same
-/// dump locates what the image must hide; a screenshot alone waits ~300 ms first, as
-/// `screencap` does not wait for anything.
+/// Once the screen has settled after an action, read what was asked for. The settle dump
+/// (which itself waits for the app to go idle, and is kept as the next read's answer while
+/// nothing else is sent) comes first; a screenshot is taken once it has answered, so the
+/// image is the settled screen, and the same dump locates what the image must hide
+/// ([`screen::capture_after`]: `screencap` does not wait for anything).
 pub async fn settle(
     ctx: &Ctx,
     dev: &Device,
@@ -199,23 +198,22 @@ pub async fn settle(
     let Some(want) = want else {
         return Ok(Settled::default());
     };
+    let settled_shot = || {
+        screen::capture_after(
+            ctx,
+            dev,
+            screen::DEFAULT_MAX,
+            Format::Jpeg,
+            dump_settled(ctx, dev),
+        )
+    };
     let (tree, shot) = match want {
         ReturnScreen::Tree => (Some(dump_settled(ctx, dev).await), None),
-        ReturnScreen::Screenshot => {
-            pause(ctx, 300).await?;
-            let shot = screen::capture(ctx, dev, screen::DEFAULT_MAX, Format::Jpeg).await;
-            (None, Some(shot))
-        }
-        // The settle dump is also the tree the screenshot's redaction reads: one dump.
+        // The settle dump is the wait for idle (no fixed sleep) and the tree the screenshot's
+        // redaction reads; it stays kept as the next read's answer.
+        ReturnScreen::Screenshot => (None, Some(settled_shot().await.0)),
         ReturnScreen::Both => {
-            let (shot, tree) = screen::capture_along(
-                ctx,
-                dev,
-                screen::DEFAULT_MAX,
-                Format::Jpeg,
-                dump_settled(ctx, dev),
-            )
-            .await;
+            let (shot, tree) = settled_shot().await;
             (Some(tree), Some(shot))
         }
     };

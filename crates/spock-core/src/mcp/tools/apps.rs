@@ -12,7 +12,7 @@ use crate::device::Device;
 use crate::device::parse::am;
 use crate::guard::{self, ExtraValue, shell_quote};
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages, destroying_verb};
-use crate::mcp::result::ToolError;
+use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
@@ -70,10 +70,13 @@ async fn am_start(ctx: &Ctx, dev: &Device, args: &[String]) -> Result<Started, T
     let text = format!("{}\n{}", out.stdout_text(), out.stderr_text());
     let r = am::parse_start_w(&text);
     if let Some(e) = r.error.clone().filter(|_| !r.ok()) {
-        return Err(ToolError::device(format!(
-            "am start failed on {}: {e}",
-            dev.serial()
-        )));
+        let msg = format!("am start failed on {}: {e}", dev.serial());
+        // `Activity not started, unable to resolve Intent { … }`: nothing handles it.
+        return Err(if e.contains("unable to resolve") {
+            ToolError::not_found(msg)
+        } else {
+            ToolError::device(msg)
+        });
     }
     if !out.success() && !r.ok() {
         let first = text.trim().lines().next().unwrap_or("").to_string();
@@ -124,29 +127,20 @@ async fn launch_and_show(
 }
 
 /// Start `pkg`'s launcher activity; `pkg` was checked by the caller ([`launch_and_show`]).
+///
+/// `am start -W <package>` sends what a launcher icon sends (`Intent.parseCommandArgs`: a bare
+/// package becomes action MAIN, category LAUNCHER, that package), resolved on the device the way
+/// `cmd package resolve-activity` would resolve it, in one command instead of two.
 async fn launch(ctx: &Ctx, dev: &Device, pkg: &str) -> Result<Started, ToolError> {
-    let resolved = ctx
-        .sh(
-            dev,
-            &format!("cmd package resolve-activity --brief {}", shell_quote(pkg)),
-        )
-        .await?;
-    let component = resolved
-        .stdout_text()
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| l.contains('/') && guard::component(l).is_ok())
-        .map(str::to_string);
-    match component {
-        Some(c) => am_start(ctx, dev, &["-n".into(), c]).await,
-        None => {
+    match am_start(ctx, dev, &[pkg.to_string()]).await {
+        Err(e) if e.kind == ErrorKind::NotFound => {
             // No launcher activity resolved: say so instead of guessing.
             Err(ToolError::not_found(format!(
                 "{pkg} has no launcher activity on {} (is it installed? see android_list_packages)",
                 dev.serial()
             )))
         }
+        r => r,
     }
 }
 

@@ -332,11 +332,11 @@ pub async fn capture(
     max: u32,
     format: Format,
 ) -> Result<(Image, ShotInfo), ToolError> {
-    // For an agent, the tree is read alongside the capture (concurrently: the added wait is
-    // the longer of the two, not their sum) to find what the tree hides, which the image
-    // must hide too. Only when some rule hides anything from agents; never for the person.
+    // For an agent, the tree locates what redaction hides, which the image must hide too
+    // (only when some rule hides anything from agents; never for the person). It is read
+    // first: see [`capture_after`].
     if hides_for_agent(ctx) {
-        let (shot, _) = capture_along(ctx, dev, max, format, super::ui::dump_raw(ctx, dev)).await;
+        let (shot, _) = capture_after(ctx, dev, max, format, super::ui::dump_raw(ctx, dev)).await;
         return shot;
     }
     let raw = wants_raw(max, format, dev);
@@ -353,10 +353,16 @@ fn hides_for_agent(ctx: &Ctx) -> bool {
             .has_rules_for(crate::redact::Audience::Agent)
 }
 
-/// Capture `dev`'s screen while `tree` (the unredacted UI dump of this same screen, e.g. an
-/// action's settle dump) is read, both at once; the tree locates what the image must hide from
-/// an agent. Returns the capture and the tree, for the caller's own use.
-pub async fn capture_along<F>(
+/// Read `tree` (the unredacted UI dump of the screen, e.g. an action's settle dump), then
+/// capture the screen, and locate in that tree what the image must hide from an agent.
+/// Returns the capture and the tree, for the caller's own use.
+///
+/// One after the other, never at once: `uiautomator dump` waits for the app to go idle, while
+/// `screencap` takes whatever frame is on the glass. Started together after an action, the
+/// capture would show the screen before an animated change (the one the action left) and
+/// the tree the screen after it: the image would not be the screen sent back, and what the
+/// old screen showed would be blacked out where the new one has it, which is nowhere.
+pub async fn capture_after<F>(
     ctx: &Ctx,
     dev: &Device,
     max: u32,
@@ -369,11 +375,25 @@ pub async fn capture_along<F>(
 where
     F: std::future::Future<Output = Result<UiTree, ToolError>>,
 {
-    let raw = wants_raw(max, format, dev);
-    let (out, tree) = tokio::join!(shoot(ctx, dev, !raw), tree);
+    let tree = tree.await;
     let needed = hides_for_agent(ctx).then_some(&tree);
+    if let Some(Err(e)) = needed {
+        // Nothing could be located: no capture at all.
+        return (Err(withheld(e)), tree);
+    }
+    let raw = wants_raw(max, format, dev);
+    let out = shoot(ctx, dev, !raw).await;
     let shot = captured(ctx, dev, max, format, raw, out, needed).await;
     (shot, tree)
+}
+
+/// No image rather than one that may show what the tree would have hidden.
+fn withheld(e: &ToolError) -> ToolError {
+    ToolError::device(format!(
+        "the screenshot was withheld: the UI tree, needed to black out what redaction hides, \
+         could not be read ({})",
+        e.message
+    ))
 }
 
 /// A capture's bytes made into the image an agent gets: `tree` (when something must be hidden)
@@ -393,13 +413,7 @@ async fn captured(
         Some(Ok(tree)) => hidden_regions(&ctx.core.redactor, tree),
         // Without the tree nothing can be located: the agent gets no image rather than one
         // that may show what the tree would have hidden.
-        Some(Err(e)) => {
-            return Err(ToolError::device(format!(
-                "the screenshot was withheld: the UI tree, needed to black out what redaction \
-                 hides, could not be read ({})",
-                e.message
-            )));
-        }
+        Some(Err(e)) => return Err(withheld(e)),
     };
     let hidden_regions = black.len();
     let shot = if raw {
