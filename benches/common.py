@@ -79,6 +79,66 @@ def machine() -> dict:
     }
 
 
+def sim_stats(adb, reset=False) -> dict:
+    """The virtual device's command meter (`{"stats":true}` on its control port): commands by
+    kind, device time charged and at the profile's medians; `reset` zeroes it after reading."""
+    sim = adb.sim_serials()[0]
+    return json.loads(adb.fault(sim, stats=True, reset=reset))["stats"][sim]
+
+
+def on_demo(run):
+    """`run(adb, inst)` (a coroutine function) against a headless spock-tui on the demo device
+    behind a private real `adb` server; both are stopped afterwards. Returns what `run` returns."""
+    import asyncio
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as td:
+        tmp = pathlib.Path(td)
+        adb = RealAdb(tmp, [DEMO])
+        inst = start_instance(tmp, "--adb", adb.endpoint())
+        try:
+            return asyncio.run(run(adb, inst))
+        finally:
+            inst.stop()
+            adb.close()
+
+
+async def time_call(client, adb, tool: str, args: dict, rounds: int, before=None) -> dict:
+    """`tool(args)` `rounds` times, each after `before(client)` (when given) and a reset of the
+    device's meter: wall time at the client, device time and commands by kind (medians)."""
+    rows = []
+    for _ in range(rounds):
+        if before is not None:
+            await before(client)
+        sim_stats(adb, reset=True)
+        t = time.perf_counter()
+        res = await client.call_tool(tool, args)
+        wall = (time.perf_counter() - t) * 1000
+        assert not res.is_error, res
+        dev = sim_stats(adb)
+        rows.append({"wall_ms": wall, "device_ms": dev["total_device_ms"], "by_command": dev["commands"]})
+    return {
+        "wall_ms_median": statistics.median(r["wall_ms"] for r in rows),
+        "device_ms_median": statistics.median(r["device_ms"] for r in rows),
+        "commands": rows[-1]["by_command"],
+        "rounds": rows,
+    }
+
+
+def demo_bench(name: str, run, rounds: int) -> None:
+    """The whole of a per-call bench on the demo device: `--rounds` (default `rounds`), then
+    `run(args, adb, inst)` through [`on_demo`], its result written as `name`.json."""
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=rounds)
+    args = ap.parse_args()
+    args.rounds = max(1, min(args.rounds, 50))
+    out = on_demo(lambda adb, inst: run(args, adb, inst))
+    profile = os.environ.get("SPOCK_SIM_LATENCY", "instant")
+    print("wrote", write_json(name, {"profile": profile, "rounds": args.rounds, "calls": out}))
+
+
 def write_json(name: str, data: dict) -> pathlib.Path:
     out = pathlib.Path(os.environ.get("BENCH_OUT", "/tmp/spock-bench"))
     out.mkdir(parents=True, exist_ok=True)

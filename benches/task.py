@@ -33,7 +33,7 @@ import time
 
 os.environ.setdefault("SPOCK_SIM_LATENCY", "phone")  # read by `spock-tui sim` (RealAdb)
 
-from common import write_json  # noqa: E402
+from common import sim_stats as stats, write_json  # noqa: E402
 from mcp import Client  # noqa: E402
 from peer import peer_lab, peer_params  # noqa: E402
 
@@ -134,12 +134,6 @@ def reset_device(adb, serial):
     """Back to a signed-out shop behind the launcher, then zero the device's meter."""
     adb.adb("-s", serial, "shell", f"pm clear {SHOP}", check=False)
     adb.adb("-s", serial, "shell", "input keyevent KEYCODE_HOME", check=False)
-
-
-def stats(adb, reset=False):
-    sim = adb.sim_serials()[0]
-    r = json.loads(adb.fault(sim, stats=True, reset=reset))
-    return r["stats"][sim]
 
 
 async def run(args, adb, inst, home):

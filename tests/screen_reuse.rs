@@ -282,6 +282,64 @@ async fn a_disabled_field_is_refused_before_anything_is_typed() {
     assert!(!stats.commands.contains_key("input"), "{stats:?}");
 }
 
+/// A scroll waits on no fixed sleep: the dump after its swipe (which waits for the fling to
+/// stop on a phone) is the one `returnScreen` sends back, and its container is found on the
+/// screen a read just showed, even when that read was answered by the last settle dump.
+/// Scrolling to an element already in view sends nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scroll_dumps_once_after_its_swipe_and_that_dump_is_the_screen_sent_back() {
+    let rig = rig_with(false, Config::default_config()).await;
+    on_login(&rig).await;
+    ok(
+        &rig.core,
+        "android_tap_element",
+        json!({"element": "sign_in"}),
+    )
+    .await;
+    assert_eq!(rig.dev.screen_id(), "home");
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    rig.faults().pace.reset_stats();
+    let r = ok(
+        &rig.core,
+        "android_scroll",
+        json!({"direction": "forward", "returnScreen": "tree"}),
+    )
+    .await;
+    assert!(r["screen"].to_string().contains("Espresso Machine"), "{r}");
+    let stats = rig.faults().pace.stats();
+    assert_eq!(dumps(&rig), 1, "{stats:?}");
+    assert_eq!(stats.commands["input"].count, 1, "{stats:?}");
+    // A read of that screen is answered by the scroll's dump and, shown to the agent, answers
+    // the next scroll's lookup: read and scroll, one dump (after the swipe).
+    rig.faults().pace.reset_stats();
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    assert_eq!(dumps(&rig), 0);
+    ok(
+        &rig.core,
+        "android_scroll",
+        json!({"direction": "forward", "returnScreen": "tree"}),
+    )
+    .await;
+    assert_eq!(dumps(&rig), 1, "{:?}", rig.faults().pace.stats());
+    // A second read asks the device.
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
+    assert_eq!(dumps(&rig), 2, "{:?}", rig.faults().pace.stats());
+    // Scrolling to what is in view resolves on the scroll's kept dump and sends no swipe;
+    // its own returnScreen is one dump.
+    rig.faults().pace.reset_stats();
+    let r = ok(
+        &rig.core,
+        "android_scroll_to_element",
+        json!({"element": "Travel Mug", "returnScreen": "tree"}),
+    )
+    .await;
+    assert_eq!(r["scrolls"], 0, "{r}");
+    let stats = rig.faults().pace.stats();
+    assert!(!stats.commands.contains_key("input"), "{stats:?}");
+    assert_eq!(dumps(&rig), 1, "{stats:?}");
+}
+
 /// The image an agent gets from a call.
 async fn image(core: &Arc<Core>, tool: &str, args: Value) -> Vec<u8> {
     let done = stdio_call(core, tool, args).await;

@@ -149,6 +149,12 @@ impl Device {
         self.inner.screens.take(self.serial())
     }
 
+    /// The kept settle dump, for one read the agent is shown; it then answers only the next
+    /// element action's resolution ([`super::screens::ScreenLog::take_shown`]).
+    pub fn take_settled_shown(&self) -> Option<String> {
+        self.inner.screens.take_shown(self.serial())
+    }
+
     /// Keep the dump a read showed the agent, for the next element action's resolution.
     pub fn keep_read(&self, generation: u64, dump: String) {
         self.inner

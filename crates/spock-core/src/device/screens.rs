@@ -106,6 +106,20 @@ impl ScreenLog {
         self.take_if(device, false)
     }
 
+    /// The kept settle dump, for one read the agent is shown (`android_get_ui_tree`): from then
+    /// on it is that read's dump, answering only the next element action's resolution (the
+    /// agent names an element from it), with the generation and age it was taken at. A dump
+    /// kept by a read never answers a read.
+    pub fn take_shown(&self, device: &str) -> Option<String> {
+        self.with(device, |e| {
+            let dump = current(e).filter(|s| !s.by_read).map(|s| s.dump.clone());
+            if let (Some(_), Some(s)) = (&dump, e.settled.as_mut()) {
+                s.by_read = true;
+            }
+            dump
+        })
+    }
+
     /// The kept dump (a settle dump or the one a read showed), for one element action to
     /// resolve its element on; it is gone afterwards.
     pub fn take_for_action(&self, device: &str) -> Option<String> {
@@ -232,5 +246,24 @@ mod tests {
         let g = log.generation("d");
         log.keep("d", g, "home".into());
         assert_eq!(log.take_for_action("d").as_deref(), Some("home"));
+    }
+
+    #[test]
+    fn a_settle_dump_shown_by_a_read_then_answers_one_action_only() {
+        let log = ScreenLog::default();
+        let g = log.generation("d");
+        log.keep("d", g, "home".into());
+        assert_eq!(log.take_shown("d").as_deref(), Some("home"));
+        assert_eq!(log.take_shown("d"), None, "never a second read");
+        assert_eq!(log.peek("d"), None, "nor a settle's answer");
+        assert_eq!(log.take_for_action("d").as_deref(), Some("home"));
+        assert_eq!(log.take_for_action("d"), None, "once");
+        // A read's own dump is not shown again (the read dumps and keeps its own), and a tap
+        // since leaves nothing.
+        log.keep_read("d", g, "home".into());
+        assert_eq!(log.take_shown("d"), None);
+        log.keep("d", g, "home".into());
+        log.sent("d", "input tap 1 2");
+        assert_eq!(log.take_shown("d"), None);
     }
 }

@@ -7,7 +7,6 @@
 //! Over adb there is no accessibility-action channel (that needs an on-device service), so
 //! every action here is delivered as the equivalent touch or key input (android_perform_action
 //! says so in its result: `fallback`, `note`).
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -164,14 +163,6 @@ pub fn tap_point(tree: &UiTree, id: NodeId) -> Result<(NodeId, (i32, i32)), Tool
                 "{id} has no visible area on screen; bring it into view with android_scroll_to_element"
             ),
         )),
-    }
-}
-
-/// Sleep that ends early when the call is cancelled.
-pub async fn pause(ctx: &Ctx, ms: u64) -> Result<(), ToolError> {
-    tokio::select! {
-        _ = tokio::time::sleep(Duration::from_millis(ms)) => Ok(()),
-        _ = ctx.cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client")),
     }
 }
 

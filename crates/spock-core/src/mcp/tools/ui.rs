@@ -53,10 +53,11 @@ pub async fn dump_for_action(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolErro
     Ok(tree)
 }
 
-/// A read the agent is shown (`android_get_ui_tree`): as [`dump`], and a dump taken now is kept
-/// for the next element action's resolution only (never for another read).
+/// A read the agent is shown (`android_get_ui_tree`): as [`dump`]. The dump it shows, whether
+/// taken now or the kept settle dump it answered from, is then kept for the next element
+/// action's resolution only (never for another read).
 async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    let mut tree = match dev.take_settled() {
+    let mut tree = match dev.take_settled_shown() {
         Some(text) => parse_dump(&text)?,
         None => {
             let generation = dev.screen_generation();

@@ -4,13 +4,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{ActionOut, ReturnScreen, closest_to, finish, pause, visible_rect};
+use super::{ActionOut, ReturnScreen, closest_to, finish, visible_rect};
 use crate::device::Device;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::swipe_cmd;
-use crate::mcp::tools::ui::{ElementRef, dump};
+use crate::mcp::tools::ui::{ElementRef, dump_for_action, dump_settled};
 use crate::uitree::{NodeId, UiTree};
 
 const DEFAULT_SCROLLS: u32 = 10;
@@ -132,11 +132,21 @@ fn in_view(tree: &UiTree, target: &ElementRef) -> Result<Option<NodeId>, ToolErr
     }))
 }
 
+/// The screen once a swipe has settled, as the caller sees it (redacted). No fixed sleep first:
+/// `uiautomator dump` waits for the app to go idle, a fling included. The dump is kept, so a
+/// `returnScreen` asked for next sends it back instead of dumping again while nothing else
+/// was sent.
+async fn settled_view(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
+    let mut tree = dump_settled(ctx, dev).await?;
+    ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+    Ok(tree)
+}
+
 pub async fn scroll_to(ctx: Ctx, a: ScrollToArgs) -> Result<WithImages<ActionOut>, ToolError> {
     let limit = a.max_scrolls.unwrap_or(DEFAULT_SCROLLS).min(MAX_SCROLLS);
     let dir = a.direction.unwrap_or_default();
     let dev = ctx.device(a.serial.as_deref()).await?;
-    let mut tree = dump(&ctx, &dev).await?;
+    let mut tree = dump_for_action(&ctx, &dev).await?;
     let mut out = ActionOut::new(dev.serial(), "", "");
     let mut scrolls = 0;
     loop {
@@ -176,8 +186,7 @@ pub async fn scroll_to(ctx: Ctx, a: ScrollToArgs) -> Result<WithImages<ActionOut
             .ok_or_else(|| no_scrollable(&tree))?;
         scroll_once(&ctx, &dev, &tree, container, dir, &mut out).await?;
         scrolls += 1;
-        pause(&ctx, 250).await?;
-        let next = dump(&ctx, &dev).await?;
+        let next = settled_view(&ctx, &dev).await?;
         if next.revision() == tree.revision() {
             return Err(stop(
                 "the screen stopped changing (the end of the list, or the container does not scroll this way)".into(),
@@ -203,7 +212,7 @@ pub struct ScrollArgs {
 
 pub async fn scroll(ctx: Ctx, a: ScrollArgs) -> Result<WithImages<ActionOut>, ToolError> {
     let dev = ctx.device(a.serial.as_deref()).await?;
-    let tree = dump(&ctx, &dev).await?;
+    let tree = dump_for_action(&ctx, &dev).await?;
     let named = a.target.element.is_some() || a.target.selector.is_some();
     let container = if named {
         let id = a.target.resolve(&tree)?;
@@ -225,8 +234,7 @@ pub async fn scroll(ctx: Ctx, a: ScrollArgs) -> Result<WithImages<ActionOut>, To
         &mut out,
     )
     .await?;
-    pause(&ctx, 250).await?;
-    let after = dump(&ctx, &dev).await?;
+    let after = settled_view(&ctx, &dev).await?;
     out.changed = Some(after.revision() != tree.revision());
     out.scrolls = Some(1);
     finish(&ctx, &dev, out, a.return_screen).await
