@@ -29,8 +29,9 @@ pub struct RunArgs {
     /// Run against the built-in virtual device (no phone or adb needed).
     #[arg(long)]
     pub demo: bool,
-    /// With --demo: the virtual device's per-command latency, `instant` (default) or `phone`
-    /// (costs from published phone measurements), optionally `phone:SEED`.
+    /// With --demo: the virtual device's per-command latency, `instant` (default), `phone`
+    /// (costs from published phone measurements, optionally `phone:SEED`) or `phone-median`
+    /// (each command at its median).
     #[arg(long, value_name = "PROFILE", requires = "demo")]
     pub latency: Option<String>,
     /// An adb server to use, HOST:PORT (repeatable; default ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037).

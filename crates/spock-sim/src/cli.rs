@@ -40,8 +40,9 @@ pub struct SimArgs {
     /// delay=MS, hang=COMMAND, offline. Without SERIAL it applies to every device.
     #[arg(long = "fault", value_name = "SPEC")]
     pub faults: Vec<String>,
-    /// Per-command latency: `instant` (default) or `phone` (costs from published measurements,
-    /// see BENCHMARKS.md), optionally `phone:SEED` for another deterministic spread.
+    /// Per-command latency: `instant` (default), `phone` (costs from published measurements,
+    /// see BENCHMARKS.md; `phone:SEED` for another deterministic spread) or `phone-median`
+    /// (each command at its median, no spread).
     #[arg(long, value_name = "PROFILE", env = "SPOCK_SIM_LATENCY")]
     pub latency: Option<String>,
 }
