@@ -5,6 +5,8 @@ machine description every report carries.
 
 Every loop in the benchmarks is bounded in count and in time; all traffic stays on 127.0.0.1.
 """
+import argparse
+import asyncio
 import json
 import os
 import pathlib
@@ -12,6 +14,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -89,9 +92,6 @@ def sim_stats(adb, reset=False) -> dict:
 def on_demo(run):
     """`run(adb, inst)` (a coroutine function) against a headless spock-tui on the demo device
     behind a private real `adb` server; both are stopped afterwards. Returns what `run` returns."""
-    import asyncio
-    import tempfile
-
     with tempfile.TemporaryDirectory() as td:
         tmp = pathlib.Path(td)
         adb = RealAdb(tmp, [DEMO])
@@ -128,8 +128,6 @@ async def time_call(client, adb, tool: str, args: dict, rounds: int, before=None
 def demo_bench(name: str, run, rounds: int) -> None:
     """The whole of a per-call bench on the demo device: `--rounds` (default `rounds`), then
     `run(args, adb, inst)` through [`on_demo`], its result written as `name`.json."""
-    import argparse
-
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=rounds)
     args = ap.parse_args()

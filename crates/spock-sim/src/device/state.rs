@@ -235,7 +235,7 @@ impl State {
     }
 
     /// The foreground screen as the display shows it once settled (rotation applied).
-    pub fn screen_tree(&self) -> Option<UiTree> {
+    fn screen_tree(&self) -> Option<UiTree> {
         self.top().map(|e| self.display().screen_tree(&e.ui))
     }
 

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
-use super::ui::{ElementRef, dump_for_action, dump_settled};
+use super::ui::{ElementRef, as_shown, dump_for_action, dump_settled};
 use crate::device::Device;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
@@ -208,12 +208,7 @@ pub async fn settle(
             (Some(tree), Some(shot))
         }
     };
-    let tree = tree.map(|t| {
-        t.map(|mut tree| {
-            ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
-            screen_lines(&tree)
-        })
-    });
+    let tree = tree.map(|t| t.map(|tree| screen_lines(&as_shown(ctx, tree))));
     let mut out = Settled::default();
     let mut errors = Vec::new();
     match tree {

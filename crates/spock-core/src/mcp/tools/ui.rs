@@ -20,9 +20,13 @@ use crate::uitree::{self, Candidate, NodeId, SelectError, Selector, TreeOptions,
 /// matches only what the agent can see and cannot probe hidden text one guess at a time.
 /// Node ids, bounds and the revision are those of the raw dump.
 pub async fn dump(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    let mut tree = dump_raw(ctx, dev).await?;
+    Ok(as_shown(ctx, dump_raw(ctx, dev).await?))
+}
+
+/// `tree` as the caller is shown it: redacted for its audience (same node ids as the raw dump).
+pub fn as_shown(ctx: &Ctx, mut tree: UiTree) -> UiTree {
     ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
-    Ok(tree)
+    tree
 }
 
 /// The screen as the device reports it, unredacted: for checks that never answer an agent's
@@ -48,16 +52,14 @@ pub async fn dump_for_action_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, Tool
 
 /// [`dump_for_action_raw`] as the caller is shown it (redacted, as [`dump`]).
 pub async fn dump_for_action(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    let mut tree = dump_for_action_raw(ctx, dev).await?;
-    ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
-    Ok(tree)
+    Ok(as_shown(ctx, dump_for_action_raw(ctx, dev).await?))
 }
 
 /// A read the agent is shown (`android_get_ui_tree`): as [`dump`]. The dump it shows, whether
 /// taken now or the kept settle dump it answered from, is then kept for the next element
 /// action's resolution only (never for another read).
 async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    let mut tree = match dev.take_settled_shown() {
+    let tree = match dev.take_settled_shown() {
         Some(text) => parse_dump(&text)?,
         None => {
             let generation = dev.screen_generation();
@@ -67,8 +69,7 @@ async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
             tree
         }
     };
-    ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
-    Ok(tree)
+    Ok(as_shown(ctx, tree))
 }
 
 /// A dump taken now, whatever is kept: for polls that wait for the screen to change by itself.
@@ -402,8 +403,7 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
     let mut polls = 0;
     loop {
         // Every poll asks the device: the point is to see the screen change by itself.
-        let mut tree = dump_fresh(&ctx, &dev).await?;
-        ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
+        let tree = as_shown(&ctx, dump_fresh(&ctx, &dev).await?);
         polls += 1;
         let (ok, element) = holds(&tree, &a.target, cond, a.expected_text.as_deref())?;
         let now = Instant::now();

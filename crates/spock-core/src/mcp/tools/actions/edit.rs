@@ -14,7 +14,7 @@ use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
 use crate::mcp::tools::ui::{
-    ElementRef, dump_for_action_raw, dump_fresh, dump_raw, dump_settled, node_out,
+    ElementRef, as_shown, dump_for_action_raw, dump_fresh, dump_raw, dump_settled, node_out,
 };
 use crate::uitree::{NodeId, UiTree};
 
@@ -260,7 +260,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     // raw one (a password field's length, text a rule would hide).
     // Shared: each typed field remembers the screen it was found on, for the read-back.
     let mut tree = Arc::new(dump_for_action_raw(&ctx, &dev).await?);
-    let mut view = redacted(&ctx, &tree);
+    let mut view = as_shown(&ctx, UiTree::clone(&tree));
     let mut found = Vec::with_capacity(entries.len());
     for e in &mut entries {
         let f = find_field(&tree, &view, &e.target)?;
@@ -300,7 +300,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
         let e = &entries[k];
         if n > 0 && e.password {
             tree = Arc::new(dump_for_action_raw(&ctx, &dev).await?);
-            view = redacted(&ctx, &tree);
+            view = as_shown(&ctx, UiTree::clone(&tree));
             reads += 1;
         }
         let field = if reads > 0 {
@@ -378,13 +378,6 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
         ctx.sh_ok(&dev, &format!("input keyevent {ENTER}")).await?;
     }
     finish(&ctx, &dev, out, a.return_screen).await
-}
-
-/// `tree` as the caller is shown it.
-fn redacted(ctx: &Ctx, tree: &UiTree) -> UiTree {
-    let mut view = tree.clone();
-    ctx.core.redactor.redact_tree(&mut view, ctx.audience());
-    view
 }
 
 /// How a field is named in errors and warnings: by its place in the call.

@@ -10,7 +10,7 @@ use crate::mcp::registry::WithImages;
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::swipe_cmd;
-use crate::mcp::tools::ui::{ElementRef, dump_for_action, dump_settled};
+use crate::mcp::tools::ui::{ElementRef, as_shown, dump_for_action, dump_settled};
 use crate::uitree::{NodeId, UiTree};
 
 const DEFAULT_SCROLLS: u32 = 10;
@@ -137,9 +137,7 @@ fn in_view(tree: &UiTree, target: &ElementRef) -> Result<Option<NodeId>, ToolErr
 /// `returnScreen` asked for next sends it back instead of dumping again while nothing else
 /// was sent.
 async fn settled_view(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    let mut tree = dump_settled(ctx, dev).await?;
-    ctx.core.redactor.redact_tree(&mut tree, ctx.audience());
-    Ok(tree)
+    Ok(as_shown(ctx, dump_settled(ctx, dev).await?))
 }
 
 pub async fn scroll_to(ctx: Ctx, a: ScrollToArgs) -> Result<WithImages<ActionOut>, ToolError> {
