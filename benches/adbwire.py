@@ -96,6 +96,7 @@ class Recorder:
                     c.sendall(d)
             except OSError:
                 pass
+            rec["served"] = time.monotonic()
             try:
                 c.shutdown(socket.SHUT_WR)
             except OSError:
@@ -151,10 +152,15 @@ class Recorder:
 
 def waves(conns):
     """Group recorded connections into sequential waves: a connection that opened after one in
-    the current wave had already closed depended on it; the rest overlapped (ran concurrently)."""
+    the current wave had been answered in full (the server closed its side) depended on it; the
+    rest overlapped (ran concurrently). The answer's end, not the client's close: a client may
+    keep a finished connection open while it works on the answer."""
+    def done(x):
+        return x.get("served") or x["close"]
+
     out = []
     for r in sorted(conns, key=lambda r: r["open"]):
-        if out and r["open"] < min(x["close"] for x in out[-1]):
+        if out and r["open"] < min(done(x) for x in out[-1]):
             out[-1].append(r)
         else:
             out.append([r])

@@ -4,49 +4,15 @@
 use std::time::Duration;
 
 use bytes::Bytes;
+use spock_tui::sim::Target;
 use spock_tui::sim::device::SimDevice;
 use spock_tui::sim::touch::Gesture;
-use spock_tui::sim::{ShellChunk, ShellIo, Target};
-use tokio::sync::mpsc;
 
 use spock_tui::testdata::fixtures_dir;
 
-struct Run {
-    code: i32,
-    out: Vec<u8>,
-    err: String,
-}
-
-impl Run {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.out).into_owned()
-    }
-}
-
-async fn sh(dev: &SimDevice, cmd: &str) -> Run {
-    let (_stdin_tx, stdin) = mpsc::channel(1);
-    let (tx, mut rx) = mpsc::channel(64);
-    let fut = dev.shell(cmd.to_string(), ShellIo { stdin, out: tx });
-    let collect = tokio::spawn(async move {
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        while let Some(c) = rx.recv().await {
-            match c {
-                ShellChunk::Stdout(b) => out.extend_from_slice(&b),
-                ShellChunk::Stderr(b) => err.extend_from_slice(&b),
-            }
-        }
-        (out, err)
-    });
-    let code = tokio::time::timeout(Duration::from_secs(20), fut)
-        .await
-        .expect("shell command timed out");
-    let (out, err) = collect.await.unwrap();
-    Run {
-        code,
-        out,
-        err: String::from_utf8_lossy(&err).into_owned(),
-    }
-}
+#[path = "support/sim_shell.rs"]
+mod sim_shell;
+use sim_shell::{Run, sh};
 
 /// Center of the first node whose attributes contain `needle` (as written in the dump).
 fn center_of(xml: &str, needle: &str) -> (i32, i32) {

@@ -1,10 +1,13 @@
 """Issue 21 through the real Python MCP SDK against the built-in virtual device (`--demo`): the
 demo's deep-link and AppFunctions paths end to end, and a 2026-07-28 client that never named
-itself is "unknown" everywhere."""
+itself is "unknown" everywhere. Then screens uiautomator cannot read, through Debian's adb."""
 import json
+import pathlib
+import shutil
 
+import anyio
 import pytest
-from conftest import start_instance
+from conftest import RealAdb, have_adb, start_instance
 from protocol_common import stateless_post
 from mcp import Client
 
@@ -89,3 +92,71 @@ async def test_accented_text_is_typed_through_the_virtual_keyboard_and_the_rest_
         assert "android_" not in e["error"], "the refusal never sends the agent to another tool that refuses it"
         e = await err(c, "android_input_text", {"text": "😀"})
         assert "virtual keyboard" in e["error"], e
+
+
+def busy_login(tmp_path, idle_timeout_ms):
+    """The demo scenario with its login screen never idle (a video, a spinner) and uiautomator's
+    idle timeout shortened to `idle_timeout_ms`."""
+    scen = tmp_path / "scen"
+    shutil.copytree(pathlib.Path(__file__).resolve().parents[2] / "assets" / "demo", scen)
+    toml = (scen / "demo.toml").read_text()
+    assert '[device]\n' in toml and 'id = "login"\n' in toml
+    toml = toml.replace("[device]\n", f"[device]\nidle_timeout_ms = {idle_timeout_ms}\n", 1)
+    (scen / "demo.toml").write_text(toml.replace('id = "login"\n', 'id = "login"\nanimating = true\n', 1))
+    return scen / "demo.toml"
+
+
+async def test_a_screen_that_never_goes_idle_is_named_and_a_wait_polls_through_it(tmp_path):
+    """A screen that never stays still (a video, a spinner) cannot be read by `uiautomator
+    dump`: it prints "ERROR: could not get idle state." on stderr and exits 0, as AOSP
+    `DumpCommand` does. Through Debian's adb and the Python SDK: the launch still reports
+    itself with the reason in `screenError`, a read gets a plain error naming what to do, and a
+    wait keeps polling until its timeout and says why it never saw the element."""
+    if not have_adb():
+        pytest.skip("no adb binary")
+    adb = RealAdb(tmp_path, scenarios=[busy_login(tmp_path, 400)])
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            launched = await ok(c, "android_launch_app", {"packageName": "com.example.shop", "returnScreen": "tree"})
+            assert launched["package"] == "com.example.shop", launched
+            assert "never stayed still" in launched["screenError"], launched
+            r = await c.call_tool("android_get_ui_tree", {})
+            assert r.is_error is True
+            said = " ".join(x.text for x in r.content if x.type == "text")
+            assert "never stayed still" in said and "android_take_screenshot" in said, said
+            r = await c.call_tool("android_wait_for_element", {"element": "Sign in", "timeoutMs": 900})
+            assert r.is_error is True
+            said = " ".join(x.text for x in r.content if x.type == "text")
+            assert "did not become" in said and "never stayed still" in said, said
+    finally:
+        inst.stop()
+        adb.close()
+
+
+async def test_two_clients_reading_one_phone_at_once_take_turns(tmp_path):
+    """Android lets one UiAutomation connect at a time; a second `uiautomator dump` while one
+    waits for idle fails with "UiAutomationService … already registered!". Two clients over the
+    relay reading the same device at once (through Debian's adb) must each get the real answer,
+    here that the screen never went idle, never the collision."""
+    if not have_adb():
+        pytest.skip("no adb binary")
+    adb = RealAdb(tmp_path, scenarios=[busy_login(tmp_path, 1500)])
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    said = []
+
+    async def read(c):
+        r = await c.call_tool("android_get_ui_tree", {})
+        assert r.is_error is True
+        said.append(" ".join(x.text for x in r.content if x.type == "text"))
+
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as a, Client(inst.relay_params(), mode="legacy") as b:
+            await ok(a, "android_launch_app", {"packageName": "com.example.shop"})
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(read, a)
+                tg.start_soon(read, b)
+        assert len(said) == 2 and all("never stayed still" in x for x in said), said
+    finally:
+        inst.stop()
+        adb.close()

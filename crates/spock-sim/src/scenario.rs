@@ -48,7 +48,14 @@ pub struct DeviceSpec {
     /// screen that was there before, and `uiautomator dump`, which waits for the app to go
     /// idle, answers only once it has ended.
     pub transition_ms: u64,
+    /// How long `uiautomator dump` waits for a screen that never goes idle (an `animating`
+    /// screen) before it gives up: AOSP `DumpCommand` calls `waitForIdle(1000, 10000)`.
+    pub idle_timeout_ms: u64,
 }
+
+/// `uiautomator dump`'s own limit on waiting for idle (AOSP `DumpCommand`: `waitForIdle(1000,
+/// 10000)`, 1 s without accessibility events within 10 s).
+pub const IDLE_TIMEOUT_MS: u64 = 10_000;
 
 impl Default for DeviceSpec {
     fn default() -> Self {
@@ -64,6 +71,7 @@ impl Default for DeviceSpec {
             density: 420,
             home: None,
             transition_ms: 0,
+            idle_timeout_ms: IDLE_TIMEOUT_MS,
         }
     }
 }
@@ -117,6 +125,9 @@ pub struct ScreenSpec {
     pub ui: Arc<UiTree>,
     /// URI prefix (`shop://product/`) that `am start -a VIEW -d` routes here.
     pub deep_link: Option<String>,
+    /// The screen never stays still (a video, a looping animation, a spinner): `uiautomator
+    /// dump` never sees it idle and gives up with `ERROR: could not get idle state.`.
+    pub animating: bool,
 }
 
 /// What a node matcher looks for; all given fields must match one node.
@@ -273,6 +284,7 @@ impl Scenario {
                 ui_file: s.ui.into_inner(),
                 ui: Arc::new(ui),
                 deep_link: s.deep_link,
+                animating: s.animating,
             });
         }
         let check = |s: &Spanned<String>| -> Result<String, ScenarioError> {
@@ -359,6 +371,7 @@ impl Scenario {
             density: d.density.unwrap_or(dflt.density),
             home,
             transition_ms: d.transition_ms.unwrap_or(0).min(60_000),
+            idle_timeout_ms: d.idle_timeout_ms.unwrap_or(IDLE_TIMEOUT_MS).min(60_000),
         };
         Ok(Scenario {
             device,

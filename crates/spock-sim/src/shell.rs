@@ -207,6 +207,22 @@ fn write_redirect(
         .map_err(|e| format!("/system/bin/sh: can't create {path}: {e}\n"))
 }
 
+/// What `uiautomator dump` prints first when another UiAutomation client is connected: the
+/// `IllegalStateException` AOSP's `UiAutomationManager` throws ("UiAutomationService " +
+/// client + "already registered!", no space before "already"), uncaught in `DumpCommand`.
+/// (A phone follows it with the stack trace, left out here.)
+const ALREADY_REGISTERED: &str = "java.lang.IllegalStateException: UiAutomationService \
+android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@5b1d1e7already registered!\n";
+
+/// Lets go of the UiAutomation bridge when a dump ends (or is dropped mid-wait).
+struct Bridge(Arc<Inner>);
+
+impl Drop for Bridge {
+    fn drop(&mut self) {
+        self.0.lock().ui_automation = false;
+    }
+}
+
 async fn run_simple(
     inner: &Arc<Inner>,
     args: &[String],
@@ -227,12 +243,33 @@ async fn run_simple(
         "logcat" if logcat::follows(args) => return logcat::follow(inner, args, stream).await,
         _ => {}
     }
-    if name == "uiautomator" {
-        // `DumpCommand` waits for the app to go idle before it walks the tree: a change of
-        // screen still animating is waited out.
-        let left = inner.lock().settling_left();
-        if let Some(left) = left {
-            tokio::time::sleep(left).await;
+    // Held while this dump has the UiAutomation bridge (released however the command ends).
+    let mut _bridge = None;
+    if name == "uiautomator" && args.get(1).map(String::as_str) == Some("dump") {
+        // One UiAutomation at a time: a dump started while another holds the bridge fails as
+        // AOSP `UiAutomationManager.registerUiTestAutomationServiceLocked` makes it fail.
+        let wait = {
+            let mut st = inner.lock();
+            if st.ui_automation {
+                return Output {
+                    stdout: Vec::new(),
+                    stderr: ALREADY_REGISTERED.as_bytes().to_vec(),
+                    code: 1,
+                };
+            }
+            st.ui_automation = true;
+            // `DumpCommand` waits for the app to go idle before it walks the tree: a change
+            // of screen still animating is waited out; a screen that never stops moving,
+            // until `waitForIdle` gives up.
+            if st.awake && st.screen_animating() {
+                Some(Duration::from_millis(st.scenario.device.idle_timeout_ms))
+            } else {
+                st.settling_left()
+            }
+        };
+        _bridge = Some(Bridge(inner.clone()));
+        if let Some(wait) = wait {
+            tokio::time::sleep(wait).await;
         }
     }
     let mut st = inner.lock();

@@ -144,6 +144,22 @@ impl Device {
         self.inner.screens.peek(self.serial())
     }
 
+    /// Waits for this device's turn to run `uiautomator dump`, for as long as the guard lives.
+    /// Android lets one UiAutomation connect at a time: a second dump started while one runs
+    /// fails with "UiAutomationService … already registered!" (two clients, or a poll and a
+    /// read, would otherwise collide).
+    pub async fn ui_dump_turn(&self) -> tokio::sync::OwnedMutexGuard<()> {
+        let turn = self
+            .inner
+            .dump_turns
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(self.serial().to_string())
+            .or_default()
+            .clone();
+        turn.lock_owned().await
+    }
+
     /// The kept settle dump, for one read.
     pub fn take_settled(&self) -> Option<String> {
         self.inner.screens.take(self.serial())

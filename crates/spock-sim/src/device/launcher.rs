@@ -87,5 +87,6 @@ pub fn generated_home(apps: &[AppSpec], width: u32, height: u32) -> ScreenSpec {
         ui_file: "(generated launcher)".into(),
         ui: Arc::new(ui),
         deep_link: None,
+        animating: false,
     }
 }

@@ -77,6 +77,8 @@ pub struct State {
     pub last_gesture: Option<Gesture>,
     pub stay_on: String,
     pub awake: bool,
+    /// A `uiautomator dump` holds the UiAutomation bridge (one client at a time).
+    pub ui_automation: bool,
     /// `wm size WxH` override (printed by `wm size`; touches stay in panel coordinates).
     pub size_override: Option<(u32, u32)>,
     /// Ctrl+A selected the focused field's whole text: the next delete clears it.
@@ -159,6 +161,7 @@ impl State {
             last_gesture: None,
             stay_on: "false".into(),
             awake: true,
+            ui_automation: false,
             size_override: None,
             selected_all: false,
             dead_accent: None,
@@ -246,6 +249,13 @@ impl State {
             Some((tree, until)) if Instant::now() < *until => Some(tree.clone()),
             _ => self.screen_tree(),
         }
+    }
+
+    /// Whether the foreground screen never goes idle (`animating` in its scenario).
+    pub fn screen_animating(&self) -> bool {
+        self.top()
+            .and_then(|e| self.screen_spec(&e.screen))
+            .is_some_and(|s| s.animating)
     }
 
     /// How long until the running change of screen has ended (`None`: nothing animates).

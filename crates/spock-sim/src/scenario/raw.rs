@@ -36,6 +36,7 @@ pub(super) struct RawDevice {
     pub getprop: Option<Spanned<String>>,
     pub home: Option<Spanned<String>>,
     pub transition_ms: Option<u64>,
+    pub idle_timeout_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -67,6 +68,8 @@ pub(super) struct RawScreen {
     pub fragments: Vec<String>,
     pub ui: Spanned<String>,
     pub deep_link: Option<String>,
+    #[serde(default)]
+    pub animating: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -79,6 +79,17 @@ pub fn uiautomator(ctx: &mut Ctx, args: &[String]) -> i32 {
         .find(|a| !a.starts_with("--"))
         .cloned()
         .unwrap_or_else(|| "/sdcard/window_dump.xml".into());
+    // AOSP `DumpCommand.run`: both failures print to stderr and return, so the exit code is 0
+    // and nothing is written. The screen off gives no active window to read; a screen that
+    // never stops moving times out in `waitForIdle` (the caller waited that out).
+    if !ctx.st.awake {
+        ctx.errln("ERROR: null root node returned by UiTestAutomationBridge.");
+        return 0;
+    }
+    if ctx.st.screen_animating() {
+        ctx.errln("ERROR: could not get idle state.");
+        return 0;
+    }
     let xml = ctx
         .st
         .top()

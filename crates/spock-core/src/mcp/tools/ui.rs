@@ -92,19 +92,114 @@ pub async fn dump_settled(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> 
 }
 
 async fn run_dump(ctx: &Ctx, dev: &Device) -> Result<String, ToolError> {
-    let dumping = ctx.sh(dev, "uiautomator dump /dev/tty");
+    match dump_once(ctx, dev).await? {
+        // No window to read: right after a change of screen this passes (the accessibility
+        // bridge had lost the window being replaced). The bridge taken: often the last
+        // client still letting go. Either way it is asked once more.
+        Err(NoDump::NullRoot | NoDump::Taken) => {
+            tokio::time::sleep(ASK_AGAIN_AFTER).await;
+            dump_once(ctx, dev).await?.map_err(|e| e.error(dev))
+        }
+        done => done.map_err(|e| e.error(dev)),
+    }
+}
+
+/// How long to wait before asking again after "null root node" or "already registered".
+const ASK_AGAIN_AFTER: Duration = Duration::from_millis(500);
+
+/// Why `uiautomator dump` printed no hierarchy. AOSP `DumpCommand` reports its two failures on
+/// stderr and exits 0, so the text decides, not the exit code.
+enum NoDump {
+    /// `ERROR: could not get idle state.`: `waitForIdle(1000, 10000)` never saw a second
+    /// without a change (a video, a looping animation, a spinner).
+    NotIdle,
+    /// `ERROR: null root node returned by UiTestAutomationBridge.`: no active window to read
+    /// (the screen off or locked, or between two windows).
+    NullRoot,
+    /// `java.lang.IllegalStateException: UiAutomationService … already registered!`: another
+    /// UiAutomation client holds the bridge (Appium's server, an instrumented test, another
+    /// tool's dump), or the last one has not let go yet.
+    Taken,
+    /// Anything else, with its first line and the exit code.
+    Other(String, i32),
+}
+
+/// `details.reason` of the error a screen that never went idle gives ([`NoDump::NotIdle`]).
+pub const NOT_IDLE: &str = "not_idle";
+
+/// Whether `e` says the screen never stayed still long enough to be read.
+pub fn never_idle(e: &ToolError) -> bool {
+    e.details
+        .as_ref()
+        .and_then(|d| d.get("reason"))
+        .and_then(Value::as_str)
+        == Some(NOT_IDLE)
+}
+
+impl NoDump {
+    fn error(self, dev: &Device) -> ToolError {
+        let serial = dev.serial();
+        let reason = match &self {
+            NoDump::NotIdle => NOT_IDLE,
+            NoDump::NullRoot => "no_window",
+            NoDump::Taken => "automation_busy",
+            NoDump::Other(..) => "failed",
+        };
+        let e = ToolError::device(match self {
+            NoDump::NotIdle => format!(
+                "uiautomator could not read the screen on {serial}: it never stayed still for a \
+                 second within 10 s (a video, an animation or a progress indicator keeps changing \
+                 it). Read it again once that stops (pause the video), or look with \
+                 android_take_screenshot (which needs this tree too while redaction rules hide \
+                 anything from agents)"
+            ),
+            NoDump::NullRoot => format!(
+                "uiautomator found no window to read on {serial} (asked twice): the screen is \
+                 off or locked, or was changing. Wake it (android_press_key WAKEUP), unlock it, \
+                 or read it again"
+            ),
+            NoDump::Taken => format!(
+                "uiautomator could not connect on {serial} (asked twice): another UI automation \
+                 holds the device's accessibility bridge (Appium's UiAutomator2 server, an \
+                 instrumented test, another tool's dump), and Android lets one at a time. Stop \
+                 it, or read again once it is done"
+            ),
+            NoDump::Other(line, code) => {
+                format!("uiautomator dump failed on {serial} (exit {code}): {line}")
+            }
+        });
+        e.with_details(serde_json::json!({ "reason": reason }))
+    }
+}
+
+/// One `uiautomator dump` (in this device's turn): the XML, or why there is none.
+async fn dump_once(ctx: &Ctx, dev: &Device) -> Result<Result<String, NoDump>, ToolError> {
+    let dumping = async {
+        let _turn = dev.ui_dump_turn().await;
+        ctx.sh(dev, "uiautomator dump /dev/tty").await
+    };
     let out = crate::progress::ticking("UI dump", Duration::from_secs(1), dumping).await?;
     let text = out.stdout_text();
-    if !out.success() && !text.contains("<hierarchy") {
-        let err = out.stderr_text();
-        return Err(ToolError::device(format!(
-            "uiautomator dump failed on {} (exit {}): {}",
-            dev.serial(),
-            out.exit_code,
-            err.trim().lines().next().unwrap_or(text.trim())
-        )));
+    if text.contains("<hierarchy") {
+        return Ok(Ok(text));
     }
-    Ok(text)
+    let err = out.stderr_text();
+    let said = format!("{err}\n{text}");
+    Ok(Err(if said.contains("could not get idle state") {
+        NoDump::NotIdle
+    } else if said.contains("null root node") {
+        NoDump::NullRoot
+    } else if said.contains("already registered") {
+        NoDump::Taken
+    } else {
+        let line = said
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
+            .unwrap_or("no output")
+            .to_string();
+        NoDump::Other(line, out.exit_code)
+    }))
 }
 
 fn parse_dump(text: &str) -> Result<UiTree, ToolError> {
@@ -401,11 +496,25 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
     let start = Instant::now();
     let mut since: Option<Instant> = None;
     let mut polls = 0;
+    let mut unread = 0;
     loop {
-        // Every poll asks the device: the point is to see the screen change by itself.
-        let tree = as_shown(&ctx, dump_fresh(&ctx, &dev).await?);
+        // Every poll asks the device: the point is to see the screen change by itself. A
+        // screen still moving (a spinner: often what the wait is for) cannot be read, which
+        // is a poll where the condition does not hold yet.
+        let (ok, element) = match dump_fresh(&ctx, &dev).await {
+            Ok(tree) => holds(
+                &as_shown(&ctx, tree),
+                &a.target,
+                cond,
+                a.expected_text.as_deref(),
+            )?,
+            Err(e) if never_idle(&e) => {
+                unread += 1;
+                (false, None)
+            }
+            Err(e) => return Err(e),
+        };
         polls += 1;
-        let (ok, element) = holds(&tree, &a.target, cond, a.expected_text.as_deref())?;
         let now = Instant::now();
         crate::progress::report(polls as f64, None, || {
             format!(
@@ -435,15 +544,23 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
             return Err(ToolError::new(
                 ErrorKind::Timeout,
                 format!(
-                    "{} did not become {:?} within {} ms ({polls} polls)",
+                    "{} did not become {:?} within {} ms ({polls} polls{})",
                     a.target.describe(),
                     cond,
-                    timeout.as_millis()
+                    timeout.as_millis(),
+                    if unread > 0 {
+                        format!(
+                            "; on {unread} of them the screen never stayed still long enough \
+                             for uiautomator to read it"
+                        )
+                    } else {
+                        String::new()
+                    }
                 ),
             )
-            .with_details(
-                serde_json::json!({ "met": false, "polls": polls, "element": element }),
-            ));
+            .with_details(serde_json::json!({
+                "met": false, "polls": polls, "unread": unread, "element": element
+            })));
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_millis(250)) => {}
