@@ -3,7 +3,8 @@
 //! screen that is off ("ERROR: null root node returned by UiTestAutomationBridge."). AOSP
 //! `DumpCommand` prints both on stderr and exits 0. The virtual device does the same; the tools
 //! say what happened and what to do, a wait keeps polling through it, and an action that
-//! happened still reports itself.
+//! happened still reports itself. And screens a screenshot cannot show: off, or an app that
+//! forbids screenshots (`FLAG_SECURE`), which `screencap` captures black.
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -53,14 +54,18 @@ async fn launched_on_busy_login(idle_timeout_ms: u64) -> Rig {
         Config::default_config(),
     )
     .await;
+    launch_shop(&r).await;
+    r
+}
+
+async fn launch_shop(r: &Rig) {
     call(
-        &r,
+        r,
         "android_launch_app",
         json!({"packageName": "com.example.shop"}),
     )
     .await
     .expect("launched");
-    r
 }
 
 async fn call(
@@ -284,4 +289,67 @@ async fn another_ui_automation_holding_the_bridge_is_named() {
     assert_eq!(reason(&e), Some("automation_busy"));
     assert!(e.message.contains("another UI automation"), "{}", e.message);
     other.abort();
+}
+
+/// The demo with its login screen protected (`FLAG_SECURE`).
+fn secure_login() -> SimDevice {
+    demo_with(
+        |toml| toml.replacen("id = \"login\"\n", "id = \"login\"\nsecure = true\n", 1),
+        |login| login,
+    )
+}
+
+/// Whether every pixel of a PNG is opaque black.
+fn png_all_black(png: &[u8]) -> bool {
+    let img = image::load_from_memory(png).expect("a PNG").to_rgba8();
+    img.pixels().all(|p| p.0 == [0, 0, 0, 255])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_virtual_device_captures_a_protected_or_dark_screen_black() {
+    let dev = secure_login();
+    let shot = sim_shell::sh(&dev, "screencap -p").await;
+    assert!(!png_all_black(&shot.out), "the launcher shows");
+    sim_shell::sh(&dev, "am start -W com.example.shop").await;
+    let shot = sim_shell::sh(&dev, "screencap -p").await;
+    assert!(
+        png_all_black(&shot.out),
+        "a FLAG_SECURE window is captured black"
+    );
+    let raw = sim_shell::sh(&dev, "screencap").await;
+    assert_eq!(raw.out.len(), 16 + 1080 * 2400 * 4);
+    assert!(raw.out[16..].chunks_exact(4).all(|p| p == [0, 0, 0, 255]));
+    // uiautomator still reads it.
+    let (out, _, _) = sim_sh(&dev, "uiautomator dump /dev/tty").await;
+    assert!(out.contains("login_email"), "{out}");
+
+    sim_shell::sh(&dev, "input keyevent KEYCODE_HOME").await;
+    let shot = sim_shell::sh(&dev, "screencap -p").await;
+    assert!(!png_all_black(&shot.out));
+    sim_shell::sh(&dev, "input keyevent SLEEP").await;
+    let shot = sim_shell::sh(&dev, "screencap -p").await;
+    assert!(png_all_black(&shot.out), "the screen off is black");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_black_screenshot_says_why_it_may_be_black() {
+    let r = rig_on(secure_login(), false, Config::default_config()).await;
+    let home = call(&r, "android_take_screenshot", json!({}))
+        .await
+        .expect("the launcher");
+    assert!(home.get("warning").is_none(), "{home}");
+    launch_shop(&r).await;
+    let shot = call(&r, "android_take_screenshot", json!({}))
+        .await
+        .expect("a black image is still an image");
+    let warning = shot["warning"].as_str().unwrap_or_default();
+    assert!(
+        warning.contains("black") && warning.contains("FLAG_SECURE") && warning.contains("WAKEUP"),
+        "{shot}"
+    );
+    // The tree is there all the same.
+    let tree = call(&r, "android_get_ui_tree", json!({}))
+        .await
+        .expect("readable");
+    assert!(tree.to_string().contains("login_email"), "{tree}");
 }

@@ -94,16 +94,20 @@ async def test_accented_text_is_typed_through_the_virtual_keyboard_and_the_rest_
         assert "virtual keyboard" in e["error"], e
 
 
-def busy_login(tmp_path, idle_timeout_ms):
-    """The demo scenario with its login screen never idle (a video, a spinner) and uiautomator's
-    idle timeout shortened to `idle_timeout_ms`."""
+def login_marked(tmp_path, key, idle_timeout_ms=10_000):
+    """The demo scenario with `key = true` on its login screen (`animating`: never idle, as a
+    video or a spinner; `secure`: FLAG_SECURE) and uiautomator's idle timeout set."""
     scen = tmp_path / "scen"
     shutil.copytree(pathlib.Path(__file__).resolve().parents[2] / "assets" / "demo", scen)
     toml = (scen / "demo.toml").read_text()
     assert '[device]\n' in toml and 'id = "login"\n' in toml
     toml = toml.replace("[device]\n", f"[device]\nidle_timeout_ms = {idle_timeout_ms}\n", 1)
-    (scen / "demo.toml").write_text(toml.replace('id = "login"\n', 'id = "login"\nanimating = true\n', 1))
+    (scen / "demo.toml").write_text(toml.replace('id = "login"\n', f'id = "login"\n{key} = true\n', 1))
     return scen / "demo.toml"
+
+
+def busy_login(tmp_path, idle_timeout_ms):
+    return login_marked(tmp_path, "animating", idle_timeout_ms)
 
 
 async def test_a_screen_that_never_goes_idle_is_named_and_a_wait_polls_through_it(tmp_path):
@@ -157,6 +161,28 @@ async def test_two_clients_reading_one_phone_at_once_take_turns(tmp_path):
                 tg.start_soon(read, a)
                 tg.start_soon(read, b)
         assert len(said) == 2 and all("never stayed still" in x for x in said), said
+    finally:
+        inst.stop()
+        adb.close()
+
+
+async def test_a_protected_screen_is_captured_black_and_the_screenshot_says_why(tmp_path):
+    """An app that forbids screenshots (FLAG_SECURE) is captured black while its tree reads;
+    through Debian's adb and the Python SDK the screenshot carries a warning naming both causes
+    of a black frame, and an ordinary screen none."""
+    if not have_adb():
+        pytest.skip("no adb binary")
+    adb = RealAdb(tmp_path, scenarios=[login_marked(tmp_path, "secure")])
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            home = await ok(c, "android_take_screenshot")
+            assert "warning" not in home, home
+            await ok(c, "android_launch_app", {"packageName": "com.example.shop"})
+            shot = await ok(c, "android_take_screenshot")
+            assert "black" in shot["warning"] and "FLAG_SECURE" in shot["warning"], shot
+            tree = await ok(c, "android_get_ui_tree")
+            assert "login_email" in json.dumps(tree), tree
     finally:
         inst.stop()
         adb.close()

@@ -224,10 +224,7 @@ impl Target for SimDevice {
     fn framebuffer(&self) -> Framebuffer {
         let st = self.inner.lock();
         let (w, h) = st.display().size();
-        let img = match st.frame_tree() {
-            Some(t) => super::screencap::render(&t, w, h),
-            None => image::RgbaImage::new(w, h),
-        };
+        let img = st.glass_image();
         Framebuffer {
             width: w,
             height: h,

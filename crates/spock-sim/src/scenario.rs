@@ -128,6 +128,9 @@ pub struct ScreenSpec {
     /// The screen never stays still (a video, a looping animation, a spinner): `uiautomator
     /// dump` never sees it idle and gives up with `ERROR: could not get idle state.`.
     pub animating: bool,
+    /// The app forbids screenshots (`FLAG_SECURE`): `screencap` shows its window black, while
+    /// `uiautomator dump` still reads it.
+    pub secure: bool,
 }
 
 /// What a node matcher looks for; all given fields must match one node.
@@ -285,6 +288,7 @@ impl Scenario {
                 ui: Arc::new(ui),
                 deep_link: s.deep_link,
                 animating: s.animating,
+                secure: s.secure,
             });
         }
         let check = |s: &Spanned<String>| -> Result<String, ScenarioError> {

@@ -111,7 +111,17 @@ pub fn render(ui: &UiTree, width: u32, height: u32) -> RgbaImage {
 
 /// PNG bytes of [`render`], as `screencap -p` writes them.
 pub fn png(ui: &UiTree, width: u32, height: u32) -> Vec<u8> {
-    let img = render(ui, width, height);
+    png_of(&render(ui, width, height))
+}
+
+/// An opaque black frame: what a phone's `screencap` shows with the screen off, or of a window
+/// that forbids screenshots.
+pub fn black(width: u32, height: u32) -> RgbaImage {
+    RgbaImage::from_pixel(width.max(1), height.max(1), Rgba([0, 0, 0, 255]))
+}
+
+/// PNG bytes of `img`, as `screencap -p` writes them.
+pub fn png_of(img: &RgbaImage) -> Vec<u8> {
     let mut out = Vec::new();
     let enc = image::codecs::png::PngEncoder::new_with_quality(
         &mut out,

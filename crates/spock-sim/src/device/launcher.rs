@@ -88,5 +88,6 @@ pub fn generated_home(apps: &[AppSpec], width: u32, height: u32) -> ScreenSpec {
         ui: Arc::new(ui),
         deep_link: None,
         animating: false,
+        secure: false,
     }
 }

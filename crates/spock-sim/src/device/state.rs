@@ -251,6 +251,23 @@ impl State {
         }
     }
 
+    /// What `screencap` and the framebuffer show: the frame on the glass, black with the screen
+    /// off or a `secure` screen in front (`FLAG_SECURE`), empty (transparent) with no screen.
+    pub fn glass_image(&self) -> image::RgbaImage {
+        let (w, h) = self.display().size();
+        let secure = self
+            .top()
+            .and_then(|e| self.screen_spec(&e.screen))
+            .is_some_and(|s| s.secure);
+        if !self.awake || secure {
+            return crate::screencap::black(w, h);
+        }
+        match self.frame_tree() {
+            Some(t) => crate::screencap::render(&t, w, h),
+            None => image::RgbaImage::new(w, h),
+        }
+    }
+
     /// Whether the foreground screen never goes idle (`animating` in its scenario).
     pub fn screen_animating(&self) -> bool {
         self.top()

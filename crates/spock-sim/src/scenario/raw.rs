@@ -70,6 +70,8 @@ pub(super) struct RawScreen {
     pub deep_link: Option<String>,
     #[serde(default)]
     pub animating: bool,
+    #[serde(default)]
+    pub secure: bool,
 }
 
 #[derive(Debug, Deserialize)]

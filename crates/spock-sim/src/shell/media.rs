@@ -12,11 +12,10 @@ use crate::device::state::Job;
 use crate::screencap;
 
 fn screen_png(ctx: &Ctx) -> Vec<u8> {
-    let (w, h) = ctx.st.display().size();
-    match ctx.st.frame_tree() {
-        Some(t) => screencap::png(&t, w, h),
-        None => Vec::new(),
+    if ctx.st.top().is_none() {
+        return Vec::new();
     }
+    screencap::png_of(&ctx.st.glass_image())
 }
 
 pub fn screencap(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -42,10 +41,7 @@ pub fn screencap(ctx: &mut Ctx, args: &[String]) -> i32 {
     } else {
         // Raw: width, height, format (1 = RGBA_8888), dataspace, then pixels.
         let (w, h) = ctx.st.display().size();
-        let img = match ctx.st.frame_tree() {
-            Some(t) => screencap::render(&t, w, h),
-            None => image::RgbaImage::new(w, h),
-        };
+        let img = ctx.st.glass_image();
         let mut raw = Vec::with_capacity(16 + img.as_raw().len());
         for v in [w, h, 1, 0] {
             raw.extend_from_slice(&v.to_le_bytes());

@@ -66,6 +66,10 @@ pub struct ShotInfo {
     /// the agent (the control centre's copy stays whole).
     #[serde(skip_serializing_if = "is_zero")]
     pub hidden_regions: usize,
+    /// Set when the frame came back black: the screen off, or a window that forbids
+    /// screenshots (FLAG_SECURE).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -105,6 +109,8 @@ struct Converted {
     screen_width: u32,
     screen_height: u32,
     whole: Option<Vec<u8>>,
+    /// Every pixel of the frame was black (checked only when the pixels were decoded).
+    black: bool,
 }
 
 /// Whether to ask the device for a raw frame rather than a PNG: whenever the host converts the
@@ -155,6 +161,7 @@ fn convert_png(
         screen_width: sw,
         screen_height: sh,
         whole: None,
+        black: false,
     };
     // A PNG that is already small enough goes back as the device sent it: its size comes from
     // the header, and the IEND trailer shows it arrived whole; no decode, no re-encode.
@@ -189,6 +196,7 @@ fn finish(
     black: &[Region],
 ) -> Result<Converted, ImgError> {
     let (sw, sh) = rgba.dimensions();
+    let all_black = all_black(&rgba);
     black_out(&mut rgba, black);
     let (w, h) = fit(sw, sh, max);
     let pixels = if (w, h) == (sw, sh) {
@@ -217,8 +225,22 @@ fn finish(
         screen_width: sw,
         screen_height: sh,
         whole: None,
+        black: all_black,
     })
 }
+
+/// Whether no pixel of the frame shows anything (every channel at most 8 of 255): what a phone
+/// captures with the screen off or of a window that forbids screenshots. Stops at the first
+/// pixel that shows something, so an ordinary screen costs a few pixels.
+fn all_black(rgba: &image::RgbaImage) -> bool {
+    rgba.as_raw()
+        .chunks_exact(4)
+        .all(|p| p[0] <= 8 && p[1] <= 8 && p[2] <= 8)
+}
+
+/// What the agent is told about a black frame.
+const BLACK_FRAME: &str = "the screen came back black: it is off (android_press_key WAKEUP) or \
+     the app forbids screenshots (FLAG_SECURE; android_get_ui_tree still reads it)";
 
 fn encode_png(rgba: &[u8], w: u32, h: u32) -> Result<Vec<u8>, ImgError> {
     use image::ImageEncoder;
@@ -444,6 +466,7 @@ async fn captured(
         screen_width: sw,
         screen_height: sh,
         whole,
+        black: all_dark,
     } = converted;
     let mime = if format == Format::Png {
         "image/png"
@@ -464,6 +487,7 @@ async fn captured(
         },
         bytes: data.len(),
         hidden_regions,
+        warning: all_dark.then(|| BLACK_FRAME.to_string()),
     };
     let whole = whole.map(|data| {
         Box::new(Image {

@@ -172,11 +172,36 @@ impl NoDump {
     }
 }
 
-/// One `uiautomator dump` (in this device's turn): the XML, or why there is none.
+/// One `uiautomator dump` (in this device's turn): the XML, or why there is none. Waiting for
+/// the turn counts against the command's timeout, so calls queued behind a hung dump end
+/// when it does instead of one timeout after another.
 async fn dump_once(ctx: &Ctx, dev: &Device) -> Result<Result<String, NoDump>, ToolError> {
+    let timeout = ctx.timeout();
+    let deadline = tokio::time::Instant::now() + timeout;
     let dumping = async {
-        let _turn = dev.ui_dump_turn().await;
-        ctx.sh(dev, "uiautomator dump /dev/tty").await
+        let _turn = tokio::select! {
+            turn = tokio::time::timeout_at(deadline, dev.ui_dump_turn()) => turn.map_err(|_| {
+                ToolError::new(
+                    ErrorKind::Timeout,
+                    format!(
+                        "the UI dump on {} waited {} ms for another UI dump of that device to \
+                         end (Android lets one run at a time), and timed out",
+                        dev.serial(),
+                        timeout.as_millis()
+                    ),
+                )
+            })?,
+            _ = ctx.cancel.cancelled() => {
+                return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client"));
+            }
+        };
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        ctx.sh_timeout(
+            dev,
+            "uiautomator dump /dev/tty",
+            left.max(Duration::from_millis(1)),
+        )
+        .await
     };
     let out = crate::progress::ticking("UI dump", Duration::from_secs(1), dumping).await?;
     let text = out.stdout_text();
