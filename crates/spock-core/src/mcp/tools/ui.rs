@@ -97,7 +97,12 @@ async fn run_dump(ctx: &Ctx, dev: &Device) -> Result<String, ToolError> {
         // bridge had lost the window being replaced). The bridge taken: often the last
         // client still letting go. Either way it is asked once more.
         Err(NoDump::NullRoot | NoDump::Taken) => {
-            tokio::time::sleep(ASK_AGAIN_AFTER).await;
+            tokio::select! {
+                _ = tokio::time::sleep(ASK_AGAIN_AFTER) => {}
+                _ = ctx.cancel.cancelled() => {
+                    return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client"));
+                }
+            }
             dump_once(ctx, dev).await?.map_err(|e| e.error(dev))
         }
         done => done.map_err(|e| e.error(dev)),
