@@ -338,7 +338,25 @@ async fn a_black_screenshot_says_why_it_may_be_black() {
         .await
         .expect("the launcher");
     assert!(home.get("warning").is_none(), "{home}");
-    launch_shop(&r).await;
+    // An action's screenshot says so too (in screenError: the tree itself came back).
+    let launched = call(
+        &r,
+        "android_launch_app",
+        json!({"packageName": "com.example.shop", "returnScreen": "both"}),
+    )
+    .await
+    .expect("launched");
+    let said = launched["screenError"].as_str().unwrap_or_default();
+    assert!(
+        said.starts_with("screenshot: ") && said.contains("black"),
+        "{launched}"
+    );
+    assert!(
+        launched["screen"]
+            .as_str()
+            .is_some_and(|s| s.contains("login_email")),
+        "{launched}"
+    );
     let shot = call(&r, "android_take_screenshot", json!({}))
         .await
         .expect("a black image is still an image");

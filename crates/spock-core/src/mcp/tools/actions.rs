@@ -220,7 +220,13 @@ pub async fn settle(
         None => {}
     }
     match shot {
-        Some(Ok((img, _))) => out.images.push(img),
+        Some(Ok((img, info))) => {
+            // Not an error, but an image that shows nothing needs saying where it is sent.
+            if let Some(w) = info.warning {
+                errors.push(format!("screenshot: {w}"));
+            }
+            out.images.push(img);
+        }
         Some(Err(e)) => errors.push(format!("screenshot: {}", e.message)),
         None => {}
     }
