@@ -229,11 +229,19 @@ fn finish(
     })
 }
 
-/// Whether no pixel of the frame shows anything (every channel at most 8 of 255): what a phone
-/// captures with the screen off or of a window that forbids screenshots. Stops at the first
-/// pixel that shows something, so an ordinary screen costs a few pixels.
+/// Whether the frame shows nothing between the system bars (every channel of every pixel at
+/// most 8 of 255 in the band from 8 % to 92 % of its height): what a phone captures with the
+/// screen off, or of a window that forbids screenshots, which since Android 12 comes out black
+/// while the status and navigation bars around it are still drawn. A dark theme still shows its
+/// text there. Stops at the first pixel that shows something, so an ordinary screen costs a
+/// few pixels.
 fn all_black(rgba: &image::RgbaImage) -> bool {
+    let (w, h) = rgba.dimensions();
+    let row = (w as usize) * 4;
+    let (top, bottom) = ((h as usize) * 8 / 100, (h as usize) * 92 / 100);
     rgba.as_raw()
+        .get(top * row..bottom.max(top + 1).min(h as usize) * row)
+        .unwrap_or_default()
         .chunks_exact(4)
         .all(|p| p[0] <= 8 && p[1] <= 8 && p[2] <= 8)
 }
@@ -542,6 +550,29 @@ pub fn tools() -> Vec<ToolDef> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_is_black_when_nothing_shows_between_the_system_bars() {
+        let black = image::Rgba([0, 0, 0, 255]);
+        let mut img = image::RgbaImage::from_pixel(100, 200, black);
+        assert!(all_black(&img));
+        // Status and navigation bars drawn around a protected window: still black.
+        for x in 0..100 {
+            img.put_pixel(x, 3, image::Rgba([255, 255, 255, 255]));
+            img.put_pixel(x, 196, image::Rgba([255, 255, 255, 255]));
+        }
+        assert!(all_black(&img));
+        // One lit pixel in the middle (a dark theme's text) is a screen that shows something.
+        img.put_pixel(50, 100, image::Rgba([40, 40, 40, 255]));
+        assert!(!all_black(&img));
+        // Near-black noise is still black.
+        let mut noise = image::RgbaImage::from_pixel(10, 10, image::Rgba([8, 3, 0, 255]));
+        assert!(all_black(&noise));
+        noise.put_pixel(5, 5, image::Rgba([9, 0, 0, 255]));
+        assert!(!all_black(&noise));
+        // A degenerate frame does not panic.
+        assert!(all_black(&image::RgbaImage::new(1, 1)));
+    }
 
     fn png(w: u32, h: u32) -> Vec<u8> {
         let img = image::RgbImage::from_fn(w, h, |x, y| {
