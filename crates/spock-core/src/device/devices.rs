@@ -177,8 +177,6 @@ pub(crate) struct Inner {
     pub(crate) screens: super::screens::ScreenLog,
     /// How fast each device answered raw and PNG screenshots (which to ask for next).
     pub(crate) shot_speed: super::shotspeed::ShotSpeed,
-    /// One UI dump at a time per device (see [`Device::ui_dump_turn`]).
-    pub(crate) dump_turns: Mutex<std::collections::HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl Drop for Inner {
@@ -605,7 +603,6 @@ impl Devices {
                 shutdown: CancellationToken::new(),
                 screens: super::screens::ScreenLog::default(),
                 shot_speed: super::shotspeed::ShotSpeed::default(),
-                dump_turns: Mutex::new(std::collections::HashMap::new()),
             }),
         }
     }

@@ -149,15 +149,11 @@ impl Device {
     /// fails with "UiAutomationService … already registered!" (two clients, or a poll and a
     /// read, would otherwise collide).
     pub async fn ui_dump_turn(&self) -> tokio::sync::OwnedMutexGuard<()> {
-        let turn = self
-            .inner
-            .dump_turns
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(self.serial().to_string())
-            .or_default()
-            .clone();
-        turn.lock_owned().await
+        self.inner
+            .screens
+            .dump_turn(self.serial())
+            .lock_owned()
+            .await
     }
 
     /// The kept settle dump, for one read.

@@ -27,6 +27,8 @@ pub const MAX_AGE: Duration = Duration::from_secs(10);
 struct Entry {
     generation: u64,
     settled: Option<Settled>,
+    /// Held while a `uiautomator dump` of this device runs: one at a time.
+    dump_turn: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 #[derive(Debug, Clone)]
@@ -63,6 +65,12 @@ impl ScreenLog {
             e.generation += 1;
             e.settled = None;
         });
+    }
+
+    /// The lock a `uiautomator dump` of `device` holds while it runs (entries are never
+    /// dropped, so every caller gets the same one).
+    pub fn dump_turn(&self, device: &str) -> std::sync::Arc<tokio::sync::Mutex<()>> {
+        self.with(device, |e| e.dump_turn.clone())
     }
 
     pub fn generation(&self, device: &str) -> u64 {

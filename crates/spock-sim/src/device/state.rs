@@ -255,11 +255,7 @@ impl State {
     /// off or a `secure` screen in front (`FLAG_SECURE`), empty (transparent) with no screen.
     pub fn glass_image(&self) -> image::RgbaImage {
         let (w, h) = self.display().size();
-        let secure = self
-            .top()
-            .and_then(|e| self.screen_spec(&e.screen))
-            .is_some_and(|s| s.secure);
-        if !self.awake || secure {
+        if !self.awake || self.top_spec().is_some_and(|s| s.secure) {
             return crate::screencap::black(w, h);
         }
         match self.frame_tree() {
@@ -270,9 +266,12 @@ impl State {
 
     /// Whether the foreground screen never goes idle (`animating` in its scenario).
     pub fn screen_animating(&self) -> bool {
-        self.top()
-            .and_then(|e| self.screen_spec(&e.screen))
-            .is_some_and(|s| s.animating)
+        self.top_spec().is_some_and(|s| s.animating)
+    }
+
+    /// The scenario's description of the foreground screen.
+    fn top_spec(&self) -> Option<&ScreenSpec> {
+        self.top().and_then(|e| self.screen_spec(&e.screen))
     }
 
     /// How long until the running change of screen has ended (`None`: nothing animates).

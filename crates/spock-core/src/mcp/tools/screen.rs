@@ -109,8 +109,9 @@ struct Converted {
     screen_width: u32,
     screen_height: u32,
     whole: Option<Vec<u8>>,
-    /// Every pixel of the frame was black (checked only when the pixels were decoded).
-    black: bool,
+    /// Nothing showed between the system bars ([`all_black`]; checked only when the pixels
+    /// were decoded).
+    blank: bool,
 }
 
 /// Whether to ask the device for a raw frame rather than a PNG: whenever the host converts the
@@ -161,7 +162,7 @@ fn convert_png(
         screen_width: sw,
         screen_height: sh,
         whole: None,
-        black: false,
+        blank: false,
     };
     // A PNG that is already small enough goes back as the device sent it: its size comes from
     // the header, and the IEND trailer shows it arrived whole; no decode, no re-encode.
@@ -196,7 +197,7 @@ fn finish(
     black: &[Region],
 ) -> Result<Converted, ImgError> {
     let (sw, sh) = rgba.dimensions();
-    let all_black = all_black(&rgba);
+    let blank = all_black(&rgba);
     black_out(&mut rgba, black);
     let (w, h) = fit(sw, sh, max);
     let pixels = if (w, h) == (sw, sh) {
@@ -225,7 +226,7 @@ fn finish(
         screen_width: sw,
         screen_height: sh,
         whole: None,
-        black: all_black,
+        blank,
     })
 }
 
@@ -474,7 +475,7 @@ async fn captured(
         screen_width: sw,
         screen_height: sh,
         whole,
-        black: all_dark,
+        blank,
     } = converted;
     let mime = if format == Format::Png {
         "image/png"
@@ -495,7 +496,7 @@ async fn captured(
         },
         bytes: data.len(),
         hidden_regions,
-        warning: all_dark.then(|| BLACK_FRAME.to_string()),
+        warning: blank.then(|| BLACK_FRAME.to_string()),
     };
     let whole = whole.map(|data| {
         Box::new(Image {

@@ -95,14 +95,10 @@ async fn run_dump(ctx: &Ctx, dev: &Device) -> Result<String, ToolError> {
     match dump_once(ctx, dev).await? {
         // No window to read: right after a change of screen this passes (the accessibility
         // bridge had lost the window being replaced). The bridge taken: often the last
-        // client still letting go. Either way it is asked once more.
+        // client still letting go. Either way it is asked once more. (A cancelled call ends
+        // here too: the call pipeline drops the tool's future.)
         Err(NoDump::NullRoot | NoDump::Taken) => {
-            tokio::select! {
-                _ = tokio::time::sleep(ASK_AGAIN_AFTER) => {}
-                _ = ctx.cancel.cancelled() => {
-                    return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client"));
-                }
-            }
+            tokio::time::sleep(ASK_AGAIN_AFTER).await;
             dump_once(ctx, dev).await?.map_err(|e| e.error(dev))
         }
         done => done.map_err(|e| e.error(dev)),
@@ -130,10 +126,10 @@ enum NoDump {
 }
 
 /// `details.reason` of the error a screen that never went idle gives ([`NoDump::NotIdle`]).
-pub const NOT_IDLE: &str = "not_idle";
+const NOT_IDLE: &str = "not_idle";
 
 /// Whether `e` says the screen never stayed still long enough to be read.
-pub fn never_idle(e: &ToolError) -> bool {
+fn never_idle(e: &ToolError) -> bool {
     e.details
         .as_ref()
         .and_then(|d| d.get("reason"))
@@ -184,8 +180,9 @@ async fn dump_once(ctx: &Ctx, dev: &Device) -> Result<Result<String, NoDump>, To
     let timeout = ctx.timeout();
     let deadline = tokio::time::Instant::now() + timeout;
     let dumping = async {
-        let _turn = tokio::select! {
-            turn = tokio::time::timeout_at(deadline, dev.ui_dump_turn()) => turn.map_err(|_| {
+        let _turn = tokio::time::timeout_at(deadline, dev.ui_dump_turn())
+            .await
+            .map_err(|_| {
                 ToolError::new(
                     ErrorKind::Timeout,
                     format!(
@@ -195,11 +192,7 @@ async fn dump_once(ctx: &Ctx, dev: &Device) -> Result<Result<String, NoDump>, To
                         timeout.as_millis()
                     ),
                 )
-            })?,
-            _ = ctx.cancel.cancelled() => {
-                return Err(ToolError::new(ErrorKind::Cancelled, "cancelled by the client"));
-            }
-        };
+            })?;
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         ctx.sh_timeout(
             dev,
