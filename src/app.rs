@@ -38,6 +38,39 @@ pub use controller::{ServerCtl, ServerHandle, ServerStatus, spawn_controller};
 /// How many daily log files are kept.
 pub const LOG_DAYS: usize = 7;
 
+/// How a log line writes its fields: as the default format does (`message`, then
+/// `name=value`), with every control, line-separator and bidirectional-override character in a
+/// value written as `\u{…}`. Values come from clients (a client's name, a tool name, a
+/// command): a name holding a newline and a fake record must stay on its own line, and an
+/// escape sequence must not reach the terminal that shows the log.
+fn log_fields() -> impl for<'w> tracing_subscriber::fmt::FormatFields<'w> + 'static {
+    use tracing_subscriber::field::MakeExt as _;
+    tracing_subscriber::fmt::format::debug_fn(|w, field, value| {
+        let text = log_safe(&format!("{value:?}"));
+        if field.name() == "message" {
+            write!(w, "{text}")
+        } else {
+            write!(w, "{}={text}", field.name())
+        }
+    })
+    .delimited(" ")
+}
+
+/// `s` with what a terminal or a log reader would act on written as `\u{…}`.
+pub fn log_safe(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control()
+            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+        {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Log to a file in the state directory (never stdout), to the in-memory buffer that
 /// `spock_get_logs` reads, and to stderr when `to_stderr` (headless).
 pub fn init_logging(
@@ -62,6 +95,7 @@ pub fn init_logging(
     };
     let stderr = to_stderr.then(|| {
         tracing_subscriber::fmt::layer()
+            .fmt_fields(log_fields())
             .with_writer(std::io::stderr)
             // Colour codes only for a person's terminal, never into a client's log file.
             .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -71,6 +105,7 @@ pub fn init_logging(
     tracing_subscriber::registry()
         .with(
             tracing_subscriber::fmt::layer()
+                .fmt_fields(log_fields())
                 .with_writer(writer)
                 .with_ansi(false)
                 .with_filter(filter()),
@@ -562,4 +597,59 @@ pub fn endpoints_text(core: &Core) -> String {
         s.push_str(&format!("note  {n}\n"));
     }
     s
+}
+
+#[cfg(test)]
+mod log_tests {
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The finding: a client named "evil\n… WARN … outcome=Approved FORGED\x1b[2J\x1b]0;owned\x07"
+    /// wrote a second, forged line into the log, with a screen clear and a title change.
+    #[test]
+    fn a_client_value_stays_on_its_line_and_sends_no_escape() {
+        let buf = Buf::default();
+        let out = buf.clone();
+        let sub = tracing_subscriber::registry().with(
+            tracing_subscriber::fmt::layer()
+                .fmt_fields(super::log_fields())
+                .with_writer(move || out.clone())
+                .with_ansi(false),
+        );
+        let evil = "evil\n2026-12-01T00:00:00Z  WARN destructive tool call outcome=Approved FORGED\x1b[2J\x1b]0;owned\x07\u{202E}";
+        tracing::subscriber::with_default(sub, || {
+            tracing::warn!(client = %evil, tool = %"android_uninstall_app", "destructive tool call");
+            tracing::warn!("a message that says {evil}");
+        });
+        let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+        assert_eq!(text.lines().count(), 2, "{text}");
+        assert!(
+            !text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{202E}'),
+            "{text:?}"
+        );
+        assert!(
+            text.contains(r"client=evil\u{a}2026-12-01T00:00:00Z  WARN"),
+            "{text}"
+        );
+        assert!(
+            text.contains(r"FORGED\u{1b}[2J\u{1b}]0;owned\u{7}\u{202e}"),
+            "{text}"
+        );
+        assert!(text.contains("tool=android_uninstall_app"), "{text}");
+        assert!(text.contains("a message that says evil\\u{a}"), "{text}");
+    }
 }

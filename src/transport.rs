@@ -9,6 +9,7 @@ pub mod collapse;
 pub mod control;
 pub mod edges;
 pub mod http;
+pub mod ids;
 pub mod relay;
 pub mod sessions;
 pub mod socket;

@@ -381,6 +381,69 @@ async fn destructive_arguments_nobody_could_read_whole_are_refused_before_asking
     assert!(answer.await.unwrap() > 8000);
 }
 
+/// The finding: an uninstall of `com.еxample.notes` (a Cyrillic е), of `x; pm uninstall y` or
+/// of `../../x` was put to the person, and refused only after their yes. A name that can
+/// never run is refused before anyone is asked; a valid one is still asked.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn destructive_app_tools_refuse_names_that_cannot_run_before_asking() {
+    let r = rig(false, Config::default_config()).await;
+    let mut rx = r.core.confirmer.attach();
+    let bad = [
+        (
+            "android_uninstall_app",
+            json!({"packageName": "com.\u{0435}xample.notes"}),
+        ),
+        (
+            "android_uninstall_app",
+            json!({"packageName": "com.example.notes; pm uninstall com.example.shop"}),
+        ),
+        ("android_clear_app_data", json!({"packageName": "../../x"})),
+        (
+            "android_clear_app_data",
+            json!({"packageName": "a".repeat(3000)}),
+        ),
+        (
+            "android_revoke_permission",
+            json!({"packageName": "com.example.notes", "permission": "android.permission.CAMERA; reboot"}),
+        ),
+        (
+            "android_revoke_permission",
+            json!({"packageName": "$(reboot)", "permission": "android.permission.CAMERA"}),
+        ),
+    ];
+    for (tool, args) in bad {
+        let done = stdio_call(&r.core, tool, args.clone()).await;
+        assert_eq!(
+            done.outcome,
+            Outcome::Refused,
+            "{tool} {args}: {:?}",
+            done.result.as_ref().err()
+        );
+        assert!(
+            done.decision.is_none(),
+            "{tool} {args}: a decision was taken"
+        );
+        assert!(
+            rx.try_recv().is_err(),
+            "{tool} {args}: the person was asked"
+        );
+    }
+    let answer = tokio::spawn(async move {
+        let req = rx.recv().await.unwrap();
+        let tool = req.ask.tool;
+        req.answer(false);
+        tool
+    });
+    let done = stdio_call(
+        &r.core,
+        "android_uninstall_app",
+        json!({"packageName": "com.example.notes"}),
+    )
+    .await;
+    assert_eq!(done.outcome, Outcome::Denied);
+    assert_eq!(answer.await.unwrap(), "android_uninstall_app");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn disabling_bites_mid_session_and_allow_all_writes_nothing() {
     let r = rig(false, Config::default_config()).await;
@@ -658,6 +721,31 @@ async fn saving_over_a_batch_task_asks_like_deleting_it() {
         r.core.batch.get("shop_login").unwrap().name,
         "Shop login v2"
     );
+    // The finding: an id no task can have was answered "saved while this call was being
+    // checked … call again", every time. It is refused as an invalid id, and nothing is saved.
+    for bad in [
+        "a/b",
+        "",
+        "with space",
+        "../../../../tmp/evil",
+        &"x".repeat(100),
+        "\u{1b}[2J",
+    ] {
+        let done = stdio_call(
+            &r.core,
+            "android_batch_save",
+            json!({"id": bad, "name": "Bad", "steps": launch}),
+        )
+        .await;
+        let msg = done
+            .result
+            .as_ref()
+            .err()
+            .map(|e| e.message.clone())
+            .unwrap_or_default();
+        assert!(msg.contains("invalid id"), "{bad:?}: {msg}");
+        assert!(!msg.contains("saved while"), "{bad:?}: {msg}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -99,10 +99,12 @@ async fn approval_waits_until_the_arguments_were_scrolled_to_the_end() {
         joined.contains(&format!("\"command\": \"{command}\"")),
         "{joined}"
     );
-    // Page by page to the end; the modal counts down the rows left.
+    // Page by page to the end, a frame after each key as the loop draws; the modal counts
+    // down the rows left.
     let mut pages = 0;
     while spock_tui::tui::ui::modal::lines_below(&s) > 0 {
         s.update(code(KeyCode::PageDown));
+        render(&mut s, 80, 24);
         pages += 1;
         assert!(pages < 100);
     }
@@ -125,19 +127,139 @@ async fn approval_waits_until_the_arguments_were_scrolled_to_the_end() {
     );
 }
 
+/// The finding: End then `y` approved a request whose middle no frame had drawn; every row
+/// must have been on screen, and the modal says how many were not.
+#[tokio::test]
+async fn jumping_to_the_end_skips_rows_so_approval_waits_for_them() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let long = "B".repeat(4000);
+    let command = format!("shell echo {long}; pm uninstall com.example.notes");
+    let (req, h) = asker
+        .ask(ask(
+            "android_run_adb_command",
+            json!({"command": command, "reason": "print a long line"}),
+            Some("print a long line"),
+        ))
+        .await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 80, 24);
+    look(&mut s);
+    s.update(code(KeyCode::End));
+    let screen = render(&mut s, 80, 24);
+    assert!(
+        screen.contains("; pm uninstall com.example.notes"),
+        "{screen}"
+    );
+    let Some(Blocked::Scroll(n)) = s.approve_blocked(s.now) else {
+        panic!("{:?}", s.approve_blocked(s.now));
+    };
+    assert!(n > 10, "{n}");
+    assert!(
+        screen.contains(&format!(
+            "scroll over every line to approve: {n} lines not shown yet"
+        )),
+        "{screen}"
+    );
+    s.update(key('y'));
+    assert_eq!(s.confirms.len(), 1, "y approved rows never drawn");
+    // Back up page by page, drawing each: then every row has been on screen.
+    while s.confirm_scroll > 0 {
+        s.update(code(KeyCode::PageUp));
+        render(&mut s, 80, 24);
+    }
+    assert_eq!(s.approve_blocked(s.now), None);
+    s.update(key('y'));
+    assert!(h.await.unwrap().approved);
+}
+
+/// The finding: at 20×6 (or 120×7) the request had no rows to be drawn in, yet End then `y`
+/// approved it. Below the least size nothing is approved, the modal says to enlarge the
+/// terminal, and `n` still denies; enlarged, the rows count once drawn.
+#[tokio::test]
+async fn a_terminal_too_small_to_show_the_request_cannot_approve_it() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    for (w, h) in [(20, 6), (120, 7), (29, 40)] {
+        let mut s = state();
+        let (req, answer) = asker.uninstall("com.example.notes").await;
+        s.update(Event::Confirm(req));
+        let screen = render(&mut s, w, h);
+        look(&mut s);
+        for k in [KeyCode::End, KeyCode::PageDown] {
+            s.update(code(k));
+            render(&mut s, w, h);
+        }
+        assert_eq!(s.approve_blocked(s.now), Some(Blocked::TooSmall), "{w}x{h}");
+        s.update(key('y'));
+        assert_eq!(
+            s.confirms.len(),
+            1,
+            "{w}x{h}: y approved a request never drawn"
+        );
+        if h >= 7 {
+            assert!(screen.contains("Enlarge"), "{screen}");
+        }
+        // Enlarged: drawn, and after its rows were on screen, approvable.
+        render(&mut s, 100, 30);
+        assert_eq!(s.approve_blocked(s.now), None, "{w}x{h}");
+        s.update(key('y'));
+        assert!(answer.await.unwrap().approved);
+    }
+}
+
+/// The finding: Tab (or an arrow) typed as a request appeared moved the focus to Approve
+/// during the arming time, and an Enter after it approved. Focus keys and Enter do nothing
+/// until the request is armed; a click on Approve then leaves no focus behind either.
+#[tokio::test]
+async fn focus_keys_and_enter_typed_ahead_do_nothing_until_armed() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (req, h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 100, 30);
+    for k in [KeyCode::Tab, KeyCode::Right, KeyCode::Left, KeyCode::Tab] {
+        s.update(code(k));
+    }
+    assert_eq!(s.focus, Button::Deny);
+    // A click on Approve while it cannot count.
+    let (x, y) = approve_button(&s);
+    s.update(click(x, y));
+    assert_eq!(s.focus, Button::Deny);
+    s.update(code(KeyCode::Enter));
+    assert_eq!(s.confirms.len(), 1, "Enter decided during the arming time");
+    s.now += s.gate.arming;
+    s.update(code(KeyCode::Enter));
+    assert!(
+        !h.await.unwrap().approved,
+        "Enter after arming presses Deny, which had focus"
+    );
+}
+
+/// Where the Approve button is at the state's size.
+fn approve_button(s: &spock_tui::tui::state::State) -> (u16, u16) {
+    let (w, h) = s.size;
+    (0..h)
+        .flat_map(|y| (0..w).map(move |x| (x, y)))
+        .find(|&(x, y)| spock_tui::tui::ui::modal::button_at((w, h), x, y) == Some(Button::Approve))
+        .expect("an Approve button")
+}
+
+fn click(x: u16, y: u16) -> Event {
+    Event::Mouse(crossterm::event::MouseEvent {
+        kind: crossterm::event::MouseEventKind::Down(crossterm::event::MouseButton::Left),
+        column: x,
+        row: y,
+        modifiers: crossterm::event::KeyModifiers::NONE,
+    })
+}
+
 /// The finding: a `y` 80 ms after the modal opened (meant for "copy config") approved it.
 #[tokio::test]
 async fn keys_before_the_modal_was_drawn_or_within_its_arming_time_do_not_approve() {
     let mut asker = Asker::new(Duration::from_secs(60));
     let mut s = state();
     assert!(s.gate.arming >= Duration::from_millis(600));
-    let (req, h) = asker
-        .ask(ask(
-            "android_uninstall_app",
-            json!({"package_name": "com.x"}),
-            None,
-        ))
-        .await;
+    let (req, h) = asker.uninstall("com.x").await;
     let typed = s.now;
     s.update(Event::Confirm(req));
     s.now += Duration::from_millis(10);
@@ -178,20 +300,8 @@ async fn keys_before_the_modal_was_drawn_or_within_its_arming_time_do_not_approv
 async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
     let mut asker = Asker::new(Duration::from_secs(60));
     let mut s = state();
-    let (a, ha) = asker
-        .ask(ask(
-            "android_uninstall_app",
-            json!({"package_name": "com.shown"}),
-            None,
-        ))
-        .await;
-    let (b, hb) = asker
-        .ask(ask(
-            "android_uninstall_app",
-            json!({"package_name": "com.queued"}),
-            None,
-        ))
-        .await;
+    let (a, ha) = asker.uninstall("com.shown").await;
+    let (b, hb) = asker.uninstall("com.queued").await;
     s.update(Event::Confirm(a));
     s.update(Event::Confirm(b));
     render(&mut s, 100, 30);
@@ -234,20 +344,8 @@ async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
 async fn a_typed_ahead_second_y_does_not_approve_the_next_request() {
     let mut asker = Asker::new(Duration::from_secs(60));
     let mut s = state();
-    let (a, ha) = asker
-        .ask(ask(
-            "android_uninstall_app",
-            json!({"package_name": "a"}),
-            None,
-        ))
-        .await;
-    let (b, hb) = asker
-        .ask(ask(
-            "android_uninstall_app",
-            json!({"package_name": "b"}),
-            None,
-        ))
-        .await;
+    let (a, ha) = asker.uninstall("a").await;
+    let (b, hb) = asker.uninstall("b").await;
     s.update(Event::Confirm(a));
     s.update(Event::Confirm(b));
     render(&mut s, 100, 30);
@@ -270,13 +368,7 @@ async fn a_typed_ahead_second_y_does_not_approve_the_next_request() {
 async fn the_focused_button_is_marked_without_colour() {
     let mut asker = Asker::new(Duration::from_secs(60));
     let mut s = state();
-    let (req, _h) = asker
-        .ask(ask(
-            "android_uninstall_app",
-            json!({"package_name": "a"}),
-            None,
-        ))
-        .await;
+    let (req, _h) = asker.uninstall("a").await;
     s.update(Event::Confirm(req));
     look(&mut s);
     let draw = |s: &mut spock_tui::tui::State| {

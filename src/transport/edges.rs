@@ -13,6 +13,7 @@ use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
 
 pub const PARSE_ERROR: i64 = -32700;
+pub const INVALID_REQUEST: i64 = -32600;
 pub const INVALID_PARAMS: i64 = -32602;
 pub const UNSUPPORTED_VERSION: i64 = -32022;
 
@@ -57,25 +58,158 @@ fn initialize_fault(params: Option<&Value>) -> Option<String> {
     None
 }
 
-/// The reply a message gets instead of being handed to rmcp: `None` passes it on.
+/// The envelope's members, read once more so a member given twice is an error (serde keeps
+/// the last of a map's duplicates; which one rmcp or a proxy would act on is anyone's guess).
+#[derive(serde::Deserialize)]
+#[allow(dead_code)]
+struct Envelope {
+    jsonrpc: Option<Value>,
+    id: Option<Value>,
+    method: Option<Value>,
+    params: Option<Value>,
+    result: Option<Value>,
+    error: Option<Value>,
+}
+
+/// A request id MCP accepts: a string or an integer (never null, a fraction or a boolean).
+fn valid_id(id: &Value) -> bool {
+    id.is_string() || id.as_i64().is_some()
+}
+
+fn invalid_request(id: Value, why: &str) -> Value {
+    error(
+        id,
+        INVALID_REQUEST,
+        &format!("Invalid Request: {why}"),
+        None,
+    )
+}
+
+/// The logging levels of `logging/setLevel` (RFC 5424, as MCP names them).
+const LEVELS: &[&str] = &[
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// What is wrong with the params of a request for a method this server serves, if anything
+/// (rmcp answers a params shape it cannot read as "method not found").
+fn params_fault(method: &str, params: Option<&Value>) -> Option<String> {
+    let p = params.and_then(Value::as_object);
+    let string = |k: &str| p.and_then(|p| p.get(k)).is_some_and(Value::is_string);
+    let object_or_absent = |k: &str| {
+        p.and_then(|p| p.get(k))
+            .is_none_or(|v| v.is_object() || v.is_null())
+    };
+    match method {
+        "tools/call" if !string("name") => Some("tools/call needs params.name (a string)".into()),
+        "tools/call" if !object_or_absent("arguments") => {
+            Some("tools/call params.arguments must be an object".into())
+        }
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" if !string("uri") => {
+            Some(format!("{method} needs params.uri (a string)"))
+        }
+        "prompts/get" if !string("name") => Some("prompts/get needs params.name (a string)".into()),
+        "prompts/get" if !object_or_absent("arguments") => {
+            Some("prompts/get params.arguments must be an object of strings".into())
+        }
+        "completion/complete" => {
+            let r = p.and_then(|p| p.get("ref")).and_then(Value::as_object);
+            let a = p.and_then(|p| p.get("argument")).and_then(Value::as_object);
+            let typed = r.is_some_and(|r| r.get("type").is_some_and(Value::is_string));
+            let named = a.is_some_and(|a| {
+                a.get("name").is_some_and(Value::is_string)
+                    && a.get("value").is_some_and(Value::is_string)
+            });
+            (!typed || !named).then(|| {
+                "completion/complete needs params.ref (an object with a type) and params.argument \
+                 (an object with a name and a value, both strings)"
+                    .into()
+            })
+        }
+        "logging/setLevel" => {
+            let level = p.and_then(|p| p.get("level")).and_then(Value::as_str);
+            (!level.is_some_and(|l| LEVELS.contains(&l))).then(|| {
+                format!(
+                    "logging/setLevel needs params.level, one of {}",
+                    LEVELS.join(", ")
+                )
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The reply a message gets instead of being handed to rmcp: `None` passes it on. Not JSON is
+/// `-32700`; JSON that is no JSON-RPC 2.0 message of MCP's (a batch, which MCP no longer has;
+/// another `jsonrpc`; an id that is null, a fraction or a boolean; no method; a member twice;
+/// params that are no object) is `-32600`; a malformed `initialize`, or params of a method
+/// this server serves that it cannot read, is `-32602` with the request's id.
 pub fn screen(bytes: &[u8]) -> Option<Value> {
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
         Err(e) => return Some(parse_error(&e.to_string())),
     };
-    let obj = value.as_object()?;
-    if obj.get("method").and_then(Value::as_str) == Some("initialize") {
-        let id = obj.get("id")?.clone();
-        if let Some(why) = initialize_fault(obj.get("params")) {
-            return Some(error(
-                id,
-                INVALID_PARAMS,
-                &format!("Invalid params: {why}"),
-                None,
-            ));
-        }
+    let Some(obj) = value.as_object() else {
+        return Some(invalid_request(
+            Value::Null,
+            if value.is_array() {
+                "a batch (an array of messages) is not supported; send each message on its own"
+            } else {
+                "a message is a JSON object"
+            },
+        ));
+    };
+    let id = obj.get("id").cloned();
+    let id_or_null = || id.clone().filter(valid_id).unwrap_or(Value::Null);
+    if let Err(e) = serde_json::from_slice::<Envelope>(bytes) {
+        return Some(invalid_request(id_or_null(), &e.to_string()));
     }
-    None
+    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Some(invalid_request(id_or_null(), "\"jsonrpc\" must be \"2.0\""));
+    }
+    if let Some(id) = &id
+        && !valid_id(id)
+    {
+        return Some(invalid_request(
+            Value::Null,
+            "the id must be a string or an integer",
+        ));
+    }
+    let Some(method) = obj.get("method") else {
+        // A response to a request of ours (elicitation, sampling, roots) has no method.
+        if id.is_some() && (obj.contains_key("result") || obj.contains_key("error")) {
+            return None;
+        }
+        return Some(invalid_request(id_or_null(), "no \"method\""));
+    };
+    let Some(method) = method.as_str() else {
+        return Some(invalid_request(id_or_null(), "\"method\" must be a string"));
+    };
+    if obj
+        .get("params")
+        .is_some_and(|p| !p.is_object() && !p.is_null())
+    {
+        return Some(error(
+            id_or_null(),
+            INVALID_PARAMS,
+            "Invalid params: params must be an object",
+            None,
+        ));
+    }
+    // A notification gets no reply (JSON-RPC): its params are rmcp's to ignore.
+    let id = id?;
+    let fault = if method == "initialize" {
+        initialize_fault(obj.get("params"))
+    } else {
+        params_fault(method, obj.get("params"))
+    };
+    fault.map(|why| error(id, INVALID_PARAMS, &format!("Invalid params: {why}"), None))
 }
 
 /// The versions this server speaks, newest first.
@@ -112,7 +246,8 @@ pub async fn http(request: Request, next: Next) -> Response {
         );
     };
     if let Some(reply) = screen(&bytes) {
-        let status = if reply["error"]["code"] == PARSE_ERROR {
+        let code = &reply["error"]["code"];
+        let status = if *code == PARSE_ERROR || *code == INVALID_REQUEST {
             StatusCode::BAD_REQUEST
         } else {
             StatusCode::OK
@@ -278,6 +413,70 @@ mod tests {
         let good = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"a","version":"1"}}});
         assert!(screen(good.to_string().as_bytes()).is_none());
         assert!(screen(br#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#).is_none());
+    }
+
+    /// The finding: each of these got `415 … unrecognized JSON-RPC message` in plain text (HTTP)
+    /// or an error without an id (SSE); they are Invalid Request with the id null.
+    #[test]
+    fn json_that_is_no_jsonrpc_message_is_an_invalid_request() {
+        for bad in [
+            r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#,
+            "[]",
+            "5",
+            r#""hi""#,
+            "null",
+            r#"{"jsonrpc":"1.0","id":1,"method":"ping"}"#,
+            r#"{"id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":1}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":5}"#,
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}"#,
+        ] {
+            let r = screen(bad.as_bytes()).unwrap_or_else(|| panic!("{bad} passed"));
+            assert_eq!(r["error"]["code"], INVALID_REQUEST, "{bad}: {r}");
+            assert!(r.get("id").is_some(), "{bad}: {r}");
+        }
+        // The id is kept where it is valid.
+        let r = screen(br#"{"jsonrpc":"1.0","id":"a","method":"ping"}"#).unwrap();
+        assert_eq!(r["id"], "a");
+        // A response to our own request passes.
+        assert!(screen(br#"{"jsonrpc":"2.0","id":3,"result":{}}"#).is_none());
+        assert!(
+            screen(br#"{"jsonrpc":"2.0","id":"x","error":{"code":-1,"message":"no"}}"#).is_none()
+        );
+        assert!(screen(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_none());
+    }
+
+    /// The finding: these came back `-32601 Method not found` (HTTP 404 in 2026-07-28).
+    #[test]
+    fn unreadable_params_of_a_served_method_are_invalid_params_with_the_id() {
+        for bad in [
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":5}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","arguments":[1]}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":5}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"prompts/get","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"ref":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"DEBUG"}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":""}}"#,
+        ] {
+            let r = screen(bad.as_bytes()).unwrap_or_else(|| panic!("{bad} passed"));
+            assert_eq!(r["error"]["code"], INVALID_PARAMS, "{bad}: {r}");
+            assert_eq!(r["id"], 4, "{bad}: {r}");
+        }
+        for good in [
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x"}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x","arguments":{},"_meta":{"progressToken":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"warning"}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":""}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
+        ] {
+            assert!(screen(good.as_bytes()).is_none(), "{good}");
+        }
     }
 
     #[test]

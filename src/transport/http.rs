@@ -47,14 +47,20 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
     } else {
         config = config.with_allowed_hosts(["localhost", "127.0.0.1", "::1", "[::1]"]);
     }
+    let sessions = Arc::new(sessions);
     let mcp = StreamableHttpService::new(
         move || Ok(McpServer::new(core.clone(), Transport::Http)),
-        Arc::new(sessions),
+        sessions.clone(),
         config,
     );
     let mcp = Router::new()
         .fallback_service(mcp)
         .layer(axum::middleware::from_fn(super::collapse::collapse))
+        .layer(axum::middleware::from_fn_with_state(
+            super::ids::InFlightIds::default(),
+            super::ids::guard,
+        ))
+        .layer(axum::middleware::from_fn_with_state(sessions, cap_sessions))
         .layer(axum::middleware::from_fn(super::edges::http));
     Router::new()
         .nest("/mcp", mcp)
@@ -77,6 +83,61 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
             opts.max_body_bytes,
             refuse_declared_oversize,
         ))
+}
+
+/// Legacy HTTP sessions alive at once. Each holds a server and its buffers (about 66 KB), and
+/// one lives until its client ends it or it has idled for `session_idle`: without a bound, a
+/// client holding the token could open thousands a second until memory ran out.
+pub const MAX_HTTP_SESSIONS: usize = 512;
+
+/// An `initialize` that would open a session beyond [`MAX_HTTP_SESSIONS`] is answered `503`
+/// with a JSON-RPC error saying what to do; requests in existing sessions are untouched.
+async fn cap_sessions(
+    axum::extract::State(sessions): axum::extract::State<Arc<LocalSessionManager>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    if request.method() != http::Method::POST || request.headers().contains_key("mcp-session-id") {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
+        return json_error(http::StatusCode::BAD_REQUEST, "the body could not be read");
+    };
+    let opens = serde_json::from_slice::<serde_json::Value>(&bytes)
+        .ok()
+        .is_some_and(|v| v.get("method").and_then(serde_json::Value::as_str) == Some("initialize"));
+    if opens && sessions.sessions.read().await.len() >= MAX_HTTP_SESSIONS {
+        tracing::warn!(
+            limit = MAX_HTTP_SESSIONS,
+            "refused a new HTTP session: too many open"
+        );
+        let id = serde_json::from_slice::<serde_json::Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("id").cloned())
+            .unwrap_or(serde_json::Value::Null);
+        let body = super::edges::error(
+            id,
+            -32000,
+            &format!(
+                "too many open sessions ({MAX_HTTP_SESSIONS}): end the ones you no longer use \
+                 (HTTP DELETE with their Mcp-Session-Id), or wait for idle ones to expire"
+            ),
+            None,
+        );
+        let mut r = axum::response::Response::new(axum::body::Body::from(body.to_string()));
+        *r.status_mut() = http::StatusCode::SERVICE_UNAVAILABLE;
+        r.headers_mut().insert(
+            http::header::CONTENT_TYPE,
+            http::HeaderValue::from_static("application/json"),
+        );
+        return r;
+    }
+    next.run(axum::extract::Request::from_parts(
+        parts,
+        axum::body::Body::from(bytes),
+    ))
+    .await
 }
 
 /// A body declared larger than the limit is refused before it is read: the body limits above

@@ -142,20 +142,34 @@ pub async fn run_loop(
     let in_tmux = osc::in_tmux();
     let mut written_screen = String::new();
     let mut lost: Option<std::io::Error> = None;
+    // The request the last frame showed in front: a new one is drawn on a cleared screen, so
+    // no cell a terminal drew differently from ratatui's idea of it can keep an earlier text.
+    let mut front_drawn: Option<u64> = None;
     while !state.quit {
         state.now = tokio::time::Instant::now();
         state.wall = chrono::Utc::now();
+        let front = state.confirms.front().map(|r| r.id);
+        if front.is_some()
+            && front != front_drawn
+            && let Err(e) = terminal.clear()
+        {
+            tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
+            lost = Some(e);
+            break;
+        }
+        front_drawn = front;
         if let Err(e) = terminal.draw(|f| ui::draw(f, &state)) {
             tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
             lost = Some(e);
             break;
         }
         state.frame_drawn(tokio::time::Instant::now());
-        // The modal is on screen whole (nothing below its visible arguments, or the person
-        // scrolled to the end): the server's arming time for it starts now.
+        // Every line of the modal has been on screen: the server's arming time for it starts
+        // now.
         if state.gate.withdrawn.is_none()
             && let Some((id, _)) = state.gate.shown
-            && (state.gate.end_seen || ui::modal::lines_below(&state) == 0)
+            && !ui::modal::too_small(state.size)
+            && ui::modal::unseen(&state) == 0
         {
             link.displayed(id);
         }

@@ -9,7 +9,7 @@ use super::event::ServerStatus;
 use super::images;
 
 use super::screen::ScreenId;
-use super::state::{Button, Layer, State};
+use super::state::{Blocked, Button, Layer, State};
 use super::update::{Effect, ServerCtl};
 
 impl State {
@@ -75,8 +75,28 @@ impl State {
         let answer = match action {
             Action::Approve => Some(true),
             Action::Deny => Some(false),
+            // Enter presses whichever button has focus, so a typed-ahead Enter decides
+            // nothing before the request could have been read.
+            Action::Press
+                if matches!(
+                    self.approve_blocked(at),
+                    Some(Blocked::NotShown | Blocked::Arming(_))
+                ) =>
+            {
+                None
+            }
             Action::Press => Some(self.focus == Button::Approve),
+            // Focus moves only once approval could count: a Tab or arrow typed ahead (Tab
+            // is "next screen" elsewhere) must not leave Approve focused under a later Enter.
             Action::SwitchButton => {
+                if !seen
+                    || matches!(
+                        self.approve_blocked(at),
+                        Some(Blocked::NotShown | Blocked::Arming(_) | Blocked::Withdrawn)
+                    )
+                {
+                    return;
+                }
                 self.focus = match self.focus {
                     Button::Deny => Button::Approve,
                     Button::Approve => Button::Deny,
@@ -100,9 +120,6 @@ impl State {
                     Action::Top => 0,
                     _ => max,
                 };
-                if self.confirm_scroll >= max {
-                    self.gate.end_seen = true;
-                }
                 None
             }
             _ => None,

@@ -68,8 +68,10 @@ pub struct ConfirmGate {
     pub hold: Duration,
     /// The request in front (by id) and the time the first frame showing it was drawn.
     pub shown: Option<(u64, Instant)>,
-    /// The person has scrolled to the end of the front request's arguments.
-    pub end_seen: bool,
+    /// Which of the front request's rows (wrapped at `seen_width`) a frame has drawn. Approval
+    /// waits until every row has been on screen: jumping to the end skips the rows between.
+    pub seen: Vec<bool>,
+    pub seen_width: u16,
     pub withdrawn: Option<Withdrawn>,
 }
 
@@ -79,7 +81,8 @@ impl Default for ConfirmGate {
             arming: CONFIRM_ARMING,
             hold: WITHDRAWN_HOLD,
             shown: None,
-            end_seen: false,
+            seen: Vec::new(),
+            seen_width: 0,
             withdrawn: None,
         }
     }
@@ -104,8 +107,10 @@ pub enum Blocked {
     NotShown,
     /// Armed in this much time.
     Arming(Duration),
-    /// This many lines of arguments are below the visible part.
+    /// This many rows of the request have not been on screen yet.
     Scroll(u16),
+    /// The terminal is too small to show the request.
+    TooSmall,
     /// A withdrawn request is on screen.
     Withdrawn,
 }
@@ -393,7 +398,7 @@ impl State {
     }
 
     /// The loop drew a frame at `at`: the request in front, if new, has now been seen, and
-    /// its arming time starts.
+    /// its arming time starts; the rows this frame showed count as seen.
     pub fn frame_drawn(&mut self, at: Instant) {
         if self.gate.withdrawn.is_some() {
             return;
@@ -404,6 +409,9 @@ impl State {
             }
             Some(_) => {}
             None => self.gate.shown = None,
+        }
+        if self.confirms.front().is_some() {
+            super::ui::modal::mark_seen(self);
         }
     }
 
@@ -423,11 +431,13 @@ impl State {
         if at < armed {
             return Some(Blocked::Arming(armed - at));
         }
-        let below = super::ui::modal::lines_below(self);
-        if !self.gate.end_seen && below > 0 {
-            return Some(Blocked::Scroll(below));
+        if super::ui::modal::too_small(self.size) {
+            return Some(Blocked::TooSmall);
         }
-        None
+        match super::ui::modal::unseen(self) {
+            0 => None,
+            n => Some(Blocked::Scroll(n)),
+        }
     }
 
     /// Put a message in the footer (until it expires) and in the message log.

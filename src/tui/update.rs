@@ -161,7 +161,7 @@ impl State {
     pub(super) fn front_changed(&mut self) {
         self.focus = Button::Deny;
         self.confirm_scroll = 0;
-        self.gate.end_seen = false;
+        self.gate.seen.clear();
         self.gate.shown = None;
     }
 
@@ -341,9 +341,14 @@ impl State {
             MouseEventKind::Down(MouseButton::Left) => {
                 let layer = self.layer();
                 if layer == Layer::Confirm {
+                    // A click answers as its button's key does; it moves no focus, so a click
+                    // on Approve while approval cannot count leaves nothing behind for Enter.
                     if let Some(b) = super::ui::modal::button_at(self.size, m.column, m.row) {
-                        self.focus = b;
-                        self.act(Action::Press, fx);
+                        let a = match b {
+                            Button::Approve => Action::Approve,
+                            Button::Deny => Action::Deny,
+                        };
+                        self.act(a, fx);
                     }
                     return;
                 }

@@ -192,6 +192,62 @@ async def test_two_clients_the_first_decision_wins_and_the_other_learns_who(inst
     b.close()
 
 
+async def test_a_session_its_client_deletes_withdraws_its_waiting_call(inst):
+    """The finding: a 2025-era HTTP client posted an uninstall, then ended its session with
+    DELETE; the confirmation stayed up and a later approval uninstalled the app. Ending the
+    session withdraws the call: an approval sent right after runs nothing, and the record says
+    it was cancelled."""
+    import httpx2 as httpx
+
+    c, _ = await attached(inst)
+    headers = {
+        "Authorization": f"Bearer {inst.token}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    async with httpx.AsyncClient(timeout=30) as h:
+        init = await h.post(inst.url, headers=headers, json={
+            "jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {},
+                       "clientInfo": {"name": "leaver", "version": "1"}}})
+        assert init.status_code == 200, init.text
+        sid = init.headers["mcp-session-id"]
+        headers |= {"Mcp-Session-Id": sid, "MCP-Protocol-Version": "2025-11-25"}
+        r = await h.post(inst.url, headers=headers, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+        assert r.status_code == 202, r.text
+        # The call on a connection of its own that stays open and unread, as a client
+        # waiting on its answer holds it.
+        body = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": UNINSTALL[0], "arguments": UNINSTALL[1]}})
+        hostport = inst.url.split("//")[1].split("/")[0]
+        host, port = hostport.rsplit(":", 1)
+        _, sock = await asyncio.open_connection(host, int(port))
+        sock.write((f"POST /mcp HTTP/1.1\r\nHost: {hostport}\r\nContent-Length: {len(body)}\r\n"
+                 + "".join(f"{k}: {v}\r\n" for k, v in headers.items()) + "\r\n" + body).encode())
+        await sock.drain()
+        cid = (await c.until("confirm_asked"))["ask"]["call_id"]
+        await c.send(type="displayed", call_id=cid)
+        await asyncio.sleep(0.8)
+        gone = await h.delete(inst.url, headers=headers)
+        assert gone.status_code in (200, 202, 204), gone.text
+        # The person's yes right after the client left: it must run nothing.
+        await c.send(type="decide", call_id=cid, approve=True)
+        while True:
+            m = await c.recv()
+            assert m is not None
+            if m.get("call_id") == cid and m["type"] in ("error", "decided"):
+                break
+        sock.close()
+    deadline = time.monotonic() + 10
+    while not (recs := [a for a in audit_records(inst) if a["tool"] == "android_uninstall_app"]):
+        assert time.monotonic() < deadline, "no record of the call"
+        await asyncio.sleep(0.1)
+    rec = recs[-1]
+    assert rec["outcome"] == "cancelled", rec
+    assert "decider" not in rec or rec["decider"] is None, rec
+    c.close()
+
+
 async def test_nobody_attached_denies_unless_waiting_for_an_attach(tmp_path):
     from mcp import Client
 

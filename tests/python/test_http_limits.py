@@ -46,3 +46,56 @@ async def test_legacy_session_survives_idle_expiry(tmp_path):
             assert (await c.list_tools()).tools
     finally:
         inst.stop()
+
+
+async def test_new_sessions_stop_at_the_cap_and_ending_one_makes_room(tmp_path):
+    """The finding: 5,000 bare initializes made 5,000 live sessions in 2 s (54 → 384 MB). Past
+    512 a new one is refused with 503 and a JSON-RPC error saying what to do; existing
+    sessions keep working, and one ended with DELETE makes room."""
+    import httpx2 as httpx
+
+    inst = start_instance(tmp_path)
+    cap = 512
+    h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+         "Authorization": f"Bearer {inst.token}"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}}}
+    try:
+        async with httpx.AsyncClient(timeout=30, limits=httpx.Limits(max_connections=8)) as c:
+            async def one():
+                r = await c.post(inst.url, headers=h, json=init)
+                assert r.status_code == 200, r.text
+                return r.headers["mcp-session-id"]
+
+            ids = []
+            for _ in range(cap // 16):
+                async with anyio.create_task_group() as tg:
+                    batch = []
+                    for _ in range(16):
+                        async def go(batch=batch):
+                            batch.append(await one())
+                        tg.start_soon(go)
+                ids.extend(batch)
+            assert len(ids) == cap
+            refused = await c.post(inst.url, headers=h, json=init)
+            assert refused.status_code == 503, refused.text
+            body = refused.json()
+            assert body["id"] == 1 and "DELETE" in body["error"]["message"], body
+            # An open session still answers.
+            s = {**h, "Mcp-Session-Id": ids[0], "MCP-Protocol-Version": "2025-11-25"}
+            await c.post(inst.url, headers=s, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
+            r = await c.post(inst.url, headers=s, json={"jsonrpc": "2.0", "id": 2, "method": "ping"})
+            assert r.status_code == 200 and "result" in r.text, r.text
+            # Stateless 2026-07-28 requests open no session and are not refused.
+            r = await c.post(inst.url, headers={**h, "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/list"}, json={
+                "jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                     "io.modelcontextprotocol/clientInfo": {"name": "x", "version": "1"},
+                                     "io.modelcontextprotocol/clientCapabilities": {}}}})
+            assert r.status_code == 200, r.text
+            # Ending one makes room for one.
+            r = await c.delete(inst.url, headers={**h, "Mcp-Session-Id": ids[1], "MCP-Protocol-Version": "2025-11-25"})
+            assert r.status_code in (200, 202, 204), r.text
+            assert (await c.post(inst.url, headers=h, json=init)).status_code == 200
+    finally:
+        inst.stop()

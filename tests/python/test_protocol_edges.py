@@ -67,6 +67,34 @@ def test_http_malformed_initialize_is_invalid_params(instance, params):
     assert "Session" not in body["error"]["message"], body
 
 
+NOT_JSONRPC = [b'[{"jsonrpc":"2.0","id":1,"method":"ping"}]', b"[]", b"5", b'"hi"',
+               b'{"jsonrpc":"1.0","id":1,"method":"ping"}', b'{"jsonrpc":"2.0","id":null,"method":"ping"}',
+               b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', b'{"jsonrpc":"2.0","id":1}',
+               b'{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}']
+
+
+@pytest.mark.parametrize("body", NOT_JSONRPC)
+def test_json_that_is_no_jsonrpc_message_is_invalid_request_400(instance, body):
+    """They had `415 fail to deserialize request body` in plain text (415 is for a wrong
+    Content-Type)."""
+    for extra in ({}, {"MCP-Protocol-Version": "2026-07-28"}):
+        r = post(instance, body, **extra)
+        assert r.status_code == 400, (body, r.status_code, r.text)
+        assert r.headers["content-type"].startswith("application/json"), r.headers
+        reply = r.json()
+        assert reply["error"]["code"] == -32600 and "id" in reply, reply
+
+
+@pytest.mark.parametrize("params", [{"name": 5}, {"name": "android_list_devices", "arguments": [1]}])
+def test_unreadable_tool_call_params_are_invalid_params_not_method_not_found(instance, params):
+    """They were `-32601 Method not found` (HTTP 404 in 2026-07-28)."""
+    msg = {"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": params}
+    for extra in ({}, {"MCP-Protocol-Version": "2026-07-28"}):
+        r = post(instance, json.dumps(msg).encode(), **extra)
+        reply = r.json()
+        assert reply["error"]["code"] == -32602 and reply["id"] == 6, reply
+
+
 def test_unsupported_version_header_gets_the_2026_error(instance):
     msg = {"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {}}
     r = post(instance, json.dumps(msg).encode(), **{"MCP-Protocol-Version": "1900-01-01"})
@@ -111,6 +139,14 @@ def test_sse_message_parse_error_is_jsonrpc(instance):
                       {"Authorization": f"Bearer {instance.token}", "Content-Type": "application/json"})
         assert got.status_code == 400, got.text
         assert got.json()["error"]["code"] == -32700
+        # JSON that is no JSON-RPC message: answered here with its id (null), where it had
+        # reached the stream as an error without one.
+        for body in NOT_JSONRPC:
+            got = request(instance.base + endpoint, "POST", body,
+                          {"Authorization": f"Bearer {instance.token}", "Content-Type": "application/json"})
+            assert got.status_code == 400, (body, got.text)
+            reply = got.json()
+            assert reply["error"]["code"] == -32600 and "id" in reply, reply
     finally:
         c.close()
 
@@ -160,3 +196,45 @@ async def test_window_schema_has_no_type_array(instance):
         window = tools["android_get_ui_tree"].input_schema["properties"]["window"]
         assert window["type"] == "string", window
         assert "anyOf" not in json.dumps(window) and "oneOf" not in json.dumps(window)
+
+
+def test_an_id_reused_while_its_request_is_open_is_refused_and_the_first_answered(tmp_path):
+    """The finding: a second request with id 7 while the first (a 3 s wait) was open got its
+    answer, and the first POST never did. The reuse is refused; the first is answered; once
+    answered, the id is free again."""
+    import threading
+    import time
+
+    from conftest import start_instance
+
+    instance = start_instance(tmp_path, "--demo")
+    try:
+        reuse(instance, threading, time)
+    finally:
+        instance.stop()
+
+
+def reuse(instance, threading, time):
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "reuser", "version": "1"}}}
+    r = post(instance, json.dumps(init).encode())
+    assert r.status_code == 200, r.text
+    s = {"Mcp-Session-Id": r.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-11-25"}
+    post(instance, json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode(), **s)
+    wait = {"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "android_wait_for_element", "arguments": {"element": "nope", "timeoutMs": 3000}}}
+    status = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "spock_get_status"}}
+    first = {}
+    t = threading.Thread(target=lambda: first.setdefault("r", post(instance, json.dumps(wait).encode(), **s)))
+    t.start()
+    time.sleep(0.5)
+    second = post(instance, json.dumps(status).encode(), **s)
+    assert second.status_code == 400, second.text
+    assert second.json()["error"]["code"] == -32600 and "already in use" in second.text, second.text
+    t.join(30)
+    assert not t.is_alive(), "the first request was never answered"
+    answer = first["r"]
+    assert answer.status_code == 200, answer.text
+    assert '"id":7' in answer.text.replace(" ", "") and "result" in answer.text, answer.text
+    again = post(instance, json.dumps(status).encode(), **s)
+    assert again.status_code == 200 and "result" in again.text, again.text

@@ -65,9 +65,20 @@ async def test_a_tail_out_of_sight_cannot_be_approved_until_scrolled_to(tui):
         screen = tui.screen()
         assert MODAL in screen and "scroll to the end to approve" in screen, screen
         assert not call.done(), "approved without the tail ever on screen"
+        # Jumping to the end shows the tail but skips the lines between: still not approvable.
         tui.keys("End")
-        await tui.wait_for(MODAL, "; pm uninstall com.example.notes")
-        await tui.wait_gone("scroll to the end")
+        screen = await tui.wait_for(MODAL, "; pm uninstall com.example.notes")
+        screen = await tui.wait_for(MODAL, "scroll over every line to approve:")
+        tui.keys("y")
+        await asyncio.sleep(1.0)
+        assert not call.done(), "approved with lines never on screen"
+        # Back up a page at a time: every line has been shown, and y counts.
+        for _ in range(200):
+            if "to approve:" not in tui.screen():
+                break
+            tui.keys("PageUp")
+            await asyncio.sleep(0.1)
+        await tui.wait_gone("to approve:")
         tui.keys("y")
         r = await asyncio.wait_for(call, 15)
         assert "denied" not in text_of(r), text_of(r)

@@ -57,12 +57,12 @@ class Tui:
 
     async def wait_armed(self, timeout=15.0) -> str:
         """A confirmation is on screen and its approval keys count: the arming countdown
-        ("y available in …") and any "scroll to the end" are gone."""
+        ("y available in …") and any "… to approve:" (lines not shown yet) are gone."""
         deadline = time.monotonic() + timeout
         text = ""
         while time.monotonic() < deadline:
             text = self.screen()
-            if "Approve a destructive call" in text and "y available in" not in text and "scroll to the end" not in text:
+            if "Approve a destructive call" in text and "y available in" not in text and "to approve:" not in text:
                 return text
             await asyncio.sleep(0.05)
         raise AssertionError(f"the confirmation did not arm within {timeout}s:\n{text}")

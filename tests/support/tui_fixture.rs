@@ -231,6 +231,19 @@ impl Asker {
         let req = self.rx.recv().await.expect("a request");
         (req, handle)
     }
+
+    /// An uninstall of `package` asked, with no reason, as an agent's call would be.
+    pub async fn uninstall(
+        &mut self,
+        package: &str,
+    ) -> (ConfirmRequest, tokio::task::JoinHandle<Decision>) {
+        self.ask(ask(
+            "android_uninstall_app",
+            json!({ "package_name": package }),
+            None,
+        ))
+        .await
+    }
 }
 
 /// Draw the whole frame at `w`×`h` (the state learns the size, as on a resize).

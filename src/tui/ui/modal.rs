@@ -7,8 +7,8 @@
 //!
 //! Nothing the person approves is hidden: every character of the arguments is drawn (runs of
 //! spaces as `␠×N`, invisible characters named, see [`escape::full`]), wrapped here at the
-//! box's width so the number of lines is known, and approval waits until the last line has
-//! been on screen. Focus is marked with arrows and reverse video, so it survives `NO_COLOR`.
+//! box's width so the number of lines is known, and approval waits until every line has
+//! been on screen (and for a terminal big enough to show any). Focus is marked with arrows and reverse video, so it survives `NO_COLOR`.
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -127,7 +127,7 @@ fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
         ]);
     }
     out.push(vec![(
-        "Arguments (in full; ␠×N is N spaces; ↑/↓ PgUp/PgDn scroll)".to_string(),
+        "Arguments in full (␠×N: N spaces; <U+XXXX>: one character; ↑/↓ PgUp/PgDn)".to_string(),
         bold(),
     )]);
     // Pretty JSON keeps strings on one line; its indentation stays as it is, and everything
@@ -236,6 +236,61 @@ pub fn lines_below(s: &State) -> u16 {
     max_scroll(s).saturating_sub(s.confirm_scroll)
 }
 
+/// The least room the request's text needs before anything in it can be approved: below
+/// this the modal says to enlarge the terminal, and only a denial counts.
+const MIN_TEXT: (u16, u16) = (24, 3);
+
+/// Whether the terminal is too small to show the request.
+pub fn too_small(size: (u16, u16)) -> bool {
+    let t = text_rect(size);
+    t.width < MIN_TEXT.0 || t.height < MIN_TEXT.1
+}
+
+/// The rows the current scroll shows.
+fn visible(s: &State, total: usize) -> std::ops::Range<usize> {
+    let top = usize::from(s.confirm_scroll.min(max_scroll(s)));
+    top..(top + usize::from(text_rect(s.size).height)).min(total)
+}
+
+/// A frame has just drawn the front request: its visible rows count as seen. The record is
+/// kept per layout; at another width the rows are other rows, and are seen afresh.
+pub fn mark_seen(s: &mut State) {
+    if too_small(s.size) {
+        return;
+    }
+    let width = text_rect(s.size).width;
+    let total = rows(s).len();
+    if s.gate.seen_width != width || s.gate.seen.len() != total {
+        s.gate.seen = vec![false; total];
+        s.gate.seen_width = width;
+    }
+    for i in visible(s, total) {
+        s.gate.seen[i] = true;
+    }
+}
+
+/// Rows of the front request no frame has drawn at the current layout.
+pub fn unseen(s: &State) -> u16 {
+    let total = rows(s).len();
+    let n = if s.gate.seen_width != text_rect(s.size).width || s.gate.seen.len() != total {
+        total
+    } else {
+        s.gate.seen.iter().filter(|seen| !**seen).count()
+    };
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// What the frame being drawn leaves unseen: the rows not yet seen less the ones it shows,
+/// and whether all of those lie below it (so scrolling down reaches them).
+fn unseen_after_this_frame(s: &State) -> (usize, bool) {
+    let total = rows(s).len();
+    let shown = visible(s, total);
+    let known = s.gate.seen_width == text_rect(s.size).width && s.gate.seen.len() == total;
+    let seen = |i: usize| shown.contains(&i) || (known && s.gate.seen[i]);
+    let left = (0..total).filter(|i| !seen(*i)).count();
+    (left, (0..shown.start).all(seen))
+}
+
 /// `0.4 s`: tenths, rounded up, so it never says 0.0 while still waiting.
 fn tenths(d: std::time::Duration) -> String {
     let t = d.as_millis().div_ceil(100);
@@ -252,6 +307,10 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
     };
     let b = boxed(s.size);
     f.render_widget(Clear, b);
+    if too_small(s.size) {
+        draw_too_small(f, b);
+        return;
+    }
     let queued = s.confirms.len();
     let title = if queued > 1 {
         format!(" ⚠ Approve a destructive call? (1 of {queued} waiting) ")
@@ -301,11 +360,15 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
         Some(Blocked::Arming(d)) => waits.push(format!("y available in {}", tenths(d))),
         _ => {}
     }
-    let below = lines_below(s);
-    if !s.gate.end_seen && below > 0 {
+    let (unseen, all_below) = unseen_after_this_frame(s);
+    let plural = if unseen == 1 { "" } else { "s" };
+    if unseen > 0 && all_below {
         waits.push(format!(
-            "scroll to the end to approve: ↓ {below} more line{}",
-            if below == 1 { "" } else { "s" }
+            "scroll to the end to approve: ↓ {unseen} more line{plural}"
+        ));
+    } else if unseen > 0 {
+        waits.push(format!(
+            "scroll over every line to approve: {unseen} line{plural} not shown yet"
         ));
     }
     let waiting = (!waits.is_empty()).then(|| waits.join(" · "));
@@ -340,6 +403,23 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
     }
     f.render_widget(Paragraph::new(Span::styled(deny, deny_style)), d);
     f.render_widget(Paragraph::new(Span::styled(approve, approve_style)), a);
+}
+
+/// No room to show the request: say so, with no buttons; `n` still denies.
+fn draw_too_small(f: &mut Frame, b: Rect) {
+    let frame = Block::bordered()
+        .border_style(Style::new().fg(Color::Red))
+        .title(Span::styled(" ⚠ Approve? ", bold().fg(Color::Red)));
+    let inner = frame.inner(b);
+    f.render_widget(frame, b);
+    f.render_widget(
+        Paragraph::new(Line::styled(
+            "A destructive call waits. Enlarge the terminal to read it; n denies.",
+            bold(),
+        ))
+        .wrap(Wrap { trim: true }),
+        inner,
+    );
 }
 
 /// The request on screen went away by itself: say so, with nothing to press, until the hold

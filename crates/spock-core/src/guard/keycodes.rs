@@ -191,8 +191,15 @@ fn distance(a: &str, b: &str) -> usize {
     d[a.len()][b.len()]
 }
 
+/// Longer than any key name by far: nothing is near it, and comparing it with every name
+/// would cost time in proportion to its length (a 1 MB "key" took 26 s of CPU).
+const MAX_NAME: usize = 64;
+
 /// Up to five Android names nearest to an unknown one: containing it, or a few edits away.
 pub fn closest(s: &str) -> Vec<&'static str> {
+    if s.len() > MAX_NAME {
+        return Vec::new();
+    }
     let upper = s.trim().to_ascii_uppercase().replace(['-', ' '], "_");
     let name = upper.strip_prefix("KEYCODE_").unwrap_or(&upper);
     let sq = squash(name);
@@ -292,6 +299,20 @@ mod tests {
         ] {
             assert_eq!(lookup(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn a_name_far_longer_than_any_key_is_compared_with_none() {
+        let long = "A".repeat(1_000_000);
+        let t = std::time::Instant::now();
+        assert!(closest(&long).is_empty());
+        assert!(lookup(&long).is_none());
+        // A bound a thousand times the work it does now, only to catch the quadratic path.
+        assert!(
+            t.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t.elapsed()
+        );
     }
 
     #[test]

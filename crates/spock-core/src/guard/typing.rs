@@ -108,7 +108,20 @@ pub const TYPABLE: &str = "a stock device types printable ASCII with `input text
 
 /// The shell line that types `text` into the focused field: `input text` for ASCII runs and
 /// key presses for the accented letters the virtual keyboard map has, joined by `&&`.
+/// Most characters one call types: escaped, they must fit one adb request (65,535 bytes),
+/// and `input text` takes seconds per thousand characters on a phone.
+pub const MAX_TYPED: usize = 8000;
+
 pub fn typing_commands(text: &str) -> Result<String, Refusal> {
+    let n = text.chars().count();
+    if n > MAX_TYPED {
+        return Err(Refusal::new(
+            "input-text-too-long",
+            format!(
+                "the text is {n} characters; one call types at most {MAX_TYPED} (type it in parts)"
+            ),
+        ));
+    }
     if let Some(c) = text
         .chars()
         .find(|c| !c.is_ascii() && keys_for(*c).is_none())
@@ -137,8 +150,23 @@ pub fn typing_commands(text: &str) -> Result<String, Refusal> {
     if !run.is_empty() || parts.is_empty() {
         parts.push(format!("input text {}", input_text_escape(&run)?));
     }
-    Ok(parts.join(" && "))
+    let cmd = parts.join(" && ");
+    if cmd.len() > MAX_COMMAND {
+        return Err(Refusal::new(
+            "input-text-too-long",
+            format!(
+                "typing this takes a {}-byte command, over the {MAX_COMMAND} one adb request holds \
+                 (letters outside ASCII take a key combination each); type it in parts",
+                cmd.len()
+            ),
+        ));
+    }
+    Ok(cmd)
 }
+
+/// The longest typing command: one adb request holds 65,535 bytes, `shell:` and a margin
+/// included.
+const MAX_COMMAND: usize = 60_000;
 
 #[cfg(test)]
 mod tests {
@@ -148,6 +176,21 @@ mod tests {
     fn ascii_is_one_input_text() {
         assert_eq!(typing_commands("a b").unwrap(), "input text a%sb");
         assert_eq!(typing_commands("").unwrap_err().rule, "input-text-empty");
+    }
+
+    /// The finding: a 1 MB text reached the adb connection and came back as a device error
+    /// ("adb accepts at most 65535"). It is refused as too long before anything is sent, and
+    /// the longest allowed text (escaped at its worst) still fits one request.
+    #[test]
+    fn text_longer_than_one_request_holds_is_refused_before_the_device() {
+        let e = typing_commands(&"a".repeat(1_000_000)).unwrap_err();
+        assert_eq!(e.rule, "input-text-too-long");
+        let worst = typing_commands(&"'".repeat(MAX_TYPED)).unwrap();
+        assert!(worst.len() < 0xffff - 64, "{}", worst.len());
+        // Letters outside ASCII cost a key combination each: refused by the command's size.
+        let e = typing_commands(&"é".repeat(MAX_TYPED)).unwrap_err();
+        assert_eq!(e.rule, "input-text-too-long");
+        assert!(e.to_string().contains("type it in parts"), "{e}");
     }
 
     #[test]

@@ -87,6 +87,10 @@ pub struct Core {
     /// Client calls whose answer has not been handed to their transport yet: a shutdown lets
     /// them answer (a call cut off by it gets the denial it is recorded with) before closing.
     answering: std::sync::atomic::AtomicUsize,
+    /// Client calls running now, by the session key they came through: a session its client
+    /// ends (an HTTP `DELETE`) cancels them, so a confirmation still waiting is withdrawn.
+    in_flight: Mutex<std::collections::HashMap<u64, (String, tokio_util::sync::CancellationToken)>>,
+    in_flight_seq: AtomicU64,
 }
 
 impl std::fmt::Debug for Core {
@@ -153,7 +157,34 @@ impl Core {
             clients: Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(1),
             answering: std::sync::atomic::AtomicUsize::new(0),
+            in_flight: Mutex::new(Default::default()),
+            in_flight_seq: AtomicU64::new(0),
         }
+    }
+
+    /// Registers a client call running under session `key`, cancelled through `cancel` if the
+    /// session ends first ([`Self::end_session_calls`]); the guard unregisters it.
+    pub fn in_flight(
+        self: &Arc<Self>,
+        key: &str,
+        cancel: tokio_util::sync::CancellationToken,
+    ) -> InFlightGuard {
+        let id = self.in_flight_seq.fetch_add(1, Ordering::Relaxed);
+        if let Ok(mut m) = self.in_flight.lock() {
+            m.insert(id, (key.to_string(), cancel));
+        }
+        InFlightGuard(self.clone(), id)
+    }
+
+    /// Cancels every call running under session `key`; how many there were.
+    pub fn end_session_calls(&self, key: &str) -> usize {
+        let Ok(m) = self.in_flight.lock() else {
+            return 0;
+        };
+        m.values()
+            .filter(|(k, _)| k == key)
+            .map(|(_, c)| c.cancel())
+            .count()
     }
 
     /// Counts a client call until the guard is dropped (its answer handed to the transport).
@@ -319,6 +350,17 @@ impl Core {
 /// The sentence from 000_… shown when no client has identified itself.
 pub const NO_CLIENT_YET: &str = "No client has identified itself yet. On either transport, a \
 client is only known once it calls initialize.";
+
+/// See [`Core::in_flight`].
+pub struct InFlightGuard(Arc<Core>, u64);
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if let Ok(mut m) = self.0.in_flight.lock() {
+            m.remove(&self.1);
+        }
+    }
+}
 
 /// See [`Core::answering`].
 pub struct AnsweringGuard(std::sync::Arc<Core>);

@@ -460,6 +460,8 @@ pub fn release(core: &Core, device: &str, holder: &Holder) -> Result<Option<Leas
 
 /// A connection closed: its leases end, each on record.
 pub fn session_ended(core: &Core, key: &str) {
+    // Its calls still running end with it: a confirmation waiting on screen is withdrawn.
+    core.end_session_calls(key);
     core.toolsets.session_ended(key);
     let ended = core.leases.with(|t| t.end_session(key));
     if !ended.is_empty() {

@@ -1075,6 +1075,11 @@ impl ServerHandler for McpServer {
         } else {
             context.ct.child_token()
         };
+        // Ended with its session (an HTTP DELETE) as with its connection.
+        let _in_flight = origin
+            .session
+            .as_ref()
+            .map(|s| self.core.in_flight(s.key(), cancel.clone()));
         let watch = {
             let (gone, cancel) = (self.gone.clone(), cancel.clone());
             tokio::spawn(async move {

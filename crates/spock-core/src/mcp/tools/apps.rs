@@ -63,6 +63,17 @@ fn check_pkg(p: &str) -> Result<(), ToolError> {
     guard::package_name(p).map_err(refused)
 }
 
+/// Before a destructive app tool asks anyone: a name that can never run is refused, not put
+/// to the person (a homoglyph `com.еxample` looks like the real package in any font).
+fn check_app_args(a: &AppArgs) -> Result<(), ToolError> {
+    check_pkg(&a.package_name)
+}
+
+fn check_permission_args(a: &PermissionArgs) -> Result<(), ToolError> {
+    check_pkg(&a.package_name)?;
+    guard::permission_name(&a.permission).map_err(refused)
+}
+
 /// Run `am start -W …` and report what opened; `am` errors become tool errors.
 async fn am_start(ctx: &Ctx, dev: &Device, args: &[String]) -> Result<Started, ToolError> {
     let cmd = format!("am start -W {}", guard::shell_join(args));
@@ -413,7 +424,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Apps,
             description: "Revoke a runtime permission from an app (pm revoke). Asks the person first.",
         }
-        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "revoke", "revoked")),
+        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "revoke", "revoked"))
+        .precheck(check_permission_args),
         Meta {
             name: "android_clear_app_data",
             title: "Clear app data",
@@ -421,7 +433,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Apps,
             description: "Delete all of an app's data (pm clear). Cannot be undone; asks the person first.",
         }
-        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm clear").await }),
+        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm clear").await })
+        .precheck(check_app_args),
         Meta {
             name: "android_uninstall_app",
             title: "Uninstall app",
@@ -429,6 +442,7 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Apps,
             description: "Uninstall an app (pm uninstall). Cannot be undone; asks the person first.",
         }
-        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm uninstall").await }),
+        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm uninstall").await })
+        .precheck(check_app_args),
     ]
 }

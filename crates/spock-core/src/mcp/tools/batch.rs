@@ -305,6 +305,8 @@ async fn save(ctx: Ctx, a: SaveArgs) -> Result<Saved, ToolError> {
     });
     let id = task.id.clone();
     let saved = blocking(&ctx.core, move |core| {
+        // An id that cannot name a task is refused as such (not taken for one saved meanwhile).
+        crate::batch::task::check_id(&task.id)?;
         let created = matches!(core.batch.get(&task.id), Err(BatchError::NotFound(_)));
         if !created && !approved {
             // Saved by someone else since this call was checked: not replaced unasked.

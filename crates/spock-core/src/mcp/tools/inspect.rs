@@ -15,6 +15,10 @@ pub fn refused(r: guard::Refusal) -> ToolError {
     ToolError::refused(r.to_string())
 }
 
+/// Longest tag a filter is built from (a tag is conventionally at most 23 characters; longer
+/// ones exist, none near this).
+const MAX_TAG: usize = 256;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListPackagesArgs {
@@ -239,7 +243,16 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
                 .all(|c| c.is_ascii_alphanumeric() || "_.-$".contains(c)))
     {
         return Err(ToolError::invalid_args(format!(
-            "tag {t:?} has characters a logcat tag filter cannot hold"
+            "tag {:?} has characters a logcat tag filter cannot hold",
+            t.chars().take(80).collect::<String>()
+        )));
+    }
+    if let Some(t) = &a.tag
+        && t.len() > MAX_TAG
+    {
+        return Err(ToolError::invalid_args(format!(
+            "tag is {} characters; a logcat tag filter holds at most {MAX_TAG}",
+            t.len()
         )));
     }
     let since = match &a.since {
