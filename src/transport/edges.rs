@@ -303,6 +303,8 @@ where
     let write = std::sync::Arc::new(tokio::sync::Mutex::new(write));
     let out = write.clone();
     let stop_in = stop.clone();
+    let open = OpenIds::default();
+    let answered = open.clone();
     tokio::spawn(async move {
         let mut reader = BufReader::new(read);
         let mut line = Vec::new();
@@ -340,7 +342,7 @@ where
                 if text.is_empty() {
                     continue;
                 }
-                screen(text)
+                screen(text).or_else(|| open.admit(text))
             };
             match reply {
                 Some(reply) => {
@@ -377,6 +379,8 @@ where
                 Ok(0) | Err(_) => break,
                 Ok(_) => {}
             }
+            // Freed before the client can read the answer, so it may reuse the id at once.
+            answered.answered(&line);
             let mut w = out.lock().await;
             if w.write_all(&line).await.is_err() || w.flush().await.is_err() {
                 break;
@@ -387,9 +391,87 @@ where
     (rmcp_in, rmcp_out)
 }
 
+/// The ids of a stdio connection's requests not answered yet. rmcp keeps one reply slot per
+/// id: a request reusing an open id took the first one's slot and the first was never
+/// answered. A reuse is refused (`-32600`, id null) until the first is answered or cancelled.
+#[derive(Debug, Default, Clone)]
+struct OpenIds(std::sync::Arc<std::sync::Mutex<std::collections::HashSet<String>>>);
+
+/// Just what is needed of a message rmcp sends to track its id; the rest (a result of
+/// megabytes) is skipped unread.
+#[derive(serde::Deserialize)]
+struct Head {
+    id: Option<Value>,
+    method: Option<serde::de::IgnoredAny>,
+}
+
+impl OpenIds {
+    /// A line the client sent: a request is let through (and its id noted) unless its id is
+    /// open; a cancellation frees the id it names.
+    fn admit(&self, text: &[u8]) -> Option<Value> {
+        let v: Value = serde_json::from_slice(text).ok()?;
+        let method = v.get("method").and_then(Value::as_str)?;
+        let mut ids = self.0.lock().ok()?;
+        if method == "notifications/cancelled" {
+            if let Some(id) = v.pointer("/params/requestId") {
+                ids.remove(&id.to_string());
+            }
+            return None;
+        }
+        let id = v.get("id")?.to_string();
+        if ids.insert(id.clone()) {
+            return None;
+        }
+        Some(invalid_request(
+            Value::Null,
+            &format!(
+                "id {id} is already in use by a request of this connection that has not been \
+                 answered; use a new id for each request"
+            ),
+        ))
+    }
+
+    /// A line rmcp sends: a response frees its id.
+    fn answered(&self, line: &[u8]) {
+        let Ok(head) = serde_json::from_slice::<Head>(line) else {
+            return;
+        };
+        if head.method.is_none()
+            && let Some(id) = head.id
+            && let Ok(mut ids) = self.0.lock()
+        {
+            ids.remove(&id.to_string());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_open_id_is_refused_until_answered_or_cancelled() {
+        let ids = OpenIds::default();
+        let req = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x"}}"#;
+        assert!(ids.admit(req).is_none());
+        let refused = ids.admit(req).expect("refused");
+        assert_eq!(refused["error"]["code"], INVALID_REQUEST);
+        assert!(refused["id"].is_null());
+        // "7" is another id than 7.
+        assert!(
+            ids.admit(br#"{"jsonrpc":"2.0","id":"7","method":"ping"}"#)
+                .is_none()
+        );
+        ids.answered(br#"{"jsonrpc":"2.0","id":7,"result":{"content":[]}}"#);
+        assert!(ids.admit(req).is_none());
+        ids.admit(
+            br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}"#,
+        );
+        assert!(ids.admit(req).is_none());
+        // A request of ours to the client (same shape, with a method) frees nothing.
+        ids.answered(br#"{"jsonrpc":"2.0","id":7,"method":"elicitation/create","params":{}}"#);
+        assert!(ids.admit(req).is_some());
+    }
 
     #[test]
     fn not_json_is_a_parse_error_with_a_null_id() {

@@ -238,3 +238,13 @@ def reuse(instance, threading, time):
     assert '"id":7' in answer.text.replace(" ", "") and "result" in answer.text, answer.text
     again = post(instance, json.dumps(status).encode(), **s)
     assert again.status_code == 200 and "result" in again.text, again.text
+    # The same over stdio (the relay): the reuse is refused, the first is answered.
+    init["params"]["clientInfo"]["name"] = "reuser-stdio"
+    lines = [json.dumps(m).encode() + b"\n" for m in (
+        init, {"jsonrpc": "2.0", "method": "notifications/initialized"}, wait, status)]
+    out = stdio_exchange(instance, lines, 3)
+    refused = [m for m in out if "error" in m]
+    answered = {m["id"]: m for m in out if "result" in m}
+    assert len(refused) == 1 and refused[0]["error"]["code"] == -32600 and refused[0]["id"] is None, out
+    assert set(answered) == {1, 7}, out
+    assert "did not" in json.dumps(answered[7]), answered[7]
