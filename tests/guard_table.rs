@@ -290,6 +290,19 @@ fn pathological_input_is_refused_not_hung() {
     );
     let deep = "eval ".repeat(40) + "ls";
     assert_eq!(guard::catastrophic(&deep).map(|r| r.rule), Some("too-deep"));
+    // The finding: 2,000 nested defaults (14 KB) overflowed the stack and aborted the server.
+    // Read on a thread with a small stack, as the runtime's workers have.
+    for n in [20, 2000, 20_000] {
+        let nested = format!("echo {}y{}", "${x:-".repeat(n), "}".repeat(n));
+        let verdict = std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(move || guard::catastrophic(&nested).map(|r| r.rule))
+            .unwrap()
+            .join();
+        assert!(verdict.is_ok(), "{n} nested defaults crashed the guard");
+    }
+    // And a default that hides a wipe is still read at a depth people write.
+    assert!(guard::catastrophic("${X:-${Y:-rm}} -rf /").is_some());
     assert!(guard::catastrophic(&"x".repeat(300 * 1024)).is_some());
     for junk in [
         "$(", "`", "'", "\"", "${", "((((", "))))", "<<", "|||", "&&&", "\\",

@@ -66,6 +66,15 @@ fn audit_verify() -> anyhow::Result<ExitCode> {
                     v.unchained
                 ));
             }
+            if let Some(first) = v.starts_after_deleted {
+                text.push_str(&format!(
+                    "note: the trail starts at record {first}: the {} before it were deleted at \
+                     the size cap (audit.max_total_mb); their destructive, denied and refused \
+                     records are kept in {}\n",
+                    first.saturating_sub(1),
+                    crate::audit::KEPT_FILE
+                ));
+            }
             print_out(&text)?;
             Ok(ExitCode::SUCCESS)
         }

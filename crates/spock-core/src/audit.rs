@@ -34,7 +34,7 @@ mod record;
 mod writer;
 
 pub use chain::{Break, GENESIS, Verified, trail_files, verify};
-pub use file::LoadReport;
+pub use file::{KEPT_FILE, LoadReport};
 pub use record::{
     AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, now_rfc3339,
     scrub_binary,
@@ -162,7 +162,8 @@ impl Audit {
                 None => GENESIS.to_string(),
             },
         };
-        let mut kept = Vec::new();
+        // Oldest first: those kept from files the cap deleted, then the rotated files'.
+        let mut kept = file::kept_records(&dir.join(file::KEPT_FILE))?;
         for (_, p) in file::rotated_files(dir)? {
             kept.extend(file::kept_records(&p)?);
         }
@@ -222,6 +223,7 @@ impl Audit {
             scrub_binary(r);
         }
         scrub_binary(&mut record.arguments);
+        record::cap_strings(&mut record.arguments);
         if record.level == Level::Destructive {
             tracing::warn!(
                 tool = %record.tool,

@@ -71,9 +71,53 @@ struct Compiled {
 /// Applies redaction rules to text and JSON. Cheap to share behind an `Arc`.
 pub struct Redactor {
     rules: Vec<Compiled>,
+    /// Text fields that have held a value hidden from agents ([`Held`]).
+    held: std::sync::Mutex<Held>,
+}
+
+/// Text fields (by package and resource id, else package, class and bounds) whose text once
+/// held something hidden from agents, with the marker shown for it. A rule matches a whole
+/// value, so an agent able to edit the field (type one more character, delete one) would make
+/// it stop matching and read the rest; such a field's text stays hidden from agents whatever
+/// it holds later. Bounded: the oldest are forgotten past [`HELD_CAP`].
+#[derive(Debug, Default)]
+struct Held {
+    markers: std::collections::HashMap<String, String>,
+    order: std::collections::VecDeque<String>,
+}
+
+const HELD_CAP: usize = 4096;
+
+impl Held {
+    fn key(n: &crate::uitree::Node) -> String {
+        if n.resource_id.is_empty() {
+            format!("{}\0{}\0{:?}", n.package, n.class, n.bounds)
+        } else {
+            format!("{}\0id\0{}", n.package, n.resource_id)
+        }
+    }
+
+    fn remember(&mut self, key: String, marker: String) {
+        if self.markers.insert(key.clone(), marker).is_none() {
+            self.order.push_back(key);
+        }
+        while self.markers.len() > HELD_CAP {
+            match self.order.pop_front() {
+                Some(old) => {
+                    self.markers.remove(&old);
+                }
+                None => break,
+            }
+        }
+    }
 }
 
 const MARKER_PREFIX: &str = "«redacted:";
+
+/// Whether `s` (as some audience is shown it) holds something redaction hid.
+pub fn holds_hidden(s: &str) -> bool {
+    s.contains(MARKER_PREFIX)
+}
 
 impl Redactor {
     pub fn new(rules: &[RedactionRule]) -> Result<Self, RedactError> {
@@ -97,7 +141,10 @@ impl Redactor {
                 scope: r.scope,
             });
         }
-        Ok(Self { rules: compiled })
+        Ok(Self {
+            rules: compiled,
+            held: Default::default(),
+        })
     }
 
     /// The built-in rules ([`default_rules`]).
@@ -110,7 +157,10 @@ impl Redactor {
     }
 
     pub fn empty() -> Self {
-        Self { rules: Vec::new() }
+        Self {
+            rules: Vec::new(),
+            held: Default::default(),
+        }
     }
 
     /// The defaults followed by `extra` (for example, rules from the settings file).
@@ -169,8 +219,11 @@ impl Redactor {
     /// nodes changed.
     pub fn redact_tree(&self, tree: &mut crate::uitree::UiTree, audience: Audience) -> usize {
         let mut n = 0;
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
         for node in tree.nodes_mut() {
             let mut changed = false;
+            // Keyed on the field as the device reports it (its id is what a rule may hide).
+            let key = (audience == Audience::Agent && node.is_editable()).then(|| Held::key(node));
             for s in [
                 &mut node.text,
                 &mut node.content_desc,
@@ -179,6 +232,29 @@ impl Redactor {
             ] {
                 if let Cow::Owned(new) = self.redact_str(s, audience) {
                     *s = new;
+                    changed = true;
+                }
+            }
+            if let Some(key) = key {
+                let markers: Vec<&str> = node
+                    .text
+                    .match_indices(MARKER_PREFIX)
+                    .filter_map(|(i, _)| {
+                        node.text[i..]
+                            .find('»')
+                            .map(|j| &node.text[i..i + j + '»'.len_utf8()])
+                    })
+                    .collect();
+                if !markers.is_empty() {
+                    held.remember(key.clone(), markers.join(" "));
+                }
+                // The whole text, not only the part a rule still matches: a character inserted
+                // into the value shifts its end out of the match, and would show it.
+                if let Some(marker) = held.markers.get(&key)
+                    && !node.text.is_empty()
+                    && node.text != *marker
+                {
+                    node.text = marker.clone();
                     changed = true;
                 }
             }
@@ -191,6 +267,9 @@ impl Redactor {
                 changed = true;
             }
             n += usize::from(changed);
+        }
+        if n > 0 {
+            tree.rehash_shown();
         }
         n
     }

@@ -255,9 +255,31 @@ impl UiTree {
     }
 
     /// Hash of the dump's text; a selector carrying another revision refers to a screen that
-    /// may have changed since.
+    /// may have changed since. Once redaction has rewritten a string, the hash of the tree as
+    /// rewritten ([`Self::rehash_shown`]).
     pub fn revision(&self) -> &str {
         &self.revision
+    }
+
+    /// After redaction rewrote some of its strings: the revision becomes a hash of the tree as
+    /// it is now, so it says nothing about what was hidden. A hash of the raw dump let an
+    /// agent test guesses offline (rebuild the dump with a guess in place of the marker and
+    /// compare), or by equality (type a guess into a field, see whether the screen is the
+    /// original again). Equal trees as shown still get equal revisions, so a node id stays
+    /// valid while the screen as shown stays the same.
+    pub fn rehash_shown(&mut self) {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        h.update(b"shown\0");
+        for n in &self.nodes {
+            h.update(format!("{n:?}\0").as_bytes());
+        }
+        self.revision = h
+            .finalize()
+            .iter()
+            .take(6)
+            .map(|b| format!("{b:02x}"))
+            .collect();
     }
 
     pub fn framework(&self) -> Framework {

@@ -57,6 +57,10 @@ pub struct Verified {
     /// Records from before the chain existed (no `prev`), at the start of the trail.
     pub unchained: usize,
     pub broken: Option<Break>,
+    /// The sequence number of the oldest record on disk, when it chains from a record that is
+    /// gone: the records before it were deleted at the trail's size cap (their destructive,
+    /// denied and refused ones are in [`super::file::KEPT_FILE`]).
+    pub starts_after_deleted: Option<u64>,
 }
 
 /// The trail's files, oldest first: rotated ones by number, then the live file (if present).
@@ -122,6 +126,9 @@ pub fn verify(dir: &Path) -> Result<Verified, AuditError> {
                 }
                 None => out.unchained += 1,
                 Some(p) => {
+                    if out.records == 0 && p != GENESIS {
+                        out.starts_after_deleted = Some(seq.unwrap_or(0));
+                    }
                     chained = true;
                     if let Some(exp) = &expected
                         && p != exp

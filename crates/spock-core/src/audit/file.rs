@@ -15,6 +15,9 @@ use super::{AuditError, AuditRecord};
 use crate::config::private::{self, Open};
 
 pub(super) const FILE_NAME: &str = "audit.jsonl";
+/// Where a rotated file's destructive, denied and refused records go, byte for byte, before
+/// the size cap deletes the file: no flood of other calls can push them out of the trail.
+pub const KEPT_FILE: &str = "audit.kept.jsonl";
 
 /// What reading the existing file found.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -187,6 +190,18 @@ pub(super) fn raw_lines(
 /// one are passed over without parsing.
 pub(super) fn kept_records(path: &Path) -> Result<Vec<Arc<AuditRecord>>, AuditError> {
     let mut out = Vec::new();
+    each_kept(path, |_, r| out.push(Arc::new(r)))?;
+    Ok(out)
+}
+
+/// The lines of `path`'s destructive, denied and refused records, as they are in the file.
+pub(super) fn kept_lines(path: &Path) -> Result<Vec<Vec<u8>>, AuditError> {
+    let mut out = Vec::new();
+    each_kept(path, |l, _| out.push(l.to_vec()))?;
+    Ok(out)
+}
+
+fn each_kept(path: &Path, mut f: impl FnMut(&[u8], AuditRecord)) -> Result<(), AuditError> {
     each_line(path, |l| {
         let s = String::from_utf8_lossy(l);
         if (s.contains(r#""level":"destructive""#)
@@ -196,10 +211,9 @@ pub(super) fn kept_records(path: &Path) -> Result<Vec<Arc<AuditRecord>>, AuditEr
             && let Ok(r) = serde_json::from_slice::<AuditRecord>(l)
             && r.must_keep()
         {
-            out.push(Arc::new(r));
+            f(l, r);
         }
-    })?;
-    Ok(out)
+    })
 }
 
 /// Each non-blank line of the file, in order, without its `\n`; a missing file has none.

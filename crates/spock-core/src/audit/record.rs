@@ -143,6 +143,33 @@ fn omitted(mime: &str, data: &str) -> Value {
     })
 }
 
+/// The most a record keeps of one string in a call's arguments. An agent can send megabytes
+/// in an argument nothing reads whole (a search text); kept whole, each such call pushed 12 MB
+/// into the trail, and a flood of them drove the size cap to delete the oldest files.
+pub const MAX_RECORDED_STRING: usize = 16 * 1024;
+
+/// Strings in `v` (a call's arguments) longer than [`MAX_RECORDED_STRING`] bytes are kept as
+/// their first 1 KiB, their size and their SHA-256.
+pub fn cap_strings(v: &mut Value) {
+    match v {
+        Value::Object(map) => map.values_mut().for_each(cap_strings),
+        Value::Array(items) => items.iter_mut().for_each(cap_strings),
+        Value::String(s) if s.len() > MAX_RECORDED_STRING => {
+            let mut head = 1024;
+            while !s.is_char_boundary(head) {
+                head -= 1;
+            }
+            *v = json!({
+                "head": &s[..head],
+                "omitted": "text",
+                "bytes": s.len(),
+                "sha256": hex(&Sha256::digest(s.as_bytes())),
+            });
+        }
+        _ => {}
+    }
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }

@@ -158,6 +158,59 @@ fn only_the_oldest_rotated_file_goes_and_only_over_the_cap() {
     assert!(audit.usage().bytes <= audit.usage().max_bytes + 2000);
 }
 
+/// The finding: an agent flooded the trail with large read-only calls until the size cap
+/// deleted the oldest files, a denied uninstall with them, and `audit verify` still said
+/// "intact". Each argument string is kept to 16 KiB (with its size and digest); a file the cap
+/// deletes leaves its destructive, denied and refused records in `audit.kept.jsonl`, where a
+/// restart finds them; verify says where the trail starts.
+#[test]
+fn a_flood_past_the_cap_cannot_take_the_kept_records_with_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let limits = Limits {
+        rotate_bytes: 2000,
+        max_total_bytes: 8000,
+    };
+    let audit = Audit::open_with(dir.path(), 10, limits).expect("open");
+    let mut denied = rec("android_uninstall_app", 0);
+    denied.outcome = Outcome::Denied;
+    audit.append(denied);
+    let mut big = rec("spock_get_logs", 1);
+    big.arguments = serde_json::json!({"contains": "x y ".repeat(3 * 1024 * 1024)});
+    audit.append(big);
+    for n in 0..300 {
+        audit.append(rec("android_get_screen", n));
+    }
+    audit.flush_blocking().expect("flush");
+    assert!(
+        !dir.path().join("audit.1.jsonl").exists(),
+        "the cap deleted nothing"
+    );
+    let trail: u64 = trail_files(dir.path())
+        .expect("files")
+        .iter()
+        .map(|p| std::fs::metadata(p).expect("stat").len())
+        .sum();
+    assert!(
+        trail < 8000 + 2000 + 4096,
+        "{trail}: the big argument was kept whole"
+    );
+    let kept = std::fs::read_to_string(dir.path().join(KEPT_FILE)).expect("kept file");
+    assert!(
+        kept.contains("android_uninstall_app") && kept.contains(r#""seq":1,"#),
+        "{kept}"
+    );
+    let v = verify(dir.path()).expect("verify");
+    assert_eq!(v.broken, None);
+    assert!(v.starts_after_deleted.is_some_and(|s| s > 2), "{v:?}");
+    drop(audit);
+    let audit = Audit::open_with(dir.path(), 10, limits).expect("reopen");
+    let mut seen = Vec::new();
+    audit
+        .visit_recent(10, |r| seen.push(r.tool))
+        .expect("visit");
+    assert_eq!(seen[0], "android_uninstall_app", "{seen:?}");
+}
+
 #[test]
 fn near_the_cap_warns() {
     let u = Usage {

@@ -200,7 +200,9 @@ fn rotate(live: &Path) -> Result<(), AuditError> {
 }
 
 /// Deletes the oldest rotated files while the trail is over `max_total`; the live file is
-/// never deleted. Returns the trail's total size afterwards.
+/// never deleted, and a deleted file's destructive, denied and refused records are first
+/// appended to [`super::file::KEPT_FILE`] as they were. Returns the trail's total size
+/// afterwards.
 pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<u64, AuditError> {
     let dir = live.parent().unwrap_or(Path::new("."));
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
@@ -211,7 +213,17 @@ pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<u64, AuditError
             break;
         }
         let n = size(&p);
-        tracing::warn!(file = %p.display(), bytes = n, "audit trail over its total cap: oldest file deleted");
+        let kept = super::file::kept_lines(&p)?;
+        if !kept.is_empty() {
+            let to = dir.join(super::file::KEPT_FILE);
+            let mut f = open_append(&to)?;
+            for line in &kept {
+                f.write_all(line).map_err(|e| io(&to, e))?;
+                f.write_all(b"\n").map_err(|e| io(&to, e))?;
+            }
+            f.sync_all().map_err(|e| io(&to, e))?;
+        }
+        tracing::warn!(file = %p.display(), bytes = n, kept = kept.len(), "audit trail over its total cap: oldest file deleted, its destructive, denied and refused records kept");
         std::fs::remove_file(&p).map_err(|e| io(&p, e))?;
         total = total.saturating_sub(n);
     }

@@ -603,26 +603,72 @@ pub const DESTROYING_VERBS: &[&str] = &[
 /// The first word of `text` that is one of [`DESTROYING_VERBS`]. Words are split at anything
 /// not a letter or digit and at lower-to-upper case changes, so `DELETE`, `UNINSTALL_PACKAGE`,
 /// `deleteNote`, `NoteFunctions#removeAll` and `/notes/1/delete` all name their verb.
+///
+/// A URI is read as the app will read it: percent-escapes are decoded first (`%64elete` is
+/// `delete` to `Uri.getPathSegments()`), a run of capitals ends before a capitalised word
+/// (`ALLDelete`), and a verb with a common ending counts (`Uninstaller`, `deleted`, `removeAll`).
 pub fn destroying_verb(text: &str) -> Option<&'static str> {
+    let text = percent_decoded(text);
+    let chars: Vec<char> = text.chars().collect();
     let mut words: Vec<String> = Vec::new();
     let mut cur = String::new();
-    let mut prev_lower = false;
-    for c in text.chars() {
+    for (i, &c) in chars.iter().enumerate() {
         if !c.is_alphanumeric() {
             words.push(std::mem::take(&mut cur));
-            prev_lower = false;
             continue;
         }
-        if c.is_uppercase() && prev_lower {
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        let next = chars.get(i + 1).copied();
+        let lower_before = prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit());
+        let acronym_ends =
+            prev.is_some_and(char::is_uppercase) && next.is_some_and(char::is_lowercase);
+        if c.is_uppercase() && (lower_before || acronym_ends) {
             words.push(std::mem::take(&mut cur));
         }
-        prev_lower = c.is_lowercase() || c.is_ascii_digit();
         cur.extend(c.to_lowercase());
     }
     words.push(cur);
-    words
-        .iter()
-        .find_map(|w| DESTROYING_VERBS.iter().find(|v| **v == w.as_str()).copied())
+    const ENDINGS: &[&str] = &[
+        "", "s", "es", "d", "ed", "ted", "er", "ers", "ing", "ting", "all",
+    ];
+    words.iter().find_map(|w| {
+        DESTROYING_VERBS.iter().copied().find(|v| {
+            w.strip_prefix(v)
+                .is_some_and(|rest| ENDINGS.contains(&rest))
+        })
+    })
+}
+
+/// `%XX` escapes decoded, again while any are left (at most three rounds: `%2564` is `%64`).
+fn percent_decoded(text: &str) -> String {
+    let mut cur = text.to_string();
+    for _ in 0..3 {
+        if !cur.contains('%') {
+            break;
+        }
+        let b = cur.as_bytes();
+        let mut out = Vec::with_capacity(b.len());
+        let mut i = 0;
+        while i < b.len() {
+            let hex = |j: usize| b.get(j).and_then(|c| (*c as char).to_digit(16));
+            match (b[i], hex(i + 1), hex(i + 2)) {
+                (b'%', Some(h), Some(l)) => {
+                    out.push((h * 16 + l) as u8);
+                    i += 3;
+                }
+                (c, _, _) => {
+                    out.push(c);
+                    i += 1;
+                }
+            }
+        }
+        let next = String::from_utf8_lossy(&out).into_owned();
+        if next == cur {
+            break;
+        }
+        cur = next;
+    }
+    cur
 }
 
 /// Every tool, in catalogue order, looked up by name.
@@ -677,6 +723,17 @@ mod tests {
             ("com.example.notes.NoteFunctions#removeAllNotes", "remove"),
             ("notes://notes/all/delete", "delete"),
             ("shop://cart?action=clear", "clear"),
+            // The review's bypasses: escapes, a capital run, a verb with an ending.
+            ("notes://notes/all/%64elete", "delete"),
+            ("notes://notes/all/DEL%45TE", "delete"),
+            ("notes://notes/all/%2564elete", "delete"),
+            ("notes://notes/ALLDelete", "delete"),
+            (
+                "com.android.packageinstaller.UninstallerActivity",
+                "uninstall",
+            ),
+            ("notes://notes/deleteAll", "delete"),
+            ("removeall", "remove"),
         ] {
             assert_eq!(destroying_verb(text), Some(verb), "{text}");
         }
@@ -687,6 +744,9 @@ mod tests {
             "searchNotes",
             "https://example.com/undelete-guide", // one word: undelete
             "com.example.CLEARANCE_SALE",
+            "shop://product/%ZZ42",
+            "100%",
+            "formatter",
         ] {
             assert_eq!(destroying_verb(text), None, "{text}");
         }

@@ -237,5 +237,77 @@ fn a_tree_redacted_for_the_agent_matches_only_what_the_agent_sees() {
     assert_eq!(n.content_desc, "card •••• «redacted:card»");
     assert_eq!(agent.nodes()[2].text, "«redacted:password»");
     assert_eq!(n.bounds, raw.nodes()[1].bounds);
-    assert_eq!(agent.revision(), raw.revision());
+    // The revision shown is the hash of the tree as shown, not of the raw dump.
+    assert_ne!(agent.revision(), raw.revision());
+}
+
+/// A screen with `value` in an editable field (`field`) and in a plain text line (`text`).
+fn screen(field: &str, text: &str) -> crate::uitree::UiTree {
+    let xml = format!(
+        r#"<?xml version='1.0' ?><hierarchy rotation="0"><node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="p" content-desc="" clickable="false" enabled="true" password="false" bounds="[0,0][1080,2400]"><node index="0" text="{field}" resource-id="p:id/api_key" class="android.widget.EditText" package="p" content-desc="" clickable="true" enabled="true" password="false" bounds="[63,780][1017,840]" /><node index="1" text="{text}" resource-id="p:id/note" class="android.widget.TextView" package="p" content-desc="" clickable="false" enabled="true" password="false" bounds="[63,900][1017,1000]" /></node></hierarchy>"#
+    );
+    crate::uitree::parse(&xml).unwrap()
+}
+
+fn apikey() -> Redactor {
+    Redactor::with_defaults_and(&[RedactionRule {
+        name: "apikey".into(),
+        pattern: "sk[0-9a-f]{10}".into(),
+        scope: Scope::AgentOnly,
+    }])
+    .unwrap()
+}
+
+/// The finding: the revision was a hash of the raw dump, so an agent could rebuild the dump
+/// with a guess in place of the marker and compare offline, or type guesses and compare.
+/// Two screens that differ only in what is hidden get one revision; any visible difference
+/// still changes it.
+#[test]
+fn the_revision_shown_depends_only_on_what_is_shown() {
+    let r = apikey();
+    let shown = |mut t: crate::uitree::UiTree| {
+        r.redact_tree(&mut t, Audience::Agent);
+        t.revision().to_string()
+    };
+    let a = shown(screen("sk4b1d9e0c7a", "hello"));
+    let b = shown(screen("sk000000000f", "hello"));
+    assert_eq!(a, b, "the hidden key changed the revision");
+    assert_ne!(a, shown(screen("sk4b1d9e0c7a", "hello!")));
+    assert_ne!(
+        screen("sk4b1d9e0c7a", "hello").revision(),
+        screen("sk000000000f", "hello").revision()
+    );
+}
+
+/// The finding: a field was hidden only while its whole value matched the rule, so one
+/// character deleted or typed showed the rest. Once a field held a hidden value, its text
+/// stays hidden from agents whatever it holds; a plain line does not (the agent cannot edit
+/// it), and the person sees the field as it is.
+#[test]
+fn a_field_that_held_a_hidden_value_stays_hidden_when_edited() {
+    let r = apikey();
+    let mut t = screen("sk4b1d9e0c7a", "sk4b1d9e0c7a");
+    r.redact_tree(&mut t, Audience::Agent);
+    assert_eq!(t.nodes()[1].text, "«redacted:apikey»");
+    // One deleted, one typed after, one inserted (shifting the end out of the match), another.
+    for edited in ["sk4b1d9e0c7", "sk4b1d9e0c7aZ", "skf4b1d9e0c7a", "x"] {
+        let mut t = screen(edited, edited);
+        r.redact_tree(&mut t, Audience::Agent);
+        assert_eq!(t.nodes()[1].text, "«redacted:apikey»", "{edited}");
+        assert_eq!(
+            t.nodes()[2].text,
+            r.redact_str(edited, Audience::Agent),
+            "a plain line is only redacted as usual"
+        );
+        let mut p = screen(edited, edited);
+        r.redact_tree(&mut p, Audience::Person);
+        assert_eq!(p.nodes()[1].text, edited);
+    }
+    // An empty field shows as empty; another redactor (a restart) starts afresh.
+    let mut t = screen("", "");
+    r.redact_tree(&mut t, Audience::Agent);
+    assert_eq!(t.nodes()[1].text, "");
+    let mut t = screen("sk4b1d9e0c7", "");
+    apikey().redact_tree(&mut t, Audience::Agent);
+    assert_eq!(t.nodes()[1].text, "sk4b1d9e0c7");
 }

@@ -313,6 +313,16 @@ fn intent_words_of(a: &IntentArgs) -> Option<String> {
         ("data", a.data.as_deref()),
         ("activity", a.class_name.as_deref()),
     ])
+    .or_else(|| {
+        // An extra can name the operation too (`{"op": "delete"}`).
+        a.extras.iter().find_map(|(key, value)| {
+            let text = match value {
+                ExtraValue::String(s) | ExtraValue::Uri(s) => s.as_str(),
+                _ => "",
+            };
+            intent_escalation(&[("extra", Some(&format!("{key}={text}")))])
+        })
+    })
 }
 
 /// The deep link's own words (its scheme aside): `notes://notes/all/delete` is destructive.

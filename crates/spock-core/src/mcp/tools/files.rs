@@ -345,8 +345,13 @@ pub struct Pulled {
     pub device_path: String,
     /// Where it landed, in the pull directory.
     pub local_path: String,
-    pub bytes: u64,
-    pub sha256: String,
+    /// Size and digest of the file; left out when redaction hides part of `text` from agents
+    /// (with the rest of the text shown, they would tell the hidden part: its length, and a
+    /// guess checked against the digest).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
     /// The content, for text files up to 64 KiB.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
@@ -440,12 +445,20 @@ async fn pull(ctx: Ctx, a: PullArgs) -> Result<Pulled, ToolError> {
         .then(|| std::str::from_utf8(&data).ok().map(str::to_string))
         .flatten()
         .filter(|t| !t.contains('\0'));
+    let hides = text.as_deref().is_some_and(|t| {
+        matches!(
+            ctx.core
+                .redactor
+                .redact_str(t, crate::redact::Audience::Agent),
+            std::borrow::Cow::Owned(_)
+        )
+    });
     Ok(Pulled {
         serial: dev.serial().to_string(),
         device_path: remote,
         local_path: path.display().to_string(),
-        bytes: data.len() as u64,
-        sha256: sha256_hex(&data),
+        bytes: (!hides).then_some(data.len() as u64),
+        sha256: (!hides).then(|| sha256_hex(&data)),
         text,
     })
 }

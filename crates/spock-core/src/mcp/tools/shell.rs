@@ -48,6 +48,14 @@ fn check_run(a: &RunArgs) -> Result<(), ToolError> {
             "timeoutMs must be between 1 and {MAX_TIMEOUT_MS}"
         )));
     }
+    // Too long to be approved anyway: refused before the guard reads it.
+    if a.command.len() > crate::mcp::server::MAX_CONFIRM_ARGS {
+        return Err(ToolError::refused(format!(
+            "the command is {} bytes; a command to approve may be at most {} bytes (nobody was asked)",
+            a.command.len(),
+            crate::mcp::server::MAX_CONFIRM_ARGS
+        )));
+    }
     if let Some(r) = guard::catastrophic(&a.command) {
         return Err(ToolError::refused(format!(
             "{r}. This command is never run, whatever is approved; it was not shown for confirmation."

@@ -155,12 +155,30 @@ struct Found {
 }
 
 /// Finds `target`'s text field on `tree` (raw) as the caller sees it (`view`), on screen.
-fn find_field(tree: &UiTree, view: &UiTree, target: &ElementRef) -> Result<Found, ToolError> {
+fn find_field(
+    tree: &UiTree,
+    view: &UiTree,
+    target: &ElementRef,
+    target_clears: bool,
+) -> Result<Found, ToolError> {
     let id = target.resolve(view)?;
     let field = text_field(tree, id)?;
     if visible_rect(tree, field).is_none() {
         return Err(ToolError::not_found(format!(
             "the field {field} is off screen; bring it into view with android_scroll_to_element"
+        )));
+    }
+    // Typed after a value hidden from the caller, the field could stop matching the rule
+    // that hides it and show the rest of it; replacing it whole (`clear`) shows nothing. (A
+    // password field shows nothing of what it holds however it changes.)
+    if view
+        .node(field)
+        .is_some_and(|n| !n.password && crate::redact::holds_hidden(&n.text))
+        && !target_clears
+    {
+        return Err(ToolError::refused(format!(
+            "the field {field} holds a value hidden from you; typing after it would show part of \
+             it. Replace it whole with clear: true, or leave it"
         )));
     }
     // A tap on a disabled field leaves the focus where it was, and the text would go into
@@ -181,7 +199,15 @@ struct Check {
     field_text: Option<String>,
 }
 
-fn check_field(e: &Entry, before: &str, after: Option<&crate::uitree::Node>) -> Check {
+/// `before`/`after` are the field as the device reports it (what the check compares);
+/// `shown` is the field after typing as the caller is shown it (all that is said back).
+fn check_field(
+    e: &Entry,
+    before: &str,
+    after: Option<&crate::uitree::Node>,
+    shown: Option<&crate::uitree::Node>,
+) -> Check {
+    let shown_text = shown.map(|n| n.text.clone()).unwrap_or_default();
     match after {
         Some(n) if e.password => {
             let want = if e.clear { 0 } else { before.chars().count() } + e.text.chars().count();
@@ -205,10 +231,10 @@ fn check_field(e: &Entry, before: &str, after: Option<&crate::uitree::Node>) -> 
             Check {
                 ok: Some(ok),
                 warning: (!ok).then(|| format!(
-                    "the field holds {:?}, not {want:?}: an input filter, autocorrect or a length limit may have changed it",
-                    n.text
+                    "the field holds {shown_text:?}, not what was typed ({:?}) after what it held: an input filter, autocorrect or a length limit may have changed it",
+                    e.text
                 )),
-                field_text: (n.text != e.text).then(|| n.text.clone()),
+                field_text: (n.text != e.text).then_some(shown_text),
             }
         }
         None => Check {
@@ -263,7 +289,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     let mut view = as_shown(&ctx, UiTree::clone(&tree));
     let mut found = Vec::with_capacity(entries.len());
     for e in &mut entries {
-        let f = find_field(&tree, &view, &e.target)?;
+        let f = find_field(&tree, &view, &e.target, e.clear)?;
         if let Some(j) = found.iter().position(|g: &Found| g.field == f.field) {
             return Err(ToolError::invalid_args(format!(
                 "{} and {} name the same field {}",
@@ -305,7 +331,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
         }
         let field = if reads > 0 {
             // Found again on the newer screen; it must still be what its text was judged by.
-            let f = find_field(&tree, &view, &e.target)?;
+            let f = find_field(&tree, &view, &e.target, e.clear)?;
             if tree.node(f.field).is_some_and(|n| n.password) != e.password {
                 return Err(ToolError::refused(format!(
                     "{} names a {} field now: the form changed while typing; nothing more was typed",
@@ -352,13 +378,16 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     // The read-back waits for idle itself, and is this action's settle dump: the screen sent
     // back (returnScreen) and the next read, while nothing else is sent.
     let after = dump_settled(&ctx, &dev).await?;
+    let after_shown = as_shown(&ctx, UiTree::clone(&after));
     let single = entries.len() == 1;
     let mut all_ok = Some(true);
     typed.sort_by_key(|t| t.0);
     for (k, on, field, before) in &typed {
         let e = &entries[*k];
-        let now = same_field(on, *field, &after).and_then(|f| after.node(f));
-        let c = check_field(e, before, now);
+        let found = same_field(on, *field, &after);
+        let now = found.and_then(|f| after.node(f));
+        let shown = found.and_then(|f| after_shown.node(f));
+        let c = check_field(e, before, now, shown);
         all_ok = match (all_ok, c.ok) {
             (Some(a), Some(b)) => Some(a && b),
             _ => None,
