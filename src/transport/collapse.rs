@@ -17,7 +17,7 @@ fn accepts_json(req: &Request) -> bool {
         .is_some_and(|a| a.contains("application/json") || a.contains("*/*"))
 }
 
-fn is_sse(resp: &Response) -> bool {
+pub(super) fn is_sse(resp: &Response) -> bool {
     resp.headers()
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

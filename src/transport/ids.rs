@@ -28,13 +28,6 @@ impl Drop for Open {
     }
 }
 
-fn is_sse(resp: &Response) -> bool {
-    resp.headers()
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|c| c.starts_with("text/event-stream"))
-}
-
 pub async fn guard(
     axum::extract::State(ids): axum::extract::State<InFlightIds>,
     request: Request,
@@ -86,7 +79,7 @@ pub async fn guard(
     }
     let open = Open(ids, key);
     let resp = next.run(request).await;
-    if !is_sse(&resp) {
+    if !super::collapse::is_sse(&resp) {
         return resp;
     }
     // A stream (progress first, then the reply) is the request until it ends.
