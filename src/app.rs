@@ -61,7 +61,8 @@ pub fn log_safe(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         if c.is_control()
-            || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+            || matches!(c, '\u{2028}' | '\u{2029}')
+            || crate::tui::escape::is_bidi_control(c)
         {
             out.push_str(&format!("\\u{{{:x}}}", c as u32));
         } else {

@@ -104,16 +104,16 @@ async fn cap_sessions(
     let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
         return json_error(http::StatusCode::BAD_REQUEST, "the body could not be read");
     };
-    let opens = serde_json::from_slice::<serde_json::Value>(&bytes)
-        .ok()
+    let msg = serde_json::from_slice::<serde_json::Value>(&bytes).ok();
+    let opens = msg
+        .as_ref()
         .is_some_and(|v| v.get("method").and_then(serde_json::Value::as_str) == Some("initialize"));
     if opens && sessions.sessions.read().await.len() >= MAX_HTTP_SESSIONS {
         tracing::warn!(
             limit = MAX_HTTP_SESSIONS,
             "refused a new HTTP session: too many open"
         );
-        let id = serde_json::from_slice::<serde_json::Value>(&bytes)
-            .ok()
+        let id = msg
             .and_then(|v| v.get("id").cloned())
             .unwrap_or(serde_json::Value::Null);
         let body = super::edges::error(

@@ -15,7 +15,7 @@
 /// Longest line drawn; the rest is replaced by a count, so one 1 MB logcat line cannot stall a frame.
 pub const MAX_LINE: usize = 2000;
 
-fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
