@@ -568,7 +568,7 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
     assert_eq!(rec.steps[0].outcome, StepOutcome::Skipped);
     assert_eq!((state(&a), state(&b)), before);
     // Naming the device (selecting it) is enough.
-    *core.selected_device.write().unwrap() = Some(b.serial());
+    core.selections.set(&origin(), b.serial()).unwrap();
     let done = stdio_call(
         &core,
         "android_batch_run_inline",

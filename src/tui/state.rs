@@ -97,6 +97,8 @@ pub struct Withdrawn {
     pub timed_out: bool,
     /// Another terminal answered it: approved or not, and which terminal.
     pub decided: Option<(bool, String)>,
+    /// Why the server withdrew it (the device was leased by another client meanwhile).
+    pub why: Option<String>,
     pub until: Instant,
 }
 

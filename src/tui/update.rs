@@ -135,6 +135,7 @@ impl State {
                 client: super::escape::full(&crate::mcp::events::ClientId::label(&r.ask.client)),
                 timed_out: self.now >= r.deadline,
                 decided: r.decided_elsewhere(),
+                why: r.withdrawn_why(),
                 until: self.now + self.gate.hold,
             });
         }

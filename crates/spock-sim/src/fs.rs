@@ -123,6 +123,20 @@ impl Fs {
         );
     }
 
+    /// A read-only file the kernel or the system provides (`/proc/…`), with its directories,
+    /// put in place with no permission checks.
+    pub fn put_system_file(&mut self, path: &str, data: Bytes) {
+        let path = normalize(path);
+        let parents: Vec<usize> = path.match_indices('/').map(|(i, _)| i).skip(1).collect();
+        for end in parents {
+            let dir = &path[..end];
+            if !self.entries.contains_key(dir) {
+                self.put(dir, Kind::Dir, 0o555);
+            }
+        }
+        self.put(&path, Kind::File(data), 0o444);
+    }
+
     /// A symlink put in place with no permission checks: what root or a vendor image left
     /// (scenario and test setup). `target` is stored as written.
     pub fn put_symlink(&mut self, target: &str, link: &str) -> Result<(), FsError> {

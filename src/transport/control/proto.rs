@@ -293,6 +293,10 @@ pub enum ServerMsg {
     Withdrawn {
         call_id: u64,
         timed_out: bool,
+        /// Why the server withdrew it (another client leased the device meanwhile); absent
+        /// when the client left or the request timed out.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        why: Option<String>,
     },
     Devices {
         devices: Vec<DeviceWire>,

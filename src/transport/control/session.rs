@@ -385,9 +385,9 @@ async fn session(
                     s.forget(call_id);
                     ServerMsg::Decided { call_id, approved, by }
                 }
-                Ok(Notice::Withdrawn { call_id, timed_out }) => {
+                Ok(Notice::Withdrawn { call_id, timed_out, why }) => {
                     s.forget(call_id);
-                    ServerMsg::Withdrawn { call_id, timed_out }
+                    ServerMsg::Withdrawn { call_id, timed_out, why }
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => break,

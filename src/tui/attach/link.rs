@@ -550,7 +550,10 @@ impl Link {
                 self.close(call_id, (!mine).then_some((approved, by)));
                 vec![Event::Tick]
             }
-            ServerMsg::Withdrawn { call_id, .. } => {
+            ServerMsg::Withdrawn { call_id, why, .. } => {
+                if let Some(m) = self.asks.lock().ok().and_then(|mut a| a.remove(&call_id)) {
+                    m.remote.close_because(why);
+                }
                 self.close(call_id, None);
                 vec![Event::Tick]
             }

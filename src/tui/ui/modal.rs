@@ -448,7 +448,10 @@ fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
             escape::full(by)
         ),
         None if w.timed_out => "timed out: denied automatically".into(),
-        None => "withdrawn by the client".into(),
+        None => match &w.why {
+            Some(why) => format!("withdrawn by the server: {}", escape::full(why)),
+            None => "withdrawn by the client".into(),
+        },
     };
     let next = s.confirms.len();
     let left = tenths(w.until.saturating_duration_since(s.now));

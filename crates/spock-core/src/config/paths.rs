@@ -74,6 +74,10 @@ impl Paths {
     pub fn batch_dir(&self) -> PathBuf {
         self.data.join("batch")
     }
+    /// Private copies of files whose calls wait for approval (`mcp::staged`).
+    pub fn staging_dir(&self) -> PathBuf {
+        self.data.join("staging")
+    }
 }
 
 #[cfg(test)]

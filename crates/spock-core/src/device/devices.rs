@@ -127,6 +127,9 @@ pub struct DeviceFacts {
     /// Why the device counts as not answering (its last call or property read timed out), or
     /// None while it answers.
     pub not_answering: Option<String>,
+    /// `/proc/sys/kernel/random/boot_id` as read with the properties: new at every boot of
+    /// the device, the same through every name that reaches it (see [`Devices::identity`]).
+    pub boot_id: Option<String>,
     transport_id: Option<u64>,
     /// A reader task owns this generation; a newer arrival bumps it, retiring the old reader.
     generation: u64,
@@ -487,6 +490,13 @@ impl Inner {
     }
 }
 
+/// A boot id as the kernel prints it (a UUID), or `None` for anything else.
+fn boot_id(out: &str) -> Option<String> {
+    let id = out.trim();
+    let ok = id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
+    ok.then(|| id.to_ascii_lowercase())
+}
+
 /// Reads `id`'s build properties (`getprop`, bounded by [`PROPS_TIMEOUT`]), retrying with
 /// backoff while it does not answer, for as long as the same connection of it is listed.
 async fn read_props_task(
@@ -519,8 +529,21 @@ async fn read_props_task(
             transport_id: None,
             inner: strong.clone(),
         };
+        let read = async {
+            let props = dev.shell("getprop", PROPS_TIMEOUT).await?;
+            let boot = if props.success() {
+                dev.shell("cat /proc/sys/kernel/random/boot_id", PROPS_TIMEOUT)
+                    .await
+                    .ok()
+                    .filter(|o| o.success())
+                    .and_then(|o| boot_id(&o.stdout_text()))
+            } else {
+                None
+            };
+            Ok::<_, DeviceError>((props, boot))
+        };
         let r = tokio::select! {
-            r = dev.shell("getprop", PROPS_TIMEOUT) => r,
+            r = read => r,
             _ = stop.cancelled() => return,
         };
         drop(dev);
@@ -530,13 +553,14 @@ async fn read_props_task(
                 return;
             };
             match r {
-                Ok(out) if out.success() => {
+                Ok((out, boot)) if out.success() => {
                     let map = super::parse::getprop::parse(&out.stdout_text());
                     f.props = Some(DeviceProps::from_map(&map));
+                    f.boot_id = boot;
                     f.reading = false;
                     return;
                 }
-                Ok(out) => {
+                Ok((out, _)) => {
                     tracing::debug!(device = %id, "getprop exited {}", out.exit_code);
                 }
                 Err(e) => {
@@ -893,6 +917,45 @@ impl Devices {
     /// What is known about device `id` (full name) without asking it.
     pub fn facts(&self, id: &str) -> Option<DeviceFacts> {
         self.inner.table().facts.get(id).cloned()
+    }
+
+    /// Who device `id` (full name) is, whatever name reaches it: its build fingerprint with its
+    /// own serial number and its boot id, as read once when it arrived. The same phone reached
+    /// as `127.0.0.1:P` and `localhost:P`, or through a second adb server, has one identity;
+    /// two phones have two, unless they collide (emulators of one image, phones that all
+    /// report `0123456789ABCDEF`, with no boot id to tell them apart), and then whatever holds
+    /// one holds the other too. `None` when the device could not be read (not yet, or never):
+    /// it is then known by its name alone.
+    pub fn identity(&self, id: &str) -> Option<String> {
+        let f = self.facts(id)?;
+        let p = f.props?;
+        let serial = p
+            .serialno
+            .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("unknown"));
+        let fingerprint = p.fingerprint.filter(|s| !s.is_empty())?;
+        if serial.is_none() && f.boot_id.is_none() {
+            return None;
+        }
+        Some(format!(
+            "{fingerprint} serial {} boot {}",
+            serial.as_deref().unwrap_or("?"),
+            f.boot_id.as_deref().unwrap_or("?")
+        ))
+    }
+
+    /// [`Devices::identity`], waiting (at most `bound`) while the device's properties are
+    /// still being read, so a device that just arrived is not taken for a stranger.
+    pub async fn identity_settled(&self, id: &str, bound: Duration) -> Option<String> {
+        let deadline = Instant::now() + bound;
+        loop {
+            let reading = self
+                .facts(id)
+                .is_some_and(|f| f.reading && f.props.is_none() && f.not_answering.is_none());
+            if !reading || Instant::now() >= deadline {
+                return self.identity(id);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 
     /// Waits (at most `bound`) for property reads of devices that just arrived, so a listing

@@ -61,6 +61,7 @@ fn ctx(core: &Arc<Core>, origin: Origin, tool: &'static str) -> Ctx {
         batch_run: None,
         approved: false,
         typed: Arc::new(super::typed::TypedText::none()),
+        staged: Default::default(),
     }
 }
 

@@ -79,6 +79,9 @@ pub enum Notice {
     Withdrawn {
         call_id: u64,
         timed_out: bool,
+        /// Why the server withdrew it, when it was not the client leaving or the timeout
+        /// (another client leased the device meanwhile).
+        why: Option<String>,
     },
 }
 
@@ -166,13 +169,15 @@ struct Asking<'a> {
 
 impl Drop for Asking<'_> {
     fn drop(&mut self) {
-        if let Ok(mut i) = self.confirmer.inner.lock() {
-            i.pending.remove(&self.id);
-        }
+        let why = match self.confirmer.inner.lock() {
+            Ok(mut i) => i.pending.remove(&self.id).and_then(|p| p.slot.why()),
+            Err(_) => None,
+        };
         if !self.told {
             let _ = self.confirmer.notices.send(Notice::Withdrawn {
                 call_id: self.call_id,
                 timed_out: false,
+                why,
             });
         }
     }
@@ -329,6 +334,16 @@ impl Confirmer {
         self.wait_for_attach.load(Ordering::Relaxed)
     }
 
+    /// The server withdraws call `call_id`'s waiting request, for `why` (every responder's
+    /// modal says it); the asker stops waiting right after, so no answer can run it.
+    pub fn withdraw_because(&self, call_id: u64, why: String) {
+        if let Ok(i) = self.inner.lock() {
+            for p in i.pending.values().filter(|p| p.ask.call_id == call_id) {
+                p.slot.set_why(why.clone());
+            }
+        }
+    }
+
     /// Ask, and wait for the answer or the default denial. Not limited per client: the call
     /// pipeline uses [`Confirmer::ask_for_client`].
     pub async fn ask(&self, ask: Ask) -> Decision {
@@ -381,6 +396,7 @@ impl Confirmer {
                 Notice::Withdrawn {
                     call_id,
                     timed_out: false,
+                    why: None,
                 },
             ),
             Err(_) => (
@@ -388,6 +404,7 @@ impl Confirmer {
                 Notice::Withdrawn {
                     call_id,
                     timed_out: true,
+                    why: None,
                 },
             ),
         };

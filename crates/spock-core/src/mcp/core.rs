@@ -60,8 +60,8 @@ pub struct Core {
     pub started: Instant,
     pub ui: UiLink,
     pub devices: Devices,
-    /// The device tools use when no `serial` is given (`android_select_device`).
-    pub selected_device: RwLock<Option<String>>,
+    /// The device each client's calls use when they give no `serial` (`android_select_device`).
+    pub selections: super::selection::Selections,
     pub projects: Projects,
     /// Every call, kept across restarts.
     pub audit: Audit,
@@ -142,7 +142,7 @@ impl Core {
             started: Instant::now(),
             ui: UiLink::default(),
             devices: parts.devices,
-            selected_device: RwLock::new(None),
+            selections: Default::default(),
             projects: parts.projects,
             audit: parts.audit,
             redactor: parts.redactor,

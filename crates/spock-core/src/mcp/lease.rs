@@ -189,6 +189,9 @@ pub struct Lease {
     pub id: u64,
     /// The device's full name, as resolution returns it.
     pub device: String,
+    /// Who the device is, whatever name reaches it ([`crate::device::Devices::identity`]),
+    /// when it could be read: the lease covers every name with this identity.
+    pub identity: Option<String>,
     pub holder: Holder,
     pub since: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -244,6 +247,30 @@ pub enum Taken {
     Renewed,
 }
 
+/// A device as a lease names it: its full name and, when it could be read, its identity.
+/// A lease covers the physical device: every name whose identity is the lease's.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    pub device: &'a str,
+    pub identity: Option<&'a str>,
+}
+
+impl<'a> From<&'a str> for Target<'a> {
+    fn from(device: &'a str) -> Self {
+        Target {
+            device,
+            identity: None,
+        }
+    }
+}
+
+impl Lease {
+    /// Whether this lease holds `t`: the same name, or another name of the same device.
+    pub fn covers(&self, t: Target<'_>) -> bool {
+        self.device == t.device || (t.identity.is_some() && self.identity.as_deref() == t.identity)
+    }
+}
+
 /// The lease table itself: plain data, every clock passed in. Refusals carry the lease in the
 /// way (boxed: it is large and the rare case).
 #[derive(Debug, Default)]
@@ -255,21 +282,23 @@ pub struct Table {
 impl Table {
     /// Take `device` for `holder` until `now + dur`, or renew the holder's own lease to that.
     /// A lease held by someone else (and not yet expired) is the error.
-    pub fn take(
+    pub fn take<'a>(
         &mut self,
-        device: &str,
+        target: impl Into<Target<'a>>,
         holder: &Holder,
         dur: Duration,
         now: Instant,
         wall: DateTime<Utc>,
     ) -> Result<(Taken, Lease), Box<Lease>> {
+        let target = target.into();
         let expires_at = wall + chrono::Duration::from_std(dur).unwrap_or(chrono::Duration::MAX);
-        if let Some(l) = self.leases.get_mut(device)
-            && l.deadline > now
+        if let Some(other) = self.blocker(target, Some(holder), now) {
+            return Err(Box::new(other.clone()));
+        }
+        if let Some(l) = self
+            .covering(target, now)
+            .and_then(|d| self.leases.get_mut(&d))
         {
-            if l.holder != *holder {
-                return Err(Box::new(l.clone()));
-            }
             l.deadline = now + dur;
             l.expires_at = expires_at;
             // The client may have said its name since: keep what it says now.
@@ -279,38 +308,58 @@ impl Table {
         self.next_id += 1;
         let lease = Lease {
             id: self.next_id,
-            device: device.to_string(),
+            device: target.device.to_string(),
+            identity: target.identity.map(str::to_string),
             holder: holder.clone(),
             since: wall,
             expires_at,
             deadline: now + dur,
         };
-        self.leases.insert(device.to_string(), lease.clone());
+        self.leases.insert(target.device.to_string(), lease.clone());
         Ok((Taken::New, lease))
     }
 
-    /// Give `device` back. `Ok(None)`: it was not leased; the error: someone else holds it.
-    pub fn release(
+    /// Give `device` back (under any of its names). `Ok(None)`: it was not leased; the error:
+    /// someone else holds it.
+    pub fn release<'a>(
         &mut self,
-        device: &str,
+        target: impl Into<Target<'a>>,
         holder: &Holder,
         now: Instant,
     ) -> Result<Option<Lease>, Box<Lease>> {
-        match self.leases.get(device) {
-            Some(l) if l.deadline <= now => Ok(None),
-            Some(l) if l.holder != *holder => Err(Box::new(l.clone())),
-            Some(_) => Ok(self.leases.remove(device)),
-            None => Ok(None),
+        let target = target.into();
+        if let Some(other) = self.blocker(target, Some(holder), now) {
+            return Err(Box::new(other.clone()));
         }
+        Ok(self
+            .covering(target, now)
+            .and_then(|d| self.leases.remove(&d)))
     }
 
-    /// The lease that stops `holder` acting on `device` (someone else's, still running).
-    /// `None` as holder (the control centre) is never stopped.
-    pub fn blocker(&self, device: &str, holder: Option<&Holder>, now: Instant) -> Option<&Lease> {
-        let holder = holder?;
+    /// The running lease on `target` under whichever of its names it was taken (once no one
+    /// else's is in the way: the holder's own), by the name it is kept under.
+    fn covering(&self, target: Target<'_>, now: Instant) -> Option<String> {
         self.leases
-            .get(device)
-            .filter(|l| l.deadline > now && l.holder != *holder)
+            .values()
+            .find(|l| l.deadline > now && l.covers(target))
+            .map(|l| l.device.clone())
+    }
+
+    /// The lease that stops `holder` acting on `device` (someone else's, still running, on
+    /// this name or another name of the same device). `None` as holder (the control centre)
+    /// is never stopped.
+    pub fn blocker<'a>(
+        &self,
+        target: impl Into<Target<'a>>,
+        holder: Option<&Holder>,
+        now: Instant,
+    ) -> Option<&Lease> {
+        let holder = holder?;
+        let target = target.into();
+        self.leases
+            .values()
+            .filter(|l| l.deadline > now && l.holder != *holder && l.covers(target))
+            .min_by_key(|l| l.id)
     }
 
     /// Remove and return the leases whose time is up.
@@ -341,6 +390,11 @@ impl Table {
             return None;
         }
         self.leases.remove(device)
+    }
+
+    /// How many leases there are, expired or not (for the watchers of [`Leases::changed`]).
+    fn generation(&self) -> u64 {
+        self.next_id
     }
 
     /// Running leases, by device.
@@ -387,6 +441,8 @@ impl Ended<'_> {
 struct Inner {
     table: Mutex<Table>,
     wake: Notify,
+    /// Rung whenever a lease is taken: calls waiting for a person re-check their device.
+    taken: Notify,
     sweeping: AtomicBool,
 }
 
@@ -413,8 +469,24 @@ impl Leases {
     }
 
     /// The lease that refuses `holder`'s actions on `device`, if any.
-    pub fn blocker(&self, device: &str, holder: Option<&Holder>) -> Option<Lease> {
+    pub fn blocker(&self, device: Target<'_>, holder: Option<&Holder>) -> Option<Lease> {
         self.with(|t| t.blocker(device, holder, Instant::now()).cloned())
+    }
+
+    /// Resolves once a lease has been taken since `seen` (a [`Leases::generation`]).
+    pub async fn taken_since(&self, seen: u64) {
+        loop {
+            let woken = self.inner.taken.notified();
+            if self.generation() != seen {
+                return;
+            }
+            woken.await;
+        }
+    }
+
+    /// Counts leases ever taken: a waiter compares it to learn of new ones.
+    pub fn generation(&self) -> u64 {
+        self.with(|t| t.generation())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -427,10 +499,36 @@ impl Leases {
     }
 }
 
+/// How long a lease check waits for a device that has just arrived to be read (its identity).
+pub const IDENTITY_WAIT: Duration = Duration::from_secs(3);
+
+/// Device `device` (full name) as leases see it: with its identity, once it has been read.
+pub async fn identity(core: &Core, device: &str) -> Option<String> {
+    core.devices.identity_settled(device, IDENTITY_WAIT).await
+}
+
+/// Resolves with the lease once someone else's lease holds `device` (identity `identity`) for
+/// `holder`: at once when one does already.
+pub async fn leased_by_other(
+    core: &Core,
+    device: &str,
+    identity: Option<&str>,
+    holder: &Holder,
+) -> Lease {
+    let target = Target { device, identity };
+    loop {
+        let seen = core.leases.generation();
+        if let Some(l) = core.leases.blocker(target, Some(holder)) {
+            return l;
+        }
+        core.leases.taken_since(seen).await;
+    }
+}
+
 /// Take or renew a lease (the `android_lease_device` call records it).
 pub fn take(
     core: &Arc<Core>,
-    device: &str,
+    device: Target<'_>,
     holder: &Holder,
     dur: Duration,
 ) -> Result<(Taken, Lease), Box<Lease>> {
@@ -442,13 +540,18 @@ pub fn take(
     record_all(core, &expired, Ended::Expired);
     if r.is_ok() {
         ensure_sweeper(core);
+        core.leases.inner.taken.notify_waiters();
         core.emit(ServerEvent::LeasesChanged);
     }
     r
 }
 
 /// Give a lease back (the `android_lease_device` call records it).
-pub fn release(core: &Core, device: &str, holder: &Holder) -> Result<Option<Lease>, Box<Lease>> {
+pub fn release(
+    core: &Core,
+    device: Target<'_>,
+    holder: &Holder,
+) -> Result<Option<Lease>, Box<Lease>> {
     let r = core
         .leases
         .with(|t| t.release(device, holder, Instant::now()));
@@ -463,6 +566,7 @@ pub fn session_ended(core: &Core, key: &str) {
     // Its calls still running end with it: a confirmation waiting on screen is withdrawn.
     core.end_session_calls(key);
     core.toolsets.session_ended(key);
+    core.selections.session_ended(key);
     let ended = core.leases.with(|t| t.end_session(key));
     if !ended.is_empty() {
         record_all(core, &ended, Ended::Disconnected);
@@ -709,6 +813,46 @@ mod tests {
     }
 
     #[test]
+    fn a_lease_holds_every_name_of_the_device() {
+        let (a, b) = (holder("a", 1), holder("b", 2));
+        let mut t = Table::default();
+        let t0 = Instant::now();
+        let phone = Some("google/husky:16 serial X boot 1");
+        let by = |device| Target {
+            device,
+            identity: phone,
+        };
+        t.take(by("127.0.0.1:5555@h:1"), &a, MIN, t0, Utc::now())
+            .unwrap();
+        // The same phone as localhost, or through a second adb server: held.
+        for alias in ["localhost:5555@h:1", "127.0.0.1:5555@h:2"] {
+            let stop = t.blocker(by(alias), Some(&b), t0).expect(alias);
+            assert_eq!(stop.device, "127.0.0.1:5555@h:1");
+            assert!(t.take(by(alias), &b, MIN, t0, Utc::now()).is_err());
+            assert!(t.release(by(alias), &b, t0).is_err());
+        }
+        // Another phone, or a name whose identity could not be read, is not.
+        let other = Target {
+            device: "emulator-5554@h:1",
+            identity: Some("other"),
+        };
+        assert!(t.blocker(other, Some(&b), t0).is_none());
+        assert!(t.blocker("localhost:5555@h:1", Some(&b), t0).is_none());
+        // The holder renews through an alias: one lease, not two.
+        let (how, _) = t
+            .take(by("localhost:5555@h:1"), &a, MIN, t0, Utc::now())
+            .unwrap();
+        assert_eq!(how, Taken::Renewed);
+        assert_eq!(t.list(t0).len(), 1);
+        assert!(
+            t.release(by("127.0.0.1:5555@h:2"), &a, t0)
+                .unwrap()
+                .is_some()
+        );
+        assert!(t.is_empty());
+    }
+
+    #[test]
     fn http_sessions_are_told_apart_without_showing_their_id() {
         let s = Session::http("0123456789abcdef-secret");
         assert!(!s.label().contains("secret"), "{}", s.label());
@@ -758,8 +902,8 @@ mod tests {
             batch,
         }));
         let a = holder("a", 1);
-        take(&core, "dev", &a, Duration::from_secs(30)).unwrap();
-        take(&core, "dev2", &a, Duration::from_secs(90)).unwrap();
+        take(&core, "dev".into(), &a, Duration::from_secs(30)).unwrap();
+        take(&core, "dev2".into(), &a, Duration::from_secs(90)).unwrap();
         let mut events = core.subscribe();
         tokio::time::sleep(Duration::from_secs(29)).await;
         assert_eq!(core.leases.list().len(), 2);
@@ -785,7 +929,7 @@ mod tests {
         // The sweeper stopped with the table empty; a new lease starts another.
         tokio::task::yield_now().await;
         assert!(!core.leases.inner.sweeping.load(Ordering::SeqCst));
-        take(&core, "dev", &a, Duration::from_secs(10)).unwrap();
+        take(&core, "dev".into(), &a, Duration::from_secs(10)).unwrap();
         tokio::time::sleep(Duration::from_secs(11)).await;
         assert!(core.leases.is_empty());
     }

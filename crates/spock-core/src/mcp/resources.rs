@@ -41,7 +41,11 @@ pub fn list() -> Vec<Resource> {
 }
 
 /// Read a resource now. `Err` carries a message for an unknown URI.
-pub async fn read(core: &Core, uri: &str) -> Result<ReadResourceResult, String> {
+pub async fn read(
+    core: &Core,
+    origin: &super::server::Origin,
+    uri: &str,
+) -> Result<ReadResourceResult, String> {
     let read_at = Utc::now().to_rfc3339();
     let body: Value = match uri {
         DEVICES => match core.devices.list().await {
@@ -53,7 +57,7 @@ pub async fn read(core: &Core, uri: &str) -> Result<ReadResourceResult, String> 
             Err(e) => json!({ "readAt": read_at, "devices": [], "error": e.to_string() }),
         },
         SELECTED => {
-            let selected = core.selected_device.read().ok().and_then(|s| s.clone());
+            let selected = core.selections.get(origin);
             let list = core.devices.list().await.unwrap_or_default();
             let effective = selected
                 .clone()

@@ -60,6 +60,9 @@ pub struct Ctx {
     /// The text this call types, withheld from every view until the tool finds the field is
     /// no password field ([`Ctx::typing_into`]).
     pub typed: Arc<TypedText>,
+    /// The local file this call sends, read once by its checks, so what runs after a yes is
+    /// exactly what the person was shown ([`super::staged`]).
+    pub staged: super::staged::Slot,
 }
 
 pub use super::typed::PASSWORD_PLACEHOLDER;
@@ -146,32 +149,84 @@ fn device_model(core: &Core, e: &crate::device::DeviceEntry) -> Option<String> {
 }
 
 /// An action on a device another client has leased is refused here, before anything runs and
-/// before anyone is asked; reads, the holder's own calls and the control centre's pass.
+/// before anyone is asked; reads, the holder's own calls and the control centre's pass. A lease
+/// covers the physical device, under any name that reaches it ([`super::lease::Target`]). The
+/// pipeline checks again once a destructive call is pinned, watches while it waits for a
+/// person, and checks once more after the yes.
 async fn check_lease(ctx: &Ctx, tool: &ToolDef, requested: Option<&str>) -> Result<(), ToolError> {
-    if tool.level == Level::ReadOnly || !tool.device || ctx.core.leases.is_empty() {
-        return Ok(());
-    }
-    let Some(holder) = super::lease::Holder::of(&ctx.origin) else {
+    let Some((device, holder)) = lease_subject(ctx, tool, requested).await else {
         return Ok(());
     };
-    // A device that does not resolve is the tool's own error to report.
-    let Ok(dev) = ctx.device(requested).await else {
-        return Ok(());
+    let identity = super::lease::identity(&ctx.core, &device).await;
+    let target = super::lease::Target {
+        device: &device,
+        identity: identity.as_deref(),
     };
-    match ctx.core.leases.blocker(dev.serial(), Some(&holder)) {
+    match ctx.core.leases.blocker(target, Some(&holder)) {
         None => Ok(()),
-        Some(lease) => {
-            let now = tokio::time::Instant::now();
-            Err(ToolError::refused(format!(
-                "{} was not run: {}. Reads stay allowed; it frees when the holder releases it \
-                 (android_lease_device release=true) or disconnects, when it expires, or when a \
-                 person breaks it on the control centre's Status screen.",
-                tool.name,
-                lease.describe(now)
-            ))
-            .with_details(serde_json::json!({ "lease": lease.info(now) })))
-        }
+        Some(lease) => Err(leased(tool, &lease, "")),
     }
+}
+
+/// The device a call's lease check is about and who would be held back, or `None` when no
+/// lease can hold this call back (a read, no device, the person's own call, no leases).
+async fn lease_subject(
+    ctx: &Ctx,
+    tool: &ToolDef,
+    requested: Option<&str>,
+) -> Option<(String, super::lease::Holder)> {
+    if tool.level == Level::ReadOnly || !tool.device || ctx.core.leases.is_empty() {
+        return None;
+    }
+    let holder = super::lease::Holder::of(&ctx.origin)?;
+    // A device that does not resolve is the tool's own error to report.
+    let dev = ctx.device(requested).await.ok()?;
+    Some((dev.serial().to_string(), holder))
+}
+
+/// The refusal for a call on another client's leased device; `when` says at which point it
+/// was found (empty: before anything).
+fn leased(tool: &ToolDef, lease: &super::lease::Lease, when: &str) -> ToolError {
+    let now = tokio::time::Instant::now();
+    ToolError::refused(format!(
+        "{} was not run: {}{when}. Reads stay allowed; it frees when the holder releases it \
+         (android_lease_device release=true) or disconnects, when it expires, or when a \
+         person breaks it on the control centre's Status screen.",
+        tool.name,
+        lease.describe(now)
+    ))
+    .with_details(serde_json::json!({ "lease": lease.info(now) }))
+}
+
+/// Resolves once another client leases the device a waiting call was pinned to (never when
+/// the call cannot be held back by a lease). The person's modal is withdrawn first, saying
+/// why, so nothing can approve it any more.
+async fn leased_while_waiting(ctx: &Ctx, tool: &ToolDef) -> ToolError {
+    let subject = match &ctx.pinned {
+        Some(dev) if tool.device => {
+            super::lease::Holder::of(&ctx.origin).map(|h| (dev.serial().to_string(), h))
+        }
+        _ => None,
+    };
+    let Some((device, holder)) = subject else {
+        return std::future::pending().await;
+    };
+    let identity = ctx.core.devices.identity(&device);
+    let lease =
+        super::lease::leased_by_other(&ctx.core, &device, identity.as_deref(), &holder).await;
+    ctx.core.confirmer.withdraw_because(
+        ctx.call_id,
+        format!(
+            "{} is now leased by {}: approving it would run nothing",
+            lease.device,
+            lease.holder.describe()
+        ),
+    );
+    leased(
+        tool,
+        &lease,
+        " (taken while the call waited for approval: the request was withdrawn)",
+    )
 }
 
 /// The most a destructive call's arguments may weigh (serialized JSON): a person reads all of
@@ -423,6 +478,7 @@ async fn pipeline(
         batch_run: batch_run.clone(),
         approved: false,
         typed: typed.clone(),
+        staged: Default::default(),
     };
     // Who stopped it, as the audit record says: a batch step's token is its run's.
     let (stopped, stopped_waiting) = if batch_run.is_some() {
@@ -468,6 +524,8 @@ async fn pipeline(
         let (device_name, device_model) = if level == Level::Destructive && tool.device {
             let entry = ctx.pin_device(requested.as_deref()).await?;
             pinned_id = Some(entry.id.clone());
+            // Pinned may be another name than the first check saw: check the device itself.
+            check_lease(&ctx, &tool, requested.as_deref()).await?;
             (Some(device_label(core, &entry)), device_model(core, &entry))
         } else {
             (requested.clone(), None)
@@ -510,6 +568,7 @@ async fn pipeline(
                 d = super::elicit::ask(core, ask, &args) => d.map_err(|e| {
                     ToolError::refused(format!("{} was not run: {e}.", tool.name))
                 })?,
+                e = leased_while_waiting(&ctx, &tool) => return Err(e),
                 _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
             };
             decider = d.decider;
@@ -541,6 +600,8 @@ async fn pipeline(
                     )));
                 }
             }
+            // A lease taken as the yes was given: the yes does not reach past it.
+            check_lease(&ctx, &tool, requested.as_deref()).await?;
             ctx.approved = true;
         }
         tokio::select! {
@@ -908,10 +969,10 @@ impl ServerHandler for McpServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        if let Ok(r) = super::resources::read(&self.core, &request.uri).await {
+        let origin = self.origin_of(&context)?;
+        if let Ok(r) = super::resources::read(&self.core, &origin, &request.uri).await {
             return Ok(r.into());
         }
-        let origin = self.origin_of(&context)?;
         let cancel = context.ct.child_token();
         let read = super::templates::read(&self.core, origin, &request.uri, cancel);
         let client = super::elicit::of_request(&context, None);

@@ -168,6 +168,11 @@ impl State {
             glass: None,
             scenario: scenario.clone(),
         };
+        // Linux's boot id: new at every boot, the same through every connection to the device.
+        st.fs.put_system_file(
+            "/proc/sys/kernel/random/boot_id",
+            bytes::Bytes::from(format!("{}\n", boot_id(&st.serial))),
+        );
         for (i, a) in scenario.apps.iter().enumerate() {
             st.installed.insert(
                 a.package.clone(),
@@ -579,4 +584,32 @@ pub fn short_component(package: &str, activity: &str) -> String {
         Some(rest) if rest.starts_with('.') => format!("{package}/{rest}"),
         _ => format!("{package}/{activity}"),
     }
+}
+
+/// A random UUID, as `/proc/sys/kernel/random/boot_id` prints it (the std hasher's per-process
+/// random keys are the randomness: the sim has no random number crate).
+fn boot_id(serial: &str) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut words = [0u64; 2];
+    for (i, w) in words.iter_mut().enumerate() {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write(serial.as_bytes());
+        h.write_usize(i);
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default(),
+        );
+        *w = h.finish();
+    }
+    let hex = format!("{:016x}{:016x}", words[0], words[1]);
+    format!(
+        "{}-{}-4{}-a{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[13..16],
+        &hex[17..20],
+        &hex[20..32]
+    )
 }

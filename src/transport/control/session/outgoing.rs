@@ -83,14 +83,13 @@ pub(super) fn wire(req: &ConfirmRequest) -> AskWire {
 }
 
 pub(super) fn devices(core: &Core) -> ServerMsg {
-    let selected = core.selected_device.read().ok().and_then(|s| s.clone());
     ServerMsg::Devices {
         devices: core
             .devices
             .snapshot()
             .into_iter()
             .map(|d| DeviceWire {
-                selected: selected.as_deref() == Some(d.id.as_str()),
+                selected: core.selections.selected_by_anyone(&d.id),
                 serial: d.serial,
                 state: d.state.to_string(),
                 model: d.model,

@@ -61,6 +61,9 @@ pub struct DeviceProps {
     pub fingerprint: Option<String>,
     /// "user", "userdebug" or "eng".
     pub build_type: Option<String>,
+    /// The device's own serial number (`ro.serialno`, else `ro.boot.serialno`), when the shell
+    /// may read it: newer builds keep it from the shell, so it is often absent.
+    pub serialno: Option<String>,
 }
 
 impl DeviceProps {
@@ -111,6 +114,7 @@ impl DeviceProps {
             abis,
             fingerprint: get(&["ro.build.fingerprint", "ro.system.build.fingerprint"]),
             build_type: get(&["ro.build.type", "ro.system.build.type"]),
+            serialno: get(&["ro.serialno", "ro.boot.serialno"]),
         }
     }
 }
@@ -149,6 +153,15 @@ mod tests {
             Some("google/husky/husky:16/CP1A.260405.005/15001963:user/release-keys")
         );
         assert_eq!(props.build_type.as_deref(), Some("user"));
+        // The capture has no serial: the shell could not read it.
+        assert_eq!(props.serialno, None);
+    }
+
+    #[test]
+    fn emulator_serial_number() {
+        let text = fixture("getprop/emu-a9-sdk_gphone_x86.txt");
+        let props = DeviceProps::from_map(&parse(&text));
+        assert_eq!(props.serialno.as_deref(), Some("EMULATOR29X0X11X0"));
     }
 
     #[test]

@@ -39,6 +39,8 @@ pub(super) struct Slot {
     decided: Mutex<Option<(bool, String)>>,
     /// The confirmer waits for someone to attach: a request nobody holds is not dropped.
     keep_unheld: Arc<AtomicBool>,
+    /// Why the server withdrew it (see [`super::Confirmer::withdraw_because`]).
+    why: Mutex<Option<String>>,
 }
 
 impl Slot {
@@ -48,7 +50,18 @@ impl Slot {
             holders: AtomicUsize::new(0),
             decided: Mutex::new(None),
             keep_unheld,
+            why: Mutex::new(None),
         }
+    }
+
+    pub(super) fn set_why(&self, why: String) {
+        if let Ok(mut w) = self.why.lock() {
+            *w = Some(why);
+        }
+    }
+
+    pub(super) fn why(&self) -> Option<String> {
+        self.why.lock().ok().and_then(|w| w.clone())
     }
 
     /// A copy for one responder, answering as `by`.
@@ -125,6 +138,11 @@ impl ConfirmRequest {
         self.slot.closed()
     }
 
+    /// Why the server withdrew it, when it did (the device was leased meanwhile).
+    pub fn withdrawn_why(&self) -> Option<String> {
+        self.slot.why()
+    }
+
     /// How and by whom it was decided, when another terminal answered it.
     pub fn decided_elsewhere(&self) -> Option<(bool, String)> {
         self.slot
@@ -183,6 +201,14 @@ impl Remote {
     pub async fn take_answer(&self) -> Option<Answered> {
         let rx = self.answer.lock().ok()?.take()?;
         rx.await.ok()
+    }
+
+    /// The server withdrew the request, for `why`.
+    pub fn close_because(&self, why: Option<String>) {
+        if let Some(why) = why {
+            self.slot.set_why(why);
+        }
+        self.close(None);
     }
 
     /// The server says the request is gone: decided by `decided` (how, by whom) or withdrawn.

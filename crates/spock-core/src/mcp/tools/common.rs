@@ -196,12 +196,7 @@ impl Ctx {
             let e = devices.find(s).await?;
             return Ok(usable(&e)?);
         }
-        let selected = self
-            .core
-            .selected_device
-            .read()
-            .ok()
-            .and_then(|s| s.clone());
+        let selected = self.core.selections.get(&self.origin);
         if let Some(id) = selected {
             // Pinned: the selected device or an error naming it, never another device.
             return match devices.find(&id).await {
@@ -218,10 +213,20 @@ impl Ctx {
             [only] => Ok(usable(only)?),
             several => {
                 let names: Vec<String> = several.iter().map(|d| d.serial.clone()).collect();
+                let stateless = self
+                    .origin
+                    .session
+                    .as_ref()
+                    .is_some_and(|s| s.is_stateless());
+                let or = if stateless {
+                    " (a stateless request keeps no selection, so each call names its device)"
+                } else {
+                    " or call android_select_device"
+                };
                 Err(ToolError::new(
                     ErrorKind::InvalidArguments,
                     format!(
-                        "{} devices are attached and none is selected: pass `serial` (one of {}) or call android_select_device",
+                        "{} devices are attached and none is selected: pass `serial` (one of {}){or}",
                         several.len(),
                         crate::device::name_list(&names)
                     ),

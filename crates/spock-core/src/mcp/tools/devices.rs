@@ -50,7 +50,7 @@ async fn list_devices(ctx: Ctx) -> Result<DeviceList, ToolError> {
     devs.props_settled(FRESH_PROPS_WAIT).await;
     let entries = devs.snapshot();
     devs.names_shown(&entries);
-    let selected = ctx.core.selected_device.read().ok().and_then(|s| s.clone());
+    let selected = ctx.core.selections.get(&ctx.origin);
     let refs = DeviceRef::all(devs, &entries);
     let devices = entries
         .iter()
@@ -277,10 +277,9 @@ pub fn tools() -> Vec<ToolDef> {
             let dev = ctx.device(Some(&a.serial)).await?;
             let previous = ctx
                 .core
-                .selected_device
-                .write()
-                .map(|mut s| s.replace(dev.serial().to_string()))
-                .unwrap_or(None);
+                .selections
+                .set(&ctx.origin, dev.serial().to_string())
+                .map_err(|e| crate::mcp::result::ToolError::invalid_args(e.to_string()))?;
             ctx.core.emit(crate::mcp::ServerEvent::DevicesChanged);
             Ok(Selected { selected: dev.serial().to_string(), previous })
         }),

@@ -15,7 +15,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::config::paths::{private_dir, write_atomic};
 use crate::device::{Device, DeviceError, RemoteStat};
@@ -23,6 +22,7 @@ use crate::guard::{self, PathRefusal, shell_quote};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
+use crate::mcp::staged::Staged;
 use crate::mcp::toolsets::Toolset;
 
 pub const MAX_BYTES: u64 = 50 * 1024 * 1024;
@@ -142,12 +142,7 @@ pub(crate) fn transfer_timeout(ctx: &Ctx, bytes: u64) -> Duration {
     ctx.timeout() + Duration::from_secs(5 + bytes / (1024 * 1024))
 }
 
-pub(crate) fn sha256_hex(data: &[u8]) -> String {
-    Sha256::digest(data)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
+pub(crate) use crate::mcp::staged::sha256_hex;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -243,35 +238,74 @@ fn exists_refusal(t: &PushTarget, st: &RemoteStat) -> ToolError {
     .with_details(serde_json::json!({ "existing": t.path }))
 }
 
+/// Reads a local file once, for the call's checks and its run alike ([`Staged`]).
+pub(crate) async fn stage_source(ctx: &Ctx, local_path: &str) -> Result<Staged, ToolError> {
+    let roots = local_roots(ctx);
+    let local = PathBuf::from(local_path);
+    let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
+        .await
+        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
+    Ok(Staged::new(source, data))
+}
+
+/// The bytes the call's checks read (and the person was shown), else read now: a call
+/// nobody was asked about.
+pub(crate) async fn staged_or_read(ctx: &Ctx, local_path: &str) -> Result<Staged, ToolError> {
+    match ctx.staged.take() {
+        Some(s) => Ok(s),
+        None => stage_source(ctx, local_path).await,
+    }
+}
+
+/// A call that waits for a person keeps its bytes in a private copy meanwhile.
+pub(crate) async fn keep_for_approval(ctx: &Ctx, mut s: Staged) -> Result<Staged, ToolError> {
+    let dir = ctx.core.paths.staging_dir();
+    let call_id = ctx.call_id;
+    tokio::task::spawn_blocking(move || s.keep_private(&dir, call_id).map(|()| s))
+        .await
+        .map_err(|e| ToolError::internal(format!("file stager failed: {e}")))?
+}
+
+/// The bytes to send, off the runtime (a private copy is read back and checked).
+pub(crate) async fn approved_bytes(mut s: Staged) -> Result<(Staged, Vec<u8>), ToolError> {
+    tokio::task::spawn_blocking(move || s.take_bytes().map(|d| (s, d)))
+        .await
+        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))?
+}
+
 /// A push onto an existing file destroys it: refused without `overwrite`, destructive with it.
+/// The source is read here, once: the person is shown its size and digest, and the push sends
+/// exactly those bytes.
 async fn push_escalation(ctx: Ctx, a: PushArgs) -> Result<Option<String>, ToolError> {
     // The checks that need no device come first, as in the push itself.
     check_device_path(&a.device_path)?;
-    let roots = local_roots(&ctx);
-    let local = PathBuf::from(&a.local_path);
-    let (source, _) = tokio::task::spawn_blocking(move || check_local_source(&local, &roots))
-        .await
-        .map_err(|e| ToolError::internal(format!("file checker failed: {e}")))??;
-    let t = push_target(&ctx, &a, &source).await?;
-    match &t.existing {
-        None => Ok(None),
-        Some(st) if !a.overwrite => Err(exists_refusal(&t, st)),
-        Some(st) => Ok(Some(format!(
-            "overwrites {} on {} ({}): what is there now cannot be brought back",
+    let staged = stage_source(&ctx, &a.local_path).await?;
+    let t = push_target(&ctx, &a, &staged.source).await?;
+    let why = match &t.existing {
+        None => None,
+        Some(st) if !a.overwrite => return Err(exists_refusal(&t, st)),
+        Some(st) => Some(format!(
+            "overwrites {} on {} ({}) with {} ({}): what is there now cannot be brought back",
             t.path,
             t.dev.serial(),
-            describe(st)
-        ))),
-    }
+            describe(st),
+            staged.source.display(),
+            staged.describe()
+        )),
+    };
+    let staged = if why.is_some() {
+        keep_for_approval(&ctx, staged).await?
+    } else {
+        staged
+    };
+    ctx.staged.put(staged);
+    Ok(why)
 }
 
 async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
     check_device_path(&a.device_path)?;
-    let roots = local_roots(&ctx);
-    let local = PathBuf::from(&a.local_path);
-    let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
-        .await
-        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
+    let staged = staged_or_read(&ctx, &a.local_path).await?;
+    let source = staged.source.clone();
     let t = push_target(&ctx, &a, &source).await?;
     if let Some(st) = &t.existing {
         if !a.overwrite {
@@ -287,8 +321,8 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
             )));
         }
     }
-    let len = data.len() as u64;
-    let sha256 = sha256_hex(&data);
+    let (staged, data) = approved_bytes(staged).await?;
+    let (len, sha256) = (staged.len, staged.sha256.clone());
     let pushing = t.dev.push(
         Bytes::from(data),
         &t.path,

@@ -86,7 +86,8 @@ pub struct Status {
     pub files: FileState,
     /// Devices as last seen by the device tracker (no device command is run).
     pub devices: Vec<crate::mcp::tools::common::DeviceRef>,
-    /// The selected device's full name (`serial@host:port`), even while it is not attached.
+    /// The device this client selected (its full name `serial@host:port`), even while it is
+    /// not attached. Each client session has its own selection.
     pub selected_device: Option<String>,
     /// Devices leased by clients (`android_lease_device`): holder and expiry.
     pub leases: Vec<crate::mcp::lease::LeaseInfo>,
@@ -172,7 +173,7 @@ pub fn status(ctx: &Ctx) -> Status {
         },
         screen: core.screen(),
         devices: crate::mcp::tools::common::DeviceRef::all(&core.devices, &core.devices.snapshot()),
-        selected_device: core.selected_device.read().ok().and_then(|s| s.clone()),
+        selected_device: core.selections.get(&ctx.origin),
         leases: {
             let now = tokio::time::Instant::now();
             core.leases.list().iter().map(|l| l.info(now)).collect()

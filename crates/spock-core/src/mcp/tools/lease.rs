@@ -64,9 +64,14 @@ async fn lease_device(ctx: Ctx, a: LeaseArgs) -> Result<LeaseResult, ToolError> 
     };
     let dev = ctx.device(a.serial.as_deref()).await?;
     let device = dev.serial().to_string();
+    let identity = lease::identity(&ctx.core, &device).await;
+    let target = lease::Target {
+        device: &device,
+        identity: identity.as_deref(),
+    };
     let now = tokio::time::Instant::now();
     if a.release {
-        return match lease::release(&ctx.core, &device, &holder) {
+        return match lease::release(&ctx.core, target, &holder) {
             Ok(Some(_)) => Ok(LeaseResult {
                 action: "released".into(),
                 device,
@@ -81,7 +86,7 @@ async fn lease_device(ctx: Ctx, a: LeaseArgs) -> Result<LeaseResult, ToolError> 
         };
     }
     let dur = Duration::from_secs(a.duration_seconds.unwrap_or(DEFAULT_SECS));
-    match lease::take(&ctx.core, &device, &holder, dur) {
+    match lease::take(&ctx.core, target, &holder, dur) {
         Ok((how, l)) => Ok(LeaseResult {
             action: match how {
                 Taken::New => "taken",

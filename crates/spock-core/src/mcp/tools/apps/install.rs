@@ -7,8 +7,6 @@
 //! Replacing an installed app (its data stays, its code does not come back) makes the call
 //! destructive, so the person is asked; a downgrade is refused unless `allowDowngrade` is set,
 //! and then asked too. The result names the package and version the device now reports.
-use std::path::PathBuf;
-
 use bytes::Bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -18,7 +16,10 @@ use crate::device::parse::apk::{ApkInfo, read_apk};
 use crate::guard::shell_quote;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
-use crate::mcp::tools::files::{local_roots, read_source, sha256_hex, transfer_timeout};
+use crate::mcp::staged::Staged;
+use crate::mcp::tools::files::{
+    approved_bytes, keep_for_approval, stage_source, staged_or_read, transfer_timeout,
+};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -48,23 +49,25 @@ pub struct InstalledOut {
     pub sha256: String,
 }
 
-/// The APK: where it is, its bytes and what its manifest says.
-async fn apk(ctx: &Ctx, path: &str) -> Result<(PathBuf, Vec<u8>, ApkInfo), ToolError> {
-    if !path.ends_with(".apk") {
-        return Err(ToolError::invalid_args(format!(
-            "{path} is not an .apk (android_install_app installs APK files)"
-        )));
-    }
-    let roots = local_roots(ctx);
-    let local = PathBuf::from(path);
-    let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
-        .await
-        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
-    let info = read_apk(&data)
-        .map_err(|e| ToolError::invalid_args(format!("{}: {e}", source.display())))?;
+/// The APK's bytes, read once ([`crate::mcp::staged`]), and what its manifest says.
+fn apk_info(staged: &Staged) -> Result<ApkInfo, ToolError> {
+    let data = staged
+        .in_memory()
+        .ok_or_else(|| ToolError::internal("the APK was read before its manifest"))?;
+    let info = read_apk(data)
+        .map_err(|e| ToolError::invalid_args(format!("{}: {e}", staged.source.display())))?;
     crate::guard::package_name(&info.package)
         .map_err(|r| ToolError::refused(format!("the APK's package name is refused: {r}")))?;
-    Ok((source, data, info))
+    Ok(info)
+}
+
+fn check_apk_path(path: &str) -> Result<(), ToolError> {
+    if path.ends_with(".apk") {
+        return Ok(());
+    }
+    Err(ToolError::invalid_args(format!(
+        "{path} is not an .apk (android_install_app installs APK files)"
+    )))
 }
 
 /// The installed version code of `pkg`, or `None` when the device does not have it.
@@ -93,10 +96,15 @@ fn downgrade_refusal(info: &ApkInfo, old: u64) -> ToolError {
 }
 
 /// A new install is safe; replacing what is installed asks, a downgrade only when allowed.
+/// The APK is read here, once: the person is shown the package, version, size and digest of
+/// exactly the bytes the install then sends.
 pub async fn install_escalation(ctx: Ctx, a: InstallArgs) -> Result<Option<String>, ToolError> {
-    let (_, _, info) = apk(&ctx, &a.apk_path).await?;
+    check_apk_path(&a.apk_path)?;
+    let staged = stage_source(&ctx, &a.apk_path).await?;
+    let info = apk_info(&staged)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
     let Some(old) = installed_code(&ctx, &dev, &info.package).await? else {
+        ctx.staged.put(staged);
         return Ok(None);
     };
     if info.version_code < old && !a.allow_downgrade {
@@ -107,17 +115,32 @@ pub async fn install_escalation(ctx: Ctx, a: InstallArgs) -> Result<Option<Strin
     } else {
         "replaces"
     };
-    Ok(Some(format!(
-        "{how} the installed {} (versionCode {old}) on {} with versionCode {}: the app's code \
-         now on the device cannot be brought back",
+    let why = format!(
+        "{how} the installed {} (versionCode {old}) on {} with {} versionCode {}{} from {} ({}): \
+         the app's code now on the device cannot be brought back",
         info.package,
         dev.serial(),
-        info.version_code
-    )))
+        info.package,
+        info.version_code,
+        info.version_name
+            .as_deref()
+            .map(|n| format!(" (versionName {n})"))
+            .unwrap_or_default(),
+        staged.source.display(),
+        staged.describe()
+    );
+    ctx.staged.put(keep_for_approval(&ctx, staged).await?);
+    Ok(Some(why))
 }
 
 pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError> {
-    let (source, data, info) = apk(&ctx, &a.apk_path).await?;
+    check_apk_path(&a.apk_path)?;
+    let staged = staged_or_read(&ctx, &a.apk_path).await?;
+    let (staged, data) = approved_bytes(staged).await?;
+    let info = read_apk(&data)
+        .map_err(|e| ToolError::invalid_args(format!("{}: {e}", staged.source.display())))?;
+    crate::guard::package_name(&info.package)
+        .map_err(|r| ToolError::refused(format!("the APK's package name is refused: {r}")))?;
     let dev = ctx.device(a.serial.as_deref()).await?;
     let old = installed_code(&ctx, &dev, &info.package).await?;
     if let Some(old) = old {
@@ -133,8 +156,9 @@ pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError
             )));
         }
     }
-    let bytes = data.len() as u64;
-    let sha256 = sha256_hex(&data);
+    let (bytes, sha256) = (staged.len, staged.sha256.clone());
+    let source = staged.source.clone();
+    drop(staged);
     let remote = format!("/data/local/tmp/spock-install-{}.apk", &sha256[..16]);
     // Streamed to the device; a request with a progressToken hears "install of …: n of m bytes".
     let pushing = dev.push(
