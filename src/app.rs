@@ -178,6 +178,8 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
     let registry = tools::catalogue();
     let batch = crate::batch::Batch::new(opts.paths.batch_dir(), registry.clone());
+    // Private copies a killed instance could not remove (this instance holds the lock now).
+    crate::mcp::staged::clear_leftovers(&opts.paths.staging_dir());
     Ok(Arc::new(Core::new(CoreParts {
         registry,
         config: opts.config,

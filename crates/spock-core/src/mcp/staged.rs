@@ -119,6 +119,21 @@ impl Drop for Staged {
     }
 }
 
+/// Removes the private copies an instance that was killed left behind (the staging directory
+/// is this instance's alone once it holds the instance lock). Blocking; run at start-up.
+pub fn clear_leftovers(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let ours = name.to_str().is_some_and(|n| n.starts_with("call-"));
+        if ours && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
 /// A call's slot for the bytes its checks read, shared by the call's checks and its run.
 #[derive(Debug, Default, Clone)]
 pub struct Slot(Arc<Mutex<Option<Staged>>>);
@@ -169,5 +184,14 @@ mod tests {
         assert!(e.message.contains("changed while the call waited"), "{e:?}");
         drop(s);
         assert!(!path.exists(), "removed when the call ends");
+        // A copy a killed instance left is removed at the next start; nothing else is.
+        std::fs::write(dir.join("call-9-0123456789abcdef"), b"left").unwrap();
+        std::fs::write(dir.join("notes.txt"), b"not ours").unwrap();
+        clear_leftovers(&dir);
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["notes.txt"]);
     }
 }
