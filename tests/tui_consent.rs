@@ -338,6 +338,34 @@ async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
     assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
 }
 
+/// Issue 31: another client leased the device while the request was on screen. The server
+/// withdraws it saying why, and the person's `y` answers nothing.
+#[tokio::test]
+async fn a_request_the_server_withdraws_says_why_and_takes_no_key() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (a, ha) = asker.uninstall("com.shown").await;
+    s.update(Event::Confirm(a));
+    render(&mut s, 100, 30);
+    look(&mut s);
+    asker.confirmer.withdraw_because(
+        41,
+        "emulator-5554 is now leased by agent-a/1.0 (stdio#1): approving it would run nothing"
+            .into(),
+    );
+    ha.abort();
+    assert!(ha.await.is_err());
+    s.update(key('y'));
+    assert_eq!(s.layer(), Layer::Confirm);
+    let screen = render(&mut s, 100, 30);
+    assert!(screen.contains("withdrawn by the server"), "{screen}");
+    assert!(
+        screen.contains("leased by agent-a/1.0 (stdio#1)"),
+        "{screen}"
+    );
+    assert!(screen.contains("Keys do nothing"), "{screen}");
+}
+
 /// Answering the front request puts the next one in front: a second `y` typed ahead does
 /// not approve it.
 #[tokio::test]
