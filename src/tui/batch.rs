@@ -125,12 +125,15 @@ impl Editor {
     }
 }
 
+/// The Batch screen's state. The selection is a task id, not a row: the list is sorted by
+/// name and anyone may save or delete tasks, so a row can change its task between the frame
+/// the person read and their Enter; an id cannot.
 #[derive(Debug, Clone, Default)]
 pub struct BatchView {
     /// `None` until the loop first reads the store.
     pub data: Option<BatchData>,
-    /// Position in `data.tasks`.
-    pub cursor: usize,
+    /// The selected task's id; `None` when nothing is selected (the task went away).
+    pub selected_id: Option<String>,
     /// Select this task when it shows up in the list (after a save).
     pub select: Option<String>,
     pub editor: Option<Editor>,
@@ -141,9 +144,14 @@ impl BatchView {
         self.data.as_ref().map_or(&[], |d| d.tasks.as_slice())
     }
 
+    /// The row the selected task is drawn on.
+    pub fn cursor(&self) -> Option<usize> {
+        let id = self.selected_id.as_deref()?;
+        self.tasks().iter().position(|t| t.id == id)
+    }
+
     pub fn selected(&self) -> Option<&Task> {
-        let t = self.tasks();
-        t.get(self.cursor.min(t.len().saturating_sub(1)))
+        self.cursor().map(|i| &self.tasks()[i])
     }
 
     pub fn recording(&self) -> Option<&Recording> {
@@ -178,13 +186,34 @@ pub fn editor_json(task: &Task) -> String {
 
 impl State {
     pub(super) fn on_batch_data(&mut self, data: BatchData) {
-        if let Some(id) = &self.batch.select
-            && let Some(i) = data.tasks.iter().position(|t| &t.id == id)
-        {
-            self.batch.cursor = i;
-            self.batch.select = None;
+        let has = |id: &str| data.tasks.iter().any(|t| t.id == id);
+        if let Some(id) = self.batch.select.take_if(|id| has(id)) {
+            self.batch.selected_id = Some(id);
         }
-        self.batch.cursor = self.batch.cursor.min(data.tasks.len().saturating_sub(1));
+        // A task that went away takes the selection with it: Enter then runs nothing, rather
+        // than whatever task took its row.
+        if let Some(gone) = self.batch.selected_id.take_if(|id| !has(id))
+            && self.screen == super::screen::ScreenId::BATCH
+        {
+            let name = self
+                .batch
+                .tasks()
+                .iter()
+                .find(|t| t.id == gone)
+                .map_or(gone.clone(), |t| t.name.clone());
+            self.notify(format!(
+                "task {:?} is gone: select a task (↑/↓) before running one",
+                super::escape::line(&name)
+            ));
+        }
+        // Nothing selected: the first task when the list was empty (no row was under the
+        // person's cursor) or nobody is looking (they see it selected when they come to
+        // Batch). A selection that went away on screen is not replaced: the person picks.
+        if self.batch.selected_id.is_none()
+            && (self.batch.tasks().is_empty() || self.screen != super::screen::ScreenId::BATCH)
+        {
+            self.batch.selected_id = data.tasks.first().map(|t| t.id.clone());
+        }
         // A run that ended without succeeding since the last snapshot (not one that had
         // already ended) says so in the footer, wherever the person is.
         let failed: Vec<String> = match &self.batch.data {
@@ -249,7 +278,8 @@ impl State {
                 Some(t) => fx.push(Effect::Batch(BatchCmd::Run {
                     task_id: t.id.clone(),
                 })),
-                None => self.notify("no task to run: record one or press n"),
+                None if len == 0 => self.notify("no task to run: record one or press n"),
+                None => self.notify("no task is selected: select one (↑/↓) to run it"),
             },
             Action::CancelRun => match self.batch.running() {
                 Some(id) => fx.push(Effect::Batch(BatchCmd::Cancel {
@@ -290,10 +320,17 @@ impl State {
                 }
             }
             a => {
-                let Some(p) = self.moved(a, self.batch.cursor, len) else {
+                // With nothing selected, a move selects the first task (the last for End).
+                let p = match self.batch.cursor() {
+                    Some(pos) => self.moved(a, pos, len),
+                    None => self
+                        .moved(a, 0, len)
+                        .map(|p| if a == Action::Bottom { p } else { 0 }),
+                };
+                let Some(p) = p else {
                     return false;
                 };
-                self.batch.cursor = p;
+                self.batch.selected_id = self.batch.tasks().get(p).map(|t| t.id.clone());
             }
         }
         true
