@@ -11,7 +11,6 @@ use super::state::{Button, Layer, SettingField, State, Withdrawn};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::DecidedBy;
 use crate::mcp::registry::HostGroup;
-use crate::mcp::uilink::NavRequest;
 
 pub use crate::app::ServerCtl;
 
@@ -46,7 +45,7 @@ pub enum Effect {
         images: Vec<FoundImage>,
     },
     /// Answer a navigation request after `Core::screen` has been updated.
-    NavReply(NavRequest, Result<(), String>),
+    NavReply(crate::mcp::uilink::NavRequest, Result<(), String>),
     /// Run, cancel, save, delete or record a batch task.
     Batch(super::batch::BatchCmd),
     /// Break lease `id` on `device` (the person said yes).
@@ -280,21 +279,6 @@ impl State {
         self.history_view.matches = Some(m);
     }
 
-    fn navigate(&mut self, req: NavRequest) -> Effect {
-        let Some(screen) = ScreenId::from_name(&req.screen.to_ascii_lowercase()) else {
-            let reason = format!("unknown screen {:?}", req.screen);
-            return Effect::NavReply(req, Err(reason));
-        };
-        let result = match req.select.as_deref() {
-            None => Ok(()),
-            Some(what) => screen.select(self, what),
-        };
-        if result.is_ok() {
-            self.go(screen);
-        }
-        Effect::NavReply(req, result)
-    }
-
     pub fn go(&mut self, screen: ScreenId) {
         self.screen = screen;
         self.details = None;
@@ -308,7 +292,13 @@ impl State {
         if key.kind != crossterm::event::KeyEventKind::Press {
             return;
         }
+        self.nav.last_key = Some(self.nav.last_key.map_or(at, |k| k.max(at)));
         let layer = self.layer();
+        // Letters typed for the screen an agent just replaced do nothing on the new one. (A
+        // confirmation has its own, stricter gate.)
+        if layer != Layer::Confirm && self.nav.holds(at) {
+            return;
+        }
         if layer == Layer::Confirm {
             if let Some(a) = self.keymap.lookup(layer, &key) {
                 self.act_confirm(a, at);
@@ -335,6 +325,9 @@ impl State {
     }
 
     fn on_mouse(&mut self, m: MouseEvent, fx: &mut Vec<Effect>) {
+        if self.layer() != Layer::Confirm && self.nav.holds(self.now) {
+            return;
+        }
         match m.kind {
             MouseEventKind::ScrollUp => self.act(Action::Up, fx),
             MouseEventKind::ScrollDown => self.act(Action::Down, fx),
