@@ -995,3 +995,67 @@ fn a_first_task_is_selected_but_a_lost_selection_is_not_replaced() {
     assert!(s.batch.selected().is_none());
     assert!(batch_cmds(s.update(code(KeyCode::Enter))).is_empty());
 }
+
+/// The task under the cursor saved again by someone else (same id, other steps): the next
+/// Enter says so and runs nothing; the one after runs it as it is now. The person's own save
+/// (the editor) is not such a change.
+#[test]
+fn a_task_changed_under_the_cursor_is_not_run_on_the_next_enter() {
+    let smoke = task("smoke", "smoke", Source::Manual, 2);
+    let mut s = on_batch(BatchData {
+        tasks: vec![smoke.clone()],
+        ..BatchData::default()
+    });
+    let mut swapped = smoke.clone();
+    swapped.steps[1] = Step::new("android_uninstall_app", json!({"package_name": "com.x"}));
+    s.update(Event::Batch(BatchData {
+        tasks: vec![swapped.clone()],
+        ..BatchData::default()
+    }));
+    assert!(batch_cmds(s.update(code(KeyCode::Enter))).is_empty());
+    assert!(
+        s.notice().unwrap_or("").contains("changed"),
+        "{:?}",
+        s.notice()
+    );
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+    // The person's own save of the selected task: Enter runs it at once.
+    let mut edited = swapped.clone();
+    edited.steps.pop();
+    s.update(Event::BatchReply(BatchReply::Saved {
+        task: edited.clone(),
+        note: "saved".into(),
+    }));
+    s.update(Event::Batch(BatchData {
+        tasks: vec![edited.clone()],
+        ..BatchData::default()
+    }));
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+    // The snapshot may come before the reply: still the person's own save.
+    let mut again = edited;
+    again.name = "smoke (renamed)".into();
+    s.update(Event::Batch(BatchData {
+        tasks: vec![again.clone()],
+        ..BatchData::default()
+    }));
+    s.update(Event::BatchReply(BatchReply::Saved {
+        task: again,
+        note: "saved".into(),
+    }));
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+}

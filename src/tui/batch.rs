@@ -127,7 +127,8 @@ impl Editor {
 
 /// The Batch screen's state. The selection is a task id, not a row: the list is sorted by
 /// name and anyone may save or delete tasks, so a row can change its task between the frame
-/// the person read and their Enter; an id cannot.
+/// the person read and their Enter; an id cannot. A task saved again under the same id by
+/// someone else is held back from the next Enter (`changed`).
 #[derive(Debug, Clone, Default)]
 pub struct BatchView {
     /// `None` until the loop first reads the store.
@@ -136,6 +137,9 @@ pub struct BatchView {
     pub selected_id: Option<String>,
     /// Select this task when it shows up in the list (after a save).
     pub select: Option<String>,
+    /// The selected task was saved again by someone else since it was selected: the next
+    /// Enter says so instead of running it.
+    pub changed: bool,
     pub editor: Option<Editor>,
 }
 
@@ -187,8 +191,27 @@ pub fn editor_json(task: &Task) -> String {
 impl State {
     pub(super) fn on_batch_data(&mut self, data: BatchData) {
         let has = |id: &str| data.tasks.iter().any(|t| t.id == id);
-        if let Some(id) = self.batch.select.take_if(|id| has(id)) {
+        // The person's own save (the editor, a recording, a task from History) is no change
+        // behind their back.
+        let own = self.batch.select.take_if(|id| has(id));
+        if let Some(id) = own.clone() {
             self.batch.selected_id = Some(id);
+            self.batch.changed = false;
+        }
+        let changed = self
+            .batch
+            .selected()
+            .filter(|old| own.as_deref() != Some(old.id.as_str()))
+            .and_then(|old| data.tasks.iter().find(|t| t.id == old.id && *t != old))
+            .map(|t| t.name.clone());
+        if let Some(name) = changed {
+            self.batch.changed = true;
+            if self.screen == super::screen::ScreenId::BATCH {
+                self.notify(format!(
+                    "the selected task {:?} was changed by someone else: look before you run it",
+                    super::escape::line(&name)
+                ));
+            }
         }
         // A task that went away takes the selection with it: Enter then runs nothing, rather
         // than whatever task took its row.
@@ -213,6 +236,7 @@ impl State {
             && (self.batch.tasks().is_empty() || self.screen != super::screen::ScreenId::BATCH)
         {
             self.batch.selected_id = data.tasks.first().map(|t| t.id.clone());
+            self.batch.changed = false;
         }
         // A run that ended without succeeding since the last snapshot (not one that had
         // already ended) says so in the footer, wherever the person is.
@@ -257,6 +281,11 @@ impl State {
                 if self.batch.editor.as_ref().is_some_and(|e| e.saving) {
                     self.batch.editor = None;
                 }
+                // Whichever came first, the snapshot or this reply: the person's own save is
+                // no change behind their back.
+                if self.batch.selected_id.as_deref() == Some(task.id.as_str()) {
+                    self.batch.changed = false;
+                }
                 self.batch.select = Some(task.id);
                 self.notify(note);
             }
@@ -275,6 +304,14 @@ impl State {
         let len = self.batch.tasks().len();
         match action {
             Action::RunTask => match self.batch.selected() {
+                Some(t) if self.batch.changed => {
+                    let name = super::escape::line(&t.name);
+                    self.batch.changed = false;
+                    self.notify(format!(
+                        "task {name:?} changed since you selected it (e shows it); \
+                         Enter again runs it as it is now"
+                    ));
+                }
                 Some(t) => fx.push(Effect::Batch(BatchCmd::Run {
                     task_id: t.id.clone(),
                 })),
@@ -331,6 +368,7 @@ impl State {
                     return false;
                 };
                 self.batch.selected_id = self.batch.tasks().get(p).map(|t| t.id.clone());
+                self.batch.changed = false;
             }
         }
         true

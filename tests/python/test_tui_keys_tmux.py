@@ -3,7 +3,8 @@ what the person was looking at. An agent's `spock_navigate` while the person typ
 search is offered in the footer instead of switching, so the rest of the word and Enter stay in
 the search and no agent-saved task runs (in `spock-tui` and in `spock-tui attach`); following
 the offer is one key. On Batch, Enter runs the task the cursor is on even after the agent saves
-a task whose name sorts into its row."""
+a task whose name sorts into its row, and not on the first Enter after the agent saved other
+steps under that task's id."""
 import asyncio
 import shlex
 import shutil
@@ -125,5 +126,27 @@ async def test_batch_enter_runs_the_task_under_the_cursor_not_the_row(tmp_path):
                     break
                 await asyncio.sleep(0.1)
             assert [r["taskId"] for r in hist["runs"]] == ["smoke"], hist
+            while hist["runs"][0]["state"] == "processing" and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.1)
+                err, hist = await call(c, "android_batch_history_list")
+            # The agent saves other steps under the person's task's id (replacing a task asks
+            # the person, who says yes): the next Enter says the task changed and runs
+            # nothing; the one after runs it as it is now.
+            save = asyncio.create_task(call(c, "android_batch_save", {
+                "id": "smoke", "name": "smoke", "steps": [{"tool": "android_get_device_info", "arguments": {}}]}))
+            await t.approve()
+            err, saved = await asyncio.wait_for(save, 15)
+            assert not err, saved
+            await t.wait_for("was changed by someone else")
+            t.keys("Enter")
+            await t.wait_for("changed since you selected it")
+            err, hist = await call(c, "android_batch_history_list")
+            assert hist["total"] == 1, hist
+            t.keys("Enter")
+            deadline = asyncio.get_running_loop().time() + 15
+            while hist["total"] < 2 and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.1)
+                err, hist = await call(c, "android_batch_history_list")
+            assert [r["taskId"] for r in hist["runs"]] == ["smoke", "smoke"], hist
     finally:
         t.kill()
