@@ -11,6 +11,7 @@ use super::state::{Button, Layer, SettingField, State, Withdrawn};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::DecidedBy;
 use crate::mcp::registry::HostGroup;
+use crate::mcp::uilink::NavRequest;
 
 pub use crate::app::ServerCtl;
 
@@ -45,7 +46,7 @@ pub enum Effect {
         images: Vec<FoundImage>,
     },
     /// Answer a navigation request after `Core::screen` has been updated.
-    NavReply(crate::mcp::uilink::NavRequest, Result<(), String>),
+    NavReply(NavRequest, Result<(), String>),
     /// Run, cancel, save, delete or record a batch task.
     Batch(super::batch::BatchCmd),
     /// Break lease `id` on `device` (the person said yes).
