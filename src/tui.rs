@@ -8,7 +8,8 @@
 //! tab is a [`screen::Screen`] (its name, keys, drawing, actions, footer hints), registered
 //! in one list (`screen::ALL`). The intents are [`action::Action`]s; the live keymap
 //! (`keymap`) is the key handling, the help overlay and the footer hints at once;
-//! `State::layer()` is the one function that decides who has the keyboard. The Batch screen's
+//! `State::layer()` is the one function that decides who has the keyboard; `nav` keeps an
+//! agent's `spock_navigate` from taking the person's keys. The Batch screen's
 //! state and keys are in `batch`; its server side (reading `core.batch`, carrying out
 //! commands) in `batch_io`. Untrusted text is escaped (`escape`) before it is drawn; clipboard
 //! and notifications are plain escapes (`osc`); raw mode, the alternate screen, the mouse and
@@ -30,6 +31,7 @@ pub mod images;
 pub mod input;
 pub mod keymap;
 pub mod leases;
+pub mod nav;
 pub mod osc;
 pub mod prompt;
 pub mod screen;

@@ -210,3 +210,50 @@ async fn a_clients_toolsets_reach_the_attached_view() {
     ch.stop().await;
     sim.stop().await;
 }
+
+/// Issue 31, item 6: a change of access or settings made from a control centre is the
+/// person's act on record, naming the terminal (here the serving process's own): origin
+/// `tui`, decided by key. Widening is kept as a destructive record (never dropped by the cap).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn access_and_settings_changes_are_audited_as_the_persons_acts() {
+    use spock_tui::mcp::events::{DecidedBy, Transport};
+    use spock_tui::mcp::registry::Level;
+    let tmp = tempfile::tempdir().unwrap();
+    let (core, ch, sim) = channel(tmp.path()).await;
+    let (mut c, credential) = open(&ch);
+    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "credential": credential, "pid": 1}))
+        .await;
+    let welcome = c.until("welcome").await;
+    let you = welcome["you"].as_str().unwrap().to_string();
+    c.until("view").await;
+    c.send(json!({"type": "access", "change": {"change": "set_group", "group": "settings", "on": true}}))
+        .await;
+    c.until("notice").await;
+    c.send(json!({"type": "access", "change": {"change": "set_enabled", "tool": "android_get_battery_info", "on": false}}))
+        .await;
+    c.until("notice").await;
+    c.send(json!({"type": "setting", "field": "history_size", "value": 321}))
+        .await;
+    c.until("notice").await;
+    let recs = core.audit.recent(50);
+    let find = |tool: &str, needle: &str| {
+        recs.iter()
+            .find(|r| r.tool == tool && r.arguments.to_string().contains(needle))
+            .unwrap_or_else(|| panic!("no {tool} record with {needle}: {recs:#?}"))
+            .clone()
+    };
+    let group = find("control_access", "settings");
+    let off = find("control_access", "android_get_battery_info");
+    let size = find("control_setting", "321");
+    for r in [&group, &off, &size] {
+        assert_eq!(r.transport, Transport::Tui, "{r:?}");
+        let d = r.decision.expect("decided");
+        assert!(d.approved && d.by == DecidedBy::Key, "{r:?}");
+        assert_eq!(r.decider.as_deref(), Some(you.as_str()), "{r:?}");
+    }
+    assert_eq!(group.level, Level::Destructive, "widening: {group:?}");
+    assert_ne!(off.level, Level::Destructive, "narrowing: {off:?}");
+    c.send(json!({"type": "detach"})).await;
+    ch.stop().await;
+    sim.stop().await;
+}

@@ -240,12 +240,14 @@ fn run_and_cancel_name_the_right_ids() {
             run_id: "run_3".into()
         }]
     );
-    // The list shrinking under the cursor keeps it on a task.
+    // The selected task going away takes the selection with it: no other task takes its
+    // place under Enter.
     s.update(key('G'));
     let mut d = data();
     d.tasks.truncate(1);
     s.update(Event::Batch(d));
-    assert_eq!(s.batch.cursor, 0);
+    assert!(s.batch.selected().is_none());
+    assert!(batch_cmds(s.update(code(KeyCode::Enter))).is_empty());
 }
 
 #[test]
@@ -895,5 +897,165 @@ fn timed_out_and_cancelled_runs_say_why() {
     assert!(
         note.contains("\"Smoke test\" timed out: stopped by its time limit"),
         "{note}"
+    );
+}
+
+/// Issue 31, item 7: the cursor is on a task, not a row. The agent saves `sm0ke-cleanup`,
+/// which sorts where `smoke` was; Enter still runs `smoke`. A task that goes away takes the
+/// selection with it: Enter then runs nothing until the person picks a task.
+#[test]
+fn the_cursor_follows_the_task_not_the_row() {
+    let smoke = task("smoke", "smoke", Source::Manual, 2);
+    let mut s = on_batch(BatchData {
+        tasks: vec![smoke.clone()],
+        ..BatchData::default()
+    });
+    assert_eq!(s.batch.selected().map(|t| t.id.as_str()), Some("smoke"));
+    let agents = task("agent_1", "sm0ke-cleanup", Source::Manual, 1);
+    s.update(Event::Batch(BatchData {
+        tasks: vec![agents.clone(), smoke.clone()],
+        ..BatchData::default()
+    }));
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+    // The drawn cursor (reversed) is on the same task Enter runs.
+    assert_eq!(reversed_rows(&mut s), ["smoke"]);
+    // Deleted by the agent: Enter runs nothing (not the task that took its row).
+    s.update(Event::Batch(BatchData {
+        tasks: vec![agents],
+        ..BatchData::default()
+    }));
+    assert!(batch_cmds(s.update(code(KeyCode::Enter))).is_empty());
+    assert!(
+        s.notice().unwrap_or("").contains("select"),
+        "{:?}",
+        s.notice()
+    );
+    // Moving picks a task again.
+    s.update(key('j'));
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "agent_1".into()
+        }]
+    );
+}
+
+/// The task names on rows drawn reversed (the selection), at 80×24.
+fn reversed_rows(s: &mut State) -> Vec<String> {
+    use ratatui::style::Modifier;
+    s.size = (80, 24);
+    let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
+    terminal.draw(|f| spock_tui::tui::ui::draw(f, s)).unwrap();
+    let buf = terminal.backend().buffer();
+    let mut out = Vec::new();
+    for y in 0..buf.area.height {
+        let row: Vec<_> = (0..buf.area.width).map(|x| &buf[(x, y)]).collect();
+        let text: String = row
+            .iter()
+            .filter(|c| c.modifier.contains(Modifier::REVERSED))
+            .map(|c| c.symbol())
+            .collect();
+        if let Some(name) = text.split_whitespace().next()
+            && (name == "smoke" || name == "sm0ke-cleanup")
+        {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+/// The first task to show up in an empty list is selected (no row was under the cursor); a
+/// selection that went away on screen is not replaced by a newcomer.
+#[test]
+fn a_first_task_is_selected_but_a_lost_selection_is_not_replaced() {
+    let mut s = on_batch(BatchData::default());
+    assert!(s.batch.selected().is_none());
+    let smoke = task("smoke", "smoke", Source::Manual, 2);
+    s.update(Event::Batch(BatchData {
+        tasks: vec![smoke.clone()],
+        ..BatchData::default()
+    }));
+    assert_eq!(s.batch.selected().map(|t| t.id.as_str()), Some("smoke"));
+    let other = task("other", "other", Source::Manual, 1);
+    s.update(Event::Batch(BatchData {
+        tasks: vec![other.clone()],
+        ..BatchData::default()
+    }));
+    assert!(s.batch.selected().is_none());
+    let newcomer = task("agent_2", "a-newcomer", Source::Manual, 1);
+    s.update(Event::Batch(BatchData {
+        tasks: vec![newcomer, other],
+        ..BatchData::default()
+    }));
+    assert!(s.batch.selected().is_none());
+    assert!(batch_cmds(s.update(code(KeyCode::Enter))).is_empty());
+}
+
+/// The task under the cursor saved again by someone else (same id, other steps): the next
+/// Enter says so and runs nothing; the one after runs it as it is now. The person's own save
+/// (the editor) is not such a change.
+#[test]
+fn a_task_changed_under_the_cursor_is_not_run_on_the_next_enter() {
+    let smoke = task("smoke", "smoke", Source::Manual, 2);
+    let mut s = on_batch(BatchData {
+        tasks: vec![smoke.clone()],
+        ..BatchData::default()
+    });
+    let mut swapped = smoke.clone();
+    swapped.steps[1] = Step::new("android_uninstall_app", json!({"package_name": "com.x"}));
+    s.update(Event::Batch(BatchData {
+        tasks: vec![swapped.clone()],
+        ..BatchData::default()
+    }));
+    assert!(batch_cmds(s.update(code(KeyCode::Enter))).is_empty());
+    assert!(
+        s.notice().unwrap_or("").contains("changed"),
+        "{:?}",
+        s.notice()
+    );
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+    // The person's own save of the selected task: Enter runs it at once.
+    let mut edited = swapped.clone();
+    edited.steps.pop();
+    s.update(Event::BatchReply(BatchReply::Saved {
+        task: edited.clone(),
+        note: "saved".into(),
+    }));
+    s.update(Event::Batch(BatchData {
+        tasks: vec![edited.clone()],
+        ..BatchData::default()
+    }));
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
+    );
+    // The snapshot may come before the reply: still the person's own save.
+    let mut again = edited;
+    again.name = "smoke (renamed)".into();
+    s.update(Event::Batch(BatchData {
+        tasks: vec![again.clone()],
+        ..BatchData::default()
+    }));
+    s.update(Event::BatchReply(BatchReply::Saved {
+        task: again,
+        note: "saved".into(),
+    }));
+    assert_eq!(
+        batch_cmds(s.update(code(KeyCode::Enter))),
+        [BatchCmd::Run {
+            task_id: "smoke".into()
+        }]
     );
 }

@@ -738,13 +738,25 @@ fn enable_all_asks_a_second_key_before_allowing_the_host_groups() {
     let q = s.prompt.as_ref().unwrap().question();
     assert!(q.contains("adb_server") && !q.contains("settings "), "{q}");
     s.update(code(KeyCode::Esc));
-    // Every group already allowed: nothing new to warn about, a acts at once.
+    // Every group already allowed: Enable all still widens (a tool is off), so it still
+    // asks, naming the tools; with everything on there is nothing to do.
     v.access.allowed_groups.insert("adb_server".into());
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(v.clone()));
+    assert!(s.update(key('a')).is_empty());
+    let q = s.prompt.as_ref().unwrap().question();
+    assert!(
+        q.contains("1 tool that is off") && !q.contains("host group"),
+        "{q}"
+    );
     assert!(matches!(
-        &s.update(key('a'))[..],
+        &s.update(key('y'))[..],
         [Effect::Access(AccessChange::EnableAll)]
     ));
+    v.enabled.insert("spock_update_settings".into());
+    s.update(Event::Sync(v));
+    assert!(s.update(key('a')).is_empty());
+    assert!(s.prompt.is_none());
+    assert!(s.notice().unwrap_or("").contains("already on"));
 }
 
 #[test]

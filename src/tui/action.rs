@@ -52,6 +52,8 @@ pub enum Action {
     TaskFromMarked,
     BreakLease,
     NextLease,
+    /// Show the screen an agent asked for while the person was busy (the footer's offer).
+    FollowNav,
 }
 
 impl Action {
@@ -104,6 +106,7 @@ impl Action {
             Action::TaskFromMarked => "make a batch task from the marked calls",
             Action::BreakLease => "break a device lease (asks first)",
             Action::NextLease => "next device lease",
+            Action::FollowNav => "show the screen an agent asked for",
         }
     }
 
@@ -141,6 +144,7 @@ impl Action {
             Action::SaveTask => "save",
             Action::Mark => "mark",
             Action::TaskFromMarked => "task from marked",
+            Action::FollowNav => "show",
             other => other.describe(),
         }
     }

@@ -125,14 +125,21 @@ impl Editor {
     }
 }
 
+/// The Batch screen's state. The selection is a task id, not a row: the list is sorted by
+/// name and anyone may save or delete tasks, so a row can change its task between the frame
+/// the person read and their Enter; an id cannot. A task saved again under the same id by
+/// someone else is held back from the next Enter (`changed`).
 #[derive(Debug, Clone, Default)]
 pub struct BatchView {
     /// `None` until the loop first reads the store.
     pub data: Option<BatchData>,
-    /// Position in `data.tasks`.
-    pub cursor: usize,
+    /// The selected task's id; `None` when nothing is selected (the task went away).
+    pub selected_id: Option<String>,
     /// Select this task when it shows up in the list (after a save).
     pub select: Option<String>,
+    /// The selected task was saved again by someone else since it was selected: the next
+    /// Enter says so instead of running it.
+    pub changed: bool,
     pub editor: Option<Editor>,
 }
 
@@ -141,9 +148,14 @@ impl BatchView {
         self.data.as_ref().map_or(&[], |d| d.tasks.as_slice())
     }
 
+    /// The row the selected task is drawn on.
+    pub fn cursor(&self) -> Option<usize> {
+        let id = self.selected_id.as_deref()?;
+        self.tasks().iter().position(|t| t.id == id)
+    }
+
     pub fn selected(&self) -> Option<&Task> {
-        let t = self.tasks();
-        t.get(self.cursor.min(t.len().saturating_sub(1)))
+        self.cursor().map(|i| &self.tasks()[i])
     }
 
     pub fn recording(&self) -> Option<&Recording> {
@@ -178,13 +190,54 @@ pub fn editor_json(task: &Task) -> String {
 
 impl State {
     pub(super) fn on_batch_data(&mut self, data: BatchData) {
-        if let Some(id) = &self.batch.select
-            && let Some(i) = data.tasks.iter().position(|t| &t.id == id)
-        {
-            self.batch.cursor = i;
-            self.batch.select = None;
+        let has = |id: &str| data.tasks.iter().any(|t| t.id == id);
+        // The person's own save (the editor, a recording, a task from History) is no change
+        // behind their back.
+        let own = self.batch.select.take_if(|id| has(id));
+        if let Some(id) = own.clone() {
+            self.batch.selected_id = Some(id);
+            self.batch.changed = false;
         }
-        self.batch.cursor = self.batch.cursor.min(data.tasks.len().saturating_sub(1));
+        let changed = self
+            .batch
+            .selected()
+            .filter(|old| own.as_deref() != Some(old.id.as_str()))
+            .and_then(|old| data.tasks.iter().find(|t| t.id == old.id && *t != old))
+            .map(|t| t.name.clone());
+        if let Some(name) = changed {
+            self.batch.changed = true;
+            if self.screen == super::screen::ScreenId::BATCH {
+                self.notify(format!(
+                    "the selected task {:?} was changed by someone else: look before you run it",
+                    super::escape::line(&name)
+                ));
+            }
+        }
+        // A task that went away takes the selection with it: Enter then runs nothing, rather
+        // than whatever task took its row.
+        if let Some(gone) = self.batch.selected_id.take_if(|id| !has(id))
+            && self.screen == super::screen::ScreenId::BATCH
+        {
+            let name = self
+                .batch
+                .tasks()
+                .iter()
+                .find(|t| t.id == gone)
+                .map_or(gone.clone(), |t| t.name.clone());
+            self.notify(format!(
+                "task {:?} is gone: select a task (↑/↓) before running one",
+                super::escape::line(&name)
+            ));
+        }
+        // Nothing selected: the first task when the list was empty (no row was under the
+        // person's cursor) or nobody is looking (they see it selected when they come to
+        // Batch). A selection that went away on screen is not replaced: the person picks.
+        if self.batch.selected_id.is_none()
+            && (self.batch.tasks().is_empty() || self.screen != super::screen::ScreenId::BATCH)
+        {
+            self.batch.selected_id = data.tasks.first().map(|t| t.id.clone());
+            self.batch.changed = false;
+        }
         // A run that ended without succeeding since the last snapshot (not one that had
         // already ended) says so in the footer, wherever the person is.
         let failed: Vec<String> = match &self.batch.data {
@@ -228,6 +281,11 @@ impl State {
                 if self.batch.editor.as_ref().is_some_and(|e| e.saving) {
                     self.batch.editor = None;
                 }
+                // Whichever came first, the snapshot or this reply: the person's own save is
+                // no change behind their back.
+                if self.batch.selected_id.as_deref() == Some(task.id.as_str()) {
+                    self.batch.changed = false;
+                }
                 self.batch.select = Some(task.id);
                 self.notify(note);
             }
@@ -246,10 +304,19 @@ impl State {
         let len = self.batch.tasks().len();
         match action {
             Action::RunTask => match self.batch.selected() {
+                Some(t) if self.batch.changed => {
+                    let name = super::escape::line(&t.name);
+                    self.batch.changed = false;
+                    self.notify(format!(
+                        "task {name:?} changed since you selected it (e shows it); \
+                         Enter again runs it as it is now"
+                    ));
+                }
                 Some(t) => fx.push(Effect::Batch(BatchCmd::Run {
                     task_id: t.id.clone(),
                 })),
-                None => self.notify("no task to run: record one or press n"),
+                None if len == 0 => self.notify("no task to run: record one or press n"),
+                None => self.notify("no task is selected: select one (↑/↓) to run it"),
             },
             Action::CancelRun => match self.batch.running() {
                 Some(id) => fx.push(Effect::Batch(BatchCmd::Cancel {
@@ -290,10 +357,18 @@ impl State {
                 }
             }
             a => {
-                let Some(p) = self.moved(a, self.batch.cursor, len) else {
+                // With nothing selected, a move selects the first task (the last for End).
+                let p = match self.batch.cursor() {
+                    Some(pos) => self.moved(a, pos, len),
+                    None => self
+                        .moved(a, 0, len)
+                        .map(|p| if a == Action::Bottom { p } else { 0 }),
+                };
+                let Some(p) = p else {
                     return false;
                 };
-                self.batch.cursor = p;
+                self.batch.selected_id = self.batch.tasks().get(p).map(|t| t.id.clone());
+                self.batch.changed = false;
             }
         }
         true

@@ -10,11 +10,11 @@ use super::update::{AccessChange, Effect};
 impl State {
     pub(super) fn activate_setting(&mut self, fx: &mut Vec<Effect>) {
         match self.settings_row() {
-            Some(Row::EnableAll) => self.enable_all(fx),
+            Some(Row::EnableAll) => self.enable_all(),
             Some(Row::ReadOnlyOnly) => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
             Some(Row::Group(group)) => {
                 let on = !settings::group_on(self, group);
-                fx.push(Effect::Access(AccessChange::SetGroup { group, on }))
+                self.set_group(group, on, fx)
             }
             Some(Row::Field(f)) => {
                 self.input = Some((

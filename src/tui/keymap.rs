@@ -224,6 +224,7 @@ const GLOBAL_BEFORE: &[Key] = &[
 const GLOBAL_AFTER: &[Key] = &[
     key(ch('s'), Action::ServerStartStop),
     key(ch('R'), Action::ServerRestart),
+    key(ch('o'), Action::FollowNav),
     key(Up, Action::Up),
     key(ch('k'), Action::Up),
     key(Down, Action::Down),

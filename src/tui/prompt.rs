@@ -1,7 +1,7 @@
 //! Our own small yes/no questions, asked before the control centre does something it should
-//! not do on one key: delete a batch task, let "Enable all" turn on the host groups, or break
-//! another client's device lease. Each
-//! has the keyboard (below a destructive-call confirmation); y goes ahead, n or Esc does not.
+//! not do on one key: delete a batch task, widen what agents may do (Enable all, a host group
+//! on; narrowing asks nothing), or break another client's device lease. Each has the keyboard
+//! (below a destructive-call confirmation); y goes ahead, n or Esc does not.
 use super::action::Action;
 use super::batch::BatchCmd;
 use super::escape;
@@ -15,9 +15,14 @@ pub enum Prompt {
         id: String,
         name: String,
     },
-    /// Enable all would also allow these host groups (off until now).
+    /// Enable all would turn on `tools` tools that are off and allow these host groups.
     EnableAll {
+        tools: usize,
         groups: Vec<HostGroup>,
+    },
+    /// A host group on (Settings).
+    Group {
+        group: HostGroup,
     },
     /// From Status (`super::leases`).
     BreakLease {
@@ -33,15 +38,33 @@ impl Prompt {
             Prompt::DeleteTask { name, .. } => {
                 format!("delete task {:?}? y/n", escape::line(name))
             }
-            Prompt::EnableAll { groups } => {
-                let keys: Vec<&str> = groups.iter().map(|g| g.key()).collect();
+            Prompt::EnableAll { tools, groups } => {
+                let mut what = Vec::new();
+                if *tools > 0 {
+                    what.push(format!(
+                        "{tools} tool{} that {} off",
+                        if *tools == 1 { "" } else { "s" },
+                        if *tools == 1 { "is" } else { "are" }
+                    ));
+                }
+                if !groups.is_empty() {
+                    let keys: Vec<&str> = groups.iter().map(|g| g.key()).collect();
+                    what.push(format!(
+                        "the host group{} {} (off until allowed)",
+                        if groups.len() == 1 { "" } else { "s" },
+                        keys.join(" and ")
+                    ));
+                }
                 format!(
-                    "Enable all also turns on the host group{} {} (off until allowed). \
-                     Go ahead? y/n",
-                    if groups.len() == 1 { "" } else { "s" },
-                    keys.join(" and ")
+                    "Enable all turns on {} for every agent. Go ahead? y/n",
+                    what.join(" and ")
                 )
             }
+            Prompt::Group { group } => format!(
+                "allow the host group {} ({}) for every agent? y/n",
+                group.key(),
+                group.label()
+            ),
             Prompt::BreakLease { device, holder, .. } => format!(
                 "break the lease on {} held by {}? y/n",
                 escape::line(device),
@@ -52,17 +75,27 @@ impl Prompt {
 }
 
 impl State {
-    /// Enable all: at once when it only turns tools on, after a y when it would also allow
-    /// host groups that are off.
-    pub(super) fn enable_all(&mut self, fx: &mut Vec<Effect>) {
+    /// Enable all widens access: it asks first, naming what it would turn on; with
+    /// everything already on there is nothing to do.
+    pub(super) fn enable_all(&mut self) {
         let groups: Vec<HostGroup> = HostGroup::ALL
             .into_iter()
             .filter(|g| !super::settings::group_on(self, *g))
             .collect();
-        if groups.is_empty() {
-            fx.push(Effect::Access(AccessChange::EnableAll));
+        let tools = self.tools.iter().filter(|t| !self.enabled(t.name)).count();
+        if groups.is_empty() && tools == 0 {
+            self.notify("every tool and host group is already on");
         } else {
-            self.prompt = Some(Prompt::EnableAll { groups });
+            self.prompt = Some(Prompt::EnableAll { tools, groups });
+        }
+    }
+
+    /// A host group on asks first (it widens what agents may do); off is at once.
+    pub(super) fn set_group(&mut self, group: HostGroup, on: bool, fx: &mut Vec<Effect>) {
+        if on {
+            self.prompt = Some(Prompt::Group { group });
+        } else {
+            fx.push(Effect::Access(AccessChange::SetGroup { group, on }));
         }
     }
 
@@ -82,8 +115,15 @@ impl State {
                 fx.push(Effect::Access(AccessChange::EnableAll))
             }
             (Action::Deny, Prompt::EnableAll { .. }) => {
-                self.notify("nothing changed: the host groups stay as they were")
+                self.notify("nothing changed: the tools and host groups stay as they were")
             }
+            (Action::Approve, Prompt::Group { group }) => {
+                fx.push(Effect::Access(AccessChange::SetGroup { group, on: true }))
+            }
+            (Action::Deny, Prompt::Group { group }) => self.notify(format!(
+                "nothing changed: the host group {} stays off",
+                group.key()
+            )),
             (a @ (Action::Approve | Action::Deny), Prompt::BreakLease { id, device, .. }) => {
                 self.answer_break(a == Action::Approve, id, device, fx)
             }

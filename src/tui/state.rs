@@ -12,6 +12,7 @@ use super::event::{CoreView, DeviceRow, ServerStatus};
 use super::history::{History, HistorySource, SessionOnly};
 use super::input::LineInput;
 use super::keymap::Keymap;
+use super::nav::NavGuard;
 use super::prompt::Prompt;
 use super::screen::ScreenId;
 use crate::mcp::confirm::ConfirmRequest;
@@ -271,6 +272,8 @@ pub struct State {
     pub focus: Button,
     pub confirm_scroll: u16,
     pub gate: ConfirmGate,
+    /// What keeps an agent's navigation from taking the person's keys (`nav`).
+    pub nav: NavGuard,
     pub help: bool,
     pub help_scroll: u16,
     pub input: Option<(InputTarget, LineInput)>,
@@ -323,6 +326,7 @@ impl State {
             focus: Button::Deny,
             confirm_scroll: 0,
             gate: ConfirmGate::default(),
+            nav: NavGuard::default(),
             help: false,
             help_scroll: 0,
             input: None,
@@ -369,14 +373,15 @@ impl State {
         }
     }
 
-    /// A countdown, a running call or a footer message that will expire is on screen: the
-    /// loop ticks once a second, else never.
+    /// A countdown, a running call or a footer message or offer that will expire is on
+    /// screen: the loop ticks once a second, else never.
     pub fn needs_tick(&self) -> bool {
         !self.confirms.is_empty()
             || self.gate.withdrawn.is_some()
             || self.history.running() > 0
             || !self.core.leases.is_empty()
             || self.notice().is_some()
+            || self.nav_offer().is_some()
     }
 
     /// How long the loop may wait for an event before redrawing: often while a sub-second

@@ -29,7 +29,7 @@ use super::action::Action;
 use super::event::ServerStatus;
 use super::keymap::{Keymap, Scope};
 use super::screen::ScreenId;
-use super::state::State;
+use super::state::{Layer, State};
 use crate::mcp::events::Outcome;
 use crate::mcp::registry::Level;
 
@@ -258,6 +258,20 @@ fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
     }
     let layer = s.layer();
     let mut spans = Vec::new();
+    // An agent's navigation that waited for the person: one key shows it.
+    if let Some(o) = s.nav_offer()
+        && matches!(layer, Layer::Screen(_) | Layer::Details)
+        && let Some(k) = s.keymap.first_key(Scope::Global, Action::FollowNav)
+    {
+        spans.push(Span::styled(
+            format!(" {k} "),
+            Style::new().fg(Color::Black).bg(ACCENT),
+        ));
+        spans.push(Span::styled(
+            format!(" show {} (an agent asks) ", o.screen.title()),
+            Style::new().fg(ACCENT),
+        ));
+    }
     for (scope, a, k) in s.keymap.hints(layer) {
         if let Scope::Screen(sc) = scope
             && !sc.hint_now(s, a)

@@ -281,21 +281,6 @@ impl State {
         self.history_view.matches = Some(m);
     }
 
-    fn navigate(&mut self, req: NavRequest) -> Effect {
-        let Some(screen) = ScreenId::from_name(&req.screen.to_ascii_lowercase()) else {
-            let reason = format!("unknown screen {:?}", req.screen);
-            return Effect::NavReply(req, Err(reason));
-        };
-        let result = match req.select.as_deref() {
-            None => Ok(()),
-            Some(what) => screen.select(self, what),
-        };
-        if result.is_ok() {
-            self.go(screen);
-        }
-        Effect::NavReply(req, result)
-    }
-
     pub fn go(&mut self, screen: ScreenId) {
         self.screen = screen;
         self.details = None;
@@ -309,7 +294,13 @@ impl State {
         if key.kind != crossterm::event::KeyEventKind::Press {
             return;
         }
+        self.nav.last_key = Some(self.nav.last_key.map_or(at, |k| k.max(at)));
         let layer = self.layer();
+        // Letters typed for the screen an agent just replaced do nothing on the new one. (A
+        // confirmation has its own, stricter gate.)
+        if layer != Layer::Confirm && self.nav.holds(at) {
+            return;
+        }
         if layer == Layer::Confirm {
             if let Some(a) = self.keymap.lookup(layer, &key) {
                 self.act_confirm(a, at);
@@ -336,6 +327,9 @@ impl State {
     }
 
     fn on_mouse(&mut self, m: MouseEvent, fx: &mut Vec<Effect>) {
+        if self.layer() != Layer::Confirm && self.nav.holds(self.now) {
+            return;
+        }
         match m.kind {
             MouseEventKind::ScrollUp => self.act(Action::Up, fx),
             MouseEventKind::ScrollDown => self.act(Action::Down, fx),

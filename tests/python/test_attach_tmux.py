@@ -167,7 +167,10 @@ async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_d
             r = await asyncio.wait_for(call, 15)
             assert r.is_error is True and "denied" in text_of(r), text_of(r)
             # An agent's navigation goes to this terminal's own control centre, not to the
-            # newest attached one (the raw client here, which would never answer).
+            # newest attached one (the raw client here, which would never answer). It waits
+            # until the notice about the decision has left the screen: an agent's navigation
+            # never switches under an open modal.
+            await tui.wait_gone("Decided in another terminal")
             r = await asyncio.wait_for(mcp.call_tool("spock_navigate", {"destination": "tools"}), 15)
             assert r.structured_content["applied"] is True, r
             st = await mcp.call_tool("spock_get_status", {})

@@ -2,10 +2,21 @@
 //! in-process one (`app::local`) and each attached one (the attach channel's `access`,
 //! `setting`, `break_lease` and `batch` commands) call these same functions. Each returns the
 //! line the person is told; the ones that touch files are blocking and run off the loop.
+//! A change of access or settings is the person's act on the audit trail, like a lease they
+//! broke: origin `tui`, decided by key, naming the terminal.
+use serde_json::json;
+
+use crate::audit::AuditRecord;
 use crate::mcp::Core;
-use crate::mcp::events::ClientId;
+use crate::mcp::events::{ClientId, DecidedBy, Decision, Outcome, Transport};
+use crate::mcp::registry::Level;
 use crate::tui::state::SettingField;
 use crate::tui::update::AccessChange;
+
+/// The audit trail's name for a person's change of the access switches or host groups.
+pub const ACCESS_TOOL: &str = "control_access";
+/// The audit trail's name for a person's change of a setting.
+pub const SETTING_TOOL: &str = "control_setting";
 
 /// Who acts: the in-process control centre, or an attached terminal (its `you` label).
 #[derive(Debug, Clone)]
@@ -14,6 +25,8 @@ pub struct Actor {
     pub label: String,
     /// How calls through the pipeline name it.
     pub client: ClientId,
+    /// The terminal as the session named it (`decider` on the person's records).
+    pub terminal: String,
 }
 
 impl Actor {
@@ -22,6 +35,7 @@ impl Actor {
         Actor {
             label: "terminal".into(),
             client: crate::mcp::server::control_centre(),
+            terminal: crate::mcp::confirm::local_label(),
         }
     }
 
@@ -33,13 +47,55 @@ impl Actor {
                 name: "control centre".into(),
                 version: you.to_string(),
             },
+            terminal: you.to_string(),
         }
+    }
+
+    /// A record of this person's own act: origin `tui`, decided by key at this terminal.
+    fn record(&self, tool: &str, level: Level, args: serde_json::Value) -> AuditRecord {
+        let mut r = AuditRecord::new(tool, level, Transport::Tui, args);
+        r.client = format!("{}/{}", self.client.name, self.client.version);
+        r.decision = Some(Decision {
+            approved: true,
+            by: DecidedBy::Key,
+        });
+        r.decider = Some(self.terminal.clone());
+        r
     }
 }
 
-/// Switch tools or host groups; in force at once. Returns what changed, for the notice
-/// [`save_access`] gives once the file is written.
-pub fn access(core: &Core, change: &AccessChange) -> Result<String, String> {
+/// Whether a change lets agents do more than before (the control centre asked first).
+pub fn widens(change: &AccessChange) -> bool {
+    match change {
+        AccessChange::SetEnabled { on, .. } | AccessChange::SetGroup { on, .. } => *on,
+        AccessChange::EnableAll => true,
+        AccessChange::ReadOnlyOnly => false,
+    }
+}
+
+/// Switch tools or host groups as `actor`; in force at once, and on the audit trail (a
+/// widening as a destructive record, which the trail's cap never drops). Returns what
+/// changed, for the notice [`save_access`] gives once the file is written.
+pub fn access(core: &Core, change: &AccessChange, actor: &Actor) -> Result<String, String> {
+    let done = apply_access(core, change);
+    let level = if widens(change) {
+        Level::Destructive
+    } else {
+        Level::SafeAction
+    };
+    let mut r = actor.record(ACCESS_TOOL, level, json!(change));
+    match &done {
+        Ok(what) => r.result = Some(json!({ "changed": what })),
+        Err(e) => {
+            r.outcome = Outcome::Error;
+            r.error = Some(e.clone());
+        }
+    }
+    core.audit.append(r);
+    done
+}
+
+fn apply_access(core: &Core, change: &AccessChange) -> Result<String, String> {
     let onoff = |on: bool| if on { "on" } else { "off" };
     Ok(match change {
         AccessChange::SetEnabled { tool, on } => {
@@ -72,13 +128,29 @@ pub fn save_access(core: &Core, what: &str) -> Result<String, String> {
         .map_err(|e| format!("access changed but not saved: {e}"))
 }
 
-/// Change a setting and save it (blocking); the config's own checks bound the value.
-pub fn setting(core: &Core, field: SettingField, value: u64) -> Result<String, String> {
+/// Change a setting as `actor` and save it (blocking), on the audit trail like an agent's
+/// `spock_update_settings` (destructive); the config's own checks bound the value.
+pub fn setting(
+    core: &Core,
+    field: SettingField,
+    value: u64,
+    actor: &Actor,
+) -> Result<String, String> {
     let r = core.update_config(|c| match field {
         SettingField::HistorySize => c.history.size = value as usize,
         SettingField::ConfirmTimeout => c.safety.confirm_timeout_secs = value,
         SettingField::Port => c.server.port = value.min(u16::MAX as u64) as u16,
     });
+    let mut rec = actor.record(
+        SETTING_TOOL,
+        Level::Destructive,
+        json!({ "field": field, "value": value }),
+    );
+    if let Err(e) = &r {
+        rec.outcome = Outcome::Error;
+        rec.error = Some(e.to_string());
+    }
+    core.audit.append(rec);
     match r {
         Ok(_) if field == SettingField::Port => Ok(format!(
             "port {value} saved; it applies when the server restarts (R)"

@@ -481,7 +481,7 @@ impl Session {
             ClientMsg::Detach => None,
             ClientMsg::Access { change } => {
                 tracing::info!(terminal = %self.you, ?change, "access changed from an attached control centre");
-                match commands::access(&self.core, &change) {
+                match commands::access(&self.core, &change, &self.actor) {
                     Ok(what) => {
                         // In force at once; written to the file off the loop.
                         let (core, tx) = (self.core.clone(), self.replies.clone());
@@ -496,8 +496,11 @@ impl Session {
             ClientMsg::Setting { field, value } => {
                 tracing::info!(terminal = %self.you, ?field, value, "setting changed from an attached control centre");
                 let (core, tx) = (self.core.clone(), self.replies.clone());
+                let actor = self.actor.clone();
                 tokio::task::spawn_blocking(move || {
-                    let _ = tx.send(notice_or_error(commands::setting(&core, field, value)));
+                    let _ = tx.send(notice_or_error(commands::setting(
+                        &core, field, value, &actor,
+                    )));
                 });
                 None
             }

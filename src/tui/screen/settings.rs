@@ -43,7 +43,7 @@ impl Screen for Settings {
             Action::PageDown => s.move_settings(s.page() as isize),
             Action::Top => s.move_settings(-10_000),
             Action::Bottom => s.move_settings(10_000),
-            Action::EnableAll => s.enable_all(fx),
+            Action::EnableAll => s.enable_all(),
             Action::ReadOnlyOnly => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
             Action::Open | Action::Toggle => s.activate_setting(fx),
             _ => return false,

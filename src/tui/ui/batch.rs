@@ -139,7 +139,8 @@ fn task_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
         return lines;
     }
     let rows = (area.height as usize).saturating_sub(1).max(1);
-    let off = page_offset(s.batch.cursor, rows);
+    let cursor = s.batch.cursor();
+    let off = page_offset(cursor.unwrap_or(0), rows);
     for (i, t) in d.tasks.iter().enumerate().skip(off).take(rows) {
         let l = Line::raw(format!(
             "{:<name_w$} {:>5}  {:<10}",
@@ -147,7 +148,7 @@ fn task_lines(s: &State, d: &BatchData, area: Rect) -> Vec<Line<'static>> {
             t.steps.len(),
             source_label(t.source)
         ));
-        lines.push(if i == s.batch.cursor {
+        lines.push(if Some(i) == cursor {
             l.style(selected())
         } else {
             l
