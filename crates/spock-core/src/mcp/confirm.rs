@@ -300,11 +300,16 @@ impl Confirmer {
                         });
                         continue;
                     }
+                    if c.decision.by == DecidedBy::Timeout {
+                        break (c, Notice::Withdrawn { call_id, timed_out: true });
+                    }
                     // The client decides (its no always; its yes while no person holds it),
                     // unless a person answered first: then the next turn takes theirs.
                     slot.settle(c);
                 }
-                _ = &mut deadline => break (
+                // While the client is asked, its own timeout (the same) ends the wait, so a
+                // 2026 round it expires is remembered as expired, not as answered.
+                _ = &mut deadline, if client.is_none() => break (
                     Answered::default_no(DecidedBy::Timeout),
                     Notice::Withdrawn { call_id, timed_out: true },
                 ),
