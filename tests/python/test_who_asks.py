@@ -120,15 +120,16 @@ async def wait_for(pred):
     raise AssertionError("never happened")
 
 
-async def test_a_person_attaching_while_the_client_is_asked_gets_the_call_and_alone_approves(tmp_path):
-    from mcp import Client
+@pytest.mark.parametrize("transport,mode", [("stdio", "legacy"), ("http", "auto")])
+async def test_a_person_attaching_while_the_client_is_asked_gets_the_call_and_alone_approves(tmp_path, transport, mode):
+    """2025 sessions (an elicitation request) and 2026-07-28 (input_required, then the retry)."""
     from conftest import call
+    from protocol_common import client
 
     inst = start_instance(tmp_path, "--demo", config=VIA_CLIENT)
     try:
         asked, release, answer = [], asyncio.Event(), {"approve": True}
-        async with Client(inst.relay_params(), mode="legacy",
-                          elicitation_callback=holding(asked, release, answer)) as mcp:
+        async with client(inst, transport, mode, elicitation_callback=holding(asked, release, answer)) as mcp:
             task = asyncio.create_task(mcp.call_tool("android_uninstall_app", NOTES))
             await wait_for(lambda: asked)
             # The client is being asked; now a person attaches: they are offered the call.
