@@ -172,3 +172,30 @@ async def test_a_person_attaching_while_the_client_is_asked_gets_the_call_and_al
         assert recs[0]["decider"] == welcome["you"] or recs[0]["decider"].startswith("attach pid"), recs[0]
     finally:
         inst.stop()
+
+
+async def test_over_http_the_verified_part_is_the_peer_address(tmp_path):
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp_types import Implementation
+
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        person, welcome = await attached(inst)
+        info = Implementation(name="control centre", version=welcome["server_version"])
+        async with Client(streamable_http_client(inst.url, http_client=inst.http_client()), mode="legacy",
+                          client_info=info) as mcp:
+            task = asyncio.create_task(mcp.call_tool("android_uninstall_app", NOTES))
+            ask = (await person.until("confirm_asked"))["ask"]
+            v = ask.get("verified")
+            assert v is not None and v["transport"] == "http" and "person" not in v, ask
+            assert v["session"].startswith("http session "), v
+            assert v["peer"]["addr"].startswith("127.0.0.1:"), v
+            assert ask["client"] == {"name": "control centre", "version": welcome["server_version"]}, ask
+            await person.send(type="decide", call_id=ask["call_id"], approve=False)
+            assert (await asyncio.wait_for(task, 15)).is_error
+        person.close()
+        rec = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"][-1]
+        assert rec["verified"]["peer"]["addr"].startswith("127.0.0.1:") and "person" not in rec["verified"], rec
+    finally:
+        inst.stop()
