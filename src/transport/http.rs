@@ -287,7 +287,14 @@ pub async fn serve_router(
             },
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // Each request carries the address its connection was accepted from: the verified
+        // part of who asks (crate::mcp::who), apart from the name the client gives.
+        let service = TowerToHyperService::new(app.clone().layer(axum::middleware::map_request(
+            move |mut r: axum::extract::Request| async move {
+                r.extensions_mut().insert(crate::mcp::who::PeerAddr(peer));
+                r
+            },
+        )));
         // Every reply, SSE stream and GET stream on this connection is written through it.
         let stream = WriteTimeout::new(stream, write_timeout, format!("HTTP {peer}"));
         let conn = h1

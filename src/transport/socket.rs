@@ -24,6 +24,7 @@ use crate::mcp::ServerEvent;
 use crate::mcp::events::Transport;
 use crate::mcp::server::McpServer;
 use crate::mcp::toolsets::Selection;
+use spock_core::model::Peer;
 
 /// `sun_path` is 108 bytes on Linux, including the NUL.
 const SUN_PATH_MAX: usize = 107;
@@ -197,9 +198,9 @@ pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> s
                 }
             }
             accepted = accept(&listener) => match accepted {
-                Ok(conn) => {
+                Ok((conn, peer)) => {
                     let (shared, opts, active) = (shared.clone(), opts.clone(), active.clone());
-                    tokio::spawn(async move { handle(conn, shared, opts, active).await });
+                    tokio::spawn(async move { handle(conn, peer, shared, opts, active).await });
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed");
@@ -219,15 +220,58 @@ pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> s
 trait Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Conn for T {}
 
-async fn accept(listener: &Listener) -> std::io::Result<Box<dyn Conn>> {
+/// A connection and what the socket itself says about its other end.
+async fn accept(listener: &Listener) -> std::io::Result<(Box<dyn Conn>, Peer)> {
     Ok(match listener {
-        Listener::Unix(l, _) => Box::new(l.accept().await?.0),
+        Listener::Unix(l, _) => {
+            let s = l.accept().await?.0;
+            let peer = s
+                .peer_cred()
+                .map(|c| peer_process(c.pid().and_then(|p| u32::try_from(p).ok()), c.uid()))
+                .unwrap_or_default();
+            (Box::new(s), peer)
+        }
         Listener::Tcp(l) => {
-            let (s, _) = l.accept().await?;
+            let (s, addr) = l.accept().await?;
             let _ = s.set_nodelay(true);
-            Box::new(s)
+            let peer = Peer {
+                addr: Some(addr.to_string()),
+                ..Peer::default()
+            };
+            (Box::new(s), peer)
         }
     })
+}
+
+/// The relay's pid and uid (`SO_PEERCRED`) and its parent process, read from `/proc` as the
+/// connection is accepted: what the person is shown as verified, beside what the client
+/// claims. A parent that cannot be read is left out, never guessed.
+fn peer_process(pid: Option<u32>, uid: u32) -> Peer {
+    let parent_pid = pid.and_then(|p| {
+        let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+        parent_of_stat(&stat)
+    });
+    let parent_name = parent_pid.and_then(|pp| {
+        let comm = std::fs::read_to_string(format!("/proc/{pp}/comm")).ok()?;
+        let comm = comm.trim_end_matches('\n');
+        (!comm.is_empty()).then(|| comm.to_string())
+    });
+    Peer {
+        pid,
+        uid: Some(uid),
+        parent_pid,
+        parent_name,
+        addr: None,
+    }
+}
+
+/// The parent pid in a `/proc/<pid>/stat` line: the second field after the command, which
+/// is in parentheses and may itself hold spaces and parentheses (so: after the last `)`).
+fn parent_of_stat(stat: &str) -> Option<u32> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let _state = fields.next()?;
+    fields.next()?.parse().ok()
 }
 
 /// Decrements the pool count however the session ends.
@@ -240,6 +284,7 @@ impl Drop for Slot {
 
 async fn handle(
     conn: Box<dyn Conn>,
+    peer: Peer,
     shared: Shared,
     opts: SocketOptions,
     active: Arc<AtomicUsize>,
@@ -310,6 +355,7 @@ async fn handle(
     };
     let server = McpServer::new(shared.core.clone(), Transport::Stdio)
         .via(via)
+        .peer(Some(peer))
         .toolsets(toolsets)
         .client_gone(gone.clone());
     // Unparseable lines and malformed initializes are answered before rmcp (which would
@@ -398,7 +444,19 @@ async fn watch_rotation(shared: &Shared, generation: u64) {
 
 #[cfg(test)]
 mod handshake_tests {
-    use super::handshake_line;
+    use super::{handshake_line, parent_of_stat, peer_process};
+
+    #[test]
+    fn the_parent_is_read_after_the_last_parenthesis_of_the_command() {
+        assert_eq!(parent_of_stat("42 (relay) S 7 42 42 0"), Some(7));
+        assert_eq!(parent_of_stat("42 (a) S 9) S 8 42"), Some(8));
+        for junk in ["", "42 relay S 7", "42 (x)", "42 (x) S", "42 (x) S -1"] {
+            assert_eq!(parent_of_stat(junk), None, "{junk}");
+        }
+        let me = peer_process(Some(std::process::id()), 1);
+        assert_eq!(me.parent_pid, Some(std::os::unix::process::parent_id()));
+        assert!(me.parent_name.is_some());
+    }
 
     #[test]
     fn the_relay_may_say_where_ssh_brought_it_from() {

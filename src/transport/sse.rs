@@ -77,7 +77,10 @@ impl Drop for Cleanup {
     }
 }
 
-async fn open(State(state): State<SseState>) -> Response {
+async fn open(
+    State(state): State<SseState>,
+    addr: Option<axum::Extension<crate::mcp::who::PeerAddr>>,
+) -> Response {
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (server_end, bridge_end) = tokio::io::duplex(PIPE_BYTES);
     let (bridge_read, bridge_write) = tokio::io::split(bridge_end);
@@ -98,8 +101,14 @@ async fn open(State(state): State<SseState>) -> Response {
     }
     let ct = state.shared.shutdown.child_token();
     let gone = CancellationToken::new();
-    let server =
-        McpServer::new(state.shared.core.clone(), Transport::Sse).client_gone(gone.clone());
+    // The address the stream's connection came from: verified, unlike the client's name.
+    let peer = addr.map(|a| spock_core::model::Peer {
+        addr: Some(a.0.0.to_string()),
+        ..Default::default()
+    });
+    let server = McpServer::new(state.shared.core.clone(), Transport::Sse)
+        .peer(peer)
+        .client_gone(gone.clone());
     let session_ct = ct.clone();
     tokio::spawn(async move {
         let (r, w) = tokio::io::split(server_end);

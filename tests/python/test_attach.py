@@ -24,7 +24,7 @@ from conftest import start_instance
 pytestmark = pytest.mark.anyio
 
 UNINSTALL = ("android_uninstall_app", {"packageName": "com.example.notes"})
-PROTOCOL = 2
+PROTOCOL = 3
 
 
 def audit_records(inst):
@@ -281,7 +281,7 @@ try:
     s.connect(sys.argv[1])
 except OSError as e:
     print(json.dumps({"connect": type(e).__name__})); sys.exit(0)
-s.sendall((json.dumps({"type": "hello", "protocol_version": 2, "credential": sys.argv[2], "pid": 1}) + "\n").encode())
+s.sendall((json.dumps({"type": "hello", "protocol_version": 3, "credential": sys.argv[2], "pid": 1}) + "\n").encode())
 print(json.dumps({"reply": s.makefile().readline()}))
 """
 

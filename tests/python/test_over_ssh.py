@@ -133,7 +133,11 @@ async def test_a_client_on_another_machine_comes_in_over_ssh_and_the_person_sees
             assert any(t.name == "android_uninstall_app" for t in tools.tools)
             call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
             screen = await tui.wait_for(MODAL, "ssh from 127.0.0.1:")
-            assert "via stdio, ssh from 127.0.0.1:" in screen, screen
+            # The origin is the relay's claim (from SSH_CONNECTION); the relay's process is
+            # what the server verified.
+            flat = " ".join(screen.replace("│", " ").split())
+            assert "claims ssh from 127.0.0.1:" in flat and "(not verified)" in flat, screen
+            assert "an MCP client over stdio" in flat and "relay pid" in flat, screen
             await tui.wait_armed()
             tui.keys("n")
             r = await asyncio.wait_for(call, 20)

@@ -205,6 +205,17 @@ pub fn ask(tool: &'static str, args: Value, reason: Option<&str>) -> Ask {
         client: client("claude-code"),
         transport: Transport::Stdio,
         via: None,
+        verified: spock_core::model::Verified::client(
+            Transport::Stdio,
+            Some("stdio#1".into()),
+            spock_core::model::Peer {
+                pid: Some(4242),
+                uid: Some(1000),
+                parent_pid: Some(4200),
+                parent_name: Some("node".into()),
+                addr: None,
+            },
+        ),
         device: Some("emulator-5554".into()),
         device_model: None,
         arguments: args,

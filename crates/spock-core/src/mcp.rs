@@ -27,6 +27,7 @@ pub mod tools;
 pub mod toolsets;
 pub mod typed;
 pub mod uilink;
+pub mod who;
 
 pub use self::core::Core;
 pub use events::ServerEvent;

@@ -5,6 +5,9 @@
 use std::collections::BTreeSet;
 
 pub mod toolset;
+pub mod who;
+
+pub use who::{Peer, Verified};
 
 use serde::{Deserialize, Serialize};
 

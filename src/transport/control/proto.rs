@@ -30,7 +30,7 @@ use crate::tui::update::AccessChange;
 /// History records travel in chunks no bigger than this (well under [`MAX_LINE`]).
 pub const HISTORY_CHUNK_BYTES: usize = 1024 * 1024;
 
-pub const PROTOCOL_VERSION: u32 = 2;
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The longest line either side accepts; a longer one is a protocol error.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
@@ -143,9 +143,15 @@ pub struct AskWire {
     pub tool: String,
     pub title: String,
     pub level: Level,
+    /// A claim: the name the client gave.
     pub client: Option<ClientId>,
     pub transport: Transport,
+    /// A claim: `ssh from …`, as the client's relay reported it.
     pub via: Option<String>,
+    /// What the server verified about who asks (protocol 3; absent from older servers, then
+    /// read as an MCP client's over `transport`, never as the person's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<spock_core::model::Verified>,
     pub device: Option<String>,
     pub device_model: Option<String>,
     pub arguments: Value,
@@ -297,6 +303,13 @@ pub enum ServerMsg {
         /// when the client left or the request timed out.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         why: Option<String>,
+    },
+    /// The calling client answered its own approval form while a person holds the request
+    /// (`[confirm] via_client`): a claim for the modal; only the person's answer approves.
+    ClientSaid {
+        call_id: u64,
+        approved: bool,
+        by: String,
     },
     Devices {
         devices: Vec<DeviceWire>,

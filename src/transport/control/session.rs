@@ -389,6 +389,9 @@ async fn session(
                     s.forget(call_id);
                     ServerMsg::Withdrawn { call_id, timed_out, why }
                 }
+                Ok(Notice::ClientSaid { call_id, approved, by }) => {
+                    ServerMsg::ClientSaid { call_id, approved, by }
+                }
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => break,
             },

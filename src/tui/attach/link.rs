@@ -557,6 +557,21 @@ impl Link {
                 self.close(call_id, None);
                 vec![Event::Tick]
             }
+            ServerMsg::ClientSaid {
+                call_id,
+                approved,
+                by,
+            } => {
+                let remote = self
+                    .asks
+                    .lock()
+                    .ok()
+                    .and_then(|a| a.get(&call_id).map(|m| m.remote.clone()));
+                if let Some(r) = remote {
+                    r.client_said(approved, &by);
+                }
+                vec![Event::Tick]
+            }
             ServerMsg::Error {
                 code,
                 message,
@@ -621,6 +636,14 @@ impl Link {
             client: wire.client.clone(),
             transport: wire.transport,
             via: wire.via.clone(),
+            // An older server says nothing verified: an MCP client's, never the person's.
+            verified: wire.verified.clone().unwrap_or_else(|| {
+                spock_core::model::Verified::client(
+                    wire.transport,
+                    None,
+                    spock_core::model::Peer::default(),
+                )
+            }),
             device: wire.device.clone(),
             device_model: wire.device_model.clone(),
             arguments: wire.arguments.clone(),

@@ -18,9 +18,9 @@ use unicode_width::UnicodeWidthChar as _;
 
 use super::{bold, centered, dim};
 use crate::mcp::confirm::ConfirmRequest;
-use crate::mcp::events::ClientId;
 use crate::tui::escape;
 use crate::tui::state::{Blocked, Button, State};
+use spock_core::model::who;
 
 // Focused and unfocused labels have the same width, so the geometry does not depend on focus.
 const DENY: &str = "[  Deny (n)  ]";
@@ -90,23 +90,53 @@ type Pieces = Vec<(String, Style)>;
 /// The request as the person reads it, one entry per logical line.
 fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
     let label = |k: &str| (format!("{k:<10}"), bold());
-    let mut out: Vec<Pieces> = vec![
-        vec![
+    let a = &req.ask;
+    // What the server verified, then what the client claims, never one for the other.
+    let mut out: Vec<Pieces> = vec![vec![
+        label("Asked by"),
+        (
+            format!("{} (verified)", escape::full(&a.verified.describe())),
+            Style::new(),
+        ),
+    ]];
+    let claims = who::claims(&a.verified, &a.client, a.via.as_deref());
+    if !claims.is_empty() {
+        out.push(vec![
+            label("Claims"),
+            (
+                format!("{} (not verified)", escape::full(&claims)),
+                Style::new().fg(Color::Yellow),
+            ),
+        ]);
+    }
+    if !a.verified.is_person()
+        && let Some(c) = &a.client
+        && who::looks_like_control_centre(&format!("{} {}", c.name, c.version))
+    {
+        out.push(vec![
+            label("Warning"),
+            (
+                "its name reads like a control centre's; it is an MCP client, not a person's \
+                 terminal"
+                    .to_string(),
+                Style::new().fg(Color::Red).add_modifier(Modifier::BOLD),
+            ),
+        ]);
+    }
+    if let Some((approved, by)) = req.client_says() {
+        out.push(vec![
             label("Client"),
             (
                 format!(
-                    "{} via {}{}",
-                    escape::full(&ClientId::label(&req.ask.client)),
-                    req.ask.transport.label(),
-                    req.ask
-                        .via
-                        .as_deref()
-                        .map(|v| format!(", {}", escape::full(v)))
-                        .unwrap_or_default()
+                    "the client says: {} (claim; {}; only your answer runs this call)",
+                    if approved { "approve" } else { "deny" },
+                    escape::full(&by)
                 ),
-                Style::new(),
+                Style::new().fg(Color::Yellow),
             ),
-        ],
+        ]);
+    }
+    out.extend([
         vec![
             label("Tool"),
             (
@@ -119,7 +149,7 @@ fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
             label("Device"),
             (escape::full(&device_line(&req.ask)), Style::new()),
         ],
-    ];
+    ]);
     if let Some(reason) = &req.ask.reason {
         out.push(vec![
             label("Reason"),

@@ -46,6 +46,15 @@ pub struct AuditRecord {
     /// The batch run this call belonged to, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batch_run: Option<String>,
+    /// What the server verified about who asked (transport, the person's terminal or the
+    /// client's connection, peer credentials, address), apart from `client`, which is the
+    /// client's claim. Absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<crate::model::Verified>,
+    /// A claim: where the client's relay said it came from (`ssh from …`, from its
+    /// `SSH_CONNECTION`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed_via: Option<String>,
 }
 
 impl AuditRecord {
@@ -73,6 +82,8 @@ impl AuditRecord {
             decider: None,
             escalated: None,
             batch_run: None,
+            verified: None,
+            claimed_via: None,
         }
     }
 }

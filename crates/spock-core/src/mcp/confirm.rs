@@ -19,6 +19,7 @@ use tokio::time::Instant;
 
 use super::events::{ClientId, DecidedBy, Decision, Transport};
 use super::registry::Level;
+use crate::model::Verified;
 
 mod request;
 
@@ -32,10 +33,14 @@ pub struct Ask {
     pub tool: &'static str,
     pub title: &'static str,
     pub level: Level,
+    /// A claim: the name and version the client gave (`clientInfo`), never checked.
     pub client: Option<ClientId>,
     pub transport: Transport,
-    /// `ssh from 10.0.0.5:51234` when a stdio client's relay runs under sshd.
+    /// A claim: `ssh from 10.0.0.5:51234`, from the relay's `SSH_CONNECTION`, which the
+    /// agent's side sets.
     pub via: Option<String>,
+    /// What the server verified about who asks (see [`crate::model::who`]).
+    pub verified: Verified,
     /// The device the call was resolved and pinned to, as the person is shown it (the full
     /// `serial@host:port` where several adb servers are combined); None for calls on no device.
     pub device: Option<String>,
@@ -82,6 +87,13 @@ pub enum Notice {
         /// Why the server withdrew it, when it was not the client leaving or the timeout
         /// (another client leased the device meanwhile).
         why: Option<String>,
+    },
+    /// The calling client answered while a person held the request: shown to the person as
+    /// the client's claim; it decides nothing (a client's no still denies: then `Decided`).
+    ClientSaid {
+        call_id: u64,
+        approved: bool,
+        by: String,
     },
 }
 
@@ -214,14 +226,104 @@ impl Confirmer {
     }
 
     /// [`Confirmer::ask_for_client`] answered by `answer` (the client's own elicitation)
-    /// instead of a control centre, under the same per-client limit.
+    /// instead of a control centre, under the same per-client limit. The request waits in the
+    /// list meanwhile, so a person who attaches is offered it; from then on only the person's
+    /// answer approves: the client's yes is shown to them as a claim, and a client's no (or a
+    /// failed elicitation) still denies, since a no never runs anything.
     pub async fn ask_for_client_via<F: std::future::Future<Output = Answered>>(
         &self,
         ask: &Ask,
         answer: F,
     ) -> Result<Answered, TooManyWaiting> {
         let _place = self.place_for(ask)?;
-        Ok(answer.await)
+        Ok(self.ask_with_client(ask.clone(), answer).await)
+    }
+
+    async fn ask_with_client<F: std::future::Future<Output = Answered>>(
+        &self,
+        ask: Ask,
+        client: F,
+    ) -> Answered {
+        let timeout = self.timeout();
+        let (reply, mut answer) = oneshot::channel();
+        // Kept while nobody holds it: the client is asked, and a person may attach.
+        let slot = Arc::new(Slot::new(reply, Arc::new(AtomicBool::new(true))));
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let call_id = ask.call_id;
+        let pending = Pending {
+            ask,
+            deadline: Instant::now() + timeout,
+            timeout,
+            slot: slot.clone(),
+        };
+        if let Ok(mut i) = self.inner.lock() {
+            i.offer(id, &pending, None);
+            i.pending.insert(id, pending);
+        }
+        let mut asking = Asking {
+            confirmer: self,
+            id,
+            call_id,
+            told: false,
+        };
+        let client = std::pin::pin!(client);
+        let mut client = Some(client);
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let (answered, notice) = loop {
+            tokio::select! {
+                a = &mut answer => break match a {
+                    Ok(a) => {
+                        let notice = Notice::Decided {
+                            call_id,
+                            approved: a.decision.approved,
+                            by: a.decider.clone().unwrap_or_else(|| "unknown".into()),
+                        };
+                        (a, notice)
+                    }
+                    Err(_) => (
+                        Answered::default_no(DecidedBy::Dropped),
+                        Notice::Withdrawn { call_id, timed_out: false, why: None },
+                    ),
+                },
+                c = async {
+                    match client.as_mut() {
+                        Some(c) => c.await,
+                        None => std::future::pending().await,
+                    }
+                }, if client.is_some() =>
+                {
+                    client = None;
+                    if c.decision.approved && slot.held() {
+                        // A person holds it: the client's yes is their claim, not the answer.
+                        let by = c.decider.clone().unwrap_or_else(|| "the client".into());
+                        slot.note_client(true, &by);
+                        let _ = self.notices.send(Notice::ClientSaid {
+                            call_id,
+                            approved: true,
+                            by,
+                        });
+                        continue;
+                    }
+                    if c.decision.by == DecidedBy::Timeout {
+                        break (c, Notice::Withdrawn { call_id, timed_out: true, why: None });
+                    }
+                    // The client decides (its no always; its yes while no person holds it),
+                    // unless a person answered first: then the next turn takes theirs.
+                    slot.settle(c);
+                }
+                // While the client is asked, its own timeout (the same) ends the wait, so a
+                // 2026 round it expires is remembered as expired, not as answered.
+                _ = &mut deadline, if client.is_none() => break (
+                    Answered::default_no(DecidedBy::Timeout),
+                    Notice::Withdrawn { call_id, timed_out: true, why: None },
+                ),
+            }
+        };
+        asking.told = true;
+        drop(asking);
+        let _ = self.notices.send(notice);
+        answered
     }
 
     fn place_for(&self, ask: &Ask) -> Result<Option<Place<'_>>, TooManyWaiting> {

@@ -244,12 +244,14 @@ pub fn message(ask: &Ask) -> String {
         }
         m.push('\n');
     }
-    let client = ask
-        .client
-        .as_ref()
-        .map(|c| format!("{}/{}", c.name, c.version))
-        .unwrap_or_else(|| "unknown".into());
-    m.push_str(&format!("Client: {client} over {:?}\n", ask.transport));
+    m.push_str(&format!(
+        "Asked by (verified): {}\n",
+        ask.verified.describe()
+    ));
+    let claims = crate::model::who::claims(&ask.verified, &ask.client, ask.via.as_deref());
+    if !claims.is_empty() {
+        m.push_str(&format!("The client {claims} (not verified)\n"));
+    }
     if let Some(r) = &ask.reason {
         m.push_str(&format!("Reason: {r}\n"));
     }
@@ -357,7 +359,15 @@ mod tests {
             level: crate::mcp::registry::Level::Destructive,
             client: None,
             transport: Transport::Http,
-            via: None,
+            via: Some("ssh from 10.9.8.7:22".into()),
+            verified: crate::model::Verified::client(
+                Transport::Http,
+                Some("http session 1a2b3c4d".into()),
+                crate::model::Peer {
+                    addr: Some("127.0.0.1:5555".into()),
+                    ..Default::default()
+                },
+            ),
             device: Some("emulator-5554".into()),
             device_model: Some("Pixel 8".into()),
             arguments: json!({"packageName": "com.example.shop", "keepData": false}),
@@ -373,6 +383,8 @@ mod tests {
             "keepData",
             "clean install",
             "default is no",
+            "Asked by (verified): an MCP client over http (http session 1a2b3c4d): from 127.0.0.1:5555",
+            "claims ssh from 10.9.8.7:22 (not verified)",
         ] {
             assert!(m.contains(part), "{part} missing from {m}");
         }

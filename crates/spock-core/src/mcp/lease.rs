@@ -50,6 +50,8 @@ pub struct Session {
     /// Where a stdio client's relay runs from when it came over SSH (`10.0.0.5:51234`, from the
     /// relay's `SSH_CONNECTION`): shown to the person beside the client's name.
     via: Option<String>,
+    /// What the transport itself learned about the other end (peer credentials, address).
+    peer: Option<crate::model::Peer>,
     /// The toolsets its endpoint asked for (`/mcp?toolsets=…`, `relay --toolsets …`).
     toolsets: super::toolsets::Selection,
     /// A 2026-07-28 request with no session: nothing it does changes what it is listed.
@@ -87,6 +89,7 @@ impl Session {
             label: key.clone(),
             key,
             via: None,
+            peer: None,
             toolsets: Default::default(),
             stateless: false,
         }
@@ -101,6 +104,7 @@ impl Session {
             key: http_key(session_id),
             label: format!("http session {:08x}", h.finish() as u32),
             via: None,
+            peer: None,
             toolsets: Default::default(),
             stateless: false,
         }
@@ -112,6 +116,7 @@ impl Session {
             key: format!("http-stateless:{}", client_label(client)),
             label: "stateless http".into(),
             via: None,
+            peer: None,
             toolsets: Default::default(),
             stateless: true,
         }
@@ -119,6 +124,16 @@ impl Session {
 
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// What the transport verified about the other end (see [`crate::model::Peer`]).
+    pub fn peer(&self) -> Option<&crate::model::Peer> {
+        self.peer.as_ref()
+    }
+
+    pub fn with_peer(mut self, peer: Option<crate::model::Peer>) -> Session {
+        self.peer = peer;
+        self
     }
 }
 
@@ -700,6 +715,13 @@ impl Connection {
     pub fn set_via(&mut self, via: Option<String>) {
         if let Some(s) = &mut self.session {
             s.via = via;
+        }
+    }
+
+    /// Record what the transport verified about the other end (see [`Session::peer`]).
+    pub fn set_peer(&mut self, peer: Option<crate::model::Peer>) {
+        if let Some(s) = &mut self.session {
+            s.peer = peer;
         }
     }
 

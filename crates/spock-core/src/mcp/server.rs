@@ -556,6 +556,7 @@ async fn pipeline(
                     .session
                     .as_ref()
                     .and_then(|s| s.via().map(str::to_string)),
+                verified: super::who::verified(&origin),
                 device: device_name,
                 device_model,
                 arguments: shown_args.clone(),
@@ -644,6 +645,11 @@ async fn pipeline(
     record.duration_ms = duration.as_millis() as u64;
     record.decision = decision;
     record.decider = decider;
+    record.verified = Some(super::who::verified(&origin));
+    record.claimed_via = origin
+        .session
+        .as_ref()
+        .and_then(|s| s.via().map(str::to_string));
     record.batch_run = batch_run;
     match &result {
         Ok(_) => record.result = Some(shown.clone()),
@@ -787,6 +793,15 @@ impl McpServer {
         self
     }
 
+    /// What the transport verified about this connection's other end (the relay's peer
+    /// credentials and parent process; a TCP peer's address).
+    pub fn peer(mut self, peer: Option<crate::model::Peer>) -> Self {
+        if let Some(conn) = Arc::get_mut(&mut self.conn) {
+            conn.set_peer(peer);
+        }
+        self
+    }
+
     /// The toolsets this connection's client asked for (`spock-tui relay --toolsets …`).
     pub fn toolsets(mut self, sel: Selection) -> Self {
         if let Some(conn) = Arc::get_mut(&mut self.conn) {
@@ -822,6 +837,14 @@ impl McpServer {
             Some(sid) => Session::http(sid),
             None => Session::stateless(client),
         };
+        // The address the HTTP server accepted this request's connection from.
+        let addr = parts
+            .and_then(|p| p.extensions.get::<super::who::PeerAddr>())
+            .map(|a| crate::model::Peer {
+                addr: Some(a.0.to_string()),
+                ..Default::default()
+            });
+        let session = session.with_peer(addr);
         let asked = parts
             .and_then(|p| p.uri.query())
             .and_then(endpoint_toolsets)

@@ -73,6 +73,7 @@ pub(super) fn wire(req: &ConfirmRequest) -> AskWire {
         client: a.client.clone(),
         transport: a.transport,
         via: a.via.clone(),
+        verified: Some(a.verified.clone()),
         device: a.device.clone(),
         device_model: a.device_model.clone(),
         arguments: a.arguments.clone(),

@@ -37,6 +37,9 @@ pub(super) struct Slot {
     holders: AtomicUsize,
     /// Who answered and how, once someone has.
     decided: Mutex<Option<(bool, String)>>,
+    /// What the calling client answered while a person held the request (approval through
+    /// the client, `[confirm] via_client`): a claim shown to the person, deciding nothing.
+    client_said: Mutex<Option<(bool, String)>>,
     /// The confirmer waits for someone to attach: a request nobody holds is not dropped.
     keep_unheld: Arc<AtomicBool>,
     /// Why the server withdrew it (see [`super::Confirmer::withdraw_because`]).
@@ -49,6 +52,7 @@ impl Slot {
             reply: Mutex::new(Some(reply)),
             holders: AtomicUsize::new(0),
             decided: Mutex::new(None),
+            client_said: Mutex::new(None),
             keep_unheld,
             why: Mutex::new(None),
         }
@@ -86,20 +90,36 @@ impl Slot {
 
     /// First answer wins; later ones (and answers after the asker left) do nothing.
     fn answer(&self, approved: bool, by: &str) -> bool {
-        let Some(tx) = self.reply.lock().ok().and_then(|mut r| r.take()) else {
-            return false;
-        };
-        if let Ok(mut d) = self.decided.lock() {
-            *d = Some((approved, by.to_string()));
-        }
-        tx.send(Answered {
+        self.settle(Answered {
             decision: Decision {
                 approved,
                 by: DecidedBy::Key,
             },
             decider: Some(by.to_string()),
         })
-        .is_ok()
+    }
+
+    /// Any answer, a person's or the client's: the first one wins.
+    pub(super) fn settle(&self, a: Answered) -> bool {
+        let Some(tx) = self.reply.lock().ok().and_then(|mut r| r.take()) else {
+            return false;
+        };
+        if let Ok(mut d) = self.decided.lock() {
+            let by = a.decider.clone().unwrap_or_else(|| "unknown".into());
+            *d = Some((a.decision.approved, by));
+        }
+        tx.send(a).is_ok()
+    }
+
+    /// Whether some responder (a person's control centre) holds a copy now.
+    pub(super) fn held(&self) -> bool {
+        self.holders.load(Ordering::SeqCst) > 0
+    }
+
+    pub(super) fn note_client(&self, approved: bool, by: &str) {
+        if let Ok(mut c) = self.client_said.lock() {
+            *c = Some((approved, by.to_string()));
+        }
     }
 
     fn closed(&self) -> bool {
@@ -151,6 +171,12 @@ impl ConfirmRequest {
             .ok()
             .and_then(|d| d.clone())
             .filter(|(_, by)| **by != *self.by)
+    }
+
+    /// What the calling client answered while this waited for a person: a claim, shown as one
+    /// (approval through the client, `[confirm] via_client`); only a person's answer runs it.
+    pub fn client_says(&self) -> Option<(bool, String)> {
+        self.slot.client_said.lock().ok().and_then(|c| c.clone())
     }
 
     /// A request that mirrors one held by a server elsewhere (an attached control centre):
@@ -209,6 +235,12 @@ impl Remote {
             self.slot.set_why(why);
         }
         self.close(None);
+    }
+
+    /// The server says the calling client answered (a claim; see
+    /// [`ConfirmRequest::client_says`]).
+    pub fn client_said(&self, approved: bool, by: &str) {
+        self.slot.note_client(approved, by);
     }
 
     /// The server says the request is gone: decided by `decided` (how, by whom) or withdrawn.

@@ -10,6 +10,7 @@ fn ask() -> Ask {
         client: None,
         transport: Transport::Http,
         via: None,
+        verified: Verified::client(Transport::Http, None, Default::default()),
         device: None,
         device_model: None,
         arguments: Value::Null,
@@ -202,4 +203,84 @@ async fn a_detached_remote_leaves_the_call_to_the_others() {
     );
     l.answer(true);
     assert!(asked.await.unwrap().approved);
+}
+
+async fn client_answers(approved: bool, when: oneshot::Receiver<()>) -> Answered {
+    let _ = when.await;
+    Answered {
+        decision: Decision {
+            approved,
+            by: DecidedBy::Client,
+        },
+        decider: Some("MCP client agent/1".into()),
+    }
+}
+
+#[tokio::test]
+async fn a_person_who_attaches_while_the_client_is_asked_gets_it_and_alone_approves() {
+    let c = std::sync::Arc::new(Confirmer::new(Duration::from_secs(60)));
+    let (say, when) = oneshot::channel();
+    let asker = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            c.ask_for_client_via(&ask(), client_answers(true, when))
+                .await
+        })
+    };
+    let mut rx = c.attach();
+    let req = rx.recv().await.expect("offered to the person who attached");
+    let mut notices = c.notices();
+    say.send(()).expect("asking");
+    match notices.recv().await.expect("a notice") {
+        Notice::ClientSaid { approved, by, .. } => assert!(approved && by.contains("MCP client")),
+        n => panic!("{n:?}"),
+    }
+    assert_eq!(req.client_says().map(|s| s.0), Some(true));
+    assert!(
+        !asker.is_finished(),
+        "the client's yes decided with a person attached"
+    );
+    req.answer(false);
+    let a = asker.await.expect("joined").expect("a place");
+    assert_eq!(
+        a.decision,
+        Decision {
+            approved: false,
+            by: DecidedBy::Key
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_clients_no_denies_even_with_a_person_attached_and_its_yes_alone_approves() {
+    let c = std::sync::Arc::new(Confirmer::new(Duration::from_secs(60)));
+    let mut rx = c.attach();
+    let (say, when) = oneshot::channel();
+    let asker = {
+        let c = c.clone();
+        tokio::spawn(async move {
+            c.ask_for_client_via(&ask(), client_answers(false, when))
+                .await
+        })
+    };
+    let req = rx.recv().await.expect("shown");
+    say.send(()).expect("asking");
+    let a = asker.await.expect("joined").expect("a place");
+    assert_eq!(a.decision, Decision::deny(DecidedBy::Client));
+    assert!(req.is_abandoned());
+    c.detach();
+    // Nobody attached: the client's yes is the answer, as with `via_client` before.
+    let (say, when) = oneshot::channel();
+    say.send(()).expect("asking");
+    let a = c
+        .ask_for_client_via(&ask(), client_answers(true, when))
+        .await
+        .expect("a place");
+    assert_eq!(
+        a.decision,
+        Decision {
+            approved: true,
+            by: DecidedBy::Client
+        }
+    );
 }

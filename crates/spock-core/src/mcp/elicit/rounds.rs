@@ -269,6 +269,16 @@ impl Rounds {
         }
     }
 
+    /// The call was decided another way (a person answered it): a retry is told it was
+    /// answered.
+    fn settled(&self, handle: &str) {
+        if let Ok(mut i) = self.inner.lock()
+            && let Some(l) = i.live.remove(handle)
+        {
+            i.end(handle, Ended::Answered { call_id: l.call_id });
+        }
+    }
+
     fn forget(&self, handle: &str) {
         if let Ok(mut i) = self.inner.lock() {
             i.live.remove(handle);
@@ -342,6 +352,15 @@ pub(super) async fn suspend(
     if !core.rounds.insert(&handle, live) {
         return Answered::default_no(DecidedBy::Dropped);
     }
+    // A person who attached may answer first (the confirmer then stops waiting for this):
+    // the handle no longer waits, and a later retry is told the call was answered.
+    struct Settled<'a>(&'a Rounds, &'a str);
+    impl Drop for Settled<'_> {
+        fn drop(&mut self) {
+            self.0.settled(self.1);
+        }
+    }
+    let _settled = Settled(&core.rounds, &handle);
     let mut requests = InputRequests::new();
     requests.insert(
         KEY.to_string(),
