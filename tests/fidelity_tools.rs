@@ -519,3 +519,40 @@ async fn pinch_in_landscape_lands_at_the_screen_point() {
     .await;
     assert!(msg.contains("outside the 2400x1080 screen"), "{msg}");
 }
+
+/// Issue 31 review: two agents install two versions of a package the device does not have,
+/// at the same moment. Each is a new install (nobody asked), so neither may replace the
+/// other's: one installs, the other finds the package there and is refused (it was not
+/// approved as a replacement), every round, with replies slowed so the two checks overlap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_installs_of_one_new_package_never_replace_each_other() {
+    let r = rig_with(false, Config::default_config()).await;
+    let pulls = r.core.paths.pull_dir();
+    std::fs::create_dir_all(&pulls).unwrap();
+    r.faults()
+        .apply(&spock_tui::sim::faults::FaultCommand::Delay { ms: 20 });
+    for round in 0..3u32 {
+        let pkg = format!("com.example.race{round}");
+        let v1 = pulls.join(format!("race{round}-1.apk"));
+        let v2 = pulls.join(format!("race{round}-2.apk"));
+        std::fs::write(&v1, apk(&pkg, 1, "1")).unwrap();
+        std::fs::write(&v2, apk(&pkg, 2, "2")).unwrap();
+        let (x, y) = tokio::join!(
+            stdio_call(&r.core, "android_install_app", json!({"apkPath": v1})),
+            stdio_call(&r.core, "android_install_app", json!({"apkPath": v2})),
+        );
+        let ok: Vec<_> = [&x, &y]
+            .into_iter()
+            .filter(|o| o.outcome == Outcome::Ok)
+            .collect();
+        assert_eq!(ok.len(), 1, "round {round}: {x:?} {y:?}");
+        let out = &ok[0].result.as_ref().unwrap().json;
+        assert!(out.get("replacedVersionCode").is_none(), "{out}");
+        assert_eq!(
+            r.dev
+                .with_state(|s| s.installed.get(&pkg).map(|a| a.spec.version_code)),
+            out["versionCode"].as_u64(),
+            "round {round}: the device has another version than the install that succeeded"
+        );
+    }
+}

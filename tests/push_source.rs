@@ -150,3 +150,46 @@ async fn a_hard_link_to_an_outside_file_is_refused_and_ordinary_files_push() {
         Some(&b"plain bytes"[..])
     );
 }
+
+/// Issue 31 review: two agents push different files to one new path at the same moment.
+/// Nobody is asked (nothing is there), so the second must not replace the first's bytes:
+/// exactly one push lands and the other is refused, every round, with replies slowed so the
+/// two checks overlap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_pushes_to_one_new_path_never_replace_each_other() {
+    let r = rig_with(false, Config::default_config()).await;
+    let pulls = r.core.paths.pull_dir();
+    std::fs::create_dir_all(&pulls).unwrap();
+    let (a, b) = (pulls.join("a.bin"), pulls.join("b.bin"));
+    std::fs::write(&a, vec![b'a'; 256 * 1024]).unwrap();
+    std::fs::write(&b, vec![b'b'; 256 * 1024]).unwrap();
+    r.faults()
+        .apply(&spock_tui::sim::faults::FaultCommand::Delay { ms: 20 });
+    for round in 0..4 {
+        let dp = format!("/sdcard/Download/race-{round}.bin");
+        let (x, y) = tokio::join!(
+            stdio_call(
+                &r.core,
+                "android_push_file",
+                json!({"localPath": a, "devicePath": dp})
+            ),
+            stdio_call(
+                &r.core,
+                "android_push_file",
+                json!({"localPath": b, "devicePath": dp})
+            ),
+        );
+        let landed: Vec<u8> = [(&x, b'a'), (&y, b'b')]
+            .iter()
+            .filter(|(o, _)| o.outcome == Outcome::Ok)
+            .map(|(_, c)| *c)
+            .collect();
+        assert_eq!(landed.len(), 1, "round {round}: {x:?} {y:?}");
+        let on_device =
+            device_file(&r, &dp.replace("/sdcard", "/storage/emulated/0")).expect("pushed");
+        assert!(
+            on_device.iter().all(|c| *c == landed[0]),
+            "round {round}: the file on the device is not the one whose push succeeded"
+        );
+    }
+}

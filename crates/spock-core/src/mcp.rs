@@ -4,6 +4,7 @@
 //! serves; its `call_tool` is the single seam where access, confirmation, audit and events sit.
 //! This module imports neither ratatui, crossterm nor axum.
 pub mod access;
+pub mod claims;
 pub mod completion;
 pub mod confirm;
 pub mod core;

@@ -75,6 +75,8 @@ pub struct Core {
     observers: Vec<std::sync::Arc<dyn super::observe::CallObserver>>,
     /// Devices leased by clients (`android_lease_device`).
     pub leases: super::lease::Leases,
+    /// Files and packages a call is creating on a device, one call at a time.
+    pub claims: super::claims::Claims,
     /// Screen recordings running now (`android_start_screen_recording`).
     pub recordings: super::tools::screenrecord::Recordings,
     /// The screen each client was last sent, per device (actions send the next as changes).
@@ -150,6 +152,7 @@ impl Core {
             observers: vec![batch.clone()],
             batch,
             leases: Default::default(),
+            claims: Default::default(),
             recordings: Default::default(),
             shown_screens: Default::default(),
             toolsets: super::toolsets::Toolsets::new(configured_toolsets),

@@ -19,6 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::paths::{private_dir, write_atomic};
 use crate::device::{Device, DeviceError, RemoteStat};
 use crate::guard::{self, PathRefusal, shell_quote};
+use crate::mcp::claims::Target;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
@@ -306,7 +307,15 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
     check_device_path(&a.device_path)?;
     let staged = staged_or_read(&ctx, &a.local_path).await?;
     let source = staged.source.clone();
-    let t = push_target(&ctx, &a, &source).await?;
+    let mut t = push_target(&ctx, &a, &source).await?;
+    // Nothing else of ours creates this file between the last look and the write: a second
+    // push to the same new path waits here, then finds the file and is refused or asks.
+    let _claim = ctx
+        .core
+        .claims
+        .claim(&device_key(&ctx, &t.dev), Target::File(&t.path))
+        .await;
+    t.existing = t.dev.stat(&t.path, ctx.timeout()).await?;
     if let Some(st) = &t.existing {
         if !a.overwrite {
             return Err(exists_refusal(&t, st));
@@ -337,6 +346,15 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
         bytes: len,
         sha256,
     })
+}
+
+/// The device as claims tell targets apart: its identity when known (every name of one phone
+/// is one device), else its full name.
+pub(crate) fn device_key(ctx: &Ctx, dev: &Device) -> String {
+    ctx.core
+        .devices
+        .identity(dev.serial())
+        .unwrap_or_else(|| dev.serial().to_string())
 }
 
 /// Resolves, opens once and reads a push source from that handle, refusing before reading

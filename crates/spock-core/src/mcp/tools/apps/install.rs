@@ -14,11 +14,12 @@ use serde::{Deserialize, Serialize};
 use crate::device::Device;
 use crate::device::parse::apk::{ApkInfo, read_apk};
 use crate::guard::shell_quote;
+use crate::mcp::claims::Target;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::staged::Staged;
 use crate::mcp::tools::files::{
-    approved_bytes, keep_for_approval, stage_source, staged_or_read, transfer_timeout,
+    approved_bytes, device_key, keep_for_approval, stage_source, staged_or_read, transfer_timeout,
 };
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -142,6 +143,13 @@ pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError
     crate::guard::package_name(&info.package)
         .map_err(|r| ToolError::refused(format!("the APK's package name is refused: {r}")))?;
     let dev = ctx.device(a.serial.as_deref()).await?;
+    // Nothing else of ours installs this package between the last look and the install: a
+    // second install of the same new package waits here, then finds it and asks.
+    let _claim = ctx
+        .core
+        .claims
+        .claim(&device_key(&ctx, &dev), Target::Package(&info.package))
+        .await;
     let old = installed_code(&ctx, &dev, &info.package).await?;
     if let Some(old) = old {
         if info.version_code < old && !a.allow_downgrade {
