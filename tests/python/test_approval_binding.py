@@ -22,7 +22,7 @@ import time
 import zipfile
 
 import pytest
-from conftest import ROOT, RealAdb, call, free_port, have_adb, start_instance
+from conftest import EXE, ROOT, RealAdb, call, free_port, have_adb, start_instance
 from mcp import Client
 from mcp.types import Implementation
 from protocol_common import stateless_post
@@ -291,3 +291,99 @@ async def test_one_clients_selection_never_redirects_anothers_call(tmp_path):
     finally:
         inst.stop()
         adb.close()
+
+
+async def test_a_phone_that_takes_the_address_while_the_call_waits_is_not_the_one_approved(tmp_path):
+    """Review finding: phone X goes away while an uninstall on it waits, phone Y comes up on the
+    same address within a second, adb keeps its transport, the person approves what the modal
+    showed (X). The call is asked again who the phone is after the yes: nothing runs on Y."""
+    if not have_adb():
+        pytest.skip("no adb binary")
+    adb = RealAdb(tmp_path)
+    addr = adb.info["adbd"][0]["addr"]
+    scen = tmp_path / "y"
+    scen.mkdir()
+    (scen / "screens").symlink_to(DEMO_SCENARIO.parent / "screens")
+    y_toml = DEMO_SCENARIO.read_text().replace("[device]\n", '[device]\nserial = "PHONE-Y"\n', 1)
+    assert 'serial = "PHONE-Y"' in y_toml
+    (scen / "y.toml").write_text(y_toml)
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    y = None
+    try:
+        term, _ = await attached(inst)
+        async with agent(inst, "agent-b") as b:
+            waiting = asyncio.create_task(call(b, "android_uninstall_app", {"packageName": "com.example.notes", "serial": addr}))
+            asked = (await term.until("confirm_asked"))["ask"]
+            adb.sim.kill()
+            adb.sim.wait()
+            time.sleep(1.0)
+            y = subprocess.Popen([EXE, "sim", "--adbd", addr, "--device", str(scen / "y.toml")],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            assert y.stdout.readline(), "the second phone did not start"
+            adb.adb("connect", addr, check=False)
+            adb.wait_online()
+            await approve(term, asked["call_id"])
+            err, out = await asyncio.wait_for(waiting, 60)
+            assert err and out["kind"] == "refused" and "not the phone the person approved" in out["error"], out
+        assert "com.example.notes" in adb.adb("-s", addr, "shell", "pm list packages").stdout
+        rec = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"][-1]
+        assert rec["outcome"] == "refused" and rec["decision"]["approved"] is True, rec
+        term.close()
+    finally:
+        inst.stop()
+        if y is not None:
+            y.kill()
+            y.wait()
+        adb.close()
+
+
+async def test_a_name_whose_phone_has_not_said_who_it_is_is_held_while_a_lease_exists(tmp_path):
+    """Review finding: with `getprop` hanging, a second name of the leased phone connected, and
+    another agent's taps through it ran while its identity could not be read."""
+    if not have_adb():
+        pytest.skip("no adb binary")
+    adb = RealAdb(tmp_path)
+    addr = adb.info["adbd"][0]["addr"]
+    alias = "localhost:" + addr.rsplit(":", 1)[1]
+    inst = start_instance(tmp_path, "--adb", adb.endpoint())
+    try:
+        async with agent(inst, "agent-a") as a, agent(inst, "agent-b") as b:
+            err, got = await call(a, "android_lease_device", {"serial": addr})
+            assert not err, got
+            adb.fault(adb.sim_serials()[0], fault="hang", command="getprop")
+            adb.adb("connect", alias)
+            await until_listed(b, [f"{alias}@"])
+            err, sc = await call(b, "android_tap", {"x": 10, "y": 10, "serial": alias})
+            assert err and sc["kind"] == "refused" and "agent-a/1.0" in sc["error"], sc
+            adb.fault(adb.sim_serials()[0], fault="clear")
+        assert not [r for r in audit_records(inst) if r["tool"] == "android_tap" and r["outcome"] == "ok"]
+    finally:
+        inst.stop()
+        adb.close()
+
+
+async def test_a_2026_request_carrying_another_sessions_id_is_not_that_session(lab):
+    """Review finding: a stateless 2026-07-28 request with agent A's `Mcp-Session-Id` acted as
+    A's session: it tapped A's leased phone and released A's lease."""
+    import httpx2
+
+    h = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
+         "Authorization": f"Bearer {lab.token}"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                       "clientInfo": {"name": "agent-a", "version": "1.0"}}}
+    r = httpx2.post(lab.url, headers={**h, "MCP-Protocol-Version": "2025-06-18"}, content=json.dumps(init), timeout=30)
+    sid = r.headers["mcp-session-id"]
+    legacy = {**h, "MCP-Protocol-Version": "2025-06-18", "Mcp-Session-Id": sid}
+    httpx2.post(lab.url, headers=legacy, content=json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}), timeout=30)
+    lease = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "android_lease_device", "arguments": {}}}
+    r = httpx2.post(lab.url, headers=legacy, content=json.dumps(lease), timeout=30)
+    assert "taken" in r.text, r.text
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "agent-z", "version": "9"},
+            "io.modelcontextprotocol/clientCapabilities": {}}
+    for name, args in (("android_tap", {"x": 5, "y": 5}), ("android_lease_device", {"release": True})):
+        body = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": name, "arguments": args, "_meta": meta}}
+        hh = {**h, "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": name, "Mcp-Session-Id": sid}
+        text = httpx2.post(lab.url, headers=hh, content=json.dumps(body), timeout=30).text
+        assert "agent-a/1.0" in text and '"isError":true' in text.replace(" ", ""), (name, text)

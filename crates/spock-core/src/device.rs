@@ -19,6 +19,7 @@ pub mod parse;
 mod devices;
 mod endpoint;
 mod error;
+pub mod identity;
 mod listing;
 mod ops;
 pub mod screens;

@@ -490,13 +490,6 @@ impl Inner {
     }
 }
 
-/// A boot id as the kernel prints it (a UUID), or `None` for anything else.
-fn boot_id(out: &str) -> Option<String> {
-    let id = out.trim();
-    let ok = id.len() == 36 && id.chars().all(|c| c.is_ascii_hexdigit() || c == '-');
-    ok.then(|| id.to_ascii_lowercase())
-}
-
 /// Reads `id`'s build properties (`getprop`, bounded by [`PROPS_TIMEOUT`]), retrying with
 /// backoff while it does not answer, for as long as the same connection of it is listed.
 async fn read_props_task(
@@ -532,11 +525,11 @@ async fn read_props_task(
         let read = async {
             let props = dev.shell("getprop", PROPS_TIMEOUT).await?;
             let boot = if props.success() {
-                dev.shell("cat /proc/sys/kernel/random/boot_id", PROPS_TIMEOUT)
+                dev.shell(&format!("cat {}", super::identity::BOOT_ID), PROPS_TIMEOUT)
                     .await
                     .ok()
                     .filter(|o| o.success())
-                    .and_then(|o| boot_id(&o.stdout_text()))
+                    .and_then(|o| super::identity::boot_id_of(&o.stdout_text()))
             } else {
                 None
             };
@@ -919,28 +912,16 @@ impl Devices {
         self.inner.table().facts.get(id).cloned()
     }
 
-    /// Who device `id` (full name) is, whatever name reaches it: its build fingerprint with its
-    /// own serial number and its boot id, as read once when it arrived. The same phone reached
-    /// as `127.0.0.1:P` and `localhost:P`, or through a second adb server, has one identity;
-    /// two phones have two, unless they collide (emulators of one image, phones that all
-    /// report `0123456789ABCDEF`, with no boot id to tell them apart), and then whatever holds
-    /// one holds the other too. `None` when the device could not be read (not yet, or never):
-    /// it is then known by its name alone.
+    /// Who device `id` (full name) is, whatever name reaches it ([`super::identity`]), as read
+    /// when it arrived; `None` when it could not be read (not yet, or never).
     pub fn identity(&self, id: &str) -> Option<String> {
         let f = self.facts(id)?;
         let p = f.props?;
-        let serial = p
-            .serialno
-            .filter(|s| !s.is_empty() && !s.eq_ignore_ascii_case("unknown"));
-        let fingerprint = p.fingerprint.filter(|s| !s.is_empty())?;
-        if serial.is_none() && f.boot_id.is_none() {
-            return None;
-        }
-        Some(format!(
-            "{fingerprint} serial {} boot {}",
-            serial.as_deref().unwrap_or("?"),
-            f.boot_id.as_deref().unwrap_or("?")
-        ))
+        super::identity::of(
+            p.fingerprint.as_deref(),
+            p.serialno.as_deref(),
+            f.boot_id.as_deref(),
+        )
     }
 
     /// [`Devices::identity`], waiting (at most `bound`) while the device's properties are

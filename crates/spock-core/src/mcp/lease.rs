@@ -207,6 +207,9 @@ pub struct Lease {
     /// Who the device is, whatever name reaches it ([`crate::device::Devices::identity`]),
     /// when it could be read: the lease covers every name with this identity.
     pub identity: Option<String>,
+    /// Identities the leased name has shown since (a phone with no readable serial is known
+    /// by its boot id, which a reboot changes): the lease covers these too.
+    pub also: Vec<String>,
     pub holder: Holder,
     pub since: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -282,7 +285,10 @@ impl<'a> From<&'a str> for Target<'a> {
 impl Lease {
     /// Whether this lease holds `t`: the same name, or another name of the same device.
     pub fn covers(&self, t: Target<'_>) -> bool {
-        self.device == t.device || (t.identity.is_some() && self.identity.as_deref() == t.identity)
+        self.device == t.device
+            || t.identity.is_some_and(|i| {
+                self.identity.as_deref() == Some(i) || self.also.iter().any(|a| a == i)
+            })
     }
 }
 
@@ -325,6 +331,7 @@ impl Table {
             id: self.next_id,
             device: target.device.to_string(),
             identity: target.identity.map(str::to_string),
+            also: Vec::new(),
             holder: holder.clone(),
             since: wall,
             expires_at,
@@ -488,6 +495,33 @@ impl Leases {
         self.with(|t| t.blocker(device, holder, Instant::now()).cloned())
     }
 
+    /// Learns the identity each leased name shows now (`current`: the device layer's), so a
+    /// lease keeps holding a phone whose identity changed under the same name (a reboot).
+    pub fn refresh(&self, current: impl Fn(&str) -> Option<String>) {
+        self.with(|t| {
+            for l in t.leases.values_mut() {
+                if let Some(now) = current(&l.device)
+                    && l.identity.as_ref() != Some(&now)
+                    && !l.also.contains(&now)
+                {
+                    l.also.push(now);
+                }
+            }
+        })
+    }
+
+    /// A running lease held by someone other than `holder`, if any.
+    pub fn any_held_by_other(&self, holder: &Holder) -> Option<Lease> {
+        let now = Instant::now();
+        self.with(|t| {
+            t.leases
+                .values()
+                .filter(|l| l.deadline > now && l.holder != *holder)
+                .min_by_key(|l| l.id)
+                .cloned()
+        })
+    }
+
     /// Resolves once a lease has been taken since `seen` (a [`Leases::generation`]).
     pub async fn taken_since(&self, seen: u64) {
         loop {
@@ -533,6 +567,7 @@ pub async fn leased_by_other(
     let target = Target { device, identity };
     loop {
         let seen = core.leases.generation();
+        core.leases.refresh(|d| core.devices.identity(d));
         if let Some(l) = core.leases.blocker(target, Some(holder)) {
             return l;
         }

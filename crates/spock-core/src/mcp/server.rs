@@ -162,10 +162,26 @@ async fn check_lease(ctx: &Ctx, tool: &ToolDef, requested: Option<&str>) -> Resu
         device: &device,
         identity: identity.as_deref(),
     };
-    match ctx.core.leases.blocker(target, Some(&holder)) {
-        None => Ok(()),
-        Some(lease) => Err(leased(tool, &lease, "")),
+    let leases = &ctx.core.leases;
+    leases.refresh(|d| ctx.core.devices.identity(d));
+    if let Some(lease) = leases.blocker(target, Some(&holder)) {
+        return Err(leased(tool, &lease, ""));
     }
+    // A device that cannot say who it is could be the leased phone under another name.
+    if identity.is_none()
+        && let Some(lease) = leases.any_held_by_other(&holder)
+    {
+        return Err(ToolError::refused(format!(
+            "{} was not run: {device} has not said which phone it is (its build properties \
+             could not be read yet), so it could be {} under another name, which is leased by \
+             {}. Try again in a moment, or ask the holder to release its lease.",
+            tool.name,
+            lease.device,
+            lease.holder.describe()
+        ))
+        .with_details(serde_json::json!({ "lease": lease.info(tokio::time::Instant::now()) })));
+    }
+    Ok(())
 }
 
 /// The device a call's lease check is about and who would be held back, or `None` when no
@@ -196,6 +212,35 @@ fn leased(tool: &ToolDef, lease: &super::lease::Lease, when: &str) -> ToolError 
         lease.describe(now)
     ))
     .with_details(serde_json::json!({ "lease": lease.info(now) }))
+}
+
+/// After the yes: the pinned connection still reaches the phone the person was shown (asked
+/// again through it). A phone whose identity could not be read when it was shown cannot be
+/// told apart from another, and is not checked.
+async fn still_the_phone_shown(
+    ctx: &Ctx,
+    tool: &ToolDef,
+    shown: Option<&str>,
+) -> Result<(), ToolError> {
+    let (Some(shown), Some(dev)) = (shown, &ctx.pinned) else {
+        return Ok(());
+    };
+    match crate::device::identity::read_live(dev, ctx.timeout()).await {
+        Ok(now) if now.identity.as_deref() == Some(shown) => Ok(()),
+        Ok(now) => Err(ToolError::refused(format!(
+            "{} was not run: the device at {} is not the phone the person approved (that phone \
+             went away and {} answers there now)",
+            tool.name,
+            dev.serial(),
+            now.model.as_deref().unwrap_or("another device")
+        ))),
+        Err(e) => Err(ToolError::refused(format!(
+            "{} was not run: it could not be confirmed that {} is still the phone the person \
+             approved ({e})",
+            tool.name,
+            dev.serial()
+        ))),
+    }
 }
 
 /// Resolves once another client leases the device a waiting call was pinned to (never when
@@ -521,12 +566,29 @@ async fn pipeline(
         // device, several devices and none named: refused here), shown to the person, and the
         // call pinned to it: what runs after the yes is that connection or nothing.
         let mut pinned_id = None;
+        // Who the pinned phone said it was when the person was asked (checked after the yes).
+        let mut pinned_identity = None;
         let (device_name, device_model) = if level == Level::Destructive && tool.device {
             let entry = ctx.pin_device(requested.as_deref()).await?;
             pinned_id = Some(entry.id.clone());
             // Pinned may be another name than the first check saw: check the device itself.
             check_lease(&ctx, &tool, requested.as_deref()).await?;
-            (Some(device_label(core, &entry)), device_model(core, &entry))
+            // Asked now, through the pinned connection: the modal names the phone that is
+            // there, not one that held the address before.
+            let live = match &ctx.pinned {
+                Some(dev) => crate::device::identity::read_live(dev, ctx.timeout())
+                    .await
+                    .ok(),
+                None => None,
+            };
+            pinned_identity = live
+                .as_ref()
+                .and_then(|l| l.identity.clone())
+                .or_else(|| core.devices.identity(&entry.id));
+            let model = live
+                .and_then(|l| l.model)
+                .or_else(|| device_model(core, &entry));
+            (Some(device_label(core, &entry)), model)
         } else {
             (requested.clone(), None)
         };
@@ -603,6 +665,9 @@ async fn pipeline(
             }
             // A lease taken as the yes was given: the yes does not reach past it.
             check_lease(&ctx, &tool, requested.as_deref()).await?;
+            // Another phone that took the address (and adb's transport) while the person
+            // decided is not the phone they approved.
+            still_the_phone_shown(&ctx, &tool, pinned_identity.as_deref()).await?;
             ctx.approved = true;
         }
         tokio::select! {
@@ -829,10 +894,16 @@ impl McpServer {
             return Ok(s.clone());
         }
         let parts = ctx.extensions.get::<http::request::Parts>();
+        // A 2026-07-28 request has no session, whatever header it carries: another client's
+        // session id on it would let it act as that session (its leases, its selection).
+        let modern = parts
+            .and_then(|p| p.headers.get("mcp-protocol-version"))
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.trim() >= "2026-07-28");
         let sid = parts
             .and_then(|p| p.headers.get("mcp-session-id"))
             .and_then(|v| v.to_str().ok())
-            .filter(|s| !s.is_empty());
+            .filter(|s| !s.is_empty() && !modern);
         let session = match sid {
             Some(sid) => Session::http(sid),
             None => Session::stateless(client),

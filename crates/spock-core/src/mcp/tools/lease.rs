@@ -64,7 +64,11 @@ async fn lease_device(ctx: Ctx, a: LeaseArgs) -> Result<LeaseResult, ToolError> 
     };
     let dev = ctx.device(a.serial.as_deref()).await?;
     let device = dev.serial().to_string();
-    let identity = lease::identity(&ctx.core, &device).await;
+    // Asked of the phone itself, now: the name's facts may be an earlier phone's.
+    let identity = match crate::device::identity::read_live(&dev, ctx.timeout()).await {
+        Ok(live) if live.identity.is_some() => live.identity,
+        _ => lease::identity(&ctx.core, &device).await,
+    };
     let target = lease::Target {
         device: &device,
         identity: identity.as_deref(),
