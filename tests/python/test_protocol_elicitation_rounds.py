@@ -173,11 +173,26 @@ def test_an_approval_for_one_device_runs_nothing_once_the_call_resolves_to_anoth
     inst = start_instance(tmp_path, "--adb", adb.endpoint(), config=VIA_CLIENT.format(secs=20))
     try:
         a, b = adb.serials
-        assert not rpc(inst, "android_select_device", {"serial": a})["result"].get("isError")
-        state, form = asked(inst)
+        # A stateless request keeps no selection (issue 31): with both attached it must name one.
+        res = rpc(inst, "android_select_device", {"serial": a})["result"]
+        assert res.get("isError") and "keeps no selection" in res["structuredContent"]["error"], res
+        # With `b` away, a call naming no device resolves to the only one, `a`.
+        adb.adb("disconnect", b)
+        deadline = time.monotonic() + 15
+        while b in adb.adb("devices").stdout:
+            assert time.monotonic() < deadline
+            time.sleep(0.1)
+        state, form = None, None
+        while state is None:
+            try:
+                state, form = asked(inst)
+            except AssertionError:
+                assert time.monotonic() < deadline, "the call never resolved to the one device left"
+                time.sleep(0.2)
         assert a in form["message"], form["message"]
-        # The selection moves while the person reads the form; the approval was for `a`.
-        assert not rpc(inst, "android_select_device", {"serial": b})["result"].get("isError")
+        # `b` comes back while the person reads the form: the call no longer resolves to `a`.
+        adb.adb("connect", b)
+        adb.wait_online()
         reply = rpc(inst, "android_uninstall_app", NOTES, state, YES)
         res = reply["result"]
         assert res.get("isError") and "resolves to" in res["structuredContent"]["error"], reply
