@@ -30,6 +30,9 @@ use super::typed::{TypedText, hide_text};
 use crate::audit::AuditRecord;
 use crate::redact::{Audience, redact_password_nodes};
 
+mod device_checks;
+use device_checks::{check_lease, leased_while_waiting, still_the_phone_shown};
+
 /// Who is calling and how, for one call.
 #[derive(Debug, Clone)]
 pub struct Origin {
@@ -146,132 +149,6 @@ fn device_model(core: &Core, e: &crate::device::DeviceEntry) -> Option<String> {
         .and_then(|p| p.model)
         .or_else(|| e.model.as_ref().map(|m| m.replace('_', " ")))
         .filter(|m| !m.trim().is_empty())
-}
-
-/// An action on a device another client has leased is refused here, before anything runs and
-/// before anyone is asked; reads, the holder's own calls and the control centre's pass. A lease
-/// covers the physical device, under any name that reaches it ([`super::lease::Target`]). The
-/// pipeline checks again once a destructive call is pinned, watches while it waits for a
-/// person, and checks once more after the yes.
-async fn check_lease(ctx: &Ctx, tool: &ToolDef, requested: Option<&str>) -> Result<(), ToolError> {
-    let Some((device, holder)) = lease_subject(ctx, tool, requested).await else {
-        return Ok(());
-    };
-    let identity = super::lease::identity(&ctx.core, &device).await;
-    let target = super::lease::Target {
-        device: &device,
-        identity: identity.as_deref(),
-    };
-    let leases = &ctx.core.leases;
-    leases.refresh(|d| ctx.core.devices.identity(d));
-    if let Some(lease) = leases.blocker(target, Some(&holder)) {
-        return Err(leased(tool, &lease, ""));
-    }
-    // A device that cannot say who it is could be the leased phone under another name.
-    if identity.is_none()
-        && let Some(lease) = leases.any_held_by_other(&holder)
-    {
-        return Err(ToolError::refused(format!(
-            "{} was not run: {device} has not said which phone it is (its build properties \
-             could not be read yet), so it could be {} under another name, which is leased by \
-             {}. Try again in a moment, or ask the holder to release its lease.",
-            tool.name,
-            lease.device,
-            lease.holder.describe()
-        ))
-        .with_details(serde_json::json!({ "lease": lease.info(tokio::time::Instant::now()) })));
-    }
-    Ok(())
-}
-
-/// The device a call's lease check is about and who would be held back, or `None` when no
-/// lease can hold this call back (a read, no device, the person's own call, no leases).
-async fn lease_subject(
-    ctx: &Ctx,
-    tool: &ToolDef,
-    requested: Option<&str>,
-) -> Option<(String, super::lease::Holder)> {
-    if tool.level == Level::ReadOnly || !tool.device || ctx.core.leases.is_empty() {
-        return None;
-    }
-    let holder = super::lease::Holder::of(&ctx.origin)?;
-    // A device that does not resolve is the tool's own error to report.
-    let dev = ctx.device(requested).await.ok()?;
-    Some((dev.serial().to_string(), holder))
-}
-
-/// The refusal for a call on another client's leased device; `when` says at which point it
-/// was found (empty: before anything).
-fn leased(tool: &ToolDef, lease: &super::lease::Lease, when: &str) -> ToolError {
-    let now = tokio::time::Instant::now();
-    ToolError::refused(format!(
-        "{} was not run: {}{when}. Reads stay allowed; it frees when the holder releases it \
-         (android_lease_device release=true) or disconnects, when it expires, or when a \
-         person breaks it on the control centre's Status screen.",
-        tool.name,
-        lease.describe(now)
-    ))
-    .with_details(serde_json::json!({ "lease": lease.info(now) }))
-}
-
-/// After the yes: the pinned connection still reaches the phone the person was shown (asked
-/// again through it). A phone whose identity could not be read when it was shown cannot be
-/// told apart from another, and is not checked.
-async fn still_the_phone_shown(
-    ctx: &Ctx,
-    tool: &ToolDef,
-    shown: Option<&str>,
-) -> Result<(), ToolError> {
-    let (Some(shown), Some(dev)) = (shown, &ctx.pinned) else {
-        return Ok(());
-    };
-    match crate::device::identity::read_live(dev, ctx.timeout()).await {
-        Ok(now) if now.identity.as_deref() == Some(shown) => Ok(()),
-        Ok(now) => Err(ToolError::refused(format!(
-            "{} was not run: the device at {} is not the phone the person approved (that phone \
-             went away and {} answers there now)",
-            tool.name,
-            dev.serial(),
-            now.model.as_deref().unwrap_or("another device")
-        ))),
-        Err(e) => Err(ToolError::refused(format!(
-            "{} was not run: it could not be confirmed that {} is still the phone the person \
-             approved ({e})",
-            tool.name,
-            dev.serial()
-        ))),
-    }
-}
-
-/// Resolves once another client leases the device a waiting call was pinned to (never when
-/// the call cannot be held back by a lease). The person's modal is withdrawn first, saying
-/// why, so nothing can approve it any more.
-async fn leased_while_waiting(ctx: &Ctx, tool: &ToolDef) -> ToolError {
-    let subject = match &ctx.pinned {
-        Some(dev) if tool.device => {
-            super::lease::Holder::of(&ctx.origin).map(|h| (dev.serial().to_string(), h))
-        }
-        _ => None,
-    };
-    let Some((device, holder)) = subject else {
-        return std::future::pending().await;
-    };
-    let identity = ctx.core.devices.identity(&device);
-    let lease =
-        super::lease::leased_by_other(&ctx.core, &device, identity.as_deref(), &holder).await;
-    ctx.core.confirmer.withdraw_because(
-        ctx.call_id,
-        format!(
-            "{} is now leased by {}: approving it would run nothing",
-            lease.device,
-            lease.holder.describe()
-        ),
-    );
-    leased(
-        tool,
-        &lease,
-        " (taken while the call waited for approval: the request was withdrawn)",
-    )
 }
 
 /// The most a destructive call's arguments may weigh (serialized JSON): a person reads all of
@@ -631,7 +508,7 @@ async fn pipeline(
                 d = super::elicit::ask(core, ask, &args) => d.map_err(|e| {
                     ToolError::refused(format!("{} was not run: {e}.", tool.name))
                 })?,
-                e = leased_while_waiting(&ctx, &tool) => return Err(e),
+                e = leased_while_waiting(&ctx, &tool, pinned_identity.as_deref()) => return Err(e),
                 _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
             };
             decider = d.decider;
