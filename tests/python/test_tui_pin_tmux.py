@@ -58,7 +58,7 @@ async def test_modal_names_the_pinned_device_with_its_server_and_model(two_hosts
         # Named with its server: the modal says exactly which phone, and its model.
         call = asyncio.create_task(c.call_tool("android_uninstall_app", {"serial": second, "packageName": APP}))
         screen = await tui.wait_for("Approve a destructive call", "android_uninstall_app")
-        device_line = next(line for line in screen.splitlines() if "Device" in line)
+        device_line = next(line for line in screen.splitlines() if "│Device " in line)
         assert second in device_line, screen
         assert "Pixel 7" in device_line, screen
         assert "the selected device" not in screen
@@ -76,7 +76,7 @@ async def test_modal_names_the_only_device_by_its_serial(tmp_path):
             [dev] = listed["devices"]
             call = asyncio.create_task(c.call_tool("android_clear_app_data", {"packageName": APP}))
             screen = await tui.wait_for("Approve a destructive call", "android_clear_app_data")
-            device_line = next(line for line in screen.splitlines() if "Device" in line)
+            device_line = next(line for line in screen.splitlines() if "│Device " in line)
             assert f"{dev['serial']} (Pixel 7)" in device_line, screen
             assert "@" not in device_line, "one server: the bare serial"
             tui.keys("n")
