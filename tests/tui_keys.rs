@@ -127,8 +127,8 @@ async fn recent_keys_keep_the_screen_and_a_switch_arms_the_keys() {
     assert!(acts(&fx).is_empty(), "{:?}", acts(&fx));
     assert!(s.prompt.is_none());
     assert_eq!(s.screen, ScreenId::SETTINGS);
-    // Once armed, keys work again.
-    later(&mut s, Duration::from_secs(1));
+    // Once the person paused, keys work again.
+    later(&mut s, Duration::from_secs(2));
     let fx = s.update(key('r'));
     assert!(
         matches!(&fx[..], [Effect::Access(AccessChange::ReadOnlyOnly)]),
@@ -159,14 +159,74 @@ async fn an_open_question_keeps_the_screen_and_the_offer_is_one_key_away() {
         .map(|(k, _)| k)
         .expect("a key follows an agent's offer");
     let c = follow.chars().next().unwrap();
+    later(&mut s, Duration::from_secs(1));
     s.update(key(c));
     assert_eq!(s.screen, ScreenId::TOOLS);
     assert_eq!(s.selected_tool().map(|t| t.name), Some("android_tap"));
     // Following took the offer: the same key again does nothing more.
-    later(&mut s, Duration::from_secs(1));
+    later(&mut s, Duration::from_secs(2));
     s.update(key('1'));
     s.update(key(c));
     assert_eq!(s.screen, ScreenId::STATUS);
+}
+
+/// Review finding: the agent timed its switch to land just after the person's quiet window,
+/// and the rest of a burst typed for History (`/error` and Enter) ran a task on Batch. A burst
+/// is eaten whole, however long, until the person pauses.
+#[tokio::test]
+async fn a_burst_typed_across_an_agents_switch_is_eaten_until_the_person_pauses() {
+    let mut s = state();
+    s.update(Event::Batch(agents_task()));
+    s.update(key('4'));
+    later(&mut s, Duration::from_secs(4));
+    assert_eq!(nav(&mut s, "batch", None).await, Ok(()));
+    assert_eq!(s.screen, ScreenId::BATCH);
+    // 300 ms later the person types a search for the old screen, a key every 250 ms.
+    later(&mut s, Duration::from_millis(300));
+    let mut fx = Vec::new();
+    for c in "/error".chars() {
+        fx.extend(s.update(key(c)));
+        later(&mut s, Duration::from_millis(250));
+    }
+    fx.extend(s.update(code(KeyCode::Enter)));
+    fx.extend(s.update(key('r')));
+    assert!(acts(&fx).is_empty(), "{:?}", acts(&fx));
+    assert_eq!(s.screen, ScreenId::BATCH);
+    assert!(s.input.is_none() && s.prompt.is_none());
+    // A pause, then the person's keys count.
+    later(&mut s, Duration::from_secs(2));
+    s.update(key('1'));
+    assert_eq!(s.screen, ScreenId::STATUS);
+}
+
+/// Review finding: the person read an offer for Tools; the agent replaced it with Batch 100 ms
+/// before their key, which then showed Batch. A changed offer must be on screen for the arming
+/// time before its key follows it.
+#[tokio::test]
+async fn an_offer_swapped_under_the_persons_finger_is_not_followed() {
+    let mut s = state();
+    s.update(key('5'));
+    s.update(key('a'));
+    assert_eq!(s.layer(), Layer::Prompt);
+    assert!(nav(&mut s, "tools", None).await.is_err());
+    s.update(key('n'));
+    later(&mut s, Duration::from_millis(1200));
+    // The agent swaps the offer; the person's key arrives 100 ms later.
+    s.update(key('5'));
+    s.update(key('a'));
+    assert!(nav(&mut s, "batch", None).await.is_err());
+    s.update(key('n'));
+    later(&mut s, Duration::from_millis(100));
+    s.update(key('o'));
+    assert_eq!(
+        s.screen,
+        ScreenId::SETTINGS,
+        "followed an offer nobody read"
+    );
+    // Read, then followed.
+    later(&mut s, Duration::from_secs(1));
+    s.update(key('o'));
+    assert_eq!(s.screen, ScreenId::BATCH);
 }
 
 /// Widening access from Settings asks; narrowing does not.

@@ -155,7 +155,7 @@ impl State {
             Action::NextScreen => self.go(ScreenId::ALL[(self.screen.index() + 1) % n]),
             Action::PrevScreen => self.go(ScreenId::ALL[(self.screen.index() + n - 1) % n]),
             Action::Go(s) => self.go(s),
-            Action::FollowNav => self.follow_offer(),
+            Action::FollowNav => self.follow_offer(self.nav.last_key.unwrap_or(self.now)),
             Action::ServerStartStop => match self.server {
                 ServerStatus::Running => fx.push(Effect::Server(ServerCtl::Stop)),
                 ServerStatus::Stopped | ServerStatus::Failed(_) => {

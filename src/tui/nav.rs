@@ -21,13 +21,18 @@ use crate::mcp::uilink::NavRequest;
 pub const TYPING_QUIET: Duration = Duration::from_secs(3);
 /// How long an offer stays in the footer.
 pub const OFFER_TTL: Duration = Duration::from_secs(30);
+/// After an agent changed the screen, keys count again only once the person has pressed none
+/// for this long: a burst typed for the old screen (however it is timed against the switch)
+/// is eaten whole, up to its Enter, and the person looks up before anything acts.
+pub const SWITCH_PAUSE: Duration = Duration::from_millis(1500);
 
 /// What stands between an agent's navigation and the person's keys. Plain data.
 #[derive(Debug, Clone)]
 pub struct NavGuard {
     /// When the person last pressed a key (as the input thread read it).
     pub last_key: Option<Instant>,
-    /// Keys and clicks read before this are ignored: an agent chose the screen just now.
+    /// Keys and clicks read before this are ignored: an agent chose the screen just now (each
+    /// key held back pushes it on by [`SWITCH_PAUSE`]).
     pub armed_until: Option<Instant>,
     /// The newest navigation not carried out, offered in the footer.
     pub offer: Option<Offer>,
@@ -51,12 +56,21 @@ pub struct Offer {
     pub screen: ScreenId,
     pub select: Option<String>,
     pub until: Instant,
+    /// When this offer (screen and selection) was put in the footer: the follow key counts
+    /// only once it has been there for the arming time, so an offer swapped under the
+    /// person's finger is not followed.
+    pub since: Instant,
 }
 
 impl NavGuard {
-    /// Whether a key or click read at `at` lands in the arming time of an agent's switch.
-    pub fn holds(&self, at: Instant) -> bool {
-        self.armed_until.is_some_and(|until| at < until)
+    /// Whether a key or click read at `at` lands in the pause after an agent's switch; one
+    /// that does extends the pause, so only a key after the person stopped typing counts.
+    pub fn holds(&mut self, at: Instant) -> bool {
+        let held = self.armed_until.is_some_and(|until| at < until);
+        if held {
+            self.armed_until = Some(at + SWITCH_PAUSE);
+        }
+        held
     }
 }
 
@@ -86,10 +100,15 @@ impl State {
             return Effect::NavReply(req, Err(reason));
         };
         if let Some(why) = self.nav_busy() {
+            let same = self
+                .nav_offer()
+                .filter(|o| o.screen == screen && o.select == req.select)
+                .map(|o| o.since);
             self.nav.offer = Some(Offer {
                 screen,
                 select: req.select.clone(),
                 until: self.now + OFFER_TTL,
+                since: same.unwrap_or(self.now),
             });
             let key = self.follow_key();
             self.notify(format!(
@@ -114,13 +133,20 @@ impl State {
         Effect::NavReply(req, result)
     }
 
-    /// The person's key for the offer in the footer.
-    pub(super) fn follow_offer(&mut self) {
+    /// The person's key (read at `at`) for the offer in the footer.
+    pub(super) fn follow_offer(&mut self, at: Instant) {
         let Some(o) = self.nav_offer().cloned() else {
             self.nav.offer = None;
             self.notify("no agent asked to show a screen");
             return;
         };
+        if at < o.since + self.gate.arming {
+            self.notify(format!(
+                "the offer just changed to {}: read it, then press the key again",
+                o.screen.title()
+            ));
+            return;
+        }
         self.nav.offer = None;
         if let Some(what) = o.select.as_deref()
             && let Err(e) = o.screen.select(self, what)
@@ -137,7 +163,7 @@ impl State {
     fn agent_go(&mut self, screen: ScreenId) {
         self.go(screen);
         self.nav.offer = None;
-        self.nav.armed_until = Some(self.now + self.gate.arming);
+        self.nav.armed_until = Some(self.now + SWITCH_PAUSE.max(self.gate.arming));
     }
 
     fn follow_key(&self) -> String {

@@ -65,6 +65,8 @@ async def navigate_while_typing(t: Tui, c):
     # The footer offered it; its key follows (Esc leaves the search first).
     t.keys("Escape")
     await t.wait_for("an agent asks")
+    # The person reads the offer (its key counts once it has been on screen a moment).
+    await asyncio.sleep(1.0)
     t.keys("o")
     await t.wait_for("Tasks (1)", "cleanup")
     assert await screen_of(c) == "batch"

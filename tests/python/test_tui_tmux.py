@@ -86,9 +86,9 @@ async def test_confirmation_modal_approve_deny_timeout_and_navigate(tui):
         n = len((await c.list_tools()).tools)  # visible / total: no filter is active
         await tui.wait_for(f"Tools {n}/{n}", "Read spock-tui's own log")
 
-        # The person's client is now known by name on Status. (Keys wait out the arming time
-        # after an agent's switch: 0.6 s, counted before the answer came back.)
-        await asyncio.sleep(1.0)
+        # The person's client is now known by name on Status. (Keys count again once the
+        # person paused after an agent's switch: 1.5 s, counted before the answer came back.)
+        await asyncio.sleep(2.0)
         tui.keys("1")
         screen = await tui.wait_for("via stdio")
         assert "No client has identified itself yet" not in screen
