@@ -251,10 +251,12 @@ fn peer_process(pid: Option<u32>, uid: u32) -> Peer {
         let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
         parent_of_stat(&stat)
     });
+    // The executable the kernel ran for it, not its `comm`, which a process sets itself (an
+    // agent's wrapper can call itself `sshd`); a path the agent chose is shown as that path.
     let parent_name = parent_pid.and_then(|pp| {
-        let comm = std::fs::read_to_string(format!("/proc/{pp}/comm")).ok()?;
-        let comm = comm.trim_end_matches('\n');
-        (!comm.is_empty()).then(|| comm.to_string())
+        let exe = std::fs::read_link(format!("/proc/{pp}/exe")).ok()?;
+        let exe = exe.to_string_lossy().into_owned();
+        (!exe.is_empty()).then_some(exe)
     });
     Peer {
         pid,

@@ -199,3 +199,31 @@ async def test_over_http_the_verified_part_is_the_peer_address(tmp_path):
         assert rec["verified"]["peer"]["addr"].startswith("127.0.0.1:") and "person" not in rec["verified"], rec
     finally:
         inst.stop()
+
+
+async def test_the_verified_parent_is_its_executable_not_the_name_it_gives_itself(tmp_path):
+    """Review finding: the parent's `comm`, which a process sets itself, was shown as verified:
+    a wrapper that named itself `sshd` made a forged `ssh from` claim look confirmed. The
+    verified parent is the executable the kernel ran for it."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    before = open("/proc/self/comm", "rb").read().strip()
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        person, welcome = await attached(inst)
+        assert libc.prctl(15, b"sshd", 0, 0, 0) == 0  # PR_SET_NAME
+        assert open("/proc/self/comm").read().strip() == "sshd"
+        async with impostor(inst, "1.0") as mcp:
+            task = asyncio.create_task(mcp.call_tool("android_uninstall_app", NOTES))
+            ask = (await person.until("confirm_asked"))["ask"]
+            peer = ask["verified"]["peer"]
+            assert peer["parentPid"] == os.getpid(), peer
+            assert peer["parentName"] == os.readlink("/proc/self/exe"), peer
+            await person.send(type="decide", call_id=ask["call_id"], approve=False)
+            assert (await asyncio.wait_for(task, 15)).is_error
+        rec = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"][-1]
+        assert rec["verified"]["peer"]["parentName"] == os.readlink("/proc/self/exe"), rec
+    finally:
+        libc.prctl(15, before, 0, 0, 0)
+        inst.stop()

@@ -212,7 +212,7 @@ pub fn ask(tool: &'static str, args: Value, reason: Option<&str>) -> Ask {
                 pid: Some(4242),
                 uid: Some(1000),
                 parent_pid: Some(4200),
-                parent_name: Some("node".into()),
+                parent_name: Some("/usr/bin/node".into()),
                 addr: None,
             },
         ),

@@ -285,17 +285,10 @@ async fn session(
     let mut events = core.subscribe();
     let mut notices = core.confirmer.notices();
     let mut status = server.status();
-    if !out.send(&welcome).await {
-        return;
-    }
-    for chunk in history(&core).await {
-        if !out.send(&chunk).await {
-            return;
-        }
-    }
-    // A responder from before the view is sent: by the time the client has its view (the
-    // serving process's own control centre starts its server then), no call finds nobody to
-    // ask. What is asked meanwhile waits in the channel and follows the initial sync.
+    // A responder from before the welcome: once the person is told they are attached, every
+    // waiting call is theirs to answer (a client's yes meanwhile is only a claim), and by the
+    // time the client has its view no call finds nobody to ask. What is asked meanwhile waits
+    // in the channel and follows the initial sync.
     let (rid, mut asks) = core.confirmer.attach_remote(you.clone());
     // Agents' navigation requests go to the serving process's own control centre first.
     let (nid, mut navs) = if local {
@@ -303,6 +296,18 @@ async fn session(
     } else {
         core.ui.attach_remote()
     };
+    let mut sent = out.send(&welcome).await;
+    for chunk in history(&core).await {
+        if !sent {
+            break;
+        }
+        sent = out.send(&chunk).await;
+    }
+    if !sent {
+        core.confirmer.detach_responder(rid);
+        core.ui.detach_id(nid);
+        return;
+    }
     let first = ServerMsg::ServerStatus {
         status: status.borrow_and_update().clone(),
     };

@@ -20,7 +20,8 @@ pub struct Peer {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<u32>,
     /// Its parent process (the agent that started the relay), from `/proc/<pid>/stat` and
-    /// `/proc/<ppid>/comm`, read when the connection was accepted.
+    /// its executable's path (`/proc/<ppid>/exe`: the kernel's, not the name a process gives
+    /// itself), read when the connection was accepted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_pid: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -79,7 +80,7 @@ impl Verified {
     }
 
     /// One line for the person: `the person at attach pid 42 on /dev/pts/3 (tui)`, or
-    /// `an MCP client over stdio (stdio#3): relay pid 4242, uid 1000; its parent 4200 (node)`.
+    /// `an MCP client over stdio (stdio#3): relay pid 4242, uid 1000, its parent 4200 running "/usr/bin/node"`.
     pub fn describe(&self) -> String {
         if let Some(t) = &self.person {
             return match self.transport {
@@ -114,7 +115,7 @@ impl Verified {
             let name = p
                 .parent_name
                 .as_deref()
-                .map(|n| format!(" ({n})"))
+                .map(|n| format!(" running {n:?}"))
                 .unwrap_or_default();
             parts.push(format!("its parent {pp}{name}"));
         }
@@ -226,7 +227,7 @@ mod tests {
                 pid: Some(7),
                 uid: Some(1000),
                 parent_pid: Some(6),
-                parent_name: Some("node".into()),
+                parent_name: Some("/usr/bin/node".into()),
                 addr: None,
             },
         );
@@ -234,7 +235,7 @@ mod tests {
         assert_eq!(serde_json::from_str::<Verified>(&s).unwrap(), full);
         assert_eq!(
             full.describe(),
-            "an MCP client over stdio (stdio#2): relay pid 7, uid 1000, its parent 6 (node)"
+            "an MCP client over stdio (stdio#2): relay pid 7, uid 1000, its parent 6 running \"/usr/bin/node\""
         );
     }
 }
