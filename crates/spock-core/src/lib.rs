@@ -18,13 +18,19 @@
 //!    (`call_as_person`, `call_in_run`): there is no side door.
 //! 3. **Declaration.** `mcp::registry` finds the tool's one declaration (`mcp::tools::*`: name,
 //!    level, schema, handler); arguments are validated against it.
-//! 4. **Access.** `mcp::access` (the person's switches) and `mcp::lease` (who holds the device).
+//! 4. **Access.** `mcp::access` (the person's switches) and `mcp::lease` (who holds the device,
+//!    under every name that reaches it: `device::identity`). A call naming no device uses its
+//!    own session's selection (`mcp::selection`).
 //! 5. **Device and consent.** The device is resolved and pinned (`device::Devices`); a
 //!    destructive call (or a safe one escalated by what it would destroy) is refused if the
 //!    person could not see it whole, then asks `mcp::confirm::Confirmer`, which every control
 //!    centre answers (in the `spock-tui` package): the in-process one (`tui`) and those
 //!    attached over `transport::control` (`spock-tui attach`, consent rules checked there);
-//!    the first answer wins. With nobody attached it is denied (or waits:
+//!    the first answer wins. What is approved is what runs: a local file the call sends is
+//!    read once, before asking (`mcp::staged`); the lease is watched while the call waits and
+//!    checked after the yes, and the pinned phone is asked who it is before and after
+//!    (`mcp::server::device_checks`); a new file or package is created one call at a time
+//!    (`mcp::claims`). With nobody attached it is denied (or waits:
 //!    `safety.wait_for_attach`).
 //! 6. **Started.** `ServerEvent::CallStarted` with arguments redacted for the person
 //!    (`redact`), typed passwords withheld (`mcp::typed`).
