@@ -987,3 +987,49 @@ fn typed_images_show_save_and_stay_out_of_the_response() {
     assert_eq!(&*images[0].bytes, png.as_slice());
     assert_eq!(images[0].dimensions, Some((40, 10)));
 }
+
+/// Issue 31 review: an MCP client that named itself "control centre" (version and all) looked
+/// exactly like the person's own batch steps in Activity and History. The server says which
+/// calls are the person's; a client's lookalike name is shown as its claim.
+#[test]
+fn a_client_named_like_the_control_centre_is_marked_as_its_claim() {
+    use spock_tui::mcp::events::{ClientId, ServerEvent, Transport};
+    let mut s = state();
+    let as_cc = || {
+        Some(ClientId {
+            name: "control centre".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        })
+    };
+    for (id, person) in [(1, true), (2, false)] {
+        s.update(spock_tui::tui::event::Event::Server(
+            ServerEvent::CallStarted {
+                call_id: id,
+                at: t0(),
+                tool: "android_press_key".into(),
+                level: Level::SafeAction,
+                transport: Transport::Batch,
+                client: as_cc(),
+                device: None,
+                arguments: json!({"key": "HOME"}),
+                person,
+            },
+        ));
+    }
+    let labels: Vec<(bool, String)> = s
+        .history
+        .newest_first()
+        .map(|e| (e.person, e.client_label()))
+        .collect();
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    for (person, label) in labels {
+        assert_eq!(
+            label.starts_with("claims \"control centre"),
+            !person,
+            "{label}"
+        );
+    }
+    s.update(key('3'));
+    let screen = render(&mut s, 160, 30);
+    assert!(screen.contains("claims \"control centre"), "{screen}");
+}

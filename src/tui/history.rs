@@ -68,6 +68,8 @@ pub struct CallEntry {
     pub finished: Option<Finished>,
     /// The call's audit record (its `seq`), once it has one.
     pub audit_seq: Option<u64>,
+    /// The person's own act, as the server verified it (not from the client's name).
+    pub person: bool,
 }
 
 impl CallEntry {
@@ -106,6 +108,7 @@ impl CallEntry {
             arguments,
             finished,
             audit_seq: None,
+            person: false,
         }
     }
 
@@ -155,8 +158,16 @@ impl CallEntry {
             || (confirmation_timed_out && outcomes.contains(Outcome::Timeout.label()))
     }
 
+    /// The client as the lists show it: an MCP client whose name reads like the control
+    /// centre's is shown as its claim (first, so a narrow column keeps it), so it never
+    /// passes for the person's own acts.
     pub fn client_label(&self) -> String {
-        ClientId::label(&self.client)
+        let name = ClientId::label(&self.client);
+        if !self.person && spock_core::model::who::looks_like_control_centre(&name) {
+            format!("claims \"{name}\"")
+        } else {
+            name
+        }
     }
 
     pub fn device_label(&self) -> &str {
@@ -258,6 +269,7 @@ fn call_record(r: crate::audit::AuditRecord) -> CallEntry {
         }),
     );
     c.audit_seq = Some(r.seq);
+    c.person = r.verified.as_ref().is_some_and(|v| v.is_person());
     c
 }
 
@@ -379,6 +391,18 @@ impl History {
         r.call_id = Some(call_id);
         r.live = true;
         self.push(r)
+    }
+
+    /// Call `call_id` is the person's own act (the server said so when it started).
+    pub fn set_person(&mut self, call_id: u64) {
+        if let Some(r) = self
+            .entries
+            .iter_mut()
+            .rev()
+            .find(|r| r.call_id == Some(call_id))
+        {
+            r.person = true;
+        }
     }
 
     /// The device a call resolved to (known only once it ran).

@@ -193,6 +193,7 @@ impl State {
                 client,
                 device,
                 arguments,
+                person,
             } => {
                 let st = self.stats.entry(tool.clone()).or_default();
                 st.calls += 1;
@@ -200,6 +201,9 @@ impl State {
                 self.history.started(
                     call_id, at, &tool, level, transport, client, device, arguments,
                 );
+                if person {
+                    self.history.set_person(call_id);
+                }
                 self.refresh_matches_if_narrowed();
             }
             // Text withheld at the start, now known to go into no password field.

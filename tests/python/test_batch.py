@@ -61,7 +61,8 @@ async def test_saved_task_runs_async_with_status_history_and_export(tmp_path):
             assert len(steps) == 5
             err, saved = await call(c, "android_batch_save", {"id": "shop_login", "name": "Shop login", "steps": steps})
             assert not err, saved
-            assert saved["created"] is True and saved["task"]["source"] == "manual"
+            # Saved by an agent, and marked so wherever the person sees the task (issue 31).
+            assert saved["created"] is True and saved["task"]["source"] == "agent"
             # A step the tool itself would reject is refused at save time, naming the step.
             err, bad = await call(c, "android_batch_save", {"name": "bad", "steps": [{"tool": "android_launch_app", "arguments": {}}]})
             assert err and "step 1" in bad["error"] and "packageName" in bad["error"]

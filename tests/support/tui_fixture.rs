@@ -155,6 +155,7 @@ pub fn started(
         client: client("claude-code"),
         device: device.map(str::to_string),
         arguments: args,
+        person: false,
     })
 }
 

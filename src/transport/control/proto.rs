@@ -269,6 +269,9 @@ pub enum ServerMsg {
         client: Option<ClientId>,
         device: Option<String>,
         arguments: Value,
+        /// The person's own act, as the server knows it (never from a client's name).
+        #[serde(default)]
+        person: bool,
     },
     CallArguments {
         call_id: u64,

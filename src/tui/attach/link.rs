@@ -473,6 +473,7 @@ impl Link {
                 client,
                 device,
                 arguments,
+                person,
             } => vec![Event::Server(ServerEvent::CallStarted {
                 call_id,
                 at,
@@ -482,6 +483,7 @@ impl Link {
                 client,
                 device,
                 arguments,
+                person,
             })],
             ServerMsg::CallArguments { call_id, arguments } => {
                 vec![Event::Server(ServerEvent::CallArguments {

@@ -37,6 +37,7 @@ fn source_label(s: Source) -> &'static str {
         Source::Manual => "manual",
         Source::Recorded => "recorded",
         Source::History => "history",
+        Source::Agent => "agent",
     }
 }
 

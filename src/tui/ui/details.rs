@@ -45,7 +45,14 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
                 .format("%Y-%m-%d %H:%M:%S%.3f")
                 .to_string(),
         ),
-        field("client", escape::line(&r.client_label())),
+        field(
+            "client",
+            escape::line(&match (r.person, r.client_label()) {
+                (true, l) => format!("{l} (the person's own act)"),
+                (false, l) if l.starts_with("claims ") => format!("{l} (an MCP client)"),
+                (false, l) => format!("{l} (as the client names itself)"),
+            }),
+        ),
         field("transport", r.transport.label().to_string()),
         field("device", escape::line(r.device_label())),
     ];

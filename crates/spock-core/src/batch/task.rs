@@ -20,6 +20,9 @@ pub enum Source {
     Manual,
     Recorded,
     History,
+    /// Saved by an MCP client (`android_batch_save`), not by the person: the Batch screen says
+    /// so before the person runs it.
+    Agent,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

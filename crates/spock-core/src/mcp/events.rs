@@ -54,6 +54,9 @@ pub enum ServerEvent {
         client: Option<ClientId>,
         device: Option<String>,
         arguments: Value,
+        /// The person's own act (a call, or a step of a batch run, started at a control
+        /// centre); false for every MCP client, whatever it calls itself.
+        person: bool,
     },
     /// A running call's arguments as the person may now see them: text it types, withheld when
     /// the call started, once the field is known to be no password field ([`super::typed`]).

@@ -383,6 +383,7 @@ async fn pipeline(
         client: origin.client.clone(),
         device: requested.clone(),
         arguments: shown_args.clone(),
+        person: origin.session.is_none(),
     });
     let started = Instant::now();
     let mut decision = None;

@@ -111,6 +111,7 @@ pub(super) fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
             client,
             device,
             arguments,
+            person,
         } => ServerMsg::CallStarted {
             call_id,
             at,
@@ -120,6 +121,7 @@ pub(super) fn event(core: &Core, ev: ServerEvent) -> Option<ServerMsg> {
             client,
             device,
             arguments,
+            person,
         },
         ServerEvent::CallArguments { call_id, arguments } => {
             ServerMsg::CallArguments { call_id, arguments }

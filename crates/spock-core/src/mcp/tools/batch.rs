@@ -294,6 +294,8 @@ async fn replaces(ctx: Ctx, a: SaveArgs) -> Result<Option<String>, ToolError> {
 
 async fn save(ctx: Ctx, a: SaveArgs) -> Result<Saved, ToolError> {
     let approved = ctx.approved;
+    // An agent's task says so wherever the person sees it; the person's own saves are theirs.
+    let by_agent = ctx.origin.session.is_some();
     let task = Task::from_draft(TaskDraft {
         id: a.id,
         name: a.name,
@@ -301,7 +303,7 @@ async fn save(ctx: Ctx, a: SaveArgs) -> Result<Saved, ToolError> {
         steps: a.steps,
         created_at: None,
         updated_at: None,
-        source: None,
+        source: by_agent.then_some(Source::Agent),
     });
     let id = task.id.clone();
     let saved = blocking(&ctx.core, move |core| {
