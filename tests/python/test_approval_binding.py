@@ -304,8 +304,9 @@ async def test_a_phone_that_takes_the_address_while_the_call_waits_is_not_the_on
     scen = tmp_path / "y"
     scen.mkdir()
     (scen / "screens").symlink_to(DEMO_SCENARIO.parent / "screens")
-    y_toml = DEMO_SCENARIO.read_text().replace("[device]\n", '[device]\nserial = "PHONE-Y"\n', 1)
-    assert 'serial = "PHONE-Y"' in y_toml
+    y_toml = (DEMO_SCENARIO.read_text().replace("[device]\n", '[device]\nserial = "PHONE-Y"\n', 1)
+              .replace('model = "Pixel 7"', 'model = "Swapped Y"', 1))
+    assert 'serial = "PHONE-Y"' in y_toml and "Swapped Y" in y_toml
     (scen / "y.toml").write_text(y_toml)
     inst = start_instance(tmp_path, "--adb", adb.endpoint())
     y = None
@@ -325,8 +326,14 @@ async def test_a_phone_that_takes_the_address_while_the_call_waits_is_not_the_on
             await approve(term, asked["call_id"])
             err, out = await asyncio.wait_for(waiting, 60)
             assert err and out["kind"] == "refused" and "not the phone the person approved" in out["error"], out
+            # The next request names the phone that is there now, not the one that was.
+            again = asyncio.create_task(call(b, "android_uninstall_app", {"packageName": "com.example.notes", "serial": addr}))
+            asked = (await term.until("confirm_asked"))["ask"]
+            assert asked["device_model"] == "Swapped Y", asked
+            await term.send(type="decide", call_id=asked["call_id"], approve=False)
+            await asyncio.wait_for(again, 30)
         assert "com.example.notes" in adb.adb("-s", addr, "shell", "pm list packages").stdout
-        rec = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"][-1]
+        rec = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"][0]
         assert rec["outcome"] == "refused" and rec["decision"]["approved"] is True, rec
         term.close()
     finally:
