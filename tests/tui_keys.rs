@@ -12,7 +12,6 @@ use crossterm::event::KeyCode;
 use fixture::*;
 use spock_tui::batch::{Source, Step, Task};
 use spock_tui::mcp::registry::HostGroup;
-use spock_tui::mcp::uilink::UiLink;
 use spock_tui::tui::State;
 use spock_tui::tui::batch::BatchData;
 use spock_tui::tui::event::Event;
@@ -20,25 +19,6 @@ use spock_tui::tui::screen::ScreenId;
 use spock_tui::tui::settings::Row;
 use spock_tui::tui::state::Layer;
 use spock_tui::tui::update::{AccessChange, Effect};
-
-/// An agent's `spock_navigate`, answered the way the loop answers it.
-async fn nav(s: &mut State, screen: &str, select: Option<&str>) -> Result<(), String> {
-    let link = std::sync::Arc::new(UiLink::default());
-    let mut rx = link.attach();
-    let l = link.clone();
-    let (screen, select) = (screen.to_string(), select.map(str::to_string));
-    let asker = tokio::spawn(async move { l.navigate(screen, select).await });
-    let req = rx.recv().await.unwrap();
-    for fx in s.update(Event::Navigate(req)) {
-        if let Effect::NavReply(req, r) = fx {
-            match r {
-                Ok(()) => req.applied(),
-                Err(e) => req.refused(e),
-            }
-        }
-    }
-    asker.await.unwrap()
-}
 
 fn typed(s: &mut State, text: &str) -> Vec<Effect> {
     text.chars().flat_map(|c| s.update(key(c))).collect()

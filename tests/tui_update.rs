@@ -10,7 +10,6 @@ use fixture::*;
 use serde_json::json;
 use spock_tui::mcp::events::{DecidedBy, Decision, Outcome};
 use spock_tui::mcp::registry::Level;
-use spock_tui::mcp::uilink::UiLink;
 use spock_tui::tui::action::Action;
 use spock_tui::tui::event::{Event, ServerStatus};
 use spock_tui::tui::keymap::{Keymap, Scope};
@@ -197,28 +196,6 @@ async fn abandoned_requests_leave_the_queue() {
     s.update(Event::Tick);
     assert!(s.confirms.is_empty());
     assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
-}
-
-async fn nav(
-    s: &mut spock_tui::tui::State,
-    screen: &str,
-    select: Option<&str>,
-) -> Result<(), String> {
-    let link = std::sync::Arc::new(UiLink::default());
-    let mut rx = link.attach();
-    let l = link.clone();
-    let (screen, select) = (screen.to_string(), select.map(str::to_string));
-    let asker = tokio::spawn(async move { l.navigate(screen, select).await });
-    let req = rx.recv().await.unwrap();
-    for fx in s.update(Event::Navigate(req)) {
-        if let Effect::NavReply(req, r) = fx {
-            match r {
-                Ok(()) => req.applied(),
-                Err(e) => req.refused(e),
-            }
-        }
-    }
-    asker.await.unwrap()
 }
 
 #[tokio::test]

@@ -225,10 +225,16 @@ async fn accept(listener: &Listener) -> std::io::Result<(Box<dyn Conn>, Peer)> {
     Ok(match listener {
         Listener::Unix(l, _) => {
             let s = l.accept().await?.0;
-            let peer = s
-                .peer_cred()
-                .map(|c| peer_process(c.pid().and_then(|p| u32::try_from(p).ok()), c.uid()))
-                .unwrap_or_default();
+            let peer = match s.peer_cred() {
+                // Reading /proc is a file read: off the runtime.
+                Ok(c) => {
+                    let (pid, uid) = (c.pid().and_then(|p| u32::try_from(p).ok()), c.uid());
+                    tokio::task::spawn_blocking(move || peer_process(pid, uid))
+                        .await
+                        .unwrap_or_default()
+                }
+                Err(_) => Peer::default(),
+            };
             (Box::new(s), peer)
         }
         Listener::Tcp(l) => {

@@ -393,26 +393,25 @@ impl History {
         self.push(r)
     }
 
-    /// Call `call_id` is the person's own act (the server said so when it started).
-    pub fn set_person(&mut self, call_id: u64) {
-        if let Some(r) = self
-            .entries
+    /// The live entry of call `call_id`. Running calls are recent: searched from the newest
+    /// end. Only live entries carry a call id.
+    fn live_mut(&mut self, call_id: u64) -> Option<&mut CallEntry> {
+        self.entries
             .iter_mut()
             .rev()
-            .find(|r| r.call_id == Some(call_id))
-        {
+            .find(|r| r.live && r.call_id == Some(call_id))
+    }
+
+    /// Call `call_id` is the person's own act (the server said so when it started).
+    pub fn set_person(&mut self, call_id: u64) {
+        if let Some(r) = self.live_mut(call_id) {
             r.person = true;
         }
     }
 
     /// The device a call resolved to (known only once it ran).
     pub fn set_device(&mut self, call_id: u64, device: Option<String>) {
-        if let Some(r) = self
-            .entries
-            .iter_mut()
-            .rev()
-            .find(|r| r.call_id == Some(call_id))
-        {
+        if let Some(r) = self.live_mut(call_id) {
             r.device = device;
         }
     }
@@ -420,12 +419,7 @@ impl History {
     /// A running call's arguments as the person may now see them (typed text shown once the
     /// field is known to be no password field).
     pub fn set_arguments(&mut self, call_id: u64, arguments: Value) {
-        if let Some(r) = self
-            .entries
-            .iter_mut()
-            .rev()
-            .find(|r| r.live && r.call_id == Some(call_id))
-        {
+        if let Some(r) = self.live_mut(call_id) {
             r.arguments = arguments;
         }
     }
@@ -433,13 +427,7 @@ impl History {
     /// A live call ended (its audit record is `record`); false when its start was never seen
     /// (evicted or missed).
     pub fn finished(&mut self, call_id: u64, finished: Finished, record: u64) -> bool {
-        // Running calls are recent: search from the newest end.
-        let Some(r) = self
-            .entries
-            .iter_mut()
-            .rev()
-            .find(|r| r.live && r.call_id == Some(call_id))
-        else {
+        let Some(r) = self.live_mut(call_id) else {
             return false;
         };
         r.finished = Some(finished);

@@ -300,3 +300,22 @@ pub fn rows(screen: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// An agent's `spock_navigate`, answered the way the loop answers it.
+pub async fn nav(s: &mut State, screen: &str, select: Option<&str>) -> Result<(), String> {
+    let link = std::sync::Arc::new(spock_tui::mcp::uilink::UiLink::default());
+    let mut rx = link.attach();
+    let l = link.clone();
+    let (screen, select) = (screen.to_string(), select.map(str::to_string));
+    let asker = tokio::spawn(async move { l.navigate(screen, select).await });
+    let req = rx.recv().await.unwrap();
+    for fx in s.update(Event::Navigate(req)) {
+        if let spock_tui::tui::update::Effect::NavReply(req, r) = fx {
+            match r {
+                Ok(()) => req.applied(),
+                Err(e) => req.refused(e),
+            }
+        }
+    }
+    asker.await.unwrap()
+}

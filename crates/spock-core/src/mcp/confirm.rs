@@ -170,6 +170,16 @@ impl Drop for Place<'_> {
     }
 }
 
+/// A request just put on the waiting list ([`Confirmer::post`]).
+struct Posted<'a> {
+    asking: Asking<'a>,
+    slot: Arc<Slot>,
+    answer: oneshot::Receiver<Answered>,
+    /// How many responders were offered it.
+    delivered: usize,
+    timeout: Duration,
+}
+
 /// A request's entry in the waiting list, removed however the asking ends (an answer, the
 /// timeout, or the asker cancelled: then the responders hear it was withdrawn).
 struct Asking<'a> {
@@ -244,28 +254,15 @@ impl Confirmer {
         ask: Ask,
         client: F,
     ) -> Answered {
-        let timeout = self.timeout();
-        let (reply, mut answer) = oneshot::channel();
         // Kept while nobody holds it: the client is asked, and a person may attach.
-        let slot = Arc::new(Slot::new(reply, Arc::new(AtomicBool::new(true))));
-        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let call_id = ask.call_id;
-        let pending = Pending {
-            ask,
-            deadline: Instant::now() + timeout,
+        let Posted {
+            mut asking,
+            slot,
+            mut answer,
             timeout,
-            slot: slot.clone(),
-        };
-        if let Ok(mut i) = self.inner.lock() {
-            i.offer(id, &pending, None);
-            i.pending.insert(id, pending);
-        }
-        let mut asking = Asking {
-            confirmer: self,
-            id,
-            call_id,
-            told: false,
-        };
+            ..
+        } = self.post(ask, Arc::new(AtomicBool::new(true)));
+        let call_id = asking.call_id;
         let client = std::pin::pin!(client);
         let mut client = Some(client);
         let deadline = tokio::time::sleep(timeout);
@@ -452,18 +449,19 @@ impl Confirmer {
         self.ask_answered(ask).await.decision
     }
 
-    /// [`Confirmer::ask`], with the terminal that answered.
-    pub async fn ask_answered(&self, ask: Ask) -> Answered {
+    /// Puts `ask` on the waiting list and offers it to every responder. `keep_unheld`: whether
+    /// a request nobody holds stays (see [`Slot`]).
+    fn post(&self, ask: Ask, keep_unheld: Arc<AtomicBool>) -> Posted<'_> {
         let timeout = self.timeout();
         let (reply, answer) = oneshot::channel();
-        let slot = Arc::new(Slot::new(reply, self.wait_for_attach.clone()));
+        let slot = Arc::new(Slot::new(reply, keep_unheld));
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let call_id = ask.call_id;
         let pending = Pending {
             ask,
             deadline: Instant::now() + timeout,
             timeout,
-            slot,
+            slot: slot.clone(),
         };
         let delivered = match self.inner.lock() {
             Ok(mut i) => {
@@ -473,12 +471,30 @@ impl Confirmer {
             }
             Err(_) => 0,
         };
-        let mut asking = Asking {
-            confirmer: self,
-            id,
-            call_id,
-            told: false,
-        };
+        Posted {
+            asking: Asking {
+                confirmer: self,
+                id,
+                call_id,
+                told: false,
+            },
+            slot,
+            answer,
+            delivered,
+            timeout,
+        }
+    }
+
+    /// [`Confirmer::ask`], with the terminal that answered.
+    pub async fn ask_answered(&self, ask: Ask) -> Answered {
+        let Posted {
+            mut asking,
+            answer,
+            delivered,
+            timeout,
+            ..
+        } = self.post(ask, self.wait_for_attach.clone());
+        let call_id = asking.call_id;
         if delivered == 0 && !self.waits_for_attach() {
             asking.told = true;
             drop(asking);

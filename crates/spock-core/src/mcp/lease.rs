@@ -204,12 +204,11 @@ pub struct Lease {
     pub id: u64,
     /// The device's full name, as resolution returns it.
     pub device: String,
-    /// Who the device is, whatever name reaches it ([`crate::device::Devices::identity`]),
-    /// when it could be read: the lease covers every name with this identity.
-    pub identity: Option<String>,
-    /// Identities the leased name has shown since (a phone with no readable serial is known
-    /// by its boot id, which a reboot changes): the lease covers these too.
-    pub also: Vec<String>,
+    /// Who the device is, whatever name reaches it ([`crate::device::Devices::identity`]):
+    /// what it was when the lease was taken (when it could be read), then each identity the
+    /// leased name has shown since (a phone with no readable serial is known by its boot id,
+    /// which a reboot changes). The lease covers every name with any of these.
+    pub identities: Vec<String>,
     pub holder: Holder,
     pub since: DateTime<Utc>,
     pub expires_at: DateTime<Utc>,
@@ -286,9 +285,8 @@ impl Lease {
     /// Whether this lease holds `t`: the same name, or another name of the same device.
     pub fn covers(&self, t: Target<'_>) -> bool {
         self.device == t.device
-            || t.identity.is_some_and(|i| {
-                self.identity.as_deref() == Some(i) || self.also.iter().any(|a| a == i)
-            })
+            || t.identity
+                .is_some_and(|i| self.identities.iter().any(|a| a == i))
     }
 }
 
@@ -330,8 +328,7 @@ impl Table {
         let lease = Lease {
             id: self.next_id,
             device: target.device.to_string(),
-            identity: target.identity.map(str::to_string),
-            also: Vec::new(),
+            identities: target.identity.map(str::to_string).into_iter().collect(),
             holder: holder.clone(),
             since: wall,
             expires_at,
@@ -501,10 +498,9 @@ impl Leases {
         self.with(|t| {
             for l in t.leases.values_mut() {
                 if let Some(now) = current(&l.device)
-                    && l.identity.as_ref() != Some(&now)
-                    && !l.also.contains(&now)
+                    && !l.identities.contains(&now)
                 {
-                    l.also.push(now);
+                    l.identities.push(now);
                 }
             }
         })

@@ -243,10 +243,12 @@ fn exists_refusal(t: &PushTarget, st: &RemoteStat) -> ToolError {
 pub(crate) async fn stage_source(ctx: &Ctx, local_path: &str) -> Result<Staged, ToolError> {
     let roots = local_roots(ctx);
     let local = PathBuf::from(local_path);
-    let (source, data) = tokio::task::spawn_blocking(move || read_source(&local, &roots))
-        .await
-        .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))??;
-    Ok(Staged::new(source, data))
+    // Read and hashed off the runtime: up to 50 MB.
+    tokio::task::spawn_blocking(move || {
+        read_source(&local, &roots).map(|(source, data)| Staged::new(source, data))
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("file reader failed: {e}")))?
 }
 
 /// The bytes the call's checks read (and the person was shown), else read now: a call

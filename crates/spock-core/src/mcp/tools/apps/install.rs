@@ -7,6 +7,8 @@
 //! Replacing an installed app (its data stays, its code does not come back) makes the call
 //! destructive, so the person is asked; a downgrade is refused unless `allowDowngrade` is set,
 //! and then asked too. The result names the package and version the device now reports.
+use std::path::Path;
+
 use bytes::Bytes;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -17,7 +19,6 @@ use crate::guard::shell_quote;
 use crate::mcp::claims::Target;
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
-use crate::mcp::staged::Staged;
 use crate::mcp::tools::files::{
     approved_bytes, device_key, keep_for_approval, stage_source, staged_or_read, transfer_timeout,
 };
@@ -50,13 +51,10 @@ pub struct InstalledOut {
     pub sha256: String,
 }
 
-/// The APK's bytes, read once ([`crate::mcp::staged`]), and what its manifest says.
-fn apk_info(staged: &Staged) -> Result<ApkInfo, ToolError> {
-    let data = staged
-        .in_memory()
-        .ok_or_else(|| ToolError::internal("the APK was read before its manifest"))?;
+/// What the manifest of the APK read from `source` says, its package name checked.
+fn apk_info(source: &Path, data: &[u8]) -> Result<ApkInfo, ToolError> {
     let info = read_apk(data)
-        .map_err(|e| ToolError::invalid_args(format!("{}: {e}", staged.source.display())))?;
+        .map_err(|e| ToolError::invalid_args(format!("{}: {e}", source.display())))?;
     crate::guard::package_name(&info.package)
         .map_err(|r| ToolError::refused(format!("the APK's package name is refused: {r}")))?;
     Ok(info)
@@ -102,7 +100,10 @@ fn downgrade_refusal(info: &ApkInfo, old: u64) -> ToolError {
 pub async fn install_escalation(ctx: Ctx, a: InstallArgs) -> Result<Option<String>, ToolError> {
     check_apk_path(&a.apk_path)?;
     let staged = stage_source(&ctx, &a.apk_path).await?;
-    let info = apk_info(&staged)?;
+    let data = staged
+        .in_memory()
+        .ok_or_else(|| ToolError::internal("the APK was read before its manifest"))?;
+    let info = apk_info(&staged.source, data)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
     let Some(old) = installed_code(&ctx, &dev, &info.package).await? else {
         ctx.staged.put(staged);
@@ -138,10 +139,7 @@ pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError
     check_apk_path(&a.apk_path)?;
     let staged = staged_or_read(&ctx, &a.apk_path).await?;
     let (staged, data) = approved_bytes(staged).await?;
-    let info = read_apk(&data)
-        .map_err(|e| ToolError::invalid_args(format!("{}: {e}", staged.source.display())))?;
-    crate::guard::package_name(&info.package)
-        .map_err(|r| ToolError::refused(format!("the APK's package name is refused: {r}")))?;
+    let info = apk_info(&staged.source, &data)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
     // Nothing else of ours installs this package between the last look and the install: a
     // second install of the same new package waits here, then finds it and asks.
