@@ -318,6 +318,41 @@ fn raw_http_bytes_never_hang() {
     rt.block_on(rig.server.stop());
 }
 
+/// Every connection the socket transport accepts is answered: connections arriving
+/// back to back over several of the accept loop's 500 ms ticks each get `OK` (or `ERROR
+/// busy`), never a reset or a closed pipe. A relay that connects while the loop's timer fires
+/// must not be dropped (the loop once lost it while reading the peer's `/proc`).
+#[test]
+fn every_accepted_socket_connection_gets_its_handshake() {
+    let rt = runtime();
+    let rig = rt.block_on(dead_adb_rig(Config::default_config()));
+    let sock = socket_addr(&rig.descriptor());
+    let started = std::time::Instant::now();
+    let mut n = 0u32;
+    while n < 100 || started.elapsed() < std::time::Duration::from_millis(2500) {
+        n += 1;
+        let line = rt.block_on(async {
+            let (mut r, mut w) = socket_connect(&sock)
+                .await
+                .map_err(|e| format!("connect: {e}"))?;
+            w.write_all(format!("{TOKEN}\n").as_bytes())
+                .await
+                .map_err(|e| format!("token write: {e}"))?;
+            let mut line = String::new();
+            r.read_line(&mut line)
+                .await
+                .map_err(|e| format!("handshake read: {e}"))?;
+            Ok::<_, String>(line)
+        });
+        match line {
+            Ok(l) if l.starts_with("OK spock-tui") || l.starts_with("ERROR busy") => {}
+            other => panic!("connection {n} after {:?}: {other:?}", started.elapsed()),
+        }
+    }
+    eprintln!("every_accepted_socket_connection_gets_its_handshake: {n} connections");
+    rt.block_on(rig.server.stop());
+}
+
 /// Newline-delimited JSON-RPC on the stdio socket after a good handshake and initialize.
 #[test]
 fn socket_lines_never_hang() {

@@ -198,9 +198,12 @@ pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> s
                 }
             }
             accepted = accept(&listener) => match accepted {
-                Ok((conn, peer)) => {
+                Ok((conn, who)) => {
                     let (shared, opts, active) = (shared.clone(), opts.clone(), active.clone());
-                    tokio::spawn(async move { handle(conn, peer, shared, opts, active).await });
+                    tokio::spawn(async move {
+                        let peer = who.peer().await;
+                        handle(conn, peer, shared, opts, active).await
+                    });
                 }
                 Err(e) => {
                     tracing::warn!(error = %e, "accept failed");
@@ -220,22 +223,19 @@ pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> s
 trait Conn: AsyncRead + AsyncWrite + Unpin + Send + 'static {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send + 'static> Conn for T {}
 
-/// A connection and what the socket itself says about its other end.
-async fn accept(listener: &Listener) -> std::io::Result<(Box<dyn Conn>, Peer)> {
+/// A connection and what the socket itself says about its other end. Cancel-safe (it sits in
+/// the accept loop's `select!` beside a timer): once the kernel hands over a connection
+/// nothing else is awaited here, so a tick can never drop one that was already accepted. The
+/// peer's `/proc` entries are read afterwards, in the connection's own task ([`Who::peer`]).
+async fn accept(listener: &Listener) -> std::io::Result<(Box<dyn Conn>, Who)> {
     Ok(match listener {
         Listener::Unix(l, _) => {
             let s = l.accept().await?.0;
-            let peer = match s.peer_cred() {
-                // Reading /proc is a file read: off the runtime.
-                Ok(c) => {
-                    let (pid, uid) = (c.pid().and_then(|p| u32::try_from(p).ok()), c.uid());
-                    tokio::task::spawn_blocking(move || peer_process(pid, uid))
-                        .await
-                        .unwrap_or_default()
-                }
-                Err(_) => Peer::default(),
+            let who = match s.peer_cred() {
+                Ok(c) => Who::Cred(c.pid().and_then(|p| u32::try_from(p).ok()), c.uid()),
+                Err(_) => Who::Known(Peer::default()),
             };
-            (Box::new(s), peer)
+            (Box::new(s), who)
         }
         Listener::Tcp(l) => {
             let (s, addr) = l.accept().await?;
@@ -244,9 +244,27 @@ async fn accept(listener: &Listener) -> std::io::Result<(Box<dyn Conn>, Peer)> {
                 addr: Some(addr.to_string()),
                 ..Peer::default()
             };
-            (Box::new(s), peer)
+            (Box::new(s), Who::Known(peer))
         }
     })
+}
+
+/// What `accept` learnt of the other end: credentials still to be looked up, or all there is.
+enum Who {
+    Cred(Option<u32>, u32),
+    Known(Peer),
+}
+
+impl Who {
+    async fn peer(self) -> Peer {
+        match self {
+            // Reading /proc is a file read: off the runtime.
+            Who::Cred(pid, uid) => tokio::task::spawn_blocking(move || peer_process(pid, uid))
+                .await
+                .unwrap_or_default(),
+            Who::Known(p) => p,
+        }
+    }
 }
 
 /// The relay's pid and uid (`SO_PEERCRED`) and its parent process, read from `/proc` as the

@@ -254,12 +254,16 @@ pub async fn socket_session(addr: &SockAddr) -> Result<Duplex, String> {
     // hang: wait for a slot (bounded).
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
     let (mut r, mut w, mut line) = loop {
-        let (mut r, mut w) = socket_connect(addr).await.map_err(|e| e.to_string())?;
+        let (mut r, mut w) = socket_connect(addr)
+            .await
+            .map_err(|e| format!("connect: {e}"))?;
         let mut line = String::new();
         w.write_all(format!("{TOKEN}\n").as_bytes())
             .await
-            .map_err(|e| e.to_string())?;
-        r.read_line(&mut line).await.map_err(|e| e.to_string())?;
+            .map_err(|e| format!("token write: {e}"))?;
+        r.read_line(&mut line)
+            .await
+            .map_err(|e| format!("handshake read: {e}"))?;
         if line.starts_with("ERROR busy") && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
             continue;
@@ -271,15 +275,17 @@ pub async fn socket_session(addr: &SockAddr) -> Result<Duplex, String> {
     }
     w.write_all(format!("{INIT}\n").as_bytes())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| format!("init write: {e}"))?;
     line.clear();
-    r.read_line(&mut line).await.map_err(|e| e.to_string())?;
+    r.read_line(&mut line)
+        .await
+        .map_err(|e| format!("init read: {e}"))?;
     if !line.contains("\"result\"") {
         return Err(format!("initialize: {line}"));
     }
     w.write_all(format!("{INITIALIZED}\n").as_bytes())
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| format!("initialized write: {e}"))?;
     Ok((r, w))
 }
 
