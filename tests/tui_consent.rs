@@ -489,3 +489,252 @@ async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
         "a key here answered it"
     );
 }
+
+/// Issue 44, item 1: with a terminal, a request counts as shown when the terminal answers
+/// the fence written after the frame that drew it, not when the frame was written. Keys read
+/// before that answer (typed before the person could see it) answer nothing, and the arming
+/// time counts from the answer.
+#[tokio::test]
+async fn a_request_arms_from_the_terminals_answer_to_the_fence_after_its_frame() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    s.gate.fence = Some(Default::default());
+    let (req, h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 100, 30);
+    let id = s.confirms.front().unwrap().id;
+    assert_eq!(s.gate.fence.as_ref().unwrap().wanted, Some(id));
+    assert_eq!(s.gate.shown, None, "written is not seen");
+    s.fence_sent(id, s.now);
+    // A round trip later, long past the old arming time: keys typed before the person's
+    // screen showed it still answer nothing, and neither does Tab Enter.
+    s.now += Duration::from_millis(1200);
+    render(&mut s, 100, 30);
+    s.update(key('y'));
+    s.update(code(KeyCode::Tab));
+    s.update(code(KeyCode::Enter));
+    assert_eq!(s.confirms.len(), 1);
+    assert_eq!(s.focus, Button::Deny);
+    assert_eq!(s.approve_blocked(s.now), Some(Blocked::NotShown));
+    let screen = render(&mut s, 100, 30);
+    assert!(
+        screen.contains("from when your terminal shows this"),
+        "{screen}"
+    );
+    // The terminal answers: shown from then, armed 0.6 s later.
+    let answered = s.now;
+    s.update(Event::Fence(answered));
+    assert_eq!(s.gate.shown, Some((id, answered)));
+    s.now += Duration::from_millis(10);
+    s.update(key('y'));
+    assert_eq!(
+        s.confirms.len(),
+        1,
+        "y inside the arming time after the answer"
+    );
+    s.now = answered + s.gate.arming;
+    s.update(key('y'));
+    assert!(h.await.unwrap().approved);
+}
+
+/// The n-th answer belongs to the n-th fence: an answer to the fence written for an earlier
+/// frame (the probe at start, a request that went) never arms the request in front.
+#[tokio::test]
+async fn an_answer_to_an_earlier_fence_does_not_arm_a_later_request() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    s.gate.fence = Some(Default::default());
+    render(&mut s, 100, 30);
+    s.fence_sent(u64::MAX, s.now); // the probe at start, not answered yet
+    let (req, h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 100, 30);
+    let id = s.confirms.front().unwrap().id;
+    s.fence_sent(id, s.now);
+    s.now += Duration::from_secs(2);
+    s.update(Event::Fence(s.now)); // the probe's answer
+    assert_eq!(s.gate.shown, None);
+    s.update(key('y'));
+    assert_eq!(s.confirms.len(), 1);
+    s.now += Duration::from_millis(300);
+    s.update(Event::Fence(s.now)); // the request's
+    assert_eq!(s.gate.shown, Some((id, s.now)));
+    s.now += s.gate.arming;
+    s.update(key('n'));
+    assert!(!h.await.unwrap().approved);
+}
+
+/// A resize redraws the request: it counts as shown (and arms) again only once the terminal
+/// answers the fence after the new frame.
+#[tokio::test]
+async fn a_resize_during_a_request_fences_and_arms_again() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    s.gate.fence = Some(Default::default());
+    let (req, h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 100, 30);
+    let id = s.confirms.front().unwrap().id;
+    s.fence_sent(id, s.now);
+    s.update(Event::Fence(s.now));
+    s.now += s.gate.arming;
+    assert_eq!(s.approve_blocked(s.now), None);
+    s.update(Event::Resize(90, 28));
+    assert_eq!(s.approve_blocked(s.now), Some(Blocked::NotShown));
+    s.update(key('y'));
+    assert_eq!(s.confirms.len(), 1);
+    render(&mut s, 90, 28);
+    assert_eq!(s.gate.fence.as_ref().unwrap().wanted, Some(id));
+    s.fence_sent(id, s.now);
+    s.update(Event::Fence(s.now));
+    s.now += s.gate.arming;
+    s.update(key('y'));
+    assert!(h.await.unwrap().approved);
+}
+
+/// A terminal that never answers a fence: after a while requests arm from their frame, and
+/// the person is told why.
+#[tokio::test]
+async fn a_terminal_that_never_answers_falls_back_to_the_frame_and_says_so() {
+    let mut asker = Asker::new(Duration::from_secs(600));
+    let mut s = state();
+    s.gate.fence = Some(Default::default());
+    let (req, h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 100, 30);
+    let id = s.confirms.front().unwrap().id;
+    let sent = s.now;
+    s.fence_sent(id, sent);
+    s.now += spock_tui::tui::state::FENCE_GIVE_UP - Duration::from_millis(1);
+    s.update(Event::Tick);
+    assert_eq!(s.gate.shown, None);
+    s.now += Duration::from_millis(1);
+    s.update(Event::Tick);
+    assert_eq!(s.gate.shown, Some((id, sent)));
+    assert!(
+        s.notices
+            .iter()
+            .any(|n| n.text.contains("does not answer status queries")),
+        "{:?}",
+        s.notices
+    );
+    s.update(key('y'));
+    assert!(h.await.unwrap().approved);
+}
+
+/// Issue 44, item 2: one click on `[ Approve (y) ]` after the arming time approves nothing;
+/// it moves the focus, and Enter (or y) decides.
+#[tokio::test]
+async fn a_click_on_approve_only_moves_focus() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (req, h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 100, 30);
+    look(&mut s);
+    let (x, y) = approve_button(&s);
+    s.update(click(x, y));
+    assert_eq!(s.confirms.len(), 1, "a click decided");
+    assert_eq!(s.focus, Button::Approve);
+    let screen = render(&mut s, 100, 30);
+    assert!(screen.contains("a click only moves focus"), "{screen}");
+    s.update(code(KeyCode::Enter));
+    assert!(h.await.unwrap().approved);
+}
+
+/// Issue 44, items 8 and 9: the footer under a new request shows its keys, not the last
+/// call's result; a request decided in another terminal says so in the footer (keys do
+/// nothing, not "y approve") and stays in the message log.
+#[tokio::test]
+async fn the_footer_belongs_to_the_request_on_screen() {
+    use spock_tui::mcp::confirm::ConfirmRequest;
+    let mut s = state();
+    s.notify("approved android_uninstall_app");
+    let (req, remote) = ConfirmRequest::remote(
+        7,
+        ask(
+            "android_uninstall_app",
+            json!({"packageName": "com.example.notes"}),
+            None,
+        ),
+        tokio::time::Instant::now() + Duration::from_secs(60),
+        Duration::from_secs(60),
+        "attach pid 1 on /dev/pts/1",
+    );
+    s.update(Event::Confirm(req));
+    let screen = render(&mut s, 80, 24);
+    let footer = screen.lines().last().unwrap().to_string();
+    assert!(
+        !footer.contains("approved android_uninstall_app"),
+        "{footer}"
+    );
+    assert!(
+        footer.contains("approve") && footer.contains("deny"),
+        "{footer}"
+    );
+    look(&mut s);
+    remote.close(Some((true, "attach pid 2 on /dev/pts/2".into())));
+    s.update(Event::Tick);
+    let screen = render(&mut s, 80, 24);
+    let footer = screen.lines().last().unwrap().to_string();
+    assert!(footer.contains("keys do nothing"), "{footer}");
+    assert!(!footer.contains("approve"), "{footer}");
+    assert!(screen.contains("approved by attach pid 2 on"), "{screen}");
+    assert!(
+        s.notices
+            .iter()
+            .any(|n| n.text.contains("decided in another terminal")
+                && n.text.contains("approved by attach pid 2 on /dev/pts/2")),
+        "{:?}",
+        s.notices.iter().map(|n| &n.text).collect::<Vec<_>>()
+    );
+    // After the hold, the footer says it (until the notice expires).
+    s.now += s.gate.hold;
+    s.update(Event::Tick);
+    let screen = render(&mut s, 80, 24);
+    let footer = screen.lines().last().unwrap().to_string();
+    assert!(footer.contains("decided in another terminal"), "{footer}");
+}
+
+/// Issue 44, item 10: a wide character (⚡) just left of the request's box cannot cover its
+/// left border.
+#[tokio::test]
+async fn a_wide_character_behind_the_modal_does_not_cover_its_border() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    let (req, _h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    let mut terminal = Terminal::new(TestBackend::new(60, 20)).unwrap();
+    terminal
+        .draw(|f| {
+            // The screen behind: two-column characters across the whole width, one of them
+            // in the column just left of the box (which starts at column 2).
+            for y in 0..20 {
+                f.buffer_mut()
+                    .set_string(1, y, "⚡".repeat(29), ratatui::style::Style::new());
+            }
+            spock_tui::tui::ui::modal::draw(f, f.area(), &s);
+        })
+        .unwrap();
+    let buf = terminal.backend().buffer().clone();
+    // The box's left border column: every row of it is a border glyph, and the cell left
+    // of it is not a wide character.
+    let (x0, rows): (u16, Vec<u16>) = {
+        let y = (0..20)
+            .find(|&y| (0..60).any(|x| buf[(x, y)].symbol() == "┌"))
+            .expect("the box's top-left corner on screen (a wide character left of it covers it)");
+        let x = (0..60).find(|&x| buf[(x, y)].symbol() == "┌").unwrap();
+        let ys = (y..20)
+            .take_while(|&yy| buf[(x, yy)].symbol() != " ")
+            .collect();
+        (x, ys)
+    };
+    assert_eq!(x0, 2);
+    for y in rows {
+        let left = buf[(x0 - 1, y)].symbol().to_string();
+        assert!(
+            unicode_width::UnicodeWidthStr::width(left.as_str()) <= 1,
+            "row {y}: {left:?} left of the border"
+        );
+    }
+}

@@ -28,7 +28,7 @@ use super::history::Preloaded;
 use super::osc;
 use super::screen::ScreenId;
 use super::state::State;
-use super::terminal::{TerminalGuard, spawn_input};
+use super::terminal::{FENCE_QUERY, TerminalGuard, spawn_input, spawn_resize};
 use super::ui;
 use super::update::Effect;
 use crate::config::Paths;
@@ -108,10 +108,11 @@ pub async fn run_loop(
     let welcome = c.welcome.clone();
     let guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-    terminal.clear()?;
+    clear(&mut terminal)?;
     let (tx, mut rx) = events;
     let stop_input = Arc::new(AtomicBool::new(false));
     spawn_input(tx.clone(), stop_input.clone());
+    spawn_resize(tx.clone());
     let source = Preloaded {
         records: std::mem::take(&mut c.history),
         source: std::mem::take(&mut c.history_source),
@@ -129,6 +130,9 @@ pub async fn run_loop(
     if mode == Mode::Attached {
         state.screen = ScreenId::ACTIVITY;
     }
+    // A request counts as shown when the terminal says so (its answer to a fence), not when
+    // the frame is written: over a slow link the person sees it a round trip later.
+    state.gate.fence = Some(Default::default());
     state.no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     state.tz = chrono::Local::now().fixed_offset().timezone();
     let size = terminal.size()?;
@@ -140,18 +144,35 @@ pub async fn run_loop(
         ));
     }
     let in_tmux = osc::in_tmux();
+    // Whether this tmux lets a copy through to the person's terminal, asked once, off the
+    // runtime.
+    let tmux_clipboard = Arc::new(std::sync::OnceLock::new());
+    if in_tmux {
+        let slot = tmux_clipboard.clone();
+        tokio::task::spawn_blocking(move || {
+            if let Some(v) = osc::tmux_set_clipboard() {
+                let _ = slot.set(v);
+            }
+        });
+    }
     let mut written_screen = String::new();
     let mut lost: Option<std::io::Error> = None;
     // The request the last frame showed in front: a new one is drawn on a cleared screen, so
     // no cell a terminal drew differently from ratatui's idea of it can keep an earlier text.
     let mut front_drawn: Option<u64> = None;
+    // The bell and desktop notifications for a new request go out after the frame that
+    // shows it, never before.
+    let mut alerts: Vec<u8> = Vec::new();
+    // A first fence as soon as the screen is up: whether this terminal answers them is known
+    // before the first request.
+    let mut probe = true;
     while !state.quit {
         state.now = tokio::time::Instant::now();
         state.wall = chrono::Utc::now();
         let front = state.confirms.front().map(|r| r.id);
         if front.is_some()
             && front != front_drawn
-            && let Err(e) = terminal.clear()
+            && let Err(e) = clear(&mut terminal)
         {
             tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
             lost = Some(e);
@@ -164,6 +185,26 @@ pub async fn run_loop(
             break;
         }
         state.frame_drawn(tokio::time::Instant::now());
+        let fence_for = state.gate.fence.as_ref().and_then(|f| f.wanted);
+        if fence_for.is_some() || probe || !alerts.is_empty() {
+            let out = terminal.backend_mut();
+            let mut bytes = std::mem::take(&mut alerts);
+            if fence_for.is_some() || probe {
+                bytes.extend_from_slice(FENCE_QUERY);
+            }
+            if let Err(e) = out.write_all(&bytes).and_then(|_| out.flush()) {
+                tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
+                lost = Some(e);
+                break;
+            }
+            let now = tokio::time::Instant::now();
+            match fence_for {
+                Some(id) => state.fence_sent(id, now),
+                None if probe => state.fence_sent(u64::MAX, now),
+                None => {}
+            }
+            probe = false;
+        }
         // Every line of the modal has been on screen: the server's arming time for it starts
         // now.
         if state.gate.withdrawn.is_none()
@@ -202,8 +243,39 @@ pub async fn run_loop(
             });
         }
         for fx in effects {
-            if let Some(ev) = perform(fx, &link, &paths, &tx, &mut terminal, in_tmux) {
+            if let Effect::Alert { title, body } = &fx {
+                alerts.extend(osc::alert(title, body, in_tmux));
+                continue;
+            }
+            if let Some(ev) = perform(
+                fx,
+                &link,
+                &paths,
+                &tx,
+                &mut terminal,
+                in_tmux,
+                &tmux_clipboard,
+            ) {
                 state.update(ev);
+            }
+        }
+    }
+    // Fences still unanswered would have their answers typed into the shell once the
+    // terminal is back to normal: wait for them a little.
+    if lost.is_none() {
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_millis(500);
+        while state
+            .gate
+            .fence
+            .as_ref()
+            .is_some_and(|f| f.answers == Some(true) && f.answered < f.sent)
+        {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(Event::Fence(at))) => {
+                    state.update(Event::Fence(at));
+                }
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => break,
             }
         }
     }
@@ -221,6 +293,14 @@ pub async fn run_loop(
         Some(e) => Err(anyhow::Error::new(e).context("the terminal went away")),
         None => Ok(()),
     }
+}
+
+/// Clear the screen and make the next frame redraw every cell, without asking the terminal
+/// where its cursor is (`Terminal::clear` does, and waits up to 2 s for the answer: a slow
+/// link would end the control centre, and the late answer would land in the shell).
+fn clear<W: std::io::Write>(terminal: &mut Terminal<CrosstermBackend<W>>) -> std::io::Result<()> {
+    let area = terminal.size()?;
+    terminal.resize(ratatui::layout::Rect::new(0, 0, area.width, area.height))
 }
 
 /// SIGTERM, SIGHUP and SIGINT end the loop. Registered at once (not in the task), so a signal
@@ -254,6 +334,7 @@ fn perform<W: std::io::Write>(
     tx: &mpsc::UnboundedSender<Event>,
     terminal: &mut Terminal<CrosstermBackend<W>>,
     in_tmux: bool,
+    tmux_clipboard: &std::sync::OnceLock<String>,
 ) -> Option<Event> {
     let out = terminal.backend_mut();
     match fx {
@@ -263,23 +344,12 @@ fn perform<W: std::io::Write>(
                 .and_then(|_| out.flush());
             Some(Event::Notice(match ok {
                 // Only the terminal knows whether it honoured the escape: say what was done.
-                Ok(()) => format!(
-                    "sent {what} to the terminal's clipboard (OSC 52; works where the terminal allows it{}); it is also on screen",
-                    if in_tmux {
-                        ", and tmux has set-clipboard on"
-                    } else {
-                        ""
-                    }
-                ),
+                Ok(()) => osc::copied(&what, in_tmux, tmux_clipboard.get().map(|v| v.as_str())),
                 Err(e) => format!("could not copy: {e}"),
             }))
         }
-        Effect::Alert { title, body } => {
-            let _ = out
-                .write_all(&osc::alert(&title, &body, in_tmux))
-                .and_then(|_| out.flush());
-            None
-        }
+        // Written by the loop after the next frame, the one that shows the request.
+        Effect::Alert { .. } => None,
         Effect::NavReply(req, result) => {
             // The link sends the answer to the server.
             match result {

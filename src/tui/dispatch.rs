@@ -61,7 +61,26 @@ impl State {
         }
     }
 
-    /// A key (read at `at`) or a click on the confirmation. Nothing answers a request no frame
+    /// A click on a confirmation button: focus moves there (when a Tab could move it), and
+    /// the footer says which key decides.
+    pub(super) fn click_button(&mut self, b: Button) {
+        if self.gate.withdrawn.is_some() || self.focus == b {
+            return;
+        }
+        if matches!(
+            self.approve_blocked(self.now),
+            Some(Blocked::NotShown | Blocked::Arming(_))
+        ) {
+            return;
+        }
+        self.focus = b;
+        self.notify(match b {
+            Button::Approve => "a click only moves focus: Enter or y approves",
+            Button::Deny => "a click only moves focus: Enter or n denies",
+        });
+    }
+
+    /// A key (read at `at`) on the confirmation. Nothing answers a request no frame
     /// has shown yet, nothing answers anything while a withdrawn request is on screen, and
     /// approval also waits for the arming time and for the arguments' last line.
     pub(super) fn act_confirm(&mut self, action: Action, at: tokio::time::Instant) {

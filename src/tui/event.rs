@@ -22,6 +22,9 @@ pub enum Event {
     KeyAt(KeyEvent, tokio::time::Instant),
     Mouse(MouseEvent),
     Resize(u16, u16),
+    /// The terminal answered a fence, read at this time: every frame written before that
+    /// fence is on the person's screen, and every key read before it was typed before.
+    Fence(tokio::time::Instant),
     Server(ServerEvent),
     /// The event channel overflowed and this many events were lost.
     Lagged(u64),

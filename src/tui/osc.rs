@@ -48,9 +48,61 @@ pub fn in_tmux() -> bool {
     std::env::var_os("TMUX").is_some_and(|v| !v.is_empty())
 }
 
+/// This tmux's `set-clipboard` (`on`, `external`, `off`), asked of the tmux server the
+/// control centre runs in. Blocking (a subprocess): call it off the runtime.
+pub fn tmux_set_clipboard() -> Option<String> {
+    let out = std::process::Command::new("tmux")
+        .args(["show-options", "-gv", "set-clipboard"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    let v = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && !v.is_empty()).then_some(v)
+}
+
+/// What the footer says after a copy: where it works, and inside tmux what it needs.
+/// `tmux_clipboard` is this tmux's `set-clipboard` when known.
+pub fn copied(what: &str, in_tmux: bool, tmux_clipboard: Option<&str>) -> String {
+    let tail = match (in_tmux, tmux_clipboard) {
+        (false, _) => String::new(),
+        (true, Some("on")) => ", and this tmux has set-clipboard on".into(),
+        (true, Some(v)) => format!(
+            "; this tmux has set-clipboard {v}, which keeps it from your terminal: \
+             `set -g set-clipboard on` in ~/.tmux.conf lets it through"
+        ),
+        (true, None) => {
+            ", and inside tmux only with `set -g set-clipboard on` in ~/.tmux.conf".into()
+        }
+    };
+    format!(
+        "sent {what} to the terminal's clipboard (OSC 52; works where the terminal allows it{tail}); it is also on screen"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_copy_inside_tmux_says_what_tmux_needs() {
+        let outside = copied("the config", false, None);
+        assert!(!outside.contains("tmux"), "{outside}");
+        let on = copied("the config", true, Some("on"));
+        assert!(
+            on.contains("has set-clipboard on") && !on.contains("~/.tmux.conf"),
+            "{on}"
+        );
+        for v in [Some("external"), Some("off")] {
+            let said = copied("the config", true, v);
+            assert!(
+                said.contains(&format!("set-clipboard {}", v.unwrap()))
+                    && said.contains("`set -g set-clipboard on` in ~/.tmux.conf"),
+                "{said}"
+            );
+        }
+        assert!(copied("x", true, None).contains("set -g set-clipboard on"));
+    }
 
     #[test]
     fn clipboard_is_base64_osc52() {

@@ -74,7 +74,30 @@ pub struct ConfirmGate {
     pub seen: Vec<bool>,
     pub seen_width: u16,
     pub withdrawn: Option<Withdrawn>,
+    /// With a terminal (not in the state's own tests): `shown` is when the terminal answered
+    /// the fence written after the first frame showing the request, not when that frame was
+    /// written; over a slow link the two are a round trip apart.
+    pub fence: Option<Fence>,
 }
+
+/// Fences written after frames and answers read back (`ESC [ 5 n`, `ESC [ 0 n`). A terminal
+/// answers in order, so the n-th answer belongs to the n-th fence.
+#[derive(Debug, Clone, Default)]
+pub struct Fence {
+    pub sent: u64,
+    pub answered: u64,
+    /// The request a fence was written for, the fence's number and when it was written.
+    pub waiting: Option<(u64, u64, Instant)>,
+    /// The terminal has answered a fence (`Some(true)`), or has left one unanswered for
+    /// [`FENCE_GIVE_UP`] without ever answering (`Some(false)`: requests arm from the frame).
+    pub answers: Option<bool>,
+    /// The loop writes a fence after this frame (the request in front is new on screen).
+    pub wanted: Option<u64>,
+}
+
+/// A terminal that has never answered a fence and leaves one this long unanswered does not
+/// answer status queries: from then on requests arm from when their frame is written.
+pub const FENCE_GIVE_UP: Duration = Duration::from_secs(10);
 
 impl Default for ConfirmGate {
     fn default() -> Self {
@@ -85,6 +108,7 @@ impl Default for ConfirmGate {
             seen: Vec::new(),
             seen_width: 0,
             withdrawn: None,
+            fence: None,
         }
     }
 }
@@ -101,6 +125,24 @@ pub struct Withdrawn {
     /// Why the server withdrew it (the device was leased by another client meanwhile).
     pub why: Option<String>,
     pub until: Instant,
+}
+
+impl Withdrawn {
+    /// What became of the request, in a few words ("approved by attach pid 7").
+    pub fn outcome(&self) -> String {
+        match &self.decided {
+            Some((approved, by)) => format!(
+                "{} by {}",
+                if *approved { "approved" } else { "denied" },
+                super::escape::full(by)
+            ),
+            None if self.timed_out => "timed out: denied automatically".into(),
+            None => match &self.why {
+                Some(why) => format!("withdrawn by the server: {}", super::escape::full(why)),
+                None => "withdrawn by the client".into(),
+            },
+        }
+    }
 }
 
 /// Why an approval key is ignored right now.
@@ -236,6 +278,8 @@ pub const NOTICE_LOG: usize = 100;
 /// A footer message, as the message log keeps it.
 #[derive(Debug, Clone)]
 pub struct Notice {
+    /// Its place among every notice given (the footer's floor compares these).
+    pub serial: u64,
     pub text: String,
     pub at: Instant,
     pub wall: DateTime<Utc>,
@@ -289,6 +333,11 @@ pub struct State {
     /// Footer messages, oldest first; the newest shows in the footer for `notice_ttl`.
     pub notices: VecDeque<Notice>,
     pub notice_ttl: Duration,
+    /// The footer shows no message older than this: a new request in front starts a clean
+    /// footer (its keys, not the last call's result).
+    pub notice_floor: u64,
+    /// How many notices have been given.
+    pub notices_given: u64,
     /// The message log overlay is open, scrolled this far.
     pub messages: Option<u16>,
     pub lost_events: u64,
@@ -341,6 +390,8 @@ impl State {
             details: None,
             notices: VecDeque::new(),
             notice_ttl: NOTICE_TTL,
+            notice_floor: 0,
+            notices_given: 0,
             messages: None,
             lost_events: 0,
             quit: false,
@@ -412,13 +463,103 @@ impl State {
         }
         match self.confirms.front() {
             Some(r) if self.gate.shown.map(|(id, _)| id) != Some(r.id) => {
-                self.gate.shown = Some((r.id, at));
+                let id = r.id;
+                match self.gate.fence.as_mut() {
+                    // Shown once the terminal answers the fence written after this frame.
+                    Some(f) if f.answers != Some(false) => {
+                        if f.waiting.map(|(w, _, _)| w) != Some(id) {
+                            f.wanted = Some(id);
+                        }
+                    }
+                    _ => self.gate.shown = Some((id, at)),
+                }
             }
             Some(_) => {}
-            None => self.gate.shown = None,
+            None => {
+                self.gate.shown = None;
+                if let Some(f) = self.gate.fence.as_mut() {
+                    f.waiting = None;
+                    f.wanted = None;
+                }
+            }
         }
         if self.confirms.front().is_some() {
             super::ui::modal::mark_seen(self);
+        }
+    }
+
+    /// Whether a frame has shown request `id` (the terminal may not have confirmed it yet).
+    pub fn drawn(&self, id: u64) -> bool {
+        self.gate.shown.is_some_and(|(s, _)| s == id)
+            || self
+                .gate
+                .fence
+                .as_ref()
+                .is_some_and(|f| f.wanted == Some(id) || f.waiting.is_some_and(|(w, _, _)| w == id))
+    }
+
+    /// The loop wrote fence number `n` after the frame that showed request `id`.
+    pub fn fence_sent(&mut self, id: u64, at: Instant) {
+        if let Some(f) = self.gate.fence.as_mut() {
+            f.sent += 1;
+            f.waiting = Some((id, f.sent, at));
+            f.wanted = None;
+        }
+    }
+
+    /// The terminal answered a fence, read at `at`: when it is the one written for the request
+    /// in front, that request is on the person's screen from `at`, and its arming starts then.
+    pub(super) fn fence_answered(&mut self, at: Instant) {
+        let front = self.confirms.front().map(|r| r.id);
+        let Some(f) = self.gate.fence.as_mut() else {
+            return;
+        };
+        f.answered += 1;
+        f.answers = Some(true);
+        if let Some((id, n, _)) = f.waiting
+            && n <= f.answered
+        {
+            f.waiting = None;
+            if front == Some(id) && self.gate.withdrawn.is_none() {
+                self.gate.shown = Some((id, at));
+            }
+        }
+    }
+
+    /// A terminal that never answered a fence and leaves this one unanswered past
+    /// [`FENCE_GIVE_UP`] does not answer status queries: requests arm from their frame, and
+    /// the person is told.
+    pub(super) fn fence_overdue(&mut self) {
+        let now = self.now;
+        let Some(f) = self.gate.fence.as_mut() else {
+            return;
+        };
+        let Some((id, _, sent)) = f.waiting else {
+            return;
+        };
+        if f.answers.is_none() && now.saturating_duration_since(sent) >= FENCE_GIVE_UP {
+            f.answers = Some(false);
+            f.waiting = None;
+            if self.confirms.front().map(|r| r.id) == Some(id) {
+                self.gate.shown = Some((id, sent));
+            }
+            self.notify(
+                "this terminal does not answer status queries (ESC [ 5 n): a request arms when \
+                 it is drawn here, not when your screen shows it; over a slow link, wait for it",
+            );
+        }
+    }
+
+    /// The terminal was resized: the request in front is drawn afresh, and counts as shown
+    /// (and arms) again only once the terminal shows the new frame.
+    pub(super) fn resized(&mut self, w: u16, h: u16) {
+        let changed = self.size != (w, h);
+        self.size = (w, h);
+        if changed && self.confirms.front().is_some() && self.gate.withdrawn.is_none() {
+            self.gate.shown = None;
+            if let Some(f) = self.gate.fence.as_mut() {
+                f.waiting = None;
+            }
         }
     }
 
@@ -449,7 +590,9 @@ impl State {
 
     /// Put a message in the footer (until it expires) and in the message log.
     pub fn notify(&mut self, text: impl Into<String>) {
+        self.notices_given += 1;
         self.notices.push_back(Notice {
+            serial: self.notices_given,
             text: text.into(),
             at: self.now,
             wall: self.wall,
@@ -464,6 +607,7 @@ impl State {
         self.notices
             .back()
             .filter(|n| self.now.saturating_duration_since(n.at) < self.notice_ttl)
+            .filter(|n| n.serial >= self.notice_floor)
             .map(|n| n.text.as_str())
     }
 

@@ -250,6 +250,20 @@ pub fn server_span(st: &ServerStatus) -> Span<'static> {
 /// The keys marked as hints for the current layer in the live keymap (those a screen finds
 /// worth showing now), or the latest message.
 fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
+    // A request that went away under the person's finger holds the keys: the footer says
+    // so instead of offering y and n.
+    if let Some(w) = &s.gate.withdrawn {
+        let left = w.until.saturating_duration_since(s.now);
+        let line = Line::from(Span::styled(
+            format!(
+                " keys do nothing for {:.1}s: the request went away (l: messages)",
+                left.as_secs_f32(),
+            ),
+            Style::new().fg(Color::Yellow),
+        ));
+        f.render_widget(Paragraph::new(line), area);
+        return;
+    }
     // A message takes the footer while it lasts; the key hints come back when it expires.
     if let Some(n) = s.notice() {
         let line = Line::from(notice_span(&s.keymap, n, usize::from(area.width)));
@@ -325,6 +339,24 @@ pub(super) fn rows_below(area: Rect, above: u16) -> Rect {
 pub fn row_at(s: &State, screen: ScreenId, col: u16, row: u16) -> Option<usize> {
     let [_, body, _] = chrome(Rect::new(0, 0, s.size.0, s.size.1));
     screen.row_at(s, body, col, row)
+}
+
+/// Clear `b` for a box drawn over the screen, and the cell left of it when that cell holds a
+/// wide character (an emoji, CJK): its right half would cover the box's left border.
+pub(super) fn clear_box(f: &mut Frame, b: Rect) {
+    use unicode_width::UnicodeWidthStr as _;
+    f.render_widget(ratatui::widgets::Clear, b);
+    if b.x == 0 {
+        return;
+    }
+    let buf = f.buffer_mut();
+    for y in b.top()..b.bottom() {
+        if let Some(cell) = buf.cell_mut((b.x - 1, y))
+            && cell.symbol().width() > 1
+        {
+            cell.set_symbol(" ");
+        }
+    }
 }
 
 /// `area` shrunk to a centred box of at most `w`×`h`.

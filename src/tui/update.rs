@@ -67,7 +67,8 @@ impl State {
             Event::Key(key) => self.on_key(key, self.now, &mut fx),
             Event::KeyAt(key, at) => self.on_key(key, at, &mut fx),
             Event::Mouse(m) => self.on_mouse(m, &mut fx),
-            Event::Resize(w, h) => self.size = (w, h),
+            Event::Resize(w, h) => self.resized(w, h),
+            Event::Fence(at) => self.fence_answered(at),
             Event::Server(ev) => self.on_server(ev),
             Event::Lagged(n) => {
                 self.lost_events += n;
@@ -77,9 +78,7 @@ impl State {
             }
             Event::Sync(view) => self.sync(view),
             Event::Confirm(req) => {
-                if self.confirms.is_empty() && self.gate.withdrawn.is_none() {
-                    self.front_changed();
-                }
+                let first = self.confirms.is_empty() && self.gate.withdrawn.is_none();
                 fx.push(Effect::Alert {
                     title: "spock-tui: approval needed".into(),
                     body: format!(
@@ -89,6 +88,9 @@ impl State {
                     ),
                 });
                 self.confirms.push_back(req);
+                if first {
+                    self.front_changed();
+                }
             }
             Event::Navigate(req) => fx.push(self.navigate(req)),
             Event::ServerStatus(s) => self.server = s,
@@ -108,7 +110,7 @@ impl State {
             Event::Batch(data) => self.on_batch_data(data),
             Event::BatchReply(reply) => self.on_batch_reply(reply),
             Event::Notice(n) => self.notify(n),
-            Event::Tick => {}
+            Event::Tick => self.fence_overdue(),
             Event::Quit => self.quit = true,
         }
         self.drop_abandoned();
@@ -128,16 +130,25 @@ impl State {
         if let Some(r) = self.confirms.front()
             && r.is_abandoned()
             && self.gate.withdrawn.is_none()
-            && self.gate.shown.is_some_and(|(id, _)| id == r.id)
+            && self.drawn(r.id)
         {
-            self.gate.withdrawn = Some(Withdrawn {
+            let w = Withdrawn {
                 tool: r.ask.tool.to_string(),
                 client: super::escape::full(&crate::mcp::events::ClientId::label(&r.ask.client)),
                 timed_out: self.now >= r.deadline,
                 decided: r.decided_elsewhere(),
                 why: r.withdrawn_why(),
                 until: self.now + self.gate.hold,
-            });
+            };
+            // Also in the footer after the notice goes, and in the message log for good.
+            let place = if w.decided.is_some() {
+                "decided in another terminal: "
+            } else {
+                ""
+            };
+            let said = format!("{place}{} ({} from {})", w.outcome(), w.tool, w.client);
+            self.gate.withdrawn = Some(w);
+            self.notify(said);
         }
         self.confirms.retain(|r| !r.is_abandoned());
         if self.confirms.front().map(|r| r.id) != front {
@@ -160,6 +171,9 @@ impl State {
 
     /// Another request is in front (or none): the safe default, the top, not yet seen.
     pub(super) fn front_changed(&mut self) {
+        if self.confirms.front().is_some() && self.gate.withdrawn.is_none() {
+            self.notice_floor = self.notices_given + 1;
+        }
         self.focus = Button::Deny;
         self.confirm_scroll = 0;
         self.gate.seen.clear();
@@ -340,14 +354,11 @@ impl State {
             MouseEventKind::Down(MouseButton::Left) => {
                 let layer = self.layer();
                 if layer == Layer::Confirm {
-                    // A click answers as its button's key does; it moves no focus, so a click
-                    // on Approve while approval cannot count leaves nothing behind for Enter.
+                    // A click moves focus to its button and decides nothing: the click that
+                    // brings a window forward after the bell lands wherever the pointer is.
+                    // Focus moves only once approval could count, as with Tab.
                     if let Some(b) = super::ui::modal::button_at(self.size, m.column, m.row) {
-                        let a = match b {
-                            Button::Approve => Action::Approve,
-                            Button::Deny => Action::Deny,
-                        };
-                        self.act(a, fx);
+                        self.click_button(b);
                     }
                     return;
                 }

@@ -5,7 +5,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::{ACCENT, bold, centered, dim};
 use crate::tui::keymap::Scope;
@@ -53,7 +53,7 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
         if wide { 120 } else { 76 },
         area.height.saturating_sub(2),
     );
-    f.render_widget(Clear, b);
+    super::clear_box(f, b);
     let block = Block::bordered()
         .border_style(Style::new().fg(ACCENT))
         .title(Span::styled(

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::{ACCENT, bold, centered, dim, fmt_time};
 use crate::tui::escape;
@@ -32,7 +32,7 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
         area.width.saturating_sub(4).min(120),
         area.height.saturating_sub(2),
     );
-    f.render_widget(Clear, b);
+    super::clear_box(f, b);
     let block = Block::bordered()
         .border_style(Style::new().fg(ACCENT))
         .title(Span::styled(

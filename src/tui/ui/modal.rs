@@ -13,7 +13,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 use unicode_width::UnicodeWidthChar as _;
 
 use super::{bold, centered, dim};
@@ -36,6 +36,9 @@ fn boxed(size: (u16, u16)) -> Rect {
         size.1.saturating_sub(2).min(30),
     )
 }
+
+/// A fence unanswered this long: the modal says approval waits for the terminal.
+const SLOW_LINK: std::time::Duration = std::time::Duration::from_millis(500);
 
 /// Inside the border.
 fn inner(size: (u16, u16)) -> Rect {
@@ -336,7 +339,7 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
         return;
     };
     let b = boxed(s.size);
-    f.render_widget(Clear, b);
+    super::clear_box(f, b);
     if too_small(s.size) {
         draw_too_small(f, b);
         return;
@@ -386,6 +389,18 @@ pub fn draw(f: &mut Frame, _area: Rect, s: &State) {
     let blocked = s.approve_blocked(s.now);
     let mut waits = Vec::new();
     match blocked {
+        // Drawn, and the terminal has not yet said it shows it: over a slow link, a while.
+        Some(Blocked::NotShown)
+            if s.gate.fence.as_ref().is_some_and(|f| {
+                f.waiting
+                    .is_some_and(|(_, _, at)| s.now.saturating_duration_since(at) >= SLOW_LINK)
+            }) =>
+        {
+            waits.push(format!(
+                "y available in {} from when your terminal shows this (waiting for it to say so)",
+                tenths(s.gate.arming)
+            ))
+        }
         Some(Blocked::NotShown) => waits.push(format!("y available in {}", tenths(s.gate.arming))),
         Some(Blocked::Arming(d)) => waits.push(format!("y available in {}", tenths(d))),
         _ => {}
@@ -456,7 +471,7 @@ fn draw_too_small(f: &mut Frame, b: Rect) {
 /// ends and the next request (if any) takes its place.
 fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
     let b = boxed(s.size);
-    f.render_widget(Clear, b);
+    super::clear_box(f, b);
     let frame = Block::bordered()
         .border_style(Style::new().fg(Color::Yellow))
         .title(Span::styled(
@@ -471,18 +486,7 @@ fn draw_withdrawn(f: &mut Frame, s: &State, w: &crate::tui::state::Withdrawn) {
         ));
     let inner = frame.inner(b);
     f.render_widget(frame, b);
-    let what = match &w.decided {
-        Some((approved, by)) => format!(
-            "{} by {}",
-            if *approved { "approved" } else { "denied" },
-            escape::full(by)
-        ),
-        None if w.timed_out => "timed out: denied automatically".into(),
-        None => match &w.why {
-            Some(why) => format!("withdrawn by the server: {}", escape::full(why)),
-            None => "withdrawn by the client".into(),
-        },
-    };
+    let what = w.outcome();
     let next = s.confirms.len();
     let left = tenths(w.until.saturating_duration_since(s.now));
     let mut lines = vec![
@@ -522,7 +526,7 @@ pub fn draw_prompt(f: &mut Frame, area: Rect, s: &State) {
     // Room for the question wrapped in 58 columns (a line of slack for word breaks) and the keys.
     let h = (question.chars().count() / 58 + 2) as u16 + 1 + 2;
     let b = centered(area, 60, h);
-    f.render_widget(Clear, b);
+    super::clear_box(f, b);
     let frame = Block::bordered()
         .border_style(Style::new().fg(Color::Yellow))
         .title(Span::styled(" Are you sure? ", bold().fg(Color::Yellow)));

@@ -4,7 +4,7 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Clear, Paragraph};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::{ACCENT, bold, centered, selected};
 use crate::tui::escape;
@@ -23,7 +23,7 @@ fn picked(s: &State, kind: FilterKind, v: &str) -> bool {
 pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     let Some(p) = &s.picker else { return };
     let b = centered(body, 60, body.height.saturating_sub(2));
-    f.render_widget(Clear, b);
+    super::clear_box(f, b);
     let block = Block::bordered()
         .border_style(Style::new().fg(ACCENT))
         .title(" Filter History — Space toggles · x clears · Esc closes ");
