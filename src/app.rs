@@ -31,6 +31,7 @@ mod commands;
 mod controller;
 mod local;
 mod serve;
+pub mod signals;
 
 pub use commands::main;
 pub use controller::{ServerCtl, ServerHandle, ServerStatus, spawn_controller};

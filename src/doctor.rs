@@ -1,6 +1,7 @@
 //! `spock-tui doctor`: what a person checks first when nothing works — adb, the adb servers,
-//! each device's state with what to do about it, the running instance's endpoints, and the
-//! permissions of the files holding secrets. Unless told otherwise it checks the adb servers
+//! each device's state with what to do about it, the running instance's endpoints, the audit
+//! trail (does it verify, and is its writer the instance that answers), and the permissions
+//! of the files holding secrets. Unless told otherwise it checks the adb servers
 //! the running instance uses (from its descriptor): for a demo, its built-in virtual device.
 use std::fmt::Write as _;
 use std::os::unix::fs::PermissionsExt;
@@ -8,6 +9,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::config::Paths;
+use crate::config::lock::{Holder, InstanceLock};
 use crate::device::{AdbEndpoint, DeviceOptions, DeviceState, Devices, Timeouts};
 use crate::transport::socket::Descriptor;
 
@@ -178,7 +180,13 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
         }
         Err(_) => {}
     }
-    // the running instance
+    // the running instance, and who writes the audit trail
+    let live_pid = live.map(|d| d.pid);
+    let holder = {
+        let p = paths.clone();
+        tokio::task::spawn_blocking(move || InstanceLock::holder(&p)).await
+    };
+    let holds = matches!(holder, Ok(Ok(Holder::Process(_))));
     match instance {
         Some(Ok((d, alive))) => line(
             &mut out,
@@ -206,6 +214,8 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
             &mut problems,
             format!("endpoint descriptor unreadable: {e}"),
         ),
+        // A server holding the trail without a descriptor is told below.
+        None if holds => {}
         None => line(
             &mut out,
             true,
@@ -213,6 +223,7 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
             "no running instance (start `spock-tui` or `spock-tui serve`)",
         ),
     }
+    trail(paths, holder, live_pid, &mut out, &mut problems).await;
     // secrets on disk
     for (what, file, want_file, dir_want) in [
         ("token", paths.token_file(), 0o600, 0o700),
@@ -257,6 +268,106 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
     Report {
         text: out,
         problems,
+    }
+}
+
+fn pid_text(pid: Option<u32>) -> String {
+    pid.map_or_else(|| "unknown".into(), |p| p.to_string())
+}
+
+/// The audit trail: does it verify (as `audit verify` does), and is its writer (whoever holds
+/// the lock beside it) the instance whose endpoint answers (`live`)? Two servers on one trail
+/// interleave two hash chains; a server whose runtime directory was removed is unreachable.
+async fn trail(
+    paths: &Paths,
+    holder: Result<Result<Holder, crate::config::lock::LockError>, tokio::task::JoinError>,
+    live: Option<u32>,
+    out: &mut String,
+    problems: &mut usize,
+) {
+    let dir = paths.audit_dir();
+    let d = dir.clone();
+    match tokio::task::spawn_blocking(move || crate::audit::verify(&d)).await {
+        Ok(Ok(v)) => match &v.broken {
+            None if v.files == 0 => line(
+                out,
+                true,
+                problems,
+                format!("audit trail: none yet ({})", dir.display()),
+            ),
+            None => line(
+                out,
+                true,
+                problems,
+                format!(
+                    "audit trail intact: {} records in {} files ({})",
+                    v.records,
+                    v.files,
+                    dir.display()
+                ),
+            ),
+            Some(b) => line(
+                out,
+                false,
+                problems,
+                format!(
+                    "audit trail broken after {} intact records: {b} (altered, or written by two servers at once; `spock-tui audit verify`)",
+                    v.records
+                ),
+            ),
+        },
+        Ok(Err(e)) => line(out, false, problems, format!("audit trail unreadable: {e}")),
+        Err(e) => line(
+            out,
+            false,
+            problems,
+            format!("audit trail not checked: {e}"),
+        ),
+    }
+    let lock = InstanceLock::file(paths);
+    match (holder, live) {
+        (Ok(Ok(Holder::Process(pid))), Some(p)) if pid == Some(p) => line(
+            out,
+            true,
+            problems,
+            format!("audit trail written by the running instance (pid {p})"),
+        ),
+        (Ok(Ok(Holder::Process(pid))), Some(p)) => line(
+            out,
+            false,
+            problems,
+            format!(
+                "two servers: pid {} holds the audit trail but pid {p} answers at the endpoint; stop one (kill PID)",
+                pid_text(pid)
+            ),
+        ),
+        (Ok(Ok(Holder::Process(pid))), None) => line(
+            out,
+            false,
+            problems,
+            format!(
+                "pid {pid} holds the audit trail but no endpoint answers (its runtime directory {} removed, at a logout?): it puts its sockets back within seconds once it can, and logs why not; else stop it (kill {pid}) and start it again",
+                paths.runtime.display(),
+                pid = pid_text(pid)
+            ),
+        ),
+        (Ok(Ok(Holder::Nobody)), Some(p)) => line(
+            out,
+            false,
+            problems,
+            format!(
+                "the running instance (pid {p}) does not hold {} (an older spock-tui?): a second server could write the same trail; restart it",
+                lock.display()
+            ),
+        ),
+        (Ok(Ok(Holder::Nobody)), None) => {}
+        (Ok(Err(e)), _) => line(out, false, problems, format!("audit trail lock: {e}")),
+        (Err(e), _) => line(
+            out,
+            false,
+            problems,
+            format!("audit trail lock not checked: {e}"),
+        ),
     }
 }
 

@@ -3,13 +3,15 @@
 //! and the attach channel for control centres in other terminals (`control`; its own
 //! credential, never the MCP token).
 //! All of them check the same token and write under the same write timeout (`stall`); none
-//! implements any MCP logic of its own.
+//! implements any MCP logic of its own. The socket files come back when their directory is
+//! removed under a running server (`rebind`).
 pub mod auth;
 pub mod collapse;
 pub mod control;
 pub mod edges;
 pub mod http;
 pub mod ids;
+pub mod rebind;
 pub mod relay;
 pub mod sessions;
 pub mod socket;

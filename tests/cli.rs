@@ -268,7 +268,9 @@ fn a_second_instance_on_the_same_home_refuses_and_the_first_stays_reachable() {
     let mut first = Serve::start(&home, &[]);
     let pid = first.child.id();
     let refusal = format!(
-        "another spock-tui (pid {pid}) is using {}; stop it or use SPOCK_TUI_HOME",
+        "another spock-tui (pid {pid}) is serving {} and writing its audit trail; reach it with \
+         `spock-tui attach` (or `spock-tui config` for a client), stop it (kill {pid}), or use \
+         another SPOCK_TUI_HOME for a second instance",
         home.display()
     );
     for second in [

@@ -19,6 +19,8 @@ pub fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "relay") {
         return relay_main();
     }
+    // Before anything registers a handler: a SIGHUP ignored at start (`nohup`) stays ignored.
+    super::signals::hangup_ignored();
     let cli = Cli::parse();
     let result = match cli.command {
         None => super::local::run(cli.run).map(|()| ExitCode::SUCCESS),

@@ -1,6 +1,6 @@
 //! `spock-tui serve`: the server without a terminal, the service that control centres attach
 //! to. Its controller owns the MCP transports, the attach channel runs beside it, and SIGINT,
-//! SIGTERM or SIGHUP stop it cleanly.
+//! SIGTERM or SIGHUP stop it cleanly (SIGHUP only when it was not ignored at start: `nohup`).
 use crate::cli::RunArgs;
 
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -14,8 +14,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         guard: _guard,
     } = super::prepare(&args, true)?;
     super::runtime()?.block_on(async move {
-        // SIGINT, SIGTERM or SIGHUP (an SSH session ending) all stop it cleanly.
-        let stop = stop_signals();
+        // SIGINT, SIGTERM or SIGHUP (an SSH session ending) all stop it cleanly, and a SIGHUP
+        // arriving before the first await must not kill the process uncleanly.
+        let stop = super::signals::stop();
         let (core, demo) = super::assemble(paths, config, logs, &args).await?;
         // One controller owns the transports: attached control centres can stop and restart
         // them through it. The attach channel is up before the server writes its descriptor
@@ -57,7 +58,9 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         // Nobody reading stdout is no reason to stop serving.
         let _ = super::commands::print_out(&text);
-        stop.await;
+        let by = stop.await;
+        // On stderr too (serve logs there): "server stopped" alone left a person guessing.
+        tracing::info!("stopped by {by}");
         if let Some(c) = channel {
             c.stop().await;
         }
@@ -71,32 +74,4 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         Ok(())
     })
-}
-
-/// SIGINT, SIGTERM or SIGHUP: a `serve` whose SSH session ends gets SIGHUP and must stop as
-/// cleanly as on SIGTERM (audit flushed, socket and descriptor removed).
-/// The signals that stop `serve`, registered at once: a SIGHUP arriving between the endpoint
-/// descriptor's appearance and the first await must not kill the process uncleanly.
-fn stop_signals() -> impl std::future::Future<Output = ()> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (term, hup) = (
-        signal(SignalKind::terminate()).ok(),
-        signal(SignalKind::hangup()).ok(),
-    );
-    let int = signal(SignalKind::interrupt()).ok();
-    async fn on(s: Option<tokio::signal::unix::Signal>) {
-        match s {
-            Some(mut s) => {
-                s.recv().await;
-            }
-            None => std::future::pending().await,
-        }
-    }
-    async move {
-        tokio::select! {
-            _ = on(int) => {}
-            _ = on(term) => {}
-            _ = on(hup) => {}
-        }
-    }
 }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::net::UnixListener;
 
 use super::Shared;
+use super::rebind::SocketFile;
 use crate::config::paths::{Paths, private_dir};
 
 pub mod commands;
@@ -68,26 +69,39 @@ pub fn bind(socket: &Path) -> std::io::Result<UnixListener> {
 }
 
 /// Accept attach sessions until shutdown; each is its own task. `server` is the controller
-/// of the MCP transports, for the `server` command.
+/// of the MCP transports, for the `server` command. A socket file that is gone (the runtime
+/// directory removed at a logout) is bound again ([`super::rebind`]).
 pub async fn serve(
-    listener: UnixListener,
+    mut listener: UnixListener,
     shared: Shared,
     opts: ControlOptions,
     server: crate::app::ServerHandle,
 ) {
+    let mut file = SocketFile::bound(&opts.socket, "the attach socket").await;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
     loop {
-        tokio::select! {
+        let ticked = tokio::select! {
             _ = shared.shutdown.cancelled() => break,
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => {
-                    let (shared, opts, server) = (shared.clone(), opts.clone(), server.clone());
-                    tokio::spawn(async move { session::run(stream, shared, opts, server).await });
+            _ = tick.tick() => true,
+            accepted = listener.accept() => {
+                match accepted {
+                    Ok((stream, _)) => {
+                        let (shared, opts, server) = (shared.clone(), opts.clone(), server.clone());
+                        tokio::spawn(async move { session::run(stream, shared, opts, server).await });
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "control socket accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
                 }
-                Err(e) => {
-                    tracing::warn!(error = %e, "control socket accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                }
-            },
+                false
+            }
+        };
+        if ticked
+            && file.gone().await
+            && let Some(l) = file.rebind().await
+        {
+            listener = l;
         }
     }
     let _ = std::fs::remove_file(&opts.socket);

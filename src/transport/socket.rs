@@ -18,6 +18,7 @@ use tokio::net::{TcpListener, UnixListener};
 use tokio_util::sync::CancellationToken;
 
 use super::Shared;
+use super::rebind::SocketFile;
 use super::stall::WriteTimeout;
 use crate::config::paths::{private_dir, write_atomic};
 use crate::mcp::ServerEvent;
@@ -175,41 +176,84 @@ pub struct SocketOptions {
     pub descriptor: PathBuf,
 }
 
-/// Accept until shutdown (after [`publish`]); each accepted connection is its own task.
-pub async fn serve(listener: Listener, shared: Shared, opts: SocketOptions) -> std::io::Result<()> {
+/// Accept until shutdown (after [`publish`]); each accepted connection is its own task. On
+/// each tick: a rotated token goes into the descriptor, and a socket file or descriptor that
+/// is gone (the runtime directory removed at a logout) is made again ([`super::rebind`]).
+pub async fn serve(
+    mut listener: Listener,
+    shared: Shared,
+    opts: SocketOptions,
+) -> std::io::Result<()> {
     let active = Arc::new(AtomicUsize::new(0));
     // Keep the descriptor's token current when the token rotates, and tell the control centre
     // at once (its Status shows and copies the token).
     let mut generation = shared.tokens.generation();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let mut file = match &listener {
+        Listener::Unix(_, p) => Some(SocketFile::bound(p, "the stdio socket").await),
+        Listener::Tcp(_) => None,
+    };
+    // The descriptor could not be written again: said once, not every tick.
+    let mut unwritten = false;
     loop {
-        tokio::select! {
+        let ticked = tokio::select! {
             _ = shared.shutdown.cancelled() => break,
-            _ = tick.tick() => {
-                shared.tokens.reload_if_changed();
-                if shared.tokens.generation() != generation {
-                    generation = shared.tokens.generation();
-                    let d = describe(&listener, &shared);
-                    if let Err(e) = write_descriptor(&opts.descriptor, &d) {
-                        tracing::error!(error = %e, "could not rewrite the endpoint descriptor");
+            _ = tick.tick() => true,
+            accepted = accept(&listener) => {
+                match accepted {
+                    Ok((conn, who)) => {
+                        let (shared, opts, active) = (shared.clone(), opts.clone(), active.clone());
+                        tokio::spawn(async move {
+                            let peer = who.peer().await;
+                            handle(conn, peer, shared, opts, active).await
+                        });
                     }
-                    tracing::info!("the token changed; both transports check the new one");
-                    shared.core.emit(ServerEvent::ServerStateChanged { running: true });
+                    Err(e) => {
+                        tracing::warn!(error = %e, "accept failed");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
                 }
+                false
             }
-            accepted = accept(&listener) => match accepted {
-                Ok((conn, who)) => {
-                    let (shared, opts, active) = (shared.clone(), opts.clone(), active.clone());
-                    tokio::spawn(async move {
-                        let peer = who.peer().await;
-                        handle(conn, peer, shared, opts, active).await
-                    });
+        };
+        if !ticked {
+            continue;
+        }
+        let mut rewrite = false;
+        shared.tokens.reload_if_changed();
+        if shared.tokens.generation() != generation {
+            generation = shared.tokens.generation();
+            rewrite = true;
+            tracing::info!("the token changed; both transports check the new one");
+            shared
+                .core
+                .emit(ServerEvent::ServerStateChanged { running: true });
+        }
+        if let Some(f) = file.as_mut()
+            && f.gone().await
+        {
+            match (f.rebind().await, &listener) {
+                (Some(l), Listener::Unix(_, p)) => {
+                    listener = Listener::Unix(l, p.clone());
+                    rewrite = true;
                 }
-                Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                // Not yet: the descriptor would name a socket that is not there.
+                _ => continue,
+            }
+        }
+        if rewrite || tokio::fs::symlink_metadata(&opts.descriptor).await.is_err() {
+            let (d, path) = (describe(&listener, &shared), opts.descriptor.clone());
+            let written = tokio::task::spawn_blocking(move || write_descriptor(&path, &d))
+                .await
+                .map_err(std::io::Error::other)
+                .and_then(|r| r);
+            match written {
+                Ok(()) => unwritten = false,
+                Err(e) if !std::mem::replace(&mut unwritten, true) => {
+                    tracing::error!(error = %e, "could not write the endpoint descriptor again");
                 }
-            },
+                Err(_) => {}
+            }
         }
     }
     shared.core.set_endpoints(|e| e.stdio = None);

@@ -303,23 +303,14 @@ fn clear<W: std::io::Write>(terminal: &mut Terminal<CrosstermBackend<W>>) -> std
     terminal.resize(ratatui::layout::Rect::new(0, 0, area.width, area.height))
 }
 
-/// SIGTERM, SIGHUP and SIGINT end the loop. Registered at once (not in the task), so a signal
-/// arriving before the server starts never meets the default action.
+/// SIGTERM, SIGHUP and SIGINT end the loop (SIGHUP only when it was not ignored at start).
+/// Registered at once (not in the task), so a signal arriving before the server starts never
+/// meets the default action.
 pub fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut term), Ok(mut hup), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::hangup()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        return;
-    };
+    let stop = crate::app::signals::stop();
     tokio::spawn(async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = hup.recv() => {}
-            _ = int.recv() => {}
-        }
+        let by = stop.await;
+        tracing::info!("stopped by {by}");
         let _ = tx.send(Event::Quit);
     });
 }

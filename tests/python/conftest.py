@@ -80,9 +80,10 @@ class Instance:
 
 
 def start_instance(tmp_path: pathlib.Path, *args: str, config: str | None = None, home: pathlib.Path | None = None,
-                   toolsets: str | None = "all") -> Instance:
-    """`serve --port 0 ARGS`. Every toolset is listed unless `toolsets` says otherwise (None: the
-    default, core only): most tests exercise tools beyond the core set; test_toolsets.py does not."""
+                   toolsets: str | None = "all", wrap: tuple[str, ...] = ()) -> Instance:
+    """`serve --port 0 ARGS`, run through `wrap` when given (`("nohup",)`). Every toolset is listed
+    unless `toolsets` says otherwise (None: the default, core only): most tests exercise tools
+    beyond the core set; test_toolsets.py does not."""
     home = home or (tmp_path / "home")
     if toolsets is not None:
         args = ("--toolsets", toolsets, *args)
@@ -94,7 +95,7 @@ def start_instance(tmp_path: pathlib.Path, *args: str, config: str | None = None
         desc.unlink()
     err = tmp_path / f"serve-{time.monotonic_ns()}.err"
     proc = subprocess.Popen(
-        [EXE, "serve", "--port", "0", *args],
+        [*wrap, EXE, "serve", "--port", "0", *args],
         env={**os.environ, "SPOCK_TUI_HOME": str(home)},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

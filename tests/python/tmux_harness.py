@@ -11,13 +11,13 @@ from conftest import EXE, Instance
 
 
 class Tui:
-    def __init__(self, home, *args, width=120, height=40, env=None):
+    def __init__(self, home, *args, width=120, height=40, env=None, prefix=""):
         self.home = home
         self.sock = f"spock-test-{uuid.uuid4().hex[:8]}"
         self.session = "tui"
         flags = " ".join(shlex.quote(a) for a in (*args, "--port", "0"))
         extra = " ".join(f"{k}={shlex.quote(v)}" for k, v in (env or {}).items())
-        cmd = f"env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {extra} {shlex.quote(EXE)} {flags}"
+        cmd = f"{prefix}env SPOCK_TUI_HOME={shlex.quote(str(home))} TERM=xterm-256color {extra} {shlex.quote(EXE)} {flags}"
         self.tmux("new-session", "-d", "-s", self.session, "-x", str(width), "-y", str(height), cmd)
         # Keep the pane after exit so a crash can be read.
         self.tmux("set-option", "-t", self.session, "remain-on-exit", "on")
@@ -80,9 +80,10 @@ class Tui:
         self.tmux("kill-server", check=False)
 
 
-def start_tui(tmp_path, *args, config=None, width=120, height=40, env=None):
+def start_tui(tmp_path, *args, config=None, width=120, height=40, env=None, prefix=""):
     """Start spock-tui in tmux and wait until both transports are up; the caller kills it.
-    The same `tmp_path` again starts it on the same home (a restart)."""
+    The same `tmp_path` again starts it on the same home (a restart). `prefix` is shell put
+    before the command (`trap '' HUP; exec `)."""
     home = tmp_path / "home"
     (home / "config").mkdir(parents=True, exist_ok=True)
     if config is not None:
@@ -91,7 +92,7 @@ def start_tui(tmp_path, *args, config=None, width=120, height=40, env=None):
     if desc.exists():
         desc.unlink()
     # Every toolset listed: these tests drive tools beyond the core set (see conftest).
-    t = Tui(home, "--toolsets", "all", *args, width=width, height=height, env=env)
+    t = Tui(home, "--toolsets", "all", *args, width=width, height=height, env=env, prefix=prefix)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:

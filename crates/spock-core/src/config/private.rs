@@ -1,6 +1,6 @@
 //! Private state on disk: every directory spock-tui keeps to itself (config, data with the
-//! audit trail, batch tasks and runs, pulls, logs, runtime with the socket, descriptor, token
-//! and instance lock) and every file in them goes through here.
+//! audit trail and its lock, batch tasks and runs, pulls, logs, runtime with the sockets and
+//! the descriptor) and every file in them goes through here.
 //!
 //! A private directory is opened with `O_NOFOLLOW | O_DIRECTORY`, must be owned by us and is
 //! made 0700; a file in it is opened relative to that descriptor (`openat`, `O_NOFOLLOW`), must
