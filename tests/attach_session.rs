@@ -7,6 +7,9 @@
 mod virtual_core;
 use std::time::Duration;
 
+use chrono::Offset as _;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
@@ -254,6 +257,116 @@ async fn access_and_settings_changes_are_audited_as_the_persons_acts() {
     assert_eq!(group.level, Level::Destructive, "widening: {group:?}");
     assert_ne!(off.level, Level::Destructive, "narrowing: {off:?}");
     c.send(json!({"type": "detach"})).await;
+    ch.stop().await;
+    sim.stop().await;
+}
+
+/// Issue 44: a control centre's History holds what the trail's records are about, not the
+/// records; the details of an entry it preloaded over the attach channel show what the trail
+/// holds, exactly as before: a password as the trail keeps it («password»), binary content and
+/// long arguments as the trail stored them, a denial with how it was decided, control
+/// characters escaped. (The snapshot was taken before the preload changed.)
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn preloaded_entries_show_the_trails_details_as_before() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use spock_tui::audit::AuditRecord;
+    use spock_tui::tui::event::Event;
+    use spock_tui::tui::history::Preloaded;
+    use spock_tui::tui::state::State;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (core, ch, sim) = channel(tmp.path()).await;
+    let image = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+    let records = [
+        json!({"time": "2026-11-30T20:00:00.125Z", "client": "claude-code/1.0.3",
+               "transport": "http", "device": "emulator-5554",
+               "tool": "android_input_text_into_element", "level": "safe_action",
+               "arguments": {"selector": {"viewId": "login_password"}, "text": "«password»"},
+               "outcome": "ok", "result": {"typed": 10, "verified": true}, "durationMs": 120}),
+        json!({"time": "2026-11-30T20:00:01.500Z", "client": "agent/2",
+               "transport": "stdio", "device": "emulator-5554",
+               "tool": "android_take_screenshot", "level": "read_only", "arguments": {},
+               "outcome": "ok", "durationMs": 340,
+               "result": {"content": [{"type": "image", "mimeType": "image/png", "data": image}],
+                          "width": 1, "height": 1}}),
+        json!({"time": "2026-11-30T20:00:02Z", "client": "spock-tui/0.1.0",
+               "transport": "http", "device": "emulator-5554",
+               "tool": "android_uninstall_app", "level": "destructive",
+               "arguments": {"packageName": "com.example.shop"}, "outcome": "denied",
+               "error": "denied: the confirmation timed out", "durationMs": 60000,
+               "decision": {"approved": false, "by": "timeout"}}),
+        json!({"time": "2026-11-30T20:00:03Z", "client": "unknown", "transport": "stdio",
+               "tool": "android_input_text", "level": "safe_action",
+               "arguments": {"text": format!("\u{1b}[31mred\u{7} {}", "é".repeat(9000))},
+               "outcome": "error", "error": "no focused field", "durationMs": 4}),
+    ];
+    for r in records {
+        core.audit
+            .append(serde_json::from_value::<AuditRecord>(r).unwrap());
+    }
+    let (duplex, credential) = ch.in_process();
+    let (r, w) = tokio::io::split(duplex);
+    let c = spock_tui::tui::attach::connect_io(Box::new(r), Box::new(w), credential)
+        .await
+        .unwrap();
+    let source = Preloaded {
+        records: c.history,
+        source: "the trail".into(),
+    };
+    let registry = spock_tui::mcp::tools::catalogue();
+    let mut s = State::with_source(&registry, c.view.into_view("<token>".into()), &source);
+    s.tz = chrono::Utc.fix();
+    s.size = (100, 70);
+    let press = |s: &mut State, k: KeyCode| {
+        s.update(Event::Key(KeyEvent::new(k, KeyModifiers::NONE)));
+    };
+    press(&mut s, KeyCode::Char('4'));
+    let mut shown = Vec::new();
+    for _ in 0..s.history.len() {
+        press(&mut s, KeyCode::Enter);
+        let mut terminal = Terminal::new(TestBackend::new(100, 70)).unwrap();
+        terminal.draw(|f| spock_tui::tui::ui::draw(f, &s)).unwrap();
+        shown.push(terminal.backend().to_string());
+        press(&mut s, KeyCode::Esc);
+        press(&mut s, KeyCode::Down);
+    }
+    insta::assert_snapshot!("preloaded_details", shown.join("\n"));
+    ch.stop().await;
+    sim.stop().await;
+}
+
+/// A preload of several lines (each under the chunk size) arrives whole, oldest first, with
+/// every record's result kept for History's search.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_preload_of_many_lines_arrives_whole_and_in_order() {
+    use spock_tui::audit::{AuditRecord, Level, Transport};
+    let tmp = tempfile::tempdir().unwrap();
+    let (core, ch, sim) = channel(tmp.path()).await;
+    let before = core.audit.recent(usize::MAX).len();
+    for n in 0..3000u64 {
+        let mut r = AuditRecord::new(
+            "android_get_screen",
+            Level::ReadOnly,
+            Transport::Http,
+            json!({"n": n}),
+        );
+        r.result = Some(json!({"text": format!("row {n} {}", "x".repeat(1000))}));
+        core.audit.append(r);
+    }
+    let (duplex, credential) = ch.in_process();
+    let (r, w) = tokio::io::split(duplex);
+    let c = spock_tui::tui::attach::connect_io(Box::new(r), Box::new(w), credential)
+        .await
+        .unwrap();
+    assert_eq!(c.history.len(), before + 3000);
+    let ours: Vec<_> = c.history.iter().skip(before).collect();
+    for (n, e) in ours.iter().enumerate() {
+        assert_eq!(e.arguments, json!({"n": n}));
+        let result = e.finished.as_ref().unwrap().result.text();
+        assert!(result.contains(&format!("row {n} x")), "{result}");
+    }
+    let seqs: Vec<u64> = c.history.iter().filter_map(|e| e.audit_seq).collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "oldest first");
     ch.stop().await;
     sim.stop().await;
 }

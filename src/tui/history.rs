@@ -236,61 +236,59 @@ impl HistorySource for SessionOnly {
     }
 }
 
-fn call_record(r: crate::audit::AuditRecord) -> CallEntry {
-    let at = DateTime::parse_from_rfc3339(&r.time)
-        .map(|t| t.with_timezone(&Utc))
-        .unwrap_or_else(|_| Utc::now());
-    let client = (r.client != "unknown").then(|| {
-        let (name, version) = r.client.split_once('/').unwrap_or((r.client.as_str(), ""));
-        ClientId {
-            name: name.to_string(),
-            version: version.to_string(),
-        }
-    });
-    let result = match (&r.result, &r.error) {
-        (Some(v), _) => Payload::new(v),
-        (None, Some(e)) => Payload::new(&serde_json::json!({ "error": e })),
-        (None, None) => Payload::new(&Value::Null),
-    };
-    let mut c = CallEntry::new(
-        at,
-        r.tool,
-        r.level,
-        r.transport,
-        client,
-        r.device,
-        r.arguments,
-        Some(Finished {
-            outcome: r.outcome,
-            duration: Duration::from_millis(r.duration_ms),
-            decision: r.decision,
-            result,
-            images: Vec::new(),
-        }),
-    );
-    c.audit_seq = Some(r.seq);
-    c.person = r.verified.as_ref().is_some_and(|v| v.is_person());
-    c
+impl CallEntry {
+    /// An audit record as History holds it: the result as compact text, no images.
+    pub fn from_record(r: crate::audit::AuditRecord) -> CallEntry {
+        let at = DateTime::parse_from_rfc3339(&r.time)
+            .map(|t| t.with_timezone(&Utc))
+            .unwrap_or_else(|_| Utc::now());
+        let client = (r.client != "unknown").then(|| {
+            let (name, version) = r.client.split_once('/').unwrap_or((r.client.as_str(), ""));
+            ClientId {
+                name: name.to_string(),
+                version: version.to_string(),
+            }
+        });
+        let result = match (&r.result, &r.error) {
+            (Some(v), _) => Payload::new(v),
+            (None, Some(e)) => Payload::new(&serde_json::json!({ "error": e })),
+            (None, None) => Payload::new(&Value::Null),
+        };
+        let mut c = CallEntry::new(
+            at,
+            r.tool,
+            r.level,
+            r.transport,
+            client,
+            r.device,
+            r.arguments,
+            Some(Finished {
+                outcome: r.outcome,
+                duration: Duration::from_millis(r.duration_ms),
+                decision: r.decision,
+                result,
+                images: Vec::new(),
+            }),
+        );
+        c.audit_seq = Some(r.seq);
+        c.person = r.verified.as_ref().is_some_and(|v| v.is_person());
+        c
+    }
 }
 
 /// The audit trail's recent records, as stored (already redacted), which the attach session
 /// sends every control centre after its welcome: what happened before it started, across
-/// restarts.
+/// restarts. Held as entries ([`CallEntry::from_record`]), as they arrived.
 #[derive(Debug)]
 pub struct Preloaded {
-    pub records: Vec<crate::audit::AuditRecord>,
+    pub records: Vec<CallEntry>,
     pub source: String,
 }
 
 impl HistorySource for Preloaded {
     fn preload(&self, cap: usize) -> Vec<CallEntry> {
         let skip = self.records.len().saturating_sub(cap);
-        self.records
-            .iter()
-            .skip(skip)
-            .cloned()
-            .map(call_record)
-            .collect()
+        self.records.iter().skip(skip).cloned().collect()
     }
     fn describe(&self) -> String {
         format!("{} (from the server)", self.source)
@@ -325,7 +323,9 @@ impl History {
     pub fn from_source(cap: usize, source: &dyn HistorySource) -> History {
         let mut h = History::new(cap);
         h.source = source.describe();
-        for r in source.preload(cap) {
+        let preload = source.preload(cap);
+        h.entries.reserve_exact(preload.len());
+        for r in preload {
             h.push(r);
         }
         h
@@ -630,7 +630,9 @@ mod tests {
     #[test]
     fn a_reload_after_a_reconnect_adds_what_was_missed_once() {
         let first = Preloaded {
-            records: (1..=3).map(|s| audited(s, "old")).collect(),
+            records: (1..=3)
+                .map(|s| CallEntry::from_record(audited(s, "old")))
+                .collect(),
             source: "trail".into(),
         };
         let mut h = History::from_source(100, &first);
@@ -651,7 +653,7 @@ mod tests {
         // The new preload: all of the above, and 6 and 7 made while the link was down.
         let again = Preloaded {
             records: (1..=7)
-                .map(|s| audited(s, if s == 5 { "slow" } else { "old" }))
+                .map(|s| CallEntry::from_record(audited(s, if s == 5 { "slow" } else { "old" })))
                 .collect(),
             source: "trail".into(),
         };

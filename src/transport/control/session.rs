@@ -56,6 +56,11 @@ impl Out {
         {
             line = l;
         }
+        self.send_line(line).await
+    }
+
+    /// [`Out::send`] for a message already serialized (without its newline).
+    async fn send_line(&mut self, mut line: Vec<u8>) -> bool {
         if line.len() >= MAX_LINE {
             tracing::warn!(
                 bytes = line.len(),
@@ -297,11 +302,14 @@ async fn session(
         core.ui.attach_remote()
     };
     let mut sent = out.send(&welcome).await;
-    for chunk in history(&core).await {
-        if !sent {
-            break;
+    if sent {
+        let mut lines = history(&core);
+        while let Some(line) = lines.recv().await {
+            sent = out.send_line(line).await;
+            if !sent {
+                break;
+            }
         }
-        sent = out.send(&chunk).await;
     }
     if !sent {
         core.confirmer.detach_responder(rid);

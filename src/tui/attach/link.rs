@@ -18,7 +18,6 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::app::ServerStatus;
-use crate::audit::AuditRecord;
 use crate::mcp::ServerEvent;
 use crate::mcp::confirm::{Ask, ConfirmRequest, Remote};
 use crate::mcp::registry::Registry;
@@ -27,6 +26,7 @@ use crate::transport::control::proto::{
     ARMING_MS, AskWire, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg, ViewWire,
 };
 use crate::tui::event::{DeviceRow, Event};
+use crate::tui::history::CallEntry;
 
 /// What the server said in its welcome.
 #[derive(Debug, Clone)]
@@ -60,8 +60,9 @@ pub enum AttachError {
 /// A connection after the hello and the initial sync.
 pub struct Connected {
     pub welcome: Welcome,
-    /// The History preload (the server's audit trail, as stored), oldest first.
-    pub history: Vec<AuditRecord>,
+    /// The History preload (the server's audit trail, as stored), oldest first, as History's
+    /// entries: each chunk is turned into entries as it arrives, never held whole as records.
+    pub history: Vec<CallEntry>,
     pub history_source: String,
     pub status: ServerStatus,
     pub view: ViewWire,
@@ -110,15 +111,83 @@ fn tty() -> Option<String> {
         .filter(|p| p.starts_with("/dev/"))
 }
 
-async fn read_msg(r: &mut BufReader<Reader>) -> std::io::Result<Option<ServerMsg>> {
+/// One line, `None` at the end of the stream.
+async fn read_line(r: &mut BufReader<Reader>) -> std::io::Result<Option<Vec<u8>>> {
     let mut buf = Vec::new();
     let n = r.take(MAX_LINE as u64).read_until(b'\n', &mut buf).await?;
-    if n == 0 {
+    Ok((n > 0).then_some(buf))
+}
+
+async fn read_msg(r: &mut BufReader<Reader>) -> std::io::Result<Option<ServerMsg>> {
+    let Some(buf) = read_line(r).await? else {
         return Ok(None);
-    }
+    };
     serde_json::from_slice(&buf)
         .map(Some)
         .map_err(std::io::Error::other)
+}
+
+/// What the initial sync reads: a `history` line becomes History's entries as it is parsed,
+/// one record at a time, never a line of parsed records (parsed JSON costs several times its
+/// text, and memory freed after such a peak mostly stays with the process).
+enum Synced {
+    History {
+        entries: Vec<CallEntry>,
+        source: String,
+    },
+    Msg(Box<ServerMsg>),
+}
+
+async fn read_synced(r: &mut BufReader<Reader>) -> std::io::Result<Option<Synced>> {
+    #[derive(serde::Deserialize)]
+    struct Kind<'a> {
+        #[serde(rename = "type", borrow)]
+        kind: std::borrow::Cow<'a, str>,
+    }
+    #[derive(serde::Deserialize)]
+    struct HistoryLine {
+        records: Entries,
+        source: String,
+    }
+    let Some(buf) = read_line(r).await? else {
+        return Ok(None);
+    };
+    if serde_json::from_slice::<Kind>(&buf).is_ok_and(|k| k.kind == "history") {
+        let h: HistoryLine = serde_json::from_slice(&buf).map_err(std::io::Error::other)?;
+        return Ok(Some(Synced::History {
+            entries: h.records.0,
+            source: h.source,
+        }));
+    }
+    serde_json::from_slice(&buf)
+        .map(|m| Some(Synced::Msg(Box::new(m))))
+        .map_err(std::io::Error::other)
+}
+
+/// A `history` line's records, each turned into an entry as soon as it is read.
+struct Entries(Vec<CallEntry>);
+
+impl<'de> serde::Deserialize<'de> for Entries {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Entries, D::Error> {
+        struct Each;
+        impl<'de> serde::de::Visitor<'de> for Each {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of audit records")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<Entries, A::Error> {
+                let mut out = Vec::new();
+                while let Some(r) = a.next_element::<crate::audit::AuditRecord>()? {
+                    out.push(CallEntry::from_record(r));
+                }
+                Ok(Entries(out))
+            }
+        }
+        d.deserialize_seq(Each)
+    }
 }
 
 /// Connect, say hello, and read the welcome (or the refusal), the History preload, the
@@ -188,21 +257,19 @@ pub async fn connect_io(
         let (mut history, mut source) = (Vec::new(), String::new());
         let mut status = None;
         loop {
-            match read_msg(&mut read).await {
-                Ok(Some(ServerMsg::History {
-                    records, source: s, ..
-                })) => {
-                    history.extend(records);
+            match read_synced(&mut read).await {
+                Ok(Some(Synced::History { entries, source: s })) => {
+                    history.extend(entries);
                     source = s;
                 }
-                Ok(Some(ServerMsg::ServerStatus { status: s })) => status = Some(s),
-                Ok(Some(ServerMsg::View { view })) => {
-                    return Ok((history, source, status, view));
-                }
-                Ok(Some(ServerMsg::Error { code, message, .. })) => {
-                    return Err(AttachError::Refused { code, message });
-                }
-                Ok(Some(_)) => {}
+                Ok(Some(Synced::Msg(m))) => match *m {
+                    ServerMsg::ServerStatus { status: s } => status = Some(s),
+                    ServerMsg::View { view } => return Ok((history, source, status, view)),
+                    ServerMsg::Error { code, message, .. } => {
+                        return Err(AttachError::Refused { code, message });
+                    }
+                    _ => {}
+                },
                 Ok(None) => return Err(AttachError::Hello("end of stream".into())),
                 Err(e) => return Err(AttachError::Hello(e.to_string())),
             }
