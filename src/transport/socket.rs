@@ -221,14 +221,14 @@ pub async fn serve(
         }
         let mut rewrite = false;
         shared.tokens.reload_if_changed();
-        if shared.tokens.generation() != generation {
+        let rotated = shared.tokens.generation() != generation;
+        if rotated {
             generation = shared.tokens.generation();
             rewrite = true;
             tracing::info!("the token changed; both transports check the new one");
-            shared
-                .core
-                .emit(ServerEvent::ServerStateChanged { running: true });
         }
+        // Not yet there again: the descriptor would name a socket that is not there.
+        let mut missing = false;
         if let Some(f) = file.as_mut()
             && f.gone().await
         {
@@ -237,11 +237,12 @@ pub async fn serve(
                     listener = Listener::Unix(l, p.clone());
                     rewrite = true;
                 }
-                // Not yet: the descriptor would name a socket that is not there.
-                _ => continue,
+                _ => missing = true,
             }
         }
-        if rewrite || tokio::fs::symlink_metadata(&opts.descriptor).await.is_err() {
+        if !missing
+            && (rewrite || tokio::fs::symlink_metadata(&opts.descriptor).await.is_err())
+        {
             let (d, path) = (describe(&listener, &shared), opts.descriptor.clone());
             let written = tokio::task::spawn_blocking(move || write_descriptor(&path, &d))
                 .await
@@ -254,6 +255,12 @@ pub async fn serve(
                 }
                 Err(_) => {}
             }
+        }
+        // Told once the descriptor carries the new token: the control centre re-reads it.
+        if rotated {
+            shared
+                .core
+                .emit(ServerEvent::ServerStateChanged { running: true });
         }
     }
     shared.core.set_endpoints(|e| e.stdio = None);
