@@ -738,3 +738,41 @@ async fn a_wide_character_behind_the_modal_does_not_cover_its_border() {
         );
     }
 }
+
+/// The black-box review of issue 44 (A6): PgDn and End typed before a long request reached the
+/// person's screen scrolled it to the end, so every row counted as read and one `y` approved
+/// a middle nobody saw. Scroll keys read before the terminal's answer move nothing.
+#[tokio::test]
+async fn scroll_keys_typed_before_the_request_was_seen_move_nothing() {
+    let mut asker = Asker::new(Duration::from_secs(60));
+    let mut s = state();
+    s.gate.fence = Some(Default::default());
+    let command = format!("shell echo {}; pm uninstall com.example.notes", "A".repeat(4000));
+    let (req, h) = asker
+        .ask(ask(
+            "android_run_adb_command",
+            json!({"command": command, "reason": "print a long line"}),
+            Some("print a long line"),
+        ))
+        .await;
+    s.update(Event::Confirm(req));
+    render(&mut s, 80, 24);
+    let id = s.confirms.front().unwrap().id;
+    s.fence_sent(id, s.now);
+    for _ in 0..30 {
+        s.update(code(KeyCode::PageDown));
+        s.update(code(KeyCode::End));
+        render(&mut s, 80, 24);
+    }
+    assert_eq!(s.confirm_scroll, 0, "scrolled by keys typed before it was seen");
+    s.update(Event::Fence(s.now));
+    s.now += s.gate.arming;
+    s.update(key('y'));
+    assert_eq!(s.confirms.len(), 1, "approved with rows never on screen");
+    assert!(matches!(s.approve_blocked(s.now), Some(Blocked::Scroll(_))));
+    // Seen, the same keys scroll.
+    s.update(code(KeyCode::PageDown));
+    assert!(s.confirm_scroll > 0);
+    s.update(key('n'));
+    assert!(!h.await.unwrap().approved);
+}

@@ -128,6 +128,11 @@ impl State {
             | Action::PageDown
             | Action::Top
             | Action::Bottom) => {
+                // Scrolling typed before the request was on the person's screen would draw
+                // (and count as read) rows nobody looked at.
+                if !seen {
+                    return;
+                }
                 let max = super::ui::modal::max_scroll(self);
                 let page = super::ui::modal::page(self);
                 let cur = self.confirm_scroll.min(max);
