@@ -1,5 +1,8 @@
-//! The HTTP gate in front of every route: Origin (403), then health, then bearer token (401).
-//! rmcp's HTTP default does not check `Origin`, so this does, for every route.
+//! The HTTP gate in front of every route: `Host` (403), `Origin` (403), then health, then
+//! bearer token (401). rmcp's HTTP default does not check `Origin`, and checks `Host` only on
+//! `/mcp` and only after the token, so this does both first, for every route: a page on a
+//! foreign name rebound to 127.0.0.1 (DNS rebinding) gets the same 403 everywhere, never the
+//! status page or a 401 naming this server.
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -71,22 +74,19 @@ pub fn host_allowed(host: &str) -> bool {
     loopback_name(name)
 }
 
-/// The legacy SSE pair checks `Host` as rmcp checks it on `/mcp` (DNS rebinding), unless the
-/// user bound a non-loopback address on purpose.
-pub async fn check_host(State(any_host): State<bool>, request: Request, next: Next) -> Response {
-    let ok = any_host
-        || request
-            .headers()
+/// What a request with a foreign `Host` gets, on every route: says why, names no server.
+pub const HOST_REFUSED_BODY: &str =
+    r#"{"error":"Host not allowed: this server answers only to localhost, 127.0.0.1 and [::1]"}"#;
+
+/// Whether the request's `Host` may be served: a loopback name ([`host_allowed`]), or anything
+/// when the user bound a non-loopback address on purpose (the names clients use for it are
+/// not known here).
+fn host_ok(any_host: bool, headers: &HeaderMap) -> bool {
+    any_host
+        || headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
-            .is_some_and(host_allowed);
-    if !ok {
-        return json_response(
-            StatusCode::FORBIDDEN,
-            json!({"error": "Host not allowed"}).to_string(),
-        );
-    }
-    next.run(request).await
+            .is_some_and(host_allowed)
 }
 
 pub fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -102,7 +102,18 @@ fn wants_sse(headers: &HeaderMap) -> bool {
         .is_some_and(|a| a.contains("text/event-stream"))
 }
 
-pub async fn gate(State(shared): State<Shared>, request: Request, next: Next) -> Response {
+/// The gate's state: the server, and whether any `Host` is served ([`host_ok`]).
+#[derive(Clone)]
+pub struct GateState {
+    pub shared: Shared,
+    pub any_host: bool,
+}
+
+pub async fn gate(State(gate): State<GateState>, request: Request, next: Next) -> Response {
+    let GateState { shared, any_host } = gate;
+    if !host_ok(any_host, request.headers()) {
+        return json_response(StatusCode::FORBIDDEN, HOST_REFUSED_BODY.to_string());
+    }
     if let Some(origin) = request.headers().get(header::ORIGIN) {
         let ok = origin.to_str().map(origin_allowed).unwrap_or(false);
         if !ok {

@@ -64,18 +64,16 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
         .layer(axum::middleware::from_fn(super::edges::http));
     Router::new()
         .nest("/mcp", mcp)
-        .merge(
-            sse::routes(shared.clone()).layer(axum::middleware::from_fn_with_state(
-                opts.any_host,
-                auth::check_host,
-            )),
-        )
+        .merge(sse::routes(shared.clone()))
         .layer(axum::middleware::from_fn_with_state(
             opts.max_body_bytes,
             read_body_in_time,
         ))
         .layer(axum::middleware::from_fn_with_state(
-            shared.clone(),
+            auth::GateState {
+                shared: shared.clone(),
+                any_host: opts.any_host,
+            },
             auth::gate,
         ))
         .layer(DefaultBodyLimit::max(opts.max_body_bytes))

@@ -122,3 +122,49 @@ async def test_a_field_holding_a_hidden_value_stays_hidden_when_edited(lab):
         # One of the guesses restored the value the device held at first, the others did not.
         assert len(revs) == 1, revs
         assert before, before
+
+
+async def test_a_pull_tells_no_size_the_result_withholds(lab, tmp_path):
+    """Issue 32 item 4. Progress said "34 of 34 bytes" for a pull whose result withheld the
+    size; a pull over 64 KiB (no text inline) came back with its size and SHA-256 even when the
+    file held a hidden value, and the digest of a secret-bearing text checks a guessed secret.
+    Now no update and no field tells what the result withholds: pulls count progress in whole
+    MiB, and any pulled file holding a hidden value (inline or not, text or not) comes without
+    size and digest. A file with nothing hidden keeps both."""
+    adb, inst = lab
+    line = "Saved card: Visa •••• 4242\n"
+    files = {
+        "wallet.txt": line.encode(),
+        # Over 64 KiB: no text inline, and the card line deep inside.
+        "big-wallet.txt": ("x" * 79 + "\n").encode() * 1200 + line.encode(),
+        # Not UTF-8 (a database, say), the card line inside it.
+        "wallet.db": b"\xff\xfe\x00SQLite" * 9000 + line.encode() + b"\x00\xff" * 100,
+        "plain-big.txt": ("y" * 79 + "\n").encode() * 1200,
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+        adb.adb("-s", adb.serials[0], "push", str(tmp_path / name), f"/sdcard/Download/{name}")
+    async with Client(inst.relay_params(), mode="legacy") as c:
+        for name, data in files.items():
+            updates = []
+
+            async def on_progress(progress, total, message):
+                updates.append((progress, total, message))
+
+            r = await c.call_tool("android_pull_file", {"devicePath": f"/sdcard/Download/{name}"},
+                                  progress_callback=on_progress)
+            assert not r.is_error, r.content
+            out = r.structured_content
+            seen = json.dumps(out, ensure_ascii=False)
+            assert "4242" not in seen, (name, seen)
+            # Whatever the result shows, no update told the size (nor a count that reaches it).
+            said = {n for _, _, m in updates for n in re.findall(r"\d+", m or "")}
+            said |= {int(v) for p, t, _ in updates for v in (p, t) if v is not None}
+            said = {int(n) for n in said}
+            assert len(data) not in said, (name, len(data), updates)
+            assert all(n < 1024 for n in said), (name, updates)
+            if name.startswith("plain"):
+                assert out["bytes"] == len(data) and out["sha256"] == hashlib.sha256(data).hexdigest(), out
+            else:
+                assert "bytes" not in out and "sha256" not in out, (name, out)
+                assert hashlib.sha256(data).hexdigest() not in seen, name

@@ -224,3 +224,89 @@ async def test_typing_into_the_focused_password_field_is_recorded_as_password(tm
     typed = [r["arguments"]["text"] for r in map(json.loads, audit.splitlines()) if r["tool"] == "android_input_text"]
     # The password field's text is «password»; the e-mail field's is shown as typed.
     assert typed == ["«password»", "bob_example"], typed
+
+
+async def test_typed_text_stays_hidden_in_errors_and_replays(tmp_path):
+    """Issue 32 item 3: a timed-out `input text` put the typed password in the audit's `error`
+    and in the caller's answer while `arguments` said «password». Whatever hides an argument
+    hides it in every message that quotes it: the caller's answer, the audit record, the
+    device listing's "not answering" reason, the log an agent reads, and a batch replay's
+    step error (history, export, run.json). The device layer's `input` hangs (the sim's fault
+    switch), so each typing call times out with the command in its message."""
+    import time
+
+    import anyio
+
+    if not have_adb():
+        pytest.skip("no adb binary")
+    adb = RealAdb(tmp_path)
+    inst = start_instance(tmp_path, "--adb", adb.endpoint(), config="[device]\ncommand_timeout_ms = 2500\n")
+    sim = adb.sim_serials()[0]
+    # A space and a quote: `input text` writes them as %s and '\'' on the command line.
+    secrets = {"direct": "hunter2 it's", "element": "s3cret pw'x", "replay": "b4tchpw q'z"}
+    pieces = ["hunter2", "it's", "it'\\''s", "s3cret", "pw'x", "b4tchpw", "q'z", "%s"]
+
+    def clean(what, text):
+        for p in pieces:
+            assert p not in text, (what, p, text[-2000:])
+
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, r = await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            assert not err, r
+            err, r = await call(c, "android_tap_element", {"selector": {"viewId": "login_password"}})
+            assert not err, r
+            err, saved = await call(c, "android_batch_save", {"id": "login", "name": "login", "steps": [
+                {"tool": "android_input_text", "arguments": {"text": secrets["replay"]}}]})
+            assert not err, saved
+            adb.fault(sim, fault="hang", command="input")
+            try:
+                for tool, args in [
+                    ("android_input_text", {"text": secrets["direct"]}),
+                    ("android_input_text_into_element",
+                     {"selector": {"viewId": "login_password"}, "text": secrets["element"]}),
+                ]:
+                    res = await c.call_tool(tool, args)
+                    answer = json.dumps(res.structured_content) + "".join(x.text for x in res.content if x.type == "text")
+                    assert res.is_error and "timed out" in answer, answer
+                    if tool == "android_input_text":
+                        # The element tool times out at its tap, before it types.
+                        assert "«password»" in answer, answer
+                    clean(tool, answer)
+                err, started = await call(c, "android_batch_run", {"id": "login"})
+                assert not err, started
+                deadline = time.monotonic() + 60
+                while True:
+                    err, rec = await call(c, "android_batch_history_get", {"runId": started["runId"]})
+                    if rec["state"] != "processing":
+                        break
+                    assert time.monotonic() < deadline, rec
+                    await anyio.sleep(0.2)
+                assert rec["state"] == "failed" and "timed out" in rec["steps"][0]["error"], rec
+                assert "«password»" in rec["steps"][0]["error"], rec
+                clean("history", json.dumps(rec))
+                err, exp = await call(c, "android_batch_history_export", {"runId": started["runId"]})
+                import base64
+                import io
+                import zipfile
+                z = zipfile.ZipFile(io.BytesIO(base64.b64decode(exp["zipBase64"])))
+                clean("export", z.read("run.json").decode())
+                for tool in ("android_list_devices", "spock_get_logs"):
+                    err, r = await call(c, tool, {})
+                    clean(tool, json.dumps(r))
+            finally:
+                adb.fault(sim, fault="clear")
+    finally:
+        inst.stop()
+        adb.close()
+    audit = (inst.home / "data" / "audit" / "audit.jsonl").read_text()
+    records = [json.loads(l) for l in audit.splitlines()]
+    typed = [r for r in records if r["tool"].startswith("android_input_text")]
+    assert len(typed) == 3 and all(r["arguments"]["text"] == "«password»" for r in typed), typed
+    assert all("«password»" in r["error"] for r in typed if r["tool"] == "android_input_text"), typed
+    # Only the save's own arguments hold the replayed text: the agent wrote it there itself.
+    for r in records:
+        if r["tool"] != "android_batch_save":
+            clean(r["tool"], json.dumps(r))
+    for run in (inst.home / "data").rglob("run.json"):
+        clean("run.json", run.read_text())

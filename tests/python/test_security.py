@@ -283,8 +283,70 @@ def test_legacy_sse_checks_host_like_mcp(instance):
     r = httpx2.post(instance.base + "/message?sessionId=x", headers={**foreign, "Content-Type": "application/json"},
                     content=json.dumps(INIT), timeout=5)
     assert r.status_code == 403, (r.status_code, r.text[:200])
-    assert r.json() == {"error": "Host not allowed"}
+    assert r.json() == {"error": "Host not allowed: this server answers only to localhost, 127.0.0.1 and [::1]"}
     # The loopback names still work.
     for host in ("localhost", "127.0.0.1"):
         with httpx2.stream("GET", instance.base + "/sse", headers={**auth, "Host": host}, timeout=5) as r:
             assert r.status_code == 200, (host, r.status_code)
+
+
+def raw(inst, method, path, host, headers=(), body=None):
+    """One request over http.client with `Host` as given: (status, headers, body)."""
+    import http.client
+    import urllib.parse
+
+    u = urllib.parse.urlsplit(inst.base)
+    c = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+    try:
+        c.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        c.putheader("Host", host)
+        for k, v in headers:
+            c.putheader(k, v)
+        if body is not None:
+            c.putheader("Content-Length", str(len(body)))
+        c.endheaders(body)
+        r = c.getresponse()
+        return r.status, dict(r.getheaders()), r.read(4096)
+    finally:
+        c.close()
+
+
+def test_a_foreign_host_gets_403_on_every_route_token_or_not(instance):
+    """DNS rebinding (issue 32 item 5): a page on evil.example rebound to 127.0.0.1 sends
+    `Host: evil.example`. Nothing it reaches may answer as spock-tui: not the status page
+    (`GET /mcp` without a token), not a 401 with its realm, not a 404 naming it — 403, with a
+    body that says why and names no server. The loopback names answer as before."""
+    port = instance.base.rsplit(":", 1)[1]
+    tok = ("Authorization", f"Bearer {instance.token}")
+    sse = ("Accept", "text/event-stream")
+    js = [("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")]
+    init = json.dumps(INIT).encode()
+    cases = [
+        ("GET", "/mcp", []),
+        ("GET", "/mcp", [tok]),
+        ("GET", "/mcp", [sse]),
+        ("POST", "/mcp", js),
+        ("POST", "/mcp", [tok, *js]),
+        ("GET", "/sse", []),
+        ("GET", "/sse", [tok]),
+        ("POST", "/message?sessionId=x", [tok, *js]),
+        ("GET", "/.well-known/oauth-authorization-server", []),
+        ("GET", "/nowhere", []),
+    ]
+    for foreign in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}", "10.0.0.5"):
+        for method, path, headers in cases:
+            status, hdrs, body = raw(instance, method, path, foreign, headers, init if method == "POST" else None)
+            assert status == 403, (foreign, method, path, status, body[:200])
+            assert json.loads(body) == {"error": "Host not allowed: this server answers only to localhost, "
+                                                  "127.0.0.1 and [::1]"}, body
+            text = (body + json.dumps(hdrs).encode()).lower()
+            for fingerprint in (b"spock", b"running", b"mcp", b"bearer", b"realm"):
+                assert fingerprint not in text, (foreign, method, path, fingerprint, text)
+    # The loopback names: the status page as before, the token asked for as before.
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"[::1]:{port}", "localhost"):
+        status, _, body = raw(instance, "GET", "/mcp", host)
+        assert status == 200 and json.loads(body) == {"status": "running", "transport": "mcp"}, (host, body)
+        status, _, _ = raw(instance, "GET", "/sse", host)
+        assert status == 401, host
+        status, _, _ = raw(instance, "POST", "/mcp", host, [tok, *js], init)
+        assert status == 200, host

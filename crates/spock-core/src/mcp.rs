@@ -19,6 +19,7 @@ pub mod progress;
 pub mod registry;
 pub mod resources;
 pub mod result;
+pub mod scrub;
 pub mod selection;
 pub mod server;
 pub mod staged;

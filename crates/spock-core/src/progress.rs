@@ -15,12 +15,15 @@ pub trait Sink: Send + Sync {
     fn send(&self, progress: f64, total: Option<f64>, message: String);
 }
 
-/// A transfer under way: its size and what to call it.
+/// A transfer under way: its size, what to call it, and whether it counts whole MiB only.
 #[derive(Debug, Clone)]
 struct Transfer {
     label: String,
     total: u64,
+    coarse: bool,
 }
+
+const MIB: u64 = 1024 * 1024;
 
 tokio::task_local! {
     static SINK: Arc<dyn Sink>;
@@ -79,15 +82,51 @@ pub async fn transfer<F: Future>(label: String, total: u64, f: F) -> F::Output {
     if !wanted() {
         return f.await;
     }
-    TRANSFER.scope(Transfer { label, total }, f).await
+    TRANSFER
+        .scope(
+            Transfer {
+                label,
+                total,
+                coarse: false,
+            },
+            f,
+        )
+        .await
+}
+
+/// Runs a file transfer of `total` bytes whose exact size the result may withhold (a pull: a
+/// file holding a hidden value comes without its size, which with the rest of the text would
+/// tell the hidden part's length): progress counts whole MiB received of the size rounded up
+/// to whole MiB ("`label`: 3 of 12 MiB"), never a byte count.
+pub async fn transfer_in_mib<F: Future>(label: String, total: u64, f: F) -> F::Output {
+    if !wanted() {
+        return f.await;
+    }
+    TRANSFER
+        .scope(
+            Transfer {
+                label,
+                total,
+                coarse: true,
+            },
+            f,
+        )
+        .await
 }
 
 /// The device layer moved `done` bytes of the transfer under way.
 pub fn bytes(done: u64) {
     let _ = TRANSFER.try_with(|t| {
-        report(done as f64, Some(t.total as f64), || {
-            format!("{}: {done} of {} bytes", t.label, t.total)
-        })
+        if t.coarse {
+            let (done, total) = (done / MIB, t.total.div_ceil(MIB).max(1));
+            report(done as f64, Some(total as f64), || {
+                format!("{}: {done} of {total} MiB", t.label)
+            })
+        } else {
+            report(done as f64, Some(t.total as f64), || {
+                format!("{}: {done} of {} bytes", t.label, t.total)
+            })
+        }
     });
 }
 
@@ -134,6 +173,43 @@ mod tests {
                 Some(100.0),
                 "pull of /sdcard/a: 40 of 100 bytes".to_string()
             )]
+        );
+    }
+
+    /// A transfer whose size the result may withhold tells whole MiB only: 34 bytes of 34 is
+    /// "0 of 1 MiB", 3.5 MiB of 12.2 MiB "3 of 13 MiB".
+    #[tokio::test]
+    async fn a_coarse_transfer_tells_no_byte_count() {
+        let kept = Arc::new(Kept::default());
+        let sink: Arc<dyn Sink> = kept.clone();
+        scope(
+            Some(sink),
+            transfer_in_mib("pull of /sdcard/a".into(), 34, async { bytes(34) }),
+        )
+        .await;
+        let kept2 = Arc::new(Kept::default());
+        let sink: Arc<dyn Sink> = kept2.clone();
+        scope(
+            Some(sink),
+            transfer_in_mib("pull of /sdcard/b".into(), 12 * MIB + MIB / 5, async {
+                bytes(3 * MIB + MIB / 2)
+            }),
+        )
+        .await;
+        let got: Vec<_> = [kept, kept2]
+            .iter()
+            .flat_map(|k| k.0.lock().unwrap().clone())
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (0.0, Some(1.0), "pull of /sdcard/a: 0 of 1 MiB".to_string()),
+                (
+                    3.0,
+                    Some(13.0),
+                    "pull of /sdcard/b: 3 of 13 MiB".to_string()
+                ),
+            ]
         );
     }
 }

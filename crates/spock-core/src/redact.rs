@@ -301,6 +301,39 @@ impl Redactor {
     }
 }
 
+impl Redactor {
+    /// The parts of `s` that [`Self::redact_str`] hides from `audience`, each with the marker
+    /// shown in its place, in rule order: what a message quoting `s` (escaped, quoted, cut
+    /// short) must hide too ([`crate::mcp::scrub`]). A part that spans an earlier rule's
+    /// marker is left out (it is not in any message as such).
+    pub fn hidden_parts(&self, s: &str, audience: Audience) -> Vec<(String, String)> {
+        let mut parts = Vec::new();
+        let mut cur = s.to_string();
+        for rule in self.rules.iter().filter(|r| Self::applies(r, audience)) {
+            let mut last = 0;
+            for caps in rule.re.captures_iter(&cur) {
+                let Some(span) = caps.name("secret").or_else(|| caps.get(0)) else {
+                    continue;
+                };
+                if span.as_str().is_empty()
+                    || span.as_str().starts_with(MARKER_PREFIX)
+                    || span.start() < last
+                {
+                    continue;
+                }
+                last = span.end();
+                if !span.as_str().contains(MARKER_PREFIX) {
+                    parts.push((span.as_str().to_string(), rule.marker.clone()));
+                }
+            }
+            if let Some(next) = replace(rule, &cur) {
+                cur = next;
+            }
+        }
+        parts
+    }
+}
+
 /// Replaces every match of one rule; `None` when nothing matched.
 fn replace(rule: &Compiled, s: &str) -> Option<String> {
     let mut out = String::new();

@@ -12,8 +12,17 @@ use super::shell::{self, RunningShell, ShellOutput};
 use super::sync::{self, RemoteStat};
 use super::wire::Conn;
 
-/// How a command is named in a timeout message: enough to recognise, never a wall of text.
+/// How a command is named in a timeout message: enough to recognise, never a wall of text,
+/// and never what it types. The message outlives the call (a device's "not answering" reason
+/// in every listing), where the call's own hiding of its typed text ([`crate::mcp::scrub`])
+/// does not reach; a typing command (`input text …`, and the key presses for accented letters
+/// it is joined with by `&&`) is named by its first word pair only.
 fn short(cmd: &str) -> String {
+    if cmd.contains("input text ")
+        || cmd.starts_with("input keycombination ") && cmd.contains(" && ")
+    {
+        return "input text …".into();
+    }
     let mut s: String = cmd.chars().take(60).collect();
     if s.len() < cmd.len() {
         s.push('…');
@@ -280,5 +289,20 @@ impl Device {
 
     fn name_for_errors(&self) -> String {
         self.serial().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short;
+
+    #[test]
+    fn a_command_is_named_short_and_a_typing_command_without_its_text() {
+        assert_eq!(short("wm size"), "wm size");
+        assert_eq!(short(&"x".repeat(70)), format!("{}…", "x".repeat(60)));
+        let typing = crate::guard::typing_commands("hunter2 é").unwrap();
+        assert_eq!(short(&typing), "input text …");
+        let accent_first = crate::guard::typing_commands("éa").unwrap();
+        assert_eq!(short(&accent_first), "input text …");
     }
 }

@@ -25,6 +25,7 @@ use super::lease::{Connection, Session};
 use super::observe::FinishedCall;
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
+use super::scrub::Scrub;
 use super::toolsets::Selection;
 use super::typed::{TypedText, hide_text};
 use crate::audit::AuditRecord;
@@ -82,6 +83,8 @@ pub struct CallOutcome {
     pub typed_password: bool,
     /// The call's audit record (its `seq`).
     pub record: u64,
+    /// What the call's arguments hide from agents, to hide in the answer's messages too.
+    pub for_agent: Scrub,
 }
 
 fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
@@ -554,6 +557,25 @@ async fn pipeline(
         }
     }
     .await;
+    // Whatever hides an argument hides it in every message of the call (mcp::scrub): from
+    // here on the result is the person's view of it at least (the audit trail, the control
+    // centre, a batch run's log); the answer to an agent hides what agents are not shown on top.
+    let mut result = result;
+    let everyone = Scrub::of_call(&core.redactor, &args, &typed, Audience::Person);
+    match &mut result {
+        Ok(out) => everyone.json(&mut out.json),
+        Err(e) => {
+            everyone.error(e);
+            e.message = core
+                .redactor
+                .redact_str(&e.message, Audience::Person)
+                .into_owned();
+            if let Some(d) = &mut e.details {
+                core.redactor.redact_json(d, Audience::Person);
+            }
+        }
+    }
+    let for_agent = Scrub::of_call(&core.redactor, &args, &typed, Audience::Agent);
     let outcome = outcome_of(&result);
     let duration = started.elapsed();
     let device = resolved.lock().ok().and_then(|d| d.clone());
@@ -644,6 +666,7 @@ async fn pipeline(
         result,
         typed_password,
         record,
+        for_agent,
     }
 }
 
@@ -1219,6 +1242,7 @@ impl McpServer {
         // The agent's view: every rule applies, and password fields are hidden.
         let result = match done.result {
             Ok(mut out) => {
+                done.for_agent.json(&mut out.json);
                 self.core
                     .redactor
                     .redact_json(&mut out.json, Audience::Agent);
@@ -1226,11 +1250,16 @@ impl McpServer {
                 out.into_call_result()
             }
             Err(mut e) => {
+                done.for_agent.error(&mut e);
                 e.message = self
                     .core
                     .redactor
                     .redact_str(&e.message, Audience::Agent)
                     .into_owned();
+                if let Some(d) = &mut e.details {
+                    self.core.redactor.redact_json(d, Audience::Agent);
+                    redact_password_nodes(d, Audience::Agent);
+                }
                 e.into_call_result()
             }
         };

@@ -144,6 +144,19 @@ impl TypedText {
         }
     }
 
+    /// The texts of `args` (the real arguments) not known to go into a plain field: what every
+    /// message of the call must hide as well as its arguments ([`super::scrub`]).
+    pub fn withheld_texts<'a>(&self, args: &'a Value) -> Vec<&'a str> {
+        if self.revealed.is_none() {
+            return Vec::new();
+        }
+        let targets = self.targets();
+        (0..slot_count(args))
+            .filter(|&i| targets.get(i).copied().unwrap_or(Target::Unknown) != Target::Plain)
+            .filter_map(|i| slot(args, i).and_then(Value::as_str))
+            .collect()
+    }
+
     /// What a replay needs of `args` (the real arguments) that the record does not hold: the
     /// withheld `text`, and the whole `fields` list when a text in it is withheld. `None`
     /// when nothing is withheld.

@@ -399,9 +399,9 @@ pub struct Pulled {
     pub device_path: String,
     /// Where it landed, in the pull directory.
     pub local_path: String,
-    /// Size and digest of the file; left out when redaction hides part of `text` from agents
-    /// (with the rest of the text shown, they would tell the hidden part: its length, and a
-    /// guess checked against the digest).
+    /// Size and digest of the file; left out when redaction hides part of the file's text from
+    /// agents, shown inline or not (they would tell the hidden part: its length, with the rest
+    /// of the text, and a guess checked against the digest).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -436,7 +436,8 @@ pub async fn pull_into_dir(
         return Err(too_large(remote, size));
     }
     let pulling = dev.pull(remote, MAX_BYTES, transfer_timeout(ctx, size));
-    let data = crate::progress::transfer(format!("pull of {remote}"), size, pulling)
+    // Whole MiB only: the result may withhold the size (a file holding a hidden value).
+    let data = crate::progress::transfer_in_mib(format!("pull of {remote}"), size, pulling)
         .await
         .map_err(|e| match e {
             DeviceError::TooLarge { .. } => too_large(remote, MAX_BYTES + 1),
@@ -490,6 +491,24 @@ fn claim_name(dir: &Path, name: &str, data: &[u8]) -> std::io::Result<PathBuf> {
     Err(std::io::Error::other(format!("no free name for {name}")))
 }
 
+/// Whether any part of `data`, read as text (invalid UTF-8 as U+FFFD: a database or a binary
+/// holds text too), is hidden from agents. Such a file's size and digest are withheld whether
+/// its text is shown or not: with the rest known, they would check a guess at the hidden part.
+/// Up to 50 MB of regex work: on the blocking pool.
+async fn holds_hidden_value(ctx: &Ctx, data: Bytes) -> Result<bool, ToolError> {
+    let core = ctx.core.clone();
+    tokio::task::spawn_blocking(move || {
+        let text = String::from_utf8_lossy(&data);
+        matches!(
+            core.redactor
+                .redact_str(&text, crate::redact::Audience::Agent),
+            std::borrow::Cow::Owned(_)
+        )
+    })
+    .await
+    .map_err(|e| ToolError::internal(format!("the pulled file could not be checked: {e}")))
+}
+
 async fn pull(ctx: Ctx, a: PullArgs) -> Result<Pulled, ToolError> {
     let wanted = check_device_path(&a.device_path)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
@@ -499,14 +518,7 @@ async fn pull(ctx: Ctx, a: PullArgs) -> Result<Pulled, ToolError> {
         .then(|| std::str::from_utf8(&data).ok().map(str::to_string))
         .flatten()
         .filter(|t| !t.contains('\0'));
-    let hides = text.as_deref().is_some_and(|t| {
-        matches!(
-            ctx.core
-                .redactor
-                .redact_str(t, crate::redact::Audience::Agent),
-            std::borrow::Cow::Owned(_)
-        )
-    });
+    let hides = holds_hidden_value(&ctx, data.clone()).await?;
     Ok(Pulled {
         serial: dev.serial().to_string(),
         device_path: remote,
