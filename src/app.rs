@@ -175,8 +175,11 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         crate::audit::Limits::total_mb(opts.config.audit.max_total_mb),
     )
     .context("opening the audit trail")?;
-    let redactor = crate::redact::Redactor::with_defaults_and(&opts.config.redaction.rules)
+    let mut redactor = crate::redact::Redactor::with_defaults_and(&opts.config.redaction.rules)
         .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
+    redactor
+        .keep_held_in(&opts.paths.held_fields_file())
+        .map_err(|e| anyhow::anyhow!("redaction: {e}"))?;
     let registry = tools::catalogue();
     let batch = crate::batch::Batch::new(opts.paths.batch_dir(), registry.clone());
     // Private copies a killed instance could not remove (this instance holds the lock now).

@@ -19,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod defaults;
+mod held;
+mod shape;
 
 pub use defaults::default_rules;
 
@@ -59,6 +61,8 @@ pub enum RedactError {
     },
     #[error("redaction rule names must be non-empty letters, digits, `-` and `_`, got `{0}`")]
     BadName(String),
+    #[error("{0}")]
+    HeldFile(String),
 }
 
 struct Compiled {
@@ -66,50 +70,17 @@ struct Compiled {
     marker: String,
     re: Regex,
     scope: Scope,
+    /// For telling a fragment of a match in an editable field ([`shape`]).
+    shape: Option<shape::Shape>,
 }
 
 /// Applies redaction rules to text and JSON. Cheap to share behind an `Arc`.
 pub struct Redactor {
     rules: Vec<Compiled>,
-    /// Text fields that have held a value hidden from agents ([`Held`]).
-    held: std::sync::Mutex<Held>,
-}
-
-/// Text fields (by package and resource id, else package, class and bounds) whose text once
-/// held something hidden from agents, with the marker shown for it. A rule matches a whole
-/// value, so an agent able to edit the field (type one more character, delete one) would make
-/// it stop matching and read the rest; such a field's text stays hidden from agents whatever
-/// it holds later. Bounded: the oldest are forgotten past [`HELD_CAP`].
-#[derive(Debug, Default)]
-struct Held {
-    markers: std::collections::HashMap<String, String>,
-    order: std::collections::VecDeque<String>,
-}
-
-const HELD_CAP: usize = 4096;
-
-impl Held {
-    fn key(n: &crate::uitree::Node) -> String {
-        if n.resource_id.is_empty() {
-            format!("{}\0{}\0{:?}", n.package, n.class, n.bounds)
-        } else {
-            format!("{}\0id\0{}", n.package, n.resource_id)
-        }
-    }
-
-    fn remember(&mut self, key: String, marker: String) {
-        if self.markers.insert(key.clone(), marker).is_none() {
-            self.order.push_back(key);
-        }
-        while self.markers.len() > HELD_CAP {
-            match self.order.pop_front() {
-                Some(old) => {
-                    self.markers.remove(&old);
-                }
-                None => break,
-            }
-        }
-    }
+    /// Text fields that have held a value hidden from agents ([`held`]).
+    held: std::sync::Mutex<held::Held>,
+    /// Writes of the held-field memory, one at a time and in order.
+    held_write: std::sync::Mutex<()>,
 }
 
 const MARKER_PREFIX: &str = "«redacted:";
@@ -137,6 +108,7 @@ impl Redactor {
             compiled.push(Compiled {
                 name: r.name.clone(),
                 marker: format!("{MARKER_PREFIX}{}»", r.name),
+                shape: shape::Shape::new(&r.pattern),
                 re,
                 scope: r.scope,
             });
@@ -144,6 +116,7 @@ impl Redactor {
         Ok(Self {
             rules: compiled,
             held: Default::default(),
+            held_write: Default::default(),
         })
     }
 
@@ -160,6 +133,7 @@ impl Redactor {
         Self {
             rules: Vec::new(),
             held: Default::default(),
+            held_write: Default::default(),
         }
     }
 
@@ -223,7 +197,13 @@ impl Redactor {
         for node in tree.nodes_mut() {
             let mut changed = false;
             // Keyed on the field as the device reports it (its id is what a rule may hide).
-            let key = (audience == Audience::Agent && node.is_editable()).then(|| Held::key(node));
+            let key = (audience == Audience::Agent && node.is_editable()).then(|| {
+                let key = held.key(node);
+                if let Some(marker) = self.field_marker(node) {
+                    held.remember(key.clone(), marker);
+                }
+                key
+            });
             for s in [
                 &mut node.text,
                 &mut node.content_desc,
@@ -235,28 +215,15 @@ impl Redactor {
                     changed = true;
                 }
             }
-            if let Some(key) = key {
-                let markers: Vec<&str> = node
-                    .text
-                    .match_indices(MARKER_PREFIX)
-                    .filter_map(|(i, _)| {
-                        node.text[i..]
-                            .find('»')
-                            .map(|j| &node.text[i..i + j + '»'.len_utf8()])
-                    })
-                    .collect();
-                if !markers.is_empty() {
-                    held.remember(key.clone(), markers.join(" "));
-                }
-                // The whole text, not only the part a rule still matches: a character inserted
-                // into the value shifts its end out of the match, and would show it.
-                if let Some(marker) = held.markers.get(&key)
-                    && !node.text.is_empty()
-                    && node.text != *marker
-                {
-                    node.text = marker.clone();
-                    changed = true;
-                }
+            // The whole text, not only the part a rule still matches: a character inserted
+            // into the value shifts its end out of the match, and would show it.
+            if let Some(key) = key
+                && let Some(marker) = held.marker(&key)
+                && !node.text.is_empty()
+                && node.text != *marker
+            {
+                node.text = marker.clone();
+                changed = true;
             }
             if audience == Audience::Agent
                 && node.password
@@ -334,6 +301,99 @@ impl Redactor {
     }
 }
 
+/// The held-field memory ([`held`]): fed by every tree the server reads, kept across restarts.
+impl Redactor {
+    /// Keeps the held-field memory in `path` (a private file), starting from what it holds.
+    /// Markers of rules no longer configured are forgotten. An unreadable file is an error
+    /// (starting afresh would show again what it hides); a missing one is an empty memory.
+    pub fn keep_held_in(&mut self, path: &std::path::Path) -> Result<(), RedactError> {
+        let names: Vec<String> = self.rules.iter().map(|r| r.marker.clone()).collect();
+        let known = |marker: &str| {
+            marker
+                .split(' ')
+                .all(|m| names.iter().any(|n| n == m) || m == "«redacted:password»")
+        };
+        let held = held::Held::load(path, known).map_err(RedactError::HeldFile)?;
+        *self.held.get_mut().unwrap_or_else(|p| p.into_inner()) = held;
+        Ok(())
+    }
+
+    /// Learns from `tree` (as the device reported it) which editable fields hold something
+    /// hidden from agents, whoever the tree is for. Returns whether the memory has changes
+    /// to write ([`Redactor::save_held`]).
+    pub fn observe(&self, tree: &crate::uitree::UiTree) -> bool {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        for node in tree.nodes().iter().filter(|n| n.is_editable()) {
+            if let Some(marker) = self.field_marker(node) {
+                let key = held.key(node);
+                held.remember(key, marker);
+            }
+        }
+        held.unsaved()
+    }
+
+    /// Writes the held-field memory when it changed (blocking: call it off the runtime).
+    pub fn save_held(&self) -> std::io::Result<()> {
+        let _one = self.held_write.lock().unwrap_or_else(|p| p.into_inner());
+        let Some((path, bytes)) = self
+            .held
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take_unsaved()
+        else {
+            return Ok(());
+        };
+        let written = crate::config::private::write_atomic(&path, &bytes);
+        if written.is_err() {
+            self.held
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .unwritten();
+        }
+        written
+    }
+
+    /// Whether an agent is shown `node` (an editable field) as a marker in place of its text:
+    /// it held a hidden value, or holds what looks like a fragment of one. For screenshots,
+    /// whose pixels must hide what the tree does.
+    pub fn hides_field(&self, node: &crate::uitree::Node) -> bool {
+        if !node.is_editable() || node.text.is_empty() || node.password {
+            return false;
+        }
+        let held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        held.marker(&held.key(node)).is_some() || self.field_marker(node).is_some()
+    }
+
+    /// The marker an editable field's own text earns from agents: what the rules hide in it,
+    /// else the marker of a rule whose shape says the text is a fragment of one of its values
+    /// (a key shortened, lengthened or cut by an edit: see [`shape`]). Never for a password
+    /// field (its text is bullets, hidden anyway).
+    fn field_marker(&self, node: &crate::uitree::Node) -> Option<String> {
+        if node.text.is_empty() || node.password {
+            return None;
+        }
+        let shown = self.redact_str(&node.text, Audience::Agent);
+        let markers: Vec<&str> = shown
+            .match_indices(MARKER_PREFIX)
+            .filter_map(|(i, _)| {
+                shown[i..]
+                    .find('»')
+                    .map(|j| &shown[i..i + j + '»'.len_utf8()])
+            })
+            .collect();
+        if !markers.is_empty() {
+            return Some(markers.join(" "));
+        }
+        // The rule the text comes closest to.
+        self.rules
+            .iter()
+            .filter(|r| Self::applies(r, Audience::Agent))
+            .filter_map(|r| Some((r.shape.as_ref()?.fragment(&node.text)?, r)))
+            .min_by_key(|(score, _)| *score)
+            .map(|(_, r)| r.marker.clone())
+    }
+}
+
 /// Replaces every match of one rule; `None` when nothing matched.
 fn replace(rule: &Compiled, s: &str) -> Option<String> {
     let mut out = String::new();
@@ -395,5 +455,7 @@ pub fn redact_password_nodes(v: &mut Value, audience: Audience) -> usize {
     n
 }
 
+#[cfg(test)]
+mod blind_tests;
 #[cfg(test)]
 mod tests;

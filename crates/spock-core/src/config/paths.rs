@@ -74,6 +74,10 @@ impl Paths {
     pub fn batch_dir(&self) -> PathBuf {
         self.data.join("batch")
     }
+    /// Which text fields held a value hidden from agents (`redact::held`).
+    pub fn held_fields_file(&self) -> PathBuf {
+        self.data.join("redact").join("held-fields.json")
+    }
     /// Private copies of files whose calls wait for approval (`mcp::staged`).
     pub fn staging_dir(&self) -> PathBuf {
         self.data.join("staging")

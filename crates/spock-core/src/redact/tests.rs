@@ -303,11 +303,13 @@ fn a_field_that_held_a_hidden_value_stays_hidden_when_edited() {
         r.redact_tree(&mut p, Audience::Person);
         assert_eq!(p.nodes()[1].text, edited);
     }
-    // An empty field shows as empty; another redactor (a restart) starts afresh.
+    // An empty field shows as empty; another redactor (a run without the memory's file)
+    // starts afresh, where the text is too short to be judged a fragment of the key's shape
+    // (`blind_tests`).
     let mut t = screen("", "");
     r.redact_tree(&mut t, Audience::Agent);
     assert_eq!(t.nodes()[1].text, "");
-    let mut t = screen("sk4b1d9e0c7", "");
+    let mut t = screen("sk4b1", "");
     apikey().redact_tree(&mut t, Audience::Agent);
-    assert_eq!(t.nodes()[1].text, "sk4b1d9e0c7");
+    assert_eq!(t.nodes()[1].text, "sk4b1");
 }

@@ -37,6 +37,7 @@ impl State {
     /// (x, y) is a point on the screen as it is turned now.
     pub fn tap(&mut self, x: i32, y: i32, long: bool) {
         self.selected_all = false;
+        self.cursor_back = 0;
         let (x, y) = self.display().screen_to_layout(x, y);
         let Some(top) = self.top() else { return };
         let screen = top.screen.clone();
@@ -171,6 +172,7 @@ impl State {
             }
             None => text,
         };
+        let back = self.cursor_back;
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
@@ -181,7 +183,8 @@ impl State {
             } else {
                 text.to_string()
             };
-            e.ui.set_text(i, &format!("{}{added}", node.text));
+            let (before, after) = split_at_cursor(&node.text, back);
+            e.ui.set_text(i, &format!("{before}{added}{after}"));
         }
     }
 
@@ -195,6 +198,7 @@ impl State {
     /// Deletes the focused field's whole text (a delete after Ctrl+A).
     pub fn clear_field(&mut self) {
         self.selected_all = false;
+        self.cursor_back = 0;
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
@@ -202,18 +206,71 @@ impl State {
         }
     }
 
+    /// DEL: the character before the cursor (none at the start of the field).
     pub fn delete_char(&mut self) {
+        self.delete_at_cursor(false);
+    }
+
+    /// FORWARD_DEL: the character after the cursor (none at the end of the field).
+    pub fn forward_delete_char(&mut self) {
+        self.delete_at_cursor(true);
+    }
+
+    fn delete_at_cursor(&mut self, forward: bool) {
         if std::mem::take(&mut self.selected_all) {
             return self.clear_field();
         }
-        if let Some(e) = self.top_mut()
-            && let Some(i) = e.ui.focused_editable()
-        {
-            let mut cur = e.ui.node(i).map(|n| n.text.clone()).unwrap_or_default();
-            cur.pop();
-            e.ui.set_text(i, &cur);
+        let back = self.cursor_back;
+        let Some(e) = self.top_mut() else { return };
+        let Some(i) = e.ui.focused_editable() else {
+            return;
+        };
+        let text = e.ui.node(i).map(|n| n.text.clone()).unwrap_or_default();
+        let (before, after) = split_at_cursor(&text, back);
+        let (mut before, mut after) = (before.to_string(), after.to_string());
+        if forward {
+            if after.is_empty() {
+                return;
+            }
+            after.remove(0);
+        } else if before.pop().is_none() {
+            return;
         }
+        e.ui.set_text(i, &format!("{before}{after}"));
+        self.cursor_back = after.chars().count();
     }
+
+    /// MOVE_HOME, MOVE_END, DPAD_LEFT and DPAD_RIGHT in a focused field: the cursor moves (a
+    /// selection made with Ctrl+A collapses, as in an `EditText`). `false` when no field has
+    /// the focus (the key does something else, or nothing).
+    pub fn move_cursor(&mut self, code: u32) -> bool {
+        let Some(len) = self.top().and_then(|e| {
+            let i = e.ui.focused_editable()?;
+            e.ui.node(i).map(|n| n.text.chars().count())
+        }) else {
+            return false;
+        };
+        self.selected_all = false;
+        let back = self.cursor_back.min(len);
+        self.cursor_back = match code {
+            122 => len,
+            123 => 0,
+            21 => (back + 1).min(len),
+            22 => back.saturating_sub(1),
+            _ => back,
+        };
+        true
+    }
+}
+
+/// `text` split at the cursor, `back` characters before its end (clamped to the text).
+fn split_at_cursor(text: &str, back: usize) -> (&str, &str) {
+    let n = text.chars().count();
+    let at = text
+        .char_indices()
+        .nth(n.saturating_sub(back))
+        .map_or(text.len(), |(i, _)| i);
+    text.split_at(at)
 }
 
 /// A letter with a combining accent as one character: the Latin-1 letters the virtual

@@ -83,6 +83,42 @@ async fn sign_in_add_to_cart_and_the_total_changes() {
     assert!(xml.contains("Total: $517.00") && !xml.contains("$268.00"));
 }
 
+/// A focused field edits at its cursor, as an `EditText` does: a tap leaves it at the end,
+/// MOVE_HOME / MOVE_END / DPAD_LEFT / DPAD_RIGHT move it, DEL deletes the character before it
+/// and FORWARD_DEL the one after it, and typing goes in at it.
+#[tokio::test]
+async fn a_field_edits_at_its_cursor() {
+    let dev = SimDevice::demo();
+    sh(&dev, "am start -W -n com.example.shop/.MainActivity").await;
+    tap(&dev, "resource-id=\"login_email\"").await;
+    sh(&dev, "input text abcdef").await;
+    let text = |dev: &SimDevice| {
+        let xml = dev.ui_xml();
+        let end = xml.find("\" resource-id=\"login_email\"").unwrap();
+        let start = xml[..end].rfind("text=\"").unwrap() + 6;
+        xml[start..end].to_string()
+    };
+    for (keys, want) in [
+        ("DEL", "abcde"),
+        ("MOVE_HOME FORWARD_DEL", "bcde"),
+        ("DEL", "bcde"),
+        ("DPAD_RIGHT DPAD_RIGHT DEL", "bde"),
+        ("FORWARD_DEL", "be"),
+        ("MOVE_END FORWARD_DEL", "be"),
+        ("DPAD_LEFT DEL", "e"),
+    ] {
+        for k in keys.split(' ') {
+            sh(&dev, &format!("input keyevent {k}")).await;
+        }
+        assert_eq!(text(&dev), want, "{keys}");
+    }
+    sh(&dev, "input text xy").await;
+    assert_eq!(text(&dev), "xye", "typed at the cursor");
+    tap(&dev, "resource-id=\"login_email\"").await;
+    sh(&dev, "input text Z").await;
+    assert_eq!(text(&dev), "xyeZ", "a tap puts the cursor at the end");
+}
+
 /// With `transition_ms`, a change of screen animates: `screencap` keeps showing the screen
 /// that was there until it ends, and `uiautomator dump` (which waits for idle) answers only
 /// once it has ended, with the new screen.

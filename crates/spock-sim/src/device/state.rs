@@ -85,6 +85,9 @@ pub struct State {
     pub selected_all: bool,
     /// A dead accent (U+0300 …) typed with Alt, waiting for the letter it goes on.
     pub dead_accent: Option<char>,
+    /// Where the cursor of the focused field is: how many characters of its text come after
+    /// it (0: at the end, where a tap into the field leaves it).
+    pub cursor_back: usize,
     /// While a change of screen animates (`transition_ms`): the frame still on the glass (as
     /// `screencap` renders it) and when the animation ends.
     glass: Option<(UiTree, Instant)>,
@@ -165,6 +168,7 @@ impl State {
             size_override: None,
             selected_all: false,
             dead_accent: None,
+            cursor_back: 0,
             glass: None,
             scenario: scenario.clone(),
         };

@@ -277,7 +277,8 @@ fn black_out(rgba: &mut image::RgbaImage, black: &[Region]) {
 }
 
 /// Where the agent must not see the pixels: the bounds of every node whose text or content
-/// description an agent-only rule hides (the tree hides it; the image must too).
+/// description an agent-only rule hides, and of every editable field shown as a marker for
+/// what it held or holds a fragment of (the tree hides it; the image must too).
 pub fn hidden_regions(
     redactor: &crate::redact::Redactor,
     tree: &crate::uitree::UiTree,
@@ -290,6 +291,7 @@ pub fn hidden_regions(
             [&n.text, &n.content_desc]
                 .into_iter()
                 .any(|s| matches!(redactor.redact_str(s, Audience::Agent), Cow::Owned(_)))
+                || redactor.hides_field(n)
         })
         .filter_map(|n| n.bounds)
         .map(|b| (b.left, b.top, b.right, b.bottom))

@@ -78,7 +78,9 @@ pub(super) fn press(ctx: &mut Ctx, code: u32, meta: Meta) {
     match code {
         3 => ctx.st.go_home(),
         4 | 111 => ctx.st.back(),
-        67 | 112 => ctx.st.delete_char(),
+        67 => ctx.st.delete_char(),
+        112 => ctx.st.forward_delete_char(),
+        21 | 22 | 122 | 123 if ctx.st.move_cursor(code) => {}
         26 => ctx.st.awake = !ctx.st.awake,
         223 | 276 => ctx.st.awake = false,
         224 => ctx.st.awake = true,
