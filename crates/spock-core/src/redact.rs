@@ -19,8 +19,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 mod defaults;
+mod logs;
 
 pub use defaults::default_rules;
+pub use logs::LogRef;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
