@@ -21,8 +21,10 @@ use serde_json::Value;
 mod defaults;
 mod held;
 mod shape;
+mod logs;
 
 pub use defaults::default_rules;
+pub use logs::LogRef;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]

@@ -177,8 +177,21 @@ impl LogBuffer {
                 out.push_str(e.buffer.name());
                 out.push('\n');
             }
-            out.push_str(&fmt(e));
-            out.push('\n');
+            // A message of several lines is printed a line at a time, each with the entry's
+            // header, as logcat's `android_log_formatLogLine` prints it.
+            if e.message.contains('\n') {
+                for line in e.message.split('\n') {
+                    let one = LogEntry {
+                        message: line.to_string(),
+                        ..(*e).clone()
+                    };
+                    out.push_str(&fmt(&one));
+                    out.push('\n');
+                }
+            } else {
+                out.push_str(&fmt(e));
+                out.push('\n');
+            }
         }
         out
     }
@@ -220,5 +233,31 @@ mod tests {
         assert!(e.accepts(&entry('E', "AndroidRuntime")));
         assert!(!e.accepts(&entry('W', "x")));
         assert!(Filter::default().add("x:Q").is_none());
+    }
+
+    #[test]
+    fn a_message_of_several_lines_prints_a_header_on_each() {
+        let mut b = LogBuffer::default();
+        let mut e = entry('D', "KeyStore");
+        e.message = "-----BEGIN PRIVATE KEY-----\nMIIC\n-----END PRIVATE KEY-----".into();
+        b.push(e);
+        let out = b.render(
+            0,
+            &[Buffer::Main],
+            &Filter::default(),
+            None,
+            None,
+            LogEntry::threadtime,
+        );
+        let lines: Vec<&str> = out.lines().skip(1).collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        for (l, m) in lines.iter().zip([
+            "-----BEGIN PRIVATE KEY-----",
+            "MIIC",
+            "-----END PRIVATE KEY-----",
+        ]) {
+            assert_eq!(&l[..18], &lines[0][..18]);
+            assert!(l.ends_with(&format!("D KeyStore: {m}")), "{l}");
+        }
     }
 }

@@ -10,6 +10,7 @@ use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
+use crate::redact::LogRef;
 
 pub fn refused(r: guard::Refusal) -> ToolError {
     ToolError::refused(r.to_string())
@@ -222,6 +223,9 @@ pub struct Logcat {
     pub truncated: bool,
 }
 
+/// Lines fetched beyond those asked for, so that a message group cut by `-t` is read whole.
+const GROUP_MARGIN: usize = 100;
+
 pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
     let want = a.lines.unwrap_or(200);
     if want == 0 || want > 5000 {
@@ -282,11 +286,13 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
         }
     }
     let host_filtered = a.contains.is_some() || since.is_some();
+    // More than asked for, so that a message of many lines cut by `-t` (a key whose BEGIN
+    // line falls before the window) is read whole and redacted as one.
     let fetch = if host_filtered {
         (want * 10).min(50_000)
     } else {
         want
-    };
+    } + GROUP_MARGIN;
     let mut cmd = format!("logcat -d -v threadtime -t {fetch}");
     if let Some(p) = pid {
         cmd.push_str(&format!(" --pid={p}"));
@@ -305,18 +311,43 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
         contains: a.contains.clone(),
     };
     // Every filter runs on the lines as the caller is shown them: `contains` must not match
-    // text that redaction hides, or it reads a secret back one character at a time. The
-    // line itself goes on whole (the answer is redacted for the agent, the person's record
-    // keeps it).
+    // text that redaction hides, or it reads a secret back one character at a time. Lines
+    // are redacted a message group at a time (same pid, tid, tag and time: one message
+    // logcat printed a line per entry) before any filter, so no filter returns the body
+    // lines of a private key alone. A line goes on whole when redacting it alone hides as
+    // much (the answer is redacted for the agent, the person's record keeps it); one that
+    // only its group hides goes on as shown, in the record too.
     let audience = ctx.audience();
     let redactor = &ctx.core.redactor;
-    let all: Vec<_> = logcat::parse_threadtime(&text)
+    let parsed = logcat::parse_threadtime(&text);
+    let refs: Vec<LogRef<'_>> = parsed
+        .iter()
+        .map(|l| LogRef {
+            pid: l.pid,
+            tid: l.tid,
+            tag: &l.tag,
+            time: &l.time,
+            message: &l.message,
+        })
+        .collect();
+    let grouped: Vec<Option<String>> = redactor
+        .redact_log(&refs, audience)
         .into_iter()
-        .filter(|l| {
-            let mut shown = l.clone();
-            shown.message = redactor.redact_str(&l.message, audience).into_owned();
+        .zip(&parsed)
+        .map(|(g, l)| (g != redactor.redact_str(&l.message, audience)).then(|| g.into_owned()))
+        .collect();
+    let all: Vec<_> = parsed
+        .iter()
+        .zip(grouped)
+        .filter_map(|(l, g)| {
+            let mut out = l.clone();
+            if let Some(g) = g {
+                out.message = g;
+            }
+            let mut shown = out.clone();
+            shown.message = redactor.redact_str(&out.message, audience).into_owned();
             shown.tag = redactor.redact_str(&l.tag, audience).into_owned();
-            filter.matches(&shown)
+            filter.matches(&shown).then_some(out)
         })
         .collect();
     let crashes = logcat::crashes(&all);
