@@ -747,7 +747,10 @@ async fn scroll_keys_typed_before_the_request_was_seen_move_nothing() {
     let mut asker = Asker::new(Duration::from_secs(60));
     let mut s = state();
     s.gate.fence = Some(Default::default());
-    let command = format!("shell echo {}; pm uninstall com.example.notes", "A".repeat(4000));
+    let command = format!(
+        "shell echo {}; pm uninstall com.example.notes",
+        "A".repeat(4000)
+    );
     let (req, h) = asker
         .ask(ask(
             "android_run_adb_command",
@@ -764,7 +767,10 @@ async fn scroll_keys_typed_before_the_request_was_seen_move_nothing() {
         s.update(code(KeyCode::End));
         render(&mut s, 80, 24);
     }
-    assert_eq!(s.confirm_scroll, 0, "scrolled by keys typed before it was seen");
+    assert_eq!(
+        s.confirm_scroll, 0,
+        "scrolled by keys typed before it was seen"
+    );
     s.update(Event::Fence(s.now));
     s.now += s.gate.arming;
     s.update(key('y'));

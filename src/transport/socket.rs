@@ -240,9 +240,7 @@ pub async fn serve(
                 _ => missing = true,
             }
         }
-        if !missing
-            && (rewrite || tokio::fs::symlink_metadata(&opts.descriptor).await.is_err())
-        {
+        if !missing && (rewrite || tokio::fs::symlink_metadata(&opts.descriptor).await.is_err()) {
             let (d, path) = (describe(&listener, &shared), opts.descriptor.clone());
             let written = tokio::task::spawn_blocking(move || write_descriptor(&path, &d))
                 .await

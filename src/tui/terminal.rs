@@ -46,9 +46,17 @@ pub(super) struct TerminalGuard;
 impl TerminalGuard {
     pub(super) fn enter() -> anyhow::Result<TerminalGuard> {
         let previous = std::panic::take_hook();
+        let ui = std::thread::current().id();
         std::panic::set_hook(Box::new(move |info| {
-            restore_terminal();
-            previous(info);
+            // The control centre's own thread: give the terminal back, then say what happened.
+            // Any other thread (a tool call on a runtime worker, caught and answered as an
+            // error): the log says it, and the screen is left to the control centre.
+            if std::thread::current().id() == ui {
+                restore_terminal();
+                previous(info);
+            } else {
+                tracing::error!(panic = %info, "a panic outside the control centre");
+            }
         }));
         enable_raw_mode().context("the terminal cannot enter raw mode (is this a terminal?)")?;
         let guard = TerminalGuard;

@@ -20,8 +20,8 @@ use serde_json::Value;
 
 mod defaults;
 mod held;
-mod shape;
 mod logs;
+mod shape;
 
 pub use defaults::default_rules;
 pub use logs::LogRef;

@@ -1179,12 +1179,25 @@ impl ServerHandler for McpServer {
                 McpError::internal_error("the call failed inside the server", None)
             })?
         } else {
-            self.with_extras(
+            // A panic inside a tool answers the client with an error instead of leaving its
+            // request unanswered (rmcp's task would end without a reply).
+            use futures::FutureExt as _;
+            let run = self.with_extras(
                 &context,
                 super::elicit::of_request(&context, None),
                 super::elicit::refusing(refusal, call(&self.core, origin, &name, args, cancel)),
-            )
-            .await
+            );
+            match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+                Ok(done) => done,
+                Err(_) => {
+                    watch.abort();
+                    tracing::error!(tool = %name, "a call panicked inside the server");
+                    return Err(McpError::internal_error(
+                        "the call failed inside the server",
+                        None,
+                    ));
+                }
+            }
         };
         watch.abort();
         self.answer(done, &name, &context).await
