@@ -287,6 +287,7 @@ impl Redactor {
                 if span.as_str().is_empty()
                     || span.as_str().starts_with(MARKER_PREFIX)
                     || span.start() < last
+                    || trivial(span.as_str())
                 {
                     continue;
                 }
@@ -396,6 +397,16 @@ impl Redactor {
     }
 }
 
+/// A value no credential is: `true`, `false`, `null` or nothing, quoted or not (uiautomator
+/// writes `password="false"` on every node; `"password": null` in JSON).
+fn trivial(secret: &str) -> bool {
+    let v = secret.trim_matches(|c| c == '"' || c == '\'' || c == '\\');
+    v.is_empty()
+        || ["true", "false", "null"]
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w))
+}
+
 /// Replaces every match of one rule; `None` when nothing matched.
 fn replace(rule: &Compiled, s: &str) -> Option<String> {
     let mut out = String::new();
@@ -408,6 +419,7 @@ fn replace(rule: &Compiled, s: &str) -> Option<String> {
         if span.as_str().is_empty()
             || span.as_str().starts_with(MARKER_PREFIX)
             || span.start() < last
+            || trivial(span.as_str())
         {
             continue;
         }

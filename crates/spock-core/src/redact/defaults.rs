@@ -20,9 +20,39 @@ const RULES: &[(&str, &str)] = &[
     // `password=…` anywhere (query strings, logged form bodies, key=value dumps) and
     // `password: …`. A value that starts with a double quote (`password="false"` in XML) is
     // left to the JSON shape below, which needs `:`. `{P}` is [`KEY`] on the password keys.
+    //
+    // Spaces (NBSP included) may stand around `=`, `=>` or `:`; a double-quoted value is taken
+    // whole, spaces and escapes included (a bare `true`/`false`, as uiautomator writes
+    // `password="false"`, is never a secret: see `redact::trivial`); a bare value runs to a
+    // space, `&`, a quote, `<`, `>`, `,` or `;`, through shell-escaped spaces.
     (
         "password",
-        r#"(?i){P}(?:=|['"]?[ \t]*:[ \t]*)(?P<secret>'[^'\n]*'|[^\s&"'<>,;]+)"#,
+        r#"(?i){P}(?:[ \t\u{a0}]*=>?[ \t\u{a0}]*|['"]?[ \t\u{a0}]*:[ \t\u{a0}]*)(?P<secret>'[^'\n]*'|(?:[^\s&"'<>,;\\]|\\.)+)"#,
+    ),
+    // `password="v"`, `password => "v"`: the value inside the quotes.
+    (
+        "password",
+        r#"(?i){P}[ \t\u{a0}]*=>?[ \t\u{a0}]*"(?P<secret>(?:[^"\\\n]|\\.)+)""#,
+    ),
+    // JSON inside a string, as logs print it: `{\"password\":\"v\"}`.
+    (
+        "password",
+        r#"(?i)\\"[a-z0-9_.\-]*(?:password|passwd|passphrase|pwd)\\"[ \t]*:[ \t]*\\"(?P<secret>(?:[^"\\\n]|\\[^"\n])+)\\""#,
+    ),
+    // `<password>v</password>`, `<db_password>v</db_password>`.
+    (
+        "password",
+        r#"(?i)<[a-z0-9_:\-]*(?:password|passwd|passphrase)>(?P<secret>[^<\n]+)</"#,
+    ),
+    // URL-encoded: `password%3Dv`, `%22password%22%3A%22v%22`.
+    (
+        "password",
+        r#"(?i)(?:password|passwd|pwd)(?:%3D|%22%3A%22|%22%3A%20%22)(?P<secret>[^&\s"'<>%]+(?:%[0-9a-f]{2}[^&\s"'<>%]*)*?)(?:%22|&|\s|$)"#,
+    ),
+    // A `Cookie:` or `Set-Cookie:` header's value: session cookies are credentials.
+    (
+        "cookie",
+        r#"(?i)\b(?:set-)?cookie[ \t]*:[ \t]*(?P<secret>[^\r\n]+)"#,
     ),
     // Token-like query parameters; only after `?`, `&` or `;` so prose is left alone.
     (
@@ -107,10 +137,10 @@ const KINDS: &[Kind] = &[
     },
     Kind {
         name: "api-key",
-        bare: r"api[_\-]?key|apikey|secret[_\-]?key",
-        json: r"api[_\-]?key|apikey|secret[_\-]?key",
-        flag: r"api[_\-]?key|apikey|secret[_\-]?key",
-        env: "API_?KEY|APIKEY|SECRET_KEY",
+        bare: r"api[_\-]?key|apikey|secret[_\-]?(?:access[_\-]?)?key|private[_\-]?key",
+        json: r"api[_\-]?key|apikey|secret[_\-]?(?:access[_\-]?)?key|private[_\-]?key",
+        flag: r"api[_\-]?key|apikey|secret[_\-]?key|private[_\-]?key",
+        env: "API_?KEY|APIKEY|SECRET_KEY|SECRET_ACCESS_KEY|PRIVATE_KEY",
         value: TOKEN_VALUE,
     },
 ];
@@ -122,8 +152,16 @@ const QUOTED_OR_BARE: &str = r#""(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"']+"#;
 /// value ends where a value ends, not inside a handle (`token=android.os.BinderProxy@1`). The JSON shape also takes a bare key before a
 /// double-quoted value (`password: "x y"` in YAML).
 const SHAPES: &[&str] = &[
-    // `token=v`, `token: v`, `'api_key': 'v'`.
-    r#"(?i){P}(?:=|['"]?[ \t]*:[ \t]*)(?P<secret>{V})(?:[\s"',;&)\]}>]|$)"#,
+    // `token=v`, `token = v`, `token: v`, `'api_key': 'v'`, `token="v"`.
+    r#"(?i){P}(?:[ \t\u{a0}]*=>?[ \t\u{a0}]*|['"]?[ \t\u{a0}]*:[ \t\u{a0}]*)(?P<secret>{V})(?:[\s"',;&)\]}>]|$)"#,
+    // `token="v"`, `api_key => "v"`: the value inside the quotes, spaces included.
+    r#"(?i){P}[ \t\u{a0}]*=>?[ \t\u{a0}]*"(?P<secret>(?:[^"\\\n]|\\.){8,})""#,
+    // JSON inside a string, as logs print it: `{\"access_token\":\"v\"}`.
+    r#"(?i)\\"[a-z0-9_.\-]*(?:{J})\\"[ \t]*:[ \t]*\\"(?P<secret>(?:[^"\\\n]|\\[^"\n])+)\\""#,
+    // URL-encoded: `token%3Dv`, `%22access_token%22%3A%22v%22`.
+    r#"(?i)(?:{J})(?:%3D|%22%3A%22|%22%3A%20%22)(?P<secret>[^&\s"'<>%]{8,}(?:%[0-9a-f]{2}[^&\s"'<>%]*)*?)(?:%22|&|\s|$)"#,
+    // `<token>v</token>`, `<api_key>v</api_key>`.
+    r#"(?i)<[a-z0-9_:\-]*(?:{J})>(?P<secret>[^<\n]+)</"#,
     // `"password": "v"`, `"accessToken": "v"`.
     r#"(?i)(?:"[a-z0-9_.\-]*(?:{J})"|{P})[ \t]*:[ \t]*"(?P<secret>(?:[^"\\\n]|\\.)+)""#,
     // `--password v`, `--api-key=v`.

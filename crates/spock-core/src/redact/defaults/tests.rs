@@ -179,3 +179,66 @@ fn what_only_looks_like_a_credential_is_left_alone() {
         assert_eq!(agent(s), s);
     }
 }
+
+/// The black-box review of issue 32 (`docs/reviews/issue-32/`): shapes the first rules left
+/// whole, each as the agent got it from logcat, a UI tree or a pulled file.
+#[test]
+fn the_reviewers_shapes_are_hidden() {
+    hides(&[
+        (
+            r#"password="QN1secretA""#,
+            r#"password="«redacted:password»""#,
+        ),
+        (r#"token="QN3secretCC""#, r#"token="«redacted:token»""#),
+        (r#"secret="QN4secretD""#, r#"secret="«redacted:token»""#),
+        (r#"api_key="QN6secretF""#, r#"api_key="«redacted:api-key»""#),
+        (
+            r#"client_secret="QA10 partB10""#,
+            r#"client_secret="«redacted:token»""#,
+        ),
+        (
+            r#"PASSWORD = "QA15 partB15""#,
+            r#"PASSWORD = "«redacted:password»""#,
+        ),
+        ("password = PW11secretK", "password = «redacted:password»"),
+        (
+            "password\t=\tPW17secretAG",
+            "password\t=\t«redacted:password»",
+        ),
+        (
+            "password:\u{a0}PW47secretAL",
+            "password:\u{a0}«redacted:password»",
+        ),
+        (
+            r#"password => "PW05secretE""#,
+            r#"password => "«redacted:password»""#,
+        ),
+        (r"password=QA12\ partB12", r"password=«redacted:password»"),
+        (
+            r#"{\"password\":\"PW09secretI\"}"#,
+            r#"{\"password\":\"«redacted:password»\"}"#,
+        ),
+        (
+            r#"{\"access_token\":\"PW15secretOO\"}"#,
+            r#"{\"access_token\":\"«redacted:token»\"}"#,
+        ),
+        (
+            "<password>PW06secretF</password>",
+            "<password>«redacted:password»</password>",
+        ),
+        (
+            "login?user=bob&password%3DPW01secretA",
+            "login?user=bob&password%3D«redacted:password»",
+        ),
+        (
+            "body=%7B%22access_token%22%3A%22PW15secretO%22%7D",
+            "body=%7B%22access_token%22%3A%22«redacted:token»%22%7D",
+        ),
+        ("Cookie: session=PW13secretM", "Cookie: «redacted:cookie»"),
+        (
+            "AWS_SECRET_ACCESS_KEY=PW26secretAC",
+            "AWS_SECRET_ACCESS_KEY=«redacted:api-key»",
+        ),
+        ("private_key=PW25secretAE", "private_key=«redacted:api-key»"),
+    ]);
+}
