@@ -490,6 +490,25 @@ async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
     );
 }
 
+/// The state as a control centre with a terminal keeps it: requests are shown when the
+/// terminal answers a fence.
+fn fenced() -> spock_tui::tui::state::State {
+    let mut s = state();
+    s.gate.fence = Some(Default::default());
+    s
+}
+
+/// An uninstall asked and drawn (not yet answered by the terminal): its id and its decision.
+async fn drawn_uninstall(
+    asker: &mut Asker,
+    s: &mut spock_tui::tui::state::State,
+) -> (u64, tokio::task::JoinHandle<Decision>) {
+    let (req, h) = asker.uninstall("com.example.notes").await;
+    s.update(Event::Confirm(req));
+    render(s, 100, 30);
+    (s.confirms.front().unwrap().id, h)
+}
+
 /// Issue 44, item 1: with a terminal, a request counts as shown when the terminal answers
 /// the fence written after the frame that drew it, not when the frame was written. Keys read
 /// before that answer (typed before the person could see it) answer nothing, and the arming
@@ -497,12 +516,8 @@ async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
 #[tokio::test]
 async fn a_request_arms_from_the_terminals_answer_to_the_fence_after_its_frame() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
-    s.gate.fence = Some(Default::default());
-    let (req, h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
-    render(&mut s, 100, 30);
-    let id = s.confirms.front().unwrap().id;
+    let mut s = fenced();
+    let (id, h) = drawn_uninstall(&mut asker, &mut s).await;
     assert_eq!(s.gate.fence.as_ref().unwrap().wanted, Some(id));
     assert_eq!(s.gate.shown, None, "written is not seen");
     s.fence_sent(id, s.now);
@@ -542,8 +557,7 @@ async fn a_request_arms_from_the_terminals_answer_to_the_fence_after_its_frame()
 #[tokio::test]
 async fn an_answer_to_an_earlier_fence_does_not_arm_a_later_request() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
-    s.gate.fence = Some(Default::default());
+    let mut s = fenced();
     render(&mut s, 100, 30);
     s.fence_sent(u64::MAX, s.now); // the probe at start, not answered yet
     let (req, h) = asker.uninstall("com.example.notes").await;
@@ -569,12 +583,8 @@ async fn an_answer_to_an_earlier_fence_does_not_arm_a_later_request() {
 #[tokio::test]
 async fn a_resize_during_a_request_fences_and_arms_again() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
-    s.gate.fence = Some(Default::default());
-    let (req, h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
-    render(&mut s, 100, 30);
-    let id = s.confirms.front().unwrap().id;
+    let mut s = fenced();
+    let (id, h) = drawn_uninstall(&mut asker, &mut s).await;
     s.fence_sent(id, s.now);
     s.update(Event::Fence(s.now));
     s.now += s.gate.arming;
@@ -597,8 +607,7 @@ async fn a_resize_during_a_request_fences_and_arms_again() {
 #[tokio::test]
 async fn a_terminal_that_never_answers_falls_back_to_the_frame_and_says_so() {
     let mut asker = Asker::new(Duration::from_secs(600));
-    let mut s = state();
-    s.gate.fence = Some(Default::default());
+    let mut s = fenced();
     let (req, h) = asker.uninstall("com.example.notes").await;
     s.update(Event::Confirm(req));
     render(&mut s, 100, 30);
@@ -745,8 +754,7 @@ async fn a_wide_character_behind_the_modal_does_not_cover_its_border() {
 #[tokio::test]
 async fn scroll_keys_typed_before_the_request_was_seen_move_nothing() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
-    s.gate.fence = Some(Default::default());
+    let mut s = fenced();
     let command = format!(
         "shell echo {}; pm uninstall com.example.notes",
         "A".repeat(4000)

@@ -79,19 +79,7 @@ pub async fn ticking<F: Future>(what: &str, after: Duration, f: F) -> F::Output 
 /// Runs a file transfer of `total` bytes; the device layer's [`bytes`] calls inside it report
 /// "`label`: 65536 of 1048576 bytes".
 pub async fn transfer<F: Future>(label: String, total: u64, f: F) -> F::Output {
-    if !wanted() {
-        return f.await;
-    }
-    TRANSFER
-        .scope(
-            Transfer {
-                label,
-                total,
-                coarse: false,
-            },
-            f,
-        )
-        .await
+    scoped(label, total, false, f).await
 }
 
 /// Runs a file transfer of `total` bytes whose exact size the result may withhold (a pull: a
@@ -99,6 +87,10 @@ pub async fn transfer<F: Future>(label: String, total: u64, f: F) -> F::Output {
 /// tell the hidden part's length): progress counts whole MiB received of the size rounded up
 /// to whole MiB ("`label`: 3 of 12 MiB"), never a byte count.
 pub async fn transfer_in_mib<F: Future>(label: String, total: u64, f: F) -> F::Output {
+    scoped(label, total, true, f).await
+}
+
+async fn scoped<F: Future>(label: String, total: u64, coarse: bool, f: F) -> F::Output {
     if !wanted() {
         return f.await;
     }
@@ -107,7 +99,7 @@ pub async fn transfer_in_mib<F: Future>(label: String, total: u64, f: F) -> F::O
             Transfer {
                 label,
                 total,
-                coarse: true,
+                coarse,
             },
             f,
         )

@@ -30,6 +30,18 @@ pub struct LogRef<'a> {
     pub message: &'a str,
 }
 
+impl<'a> From<&'a crate::device::parse::logcat::LogLine> for LogRef<'a> {
+    fn from(l: &'a crate::device::parse::logcat::LogLine) -> Self {
+        LogRef {
+            pid: l.pid,
+            tid: l.tid,
+            tag: &l.tag,
+            time: &l.time,
+            message: &l.message,
+        }
+    }
+}
+
 impl Redactor {
     /// Redacts `lines` as one text joined with `\n`, so a rule may match across lines, and
     /// gives each line back as `audience` is shown it.

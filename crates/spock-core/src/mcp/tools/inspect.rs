@@ -320,16 +320,7 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
     let audience = ctx.audience();
     let redactor = &ctx.core.redactor;
     let parsed = logcat::parse_threadtime(&text);
-    let refs: Vec<LogRef<'_>> = parsed
-        .iter()
-        .map(|l| LogRef {
-            pid: l.pid,
-            tid: l.tid,
-            tag: &l.tag,
-            time: &l.time,
-            message: &l.message,
-        })
-        .collect();
+    let refs: Vec<LogRef<'_>> = parsed.iter().map(LogRef::from).collect();
     let grouped: Vec<Option<String>> = redactor
         .redact_log(&refs, audience)
         .into_iter()

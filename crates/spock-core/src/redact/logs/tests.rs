@@ -28,16 +28,7 @@ lLdj08ur44OLxM2Xry+m79Q8f5QHtHpwM1LJgSGuVb5eD3bo6L4Wv1Echf83wmME
 const MARKER: &str = "«redacted:private-key»";
 
 fn refs(lines: &[LogLine]) -> Vec<LogRef<'_>> {
-    lines
-        .iter()
-        .map(|l| LogRef {
-            pid: l.pid,
-            tid: l.tid,
-            tag: &l.tag,
-            time: &l.time,
-            message: &l.message,
-        })
-        .collect()
+    lines.iter().map(LogRef::from).collect()
 }
 
 fn shown(lines: &[LogLine], audience: Audience) -> Vec<LogLine> {
