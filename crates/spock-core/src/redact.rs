@@ -280,15 +280,8 @@ impl Redactor {
         let mut cur = s.to_string();
         for rule in self.rules.iter().filter(|r| Self::applies(r, audience)) {
             let mut last = 0;
-            for caps in rule.re.captures_iter(&cur) {
-                let Some(span) = caps.name("secret").or_else(|| caps.get(0)) else {
-                    continue;
-                };
-                if span.as_str().is_empty()
-                    || span.as_str().starts_with(MARKER_PREFIX)
-                    || span.start() < last
-                    || trivial(span.as_str())
-                {
+            for span in secrets(rule, &cur) {
+                if span.start() < last {
                     continue;
                 }
                 last = span.end();
@@ -407,20 +400,23 @@ fn trivial(secret: &str) -> bool {
             .any(|w| v.eq_ignore_ascii_case(w))
 }
 
+/// What one rule hides in `s`: each match's `secret` group (or the whole match), leaving out
+/// empty and trivial values and markers already there.
+fn secrets<'s>(rule: &'s Compiled, s: &'s str) -> impl Iterator<Item = regex::Match<'s>> + 's {
+    rule.re.captures_iter(s).filter_map(|caps| {
+        let span = caps.name("secret").or_else(|| caps.get(0))?;
+        let v = span.as_str();
+        (!v.is_empty() && !v.starts_with(MARKER_PREFIX) && !trivial(v)).then_some(span)
+    })
+}
+
 /// Replaces every match of one rule; `None` when nothing matched.
 fn replace(rule: &Compiled, s: &str) -> Option<String> {
     let mut out = String::new();
     let mut last = 0;
     let mut replaced = false;
-    for caps in rule.re.captures_iter(s) {
-        let Some(span) = caps.name("secret").or_else(|| caps.get(0)) else {
-            continue;
-        };
-        if span.as_str().is_empty()
-            || span.as_str().starts_with(MARKER_PREFIX)
-            || span.start() < last
-            || trivial(span.as_str())
-        {
+    for span in secrets(rule, s) {
+        if span.start() < last {
             continue;
         }
         out.push_str(&s[last..span.start()]);
