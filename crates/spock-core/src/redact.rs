@@ -251,16 +251,7 @@ impl Redactor {
     /// The names of the `everywhere` rules that would hide part of some string in `v` from
     /// the person (each name once, in rule order). Empty when the person sees `v` whole.
     pub fn hides_from_person(&self, v: &Value) -> Vec<&str> {
-        fn strings<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
-            match v {
-                Value::String(s) => out.push(s),
-                Value::Array(items) => items.iter().for_each(|i| strings(i, out)),
-                Value::Object(map) => map.values().for_each(|i| strings(i, out)),
-                _ => {}
-            }
-        }
-        let mut all = Vec::new();
-        strings(v, &mut all);
+        let all = strings_in(v);
         self.rules
             .iter()
             .filter(|r| Self::applies(r, Audience::Person))
@@ -388,6 +379,21 @@ impl Redactor {
             .min_by_key(|(score, _)| *score)
             .map(|(_, r)| r.marker.clone())
     }
+}
+
+/// Every string in `v`, however deep, in document order.
+pub(crate) fn strings_in(v: &Value) -> Vec<&str> {
+    fn walk<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
+        match v {
+            Value::String(s) => out.push(s),
+            Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
+            Value::Object(map) => map.values().for_each(|i| walk(i, out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(v, &mut out);
+    out
 }
 
 /// A value no credential is: `true`, `false`, `null` or nothing, quoted or not (uiautomator

@@ -48,9 +48,7 @@ impl Scrub {
         for text in typed.withheld_texts(args) {
             s.typed(text);
         }
-        let mut strings = Vec::new();
-        collect(args, &mut strings);
-        for v in strings {
+        for v in crate::redact::strings_in(args) {
             for (part, marker) in redactor.hidden_parts(v, audience) {
                 s.value(&part, &marker);
             }
@@ -205,15 +203,6 @@ fn inner(quoted: &str) -> &str {
     quoted
         .get(1..quoted.len().saturating_sub(1))
         .unwrap_or_default()
-}
-
-fn collect<'v>(v: &'v Value, out: &mut Vec<&'v str>) {
-    match v {
-        Value::String(s) => out.push(s),
-        Value::Array(items) => items.iter().for_each(|i| collect(i, out)),
-        Value::Object(map) => map.values().for_each(|i| collect(i, out)),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
