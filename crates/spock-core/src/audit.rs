@@ -20,7 +20,8 @@
 //! Each record carries the hash of the one before it ([`chain`], `spock-tui audit verify`). Destructive calls are
 //! also logged with `tracing::warn!`, so they reach the log file too.
 //!
-//! Call [`Audit::flush`] before the process exits: records still queued when it ends are lost.
+//! Call [`Audit::close`] (or at least [`Audit::flush`]) before the process exits: records still
+//! queued when it ends are lost, and so is the stop anchor.
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -406,6 +407,19 @@ impl Audit {
     pub async fn flush(&self) -> Result<(), AuditError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.request_flush(FlushReply::Async(tx))?;
+        rx.await
+            .map_err(|_| AuditError::WriterGone)?
+            .map_err(AuditError::Writer)
+    }
+
+    /// [`Audit::flush`], then the stop anchor: call it as the server stops (the writer thread
+    /// may not outlive the process long enough to send it on its own).
+    pub async fn close(&self) -> Result<(), AuditError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.state()
+            .tx
+            .send(Msg::Close(FlushReply::Async(tx)))
+            .map_err(|_| AuditError::WriterGone)?;
         rx.await
             .map_err(|_| AuditError::WriterGone)?
             .map_err(AuditError::Writer)

@@ -32,6 +32,8 @@ const MAX_UNSYNCED: Duration = Duration::from_secs(1);
 pub(super) enum Msg {
     Record(Arc<AuditRecord>),
     Flush(FlushReply),
+    /// The server is stopping: a flush, then the stop anchor.
+    Close(FlushReply),
 }
 
 pub(super) enum FlushReply {
@@ -205,6 +207,14 @@ impl Writer {
                         anchoring.synced();
                     }
                 }
+                Some(Msg::Close(reply)) => {
+                    if let Err(e) = sync(&mut w) {
+                        fail(&mut failure, "sync", &e);
+                    }
+                    dirty = false;
+                    anchoring.anchor(Reason::Stop);
+                    reply.send(failure.take().map_or(Ok(()), Err));
+                }
                 Some(Msg::Flush(reply)) => {
                     if let Err(e) = sync(&mut w) {
                         fail(&mut failure, "sync", &e);
@@ -222,8 +232,11 @@ impl Writer {
                 }
             }
         }
+        // The process may end before this thread does: [`super::Audit::close`] is the stop
+        // anchor that counts; this one covers records that came after it, or no close at all.
         match sync(&mut w) {
-            Ok(()) => anchoring.anchor(Reason::Stop),
+            Ok(()) if anchoring.due_in().is_some() => anchoring.anchor(Reason::Stop),
+            Ok(()) => {}
             Err(e) => fail(&mut failure, "final sync", &e),
         }
     }
