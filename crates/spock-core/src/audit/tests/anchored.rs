@@ -175,3 +175,25 @@ fn sequence_numbers_continue_from_the_rotated_file_when_the_live_one_is_empty() 
     audit.flush_blocking().expect("flush");
     assert!(verify(dir.path()).unwrap().broken.is_none());
 }
+
+#[test]
+fn anchors_reach_a_unix_datagram_socket_as_syslog_reads_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sock_path = dir.path().join("log");
+    let sock = std::os::unix::net::UnixDatagram::bind(&sock_path).expect("bind");
+    sock.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .expect("timeout");
+    let trail = dir.path().join("trail");
+    let audit =
+        Audit::open_anchored(&trail, 10, Limits::default(), Target::Unix(sock_path)).expect("open");
+    audit.append(destructive(1));
+    audit.flush_blocking().expect("flush");
+    let mut buf = [0u8; 2048];
+    let mut got = Vec::new();
+    while got.len() < 2 {
+        let n = sock.recv(&mut buf).expect("an anchor");
+        got.push(anchor::parse_line(std::str::from_utf8(&buf[..n]).unwrap()).expect("parses"));
+    }
+    assert_eq!((got[0].reason, got[0].seq), (Reason::Start, 0));
+    assert_eq!((got[1].reason, got[1].seq), (Reason::Record, 1));
+}
