@@ -169,10 +169,11 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
     {
         projects.push(p);
     }
-    let audit = crate::audit::Audit::open_with(
+    let audit = crate::audit::Audit::open_anchored(
         &opts.paths.audit_dir(),
         opts.config.history.size,
         crate::audit::Limits::total_mb(opts.config.audit.max_total_mb),
+        opts.config.audit.anchor_target(),
     )
     .context("opening the audit trail")?;
     let mut redactor = crate::redact::Redactor::with_defaults_and(&opts.config.redaction.rules)

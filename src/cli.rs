@@ -125,8 +125,14 @@ pub struct DoctorArgs {
 #[derive(Subcommand, Debug)]
 pub enum AuditAction {
     /// Check the hash chain of every audit file; report the first break (file, line, seq).
-    /// Exit code 1 on a break.
-    Verify,
+    /// Exit code 1 on a break, or when the anchors say the trail was tampered with.
+    Verify {
+        /// A syslog file holding the trail's anchors (`audit.anchor` in config.toml): records
+        /// deleted from the end, rewritten with the chain recomputed, or the whole file emptied
+        /// are caught only against them.
+        #[arg(long, value_name = "FILE")]
+        anchors: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Subcommand, Debug)]

@@ -31,8 +31,8 @@ pub fn main() -> ExitCode {
         Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
         Some(Command::Doctor(args)) => doctor(args),
         Some(Command::Audit {
-            action: AuditAction::Verify,
-        }) => audit_verify(),
+            action: AuditAction::Verify { anchors },
+        }) => audit_verify(anchors.as_deref()),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "spock-tui", &mut script);
@@ -49,46 +49,91 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// `spock-tui audit verify`: "intact: N records in M files", or the first break (exit 1).
-fn audit_verify() -> anyhow::Result<ExitCode> {
+/// `spock-tui audit verify [--anchors FILE]`: "intact: N records in M files", or the first
+/// break, or what the anchors found (exit 1 for either).
+fn audit_verify(anchors: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
     let paths = Paths::discover()?;
     let dir = paths.audit_dir();
-    let v = crate::audit::verify(&dir)?;
-    match &v.broken {
-        None => {
-            let mut text = format!(
-                "intact: {} records in {} files ({})\n",
-                v.records,
-                v.files,
-                dir.display()
-            );
-            if v.unchained > 0 {
-                text.push_str(&format!(
-                    "note: the first {} records predate the hash chain (no prev)\n",
-                    v.unchained
-                ));
-            }
-            if let Some(first) = v.starts_after_deleted {
-                text.push_str(&format!(
-                    "note: the trail starts at record {first}: the {} before it were deleted at \
-                     the size cap (audit.max_total_mb); their destructive, denied and refused \
-                     records are kept in {}\n",
-                    first.saturating_sub(1),
-                    crate::audit::KEPT_FILE
-                ));
-            }
-            print_out(&text)?;
-            Ok(ExitCode::SUCCESS)
+    let v = match anchors {
+        Some(log) => {
+            let read = crate::audit::anchor::read_file(log)
+                .with_context(|| format!("reading anchors from {}", log.display()))?;
+            crate::audit::verify_anchored(&dir, &read)?
         }
-        Some(b) => {
-            eprintln!(
-                "spock-tui: audit trail broken after {} intact records: {b}",
-                v.records
-            );
-            Ok(ExitCode::from(1))
-        }
+        None => crate::audit::verify(&dir)?,
+    };
+    if let Some(b) = &v.broken {
+        eprintln!(
+            "spock-tui: audit trail broken after {} intact records: {b}",
+            v.records
+        );
+        return Ok(ExitCode::from(1));
     }
+    if let Some(r) = v.anchors.as_ref().filter(|r| !r.tampered.is_empty()) {
+        let mut text = format!(
+            "spock-tui: audit trail tampered with: {} records in {} files ({}) disagree with {} anchors of {} server runs:\n",
+            v.records,
+            v.files,
+            dir.display(),
+            r.anchors,
+            r.runs
+        );
+        for t in &r.tampered {
+            text.push_str(&format!("  {t}\n"));
+        }
+        eprint!("{text}");
+        return Ok(ExitCode::from(1));
+    }
+    let mut text = format!(
+        "intact: {} records in {} files ({})\n",
+        v.records,
+        v.files,
+        dir.display()
+    );
+    if v.unchained > 0 {
+        text.push_str(&format!(
+            "note: the first {} records predate the hash chain (no prev)\n",
+            v.unchained
+        ));
+    }
+    if let Some(first) = v.starts_after_deleted {
+        text.push_str(&format!(
+            "note: the trail starts at record {first}: the {} before it were deleted, at \
+             the size cap (audit.max_total_mb) or otherwise; a cap deletion keeps their \
+             destructive, denied and refused records in {}\n",
+            first.saturating_sub(1),
+            crate::audit::KEPT_FILE
+        ));
+    }
+    match &v.anchors {
+        Some(r) => {
+            text.push_str(&format!(
+                "anchors: the trail agrees with {} anchors of {} server runs (up to seq {})",
+                r.anchors,
+                r.runs,
+                r.highest.map_or("-".into(), |h| h.to_string())
+            ));
+            if r.foreign > 0 {
+                text.push_str(&format!(
+                    "; {} anchors of other trails passed over",
+                    r.foreign
+                ));
+            }
+            text.push('\n');
+            if r.anchors == 0 {
+                text.push_str(NO_ANCHOR_CAVEAT);
+            }
+        }
+        None => text.push_str(NO_ANCHOR_CAVEAT),
+    }
+    print_out(&text)?;
+    Ok(ExitCode::SUCCESS)
 }
+
+const NO_ANCHOR_CAVEAT: &str = "without anchors this checks only that the records chain: it \
+cannot detect records deleted from the end, the file emptied or deleted, or records rewritten \
+with the chain recomputed (run `audit verify --anchors LOG` with the syslog file the anchors \
+go to, audit.anchor in config.toml)\n";
 
 /// Write `text` to stdout. A reader that went away (`spock-tui completions bash | head -1`)
 /// ends the output quietly: `println!` would panic on the closed pipe.

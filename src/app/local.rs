@@ -67,7 +67,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         channel.stop().await;
         ctl.quit();
         let _ = tokio::time::timeout(Duration::from_secs(6), controller).await;
-        if let Err(e) = core.audit.flush().await {
+        if let Err(e) = core.audit.close().await {
             tracing::error!(error = %e, "the audit trail could not be flushed");
         }
         if let Some(d) = demo {

@@ -66,7 +66,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         ctl.quit();
         let _ = tokio::time::timeout(std::time::Duration::from_secs(10), controller).await;
-        if let Err(e) = core.audit.flush().await {
+        if let Err(e) = core.audit.close().await {
             eprintln!("spock-tui: the audit trail could not be flushed: {e}");
         }
         if let Some(d) = demo {

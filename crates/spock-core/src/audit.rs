@@ -20,7 +20,8 @@
 //! Each record carries the hash of the one before it ([`chain`], `spock-tui audit verify`). Destructive calls are
 //! also logged with `tracing::warn!`, so they reach the log file too.
 //!
-//! Call [`Audit::flush`] before the process exits: records still queued when it ends are lost.
+//! Call [`Audit::close`] (or at least [`Audit::flush`]) before the process exits: records still
+//! queued when it ends are lost, and so is the stop anchor.
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,12 +29,14 @@ use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
 use tokio::sync::broadcast;
 
+pub mod anchor;
 mod chain;
 mod file;
+mod head;
 mod record;
 mod writer;
 
-pub use chain::{Break, GENESIS, Verified, trail_files, verify};
+pub use chain::{Break, GENESIS, Verified, trail_files, verify, verify_anchored};
 pub use file::{KEPT_FILE, LoadReport};
 pub use record::{
     AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, now_rfc3339,
@@ -141,10 +144,20 @@ impl Audit {
 
     /// [`Audit::open`] with the trail's size limits.
     pub fn open_with(dir: &Path, cap: usize, limits: Limits) -> Result<Audit, AuditError> {
+        Audit::open_anchored(dir, cap, limits, anchor::Target::Off)
+    }
+
+    /// [`Audit::open_with`], anchoring the chain's head to `target` ([`anchor`]).
+    pub fn open_anchored(
+        dir: &Path,
+        cap: usize,
+        limits: Limits,
+        target: anchor::Target,
+    ) -> Result<Audit, AuditError> {
         let cap = cap.max(1);
         file::prepare_dir(dir)?;
         let path = dir.join(file::FILE_NAME);
-        let loaded = file::load(&path, cap.min(MEMORY_WINDOW))?;
+        let mut loaded = file::load(&path, cap.min(MEMORY_WINDOW))?;
         if loaded.report.skipped_corrupt > 0 || loaded.report.torn_tail {
             tracing::warn!(
                 path = %path.display(),
@@ -153,15 +166,26 @@ impl Audit {
                 "audit file had damaged lines; they were skipped"
             );
         }
-        let prev = match loaded.last_hash {
-            Some(h) => h,
+        let (prev, file_seq) = match loaded.last_hash.clone() {
+            Some(h) => (h, loaded.next_seq - 1),
             None => match file::rotated_files(dir)?.pop() {
                 Some((_, newest)) => {
-                    file::last_line_hash(&newest)?.unwrap_or_else(|| GENESIS.to_string())
+                    file::last_line(&newest)?.unwrap_or_else(|| (GENESIS.to_string(), 0))
                 }
-                None => GENESIS.to_string(),
+                None => (GENESIS.to_string(), 0),
             },
         };
+        // Sequence numbers never go back: not after the live file was emptied by a rotation,
+        // nor after the newest records were deleted.
+        let file_seq = file_seq.max(loaded.next_seq - 1);
+        loaded.report.file_seq = file_seq;
+        loaded.report.state_seq = head::read_state(dir).map(|h| h.seq);
+        loaded.next_seq = file_seq.max(loaded.report.state_seq.unwrap_or(0)) + 1;
+        if loaded.report.state_seq.is_some_and(|s| s > file_seq) {
+            tracing::warn!(path = %path.display(), "audit: {}", loaded.report.resumed());
+        } else {
+            tracing::info!(path = %path.display(), "audit: {}", loaded.report.resumed());
+        }
         // Oldest first: those kept from files the cap deleted, then the rotated files'.
         let mut kept = file::kept_records(&dir.join(file::KEPT_FILE))?;
         for (_, p) in file::rotated_files(dir)? {
@@ -169,7 +193,7 @@ impl Audit {
         }
         kept.extend(loaded.kept);
         let handle = file::open_append(&path)?;
-        let total = writer::enforce_cap(&path, limits.max_total_bytes)?;
+        let (total, deleted_at_open) = writer::enforce_cap(&path, limits.max_total_bytes)?;
         let total_bytes = Arc::new(AtomicU64::new(total));
         let (tx, rx) = mpsc::channel();
         let w = Writer {
@@ -178,7 +202,14 @@ impl Audit {
             live_bytes: handle.metadata().map(|m| m.len()).unwrap_or(0),
             total_bytes: total_bytes.clone(),
             file: handle,
+            anchoring: head::Anchoring::new(
+                dir.to_path_buf(),
+                anchor::Sink::new(target),
+                file_seq,
+                prev.clone(),
+            ),
             prev,
+            deleted_at_open,
         };
         std::thread::Builder::new()
             .name("audit-writer".into())
@@ -376,6 +407,19 @@ impl Audit {
     pub async fn flush(&self) -> Result<(), AuditError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         self.request_flush(FlushReply::Async(tx))?;
+        rx.await
+            .map_err(|_| AuditError::WriterGone)?
+            .map_err(AuditError::Writer)
+    }
+
+    /// [`Audit::flush`], then the stop anchor: call it as the server stops (the writer thread
+    /// may not outlive the process long enough to send it on its own).
+    pub async fn close(&self) -> Result<(), AuditError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.state()
+            .tx
+            .send(Msg::Close(FlushReply::Async(tx)))
+            .map_err(|_| AuditError::WriterGone)?;
         rx.await
             .map_err(|_| AuditError::WriterGone)?
             .map_err(AuditError::Writer)

@@ -85,6 +85,22 @@ pub struct HistoryConfig {
 pub struct AuditConfig {
     /// The whole audit trail (live and rotated files) in MiB; read at start.
     pub max_total_mb: u64,
+    /// Where the chain's head is anchored: `auto`, `off`, `unix:/PATH` or `tcp:HOST:PORT`
+    /// (`crate::audit::anchor::Target`); read at start.
+    #[serde(default = "AuditConfig::default_anchor")]
+    pub anchor: String,
+}
+
+impl AuditConfig {
+    fn default_anchor() -> String {
+        "auto".into()
+    }
+
+    /// [`Self::anchor`] parsed (`validate` refuses one that does not parse).
+    pub fn anchor_target(&self) -> crate::audit::anchor::Target {
+        crate::audit::anchor::Target::parse(&self.anchor)
+            .unwrap_or(crate::audit::anchor::Target::Off)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -203,6 +219,7 @@ impl Config {
         if self.audit.max_total_mb == 0 || self.audit.max_total_mb > 1024 * 1024 {
             return Err("audit.max_total_mb must be between 1 and 1048576".into());
         }
+        crate::audit::anchor::Target::parse(&self.audit.anchor)?;
         if self.server.write_timeout_secs == 0 || self.server.write_timeout_secs > 3600 {
             return Err("server.write_timeout_secs must be between 1 and 3600".into());
         }

@@ -16,6 +16,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use super::AuditError;
+use super::anchor::{Anchor, AnchorReport, FileFacts};
 use super::file::{FILE_NAME, raw_lines, rotated_files};
 
 /// What the first record of a trail chains from.
@@ -61,6 +62,8 @@ pub struct Verified {
     /// gone: the records before it were deleted at the trail's size cap (their destructive,
     /// denied and refused ones are in [`super::file::KEPT_FILE`]).
     pub starts_after_deleted: Option<u64>,
+    /// What this trail's anchors say about it ([`verify_anchored`]); `None` without anchors.
+    pub anchors: Option<AnchorReport>,
 }
 
 /// The trail's files, oldest first: rotated ones by number, then the live file (if present).
@@ -81,6 +84,28 @@ struct Seen {
 
 /// Checks the chain across every file of the trail in `dir`.
 pub fn verify(dir: &Path) -> Result<Verified, AuditError> {
+    walk(dir, None)
+}
+
+/// [`verify`], then the trail against `anchors` (every anchor read back: those of other
+/// trails are counted and passed over). The anchor report is left out when the chain itself
+/// is broken.
+pub fn verify_anchored(dir: &Path, anchors: &[Anchor]) -> Result<Verified, AuditError> {
+    let trail = super::anchor::trail_id(dir);
+    let (mine, foreign): (Vec<Anchor>, Vec<Anchor>) =
+        anchors.iter().cloned().partition(|a| a.trail == trail);
+    let mut out = walk(dir, Some(&mine))?;
+    if let Some(r) = out.anchors.as_mut() {
+        r.foreign = foreign.len();
+    }
+    Ok(out)
+}
+
+fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> {
+    let wanted = anchors
+        .map(super::anchor::check::wanted)
+        .unwrap_or_default();
+    let mut facts = FileFacts::default();
     let files = trail_files(dir)?;
     let mut out = Verified {
         files: files.len(),
@@ -119,6 +144,16 @@ pub fn verify(dir: &Path) -> Result<Verified, AuditError> {
                 return Ok(());
             };
             let seq = v.get("seq").and_then(Value::as_u64);
+            if let Some(s) = seq {
+                facts.first_seq.get_or_insert(s);
+                facts.last_seq = Some(facts.last_seq.map_or(s, |l| l.max(s)));
+                if wanted.contains(&s) {
+                    facts.hashes.insert(s, line_hash(text));
+                }
+                if v.get("prev").is_none() {
+                    facts.last_unchained = Some(s);
+                }
+            }
             match v.get("prev").and_then(Value::as_str) {
                 None if chained => {
                     broken = Some(here(seq, "no hash of the previous record".into()));
@@ -153,6 +188,7 @@ pub fn verify(dir: &Path) -> Result<Verified, AuditError> {
             return Ok(out);
         }
     }
+    out.anchors = anchors.map(|a| super::anchor::check(a, &facts));
     Ok(out)
 }
 

@@ -28,6 +28,31 @@ pub struct LoadReport {
     pub skipped_corrupt: usize,
     /// A last line without its newline was found (and dropped unless it parsed).
     pub torn_tail: bool,
+    /// The last record's seq in the trail's files (0: none).
+    pub file_seq: u64,
+    /// The last anchored seq in the local state file, when it is readable.
+    pub state_seq: Option<u64>,
+}
+
+impl LoadReport {
+    /// Where sequence numbers continue from, and why (the larger of the two).
+    pub fn resumed(&self) -> String {
+        match self.state_seq {
+            Some(s) if s > self.file_seq => format!(
+                "continuing after seq {s} from the audit state file: the trail's files end at seq {} (records {}..={s} are missing)",
+                self.file_seq,
+                self.file_seq + 1
+            ),
+            Some(_) => format!(
+                "continuing after seq {} from the trail's files",
+                self.file_seq
+            ),
+            None => format!(
+                "continuing after seq {} from the trail's files (no audit state file)",
+                self.file_seq
+            ),
+        }
+    }
 }
 
 pub(super) struct Loaded {
@@ -159,11 +184,18 @@ pub(super) fn rotated_files(dir: &Path) -> Result<Vec<(u64, std::path::PathBuf)>
     Ok(out)
 }
 
-/// The hash of the last non-blank line of `path`, if it has one.
-pub(super) fn last_line_hash(path: &Path) -> Result<Option<String>, AuditError> {
+/// The hash and seq of the last non-blank line of `path`, if it has one (seq 0 when that line
+/// is not a record).
+pub(super) fn last_line(path: &Path) -> Result<Option<(String, u64)>, AuditError> {
     let mut last = None;
-    each_line(path, |l| last = Some(super::chain::line_hash(l)))?;
-    Ok(last)
+    each_line(path, |l| last = Some(l.to_vec()))?;
+    Ok(last.map(|l| {
+        let seq = serde_json::from_slice::<serde_json::Value>(&l)
+            .ok()
+            .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
+            .unwrap_or(0);
+        (super::chain::line_hash(&l), seq)
+    }))
 }
 
 /// Every line as read, its `\n` included (the last one lacks it when a write was torn).

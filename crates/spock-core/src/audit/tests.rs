@@ -400,3 +400,5 @@ fn a_garbled_line_is_a_break() {
     let b = verify(dir.path()).expect("verify").broken.expect("a break");
     assert_eq!((b.line, b.seq), (2, None), "{b}");
 }
+
+mod anchored;

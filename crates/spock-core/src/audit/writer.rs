@@ -8,6 +8,10 @@
 //! the trail is over its total cap, and answers flush requests once everything before them is
 //! on disk. No record is ever dropped to make room for another. It exits when the last
 //! [`super::Audit`] handle is dropped, after a final sync.
+//!
+//! It also anchors the chain's head outside the file ([`super::head`]): at start and stop,
+//! after each destructive, denied or refused record (synced first), each rotation and cap
+//! deletion, and every few seconds while records flow.
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -17,7 +21,9 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use super::AuditRecord;
+use super::anchor::Reason;
 use super::file::{io, open_append, rotated_files};
+use super::head::Anchoring;
 use super::{AuditError, Limits};
 
 const IDLE_SYNC: Duration = Duration::from_millis(200);
@@ -26,6 +32,8 @@ const MAX_UNSYNCED: Duration = Duration::from_secs(1);
 pub(super) enum Msg {
     Record(Arc<AuditRecord>),
     Flush(FlushReply),
+    /// The server is stopping: a flush, then the stop anchor.
+    Close(FlushReply),
 }
 
 pub(super) enum FlushReply {
@@ -56,6 +64,9 @@ pub(super) struct Writer {
     pub file: File,
     /// The hash of the last line written ([`super::chain`]).
     pub prev: String,
+    pub anchoring: Anchoring,
+    /// Rotated files the size cap deleted while the trail was opened.
+    pub deleted_at_open: usize,
 }
 
 /// A record as written: its fields, then `prev`, the hash of the line before it.
@@ -75,7 +86,13 @@ impl Writer {
             total_bytes,
             file,
             mut prev,
+            mut anchoring,
+            deleted_at_open,
         } = self;
+        anchoring.anchor(Reason::Start);
+        if deleted_at_open > 0 {
+            anchoring.anchor(Reason::Cap);
+        }
         let mut w = BufWriter::new(file);
         let mut dirty = false;
         let mut first_unsynced = Instant::now();
@@ -110,6 +127,12 @@ impl Writer {
                         }
                     }
                 }
+            } else if let Some(wait) = anchoring.due_in() {
+                match rx.recv_timeout(wait) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    Err(RecvTimeoutError::Disconnected) => break,
+                }
             } else {
                 match rx.recv() {
                     Ok(m) => Some(m),
@@ -135,6 +158,7 @@ impl Writer {
                         fail(&mut failure, "write", &e);
                         continue;
                     }
+                    anchoring.wrote(rec.seq, &hash);
                     prev = hash;
                     if !dirty {
                         first_unsynced = Instant::now();
@@ -142,6 +166,17 @@ impl Writer {
                     dirty = true;
                     live_bytes += line.len() as u64;
                     total_bytes.fetch_add(line.len() as u64, Ordering::Relaxed);
+                    if rec.must_keep() {
+                        // Anchored only once on disk: an anchored record lost to a crash would
+                        // look like tampering.
+                        match sync(&mut w) {
+                            Ok(()) => {
+                                dirty = false;
+                                anchoring.anchor(Reason::Record);
+                            }
+                            Err(e) => fail(&mut failure, "sync", &e),
+                        }
+                    }
                     if live_bytes >= limits.rotate_bytes {
                         if let Err(e) = sync(&mut w) {
                             fail(&mut failure, "sync", &e);
@@ -151,25 +186,41 @@ impl Writer {
                             Ok(f) => {
                                 w = BufWriter::new(f);
                                 live_bytes = 0;
+                                anchoring.anchor(Reason::Rotate);
                             }
                             Err(e) => fail(&mut failure, "rotation", &e),
                         }
                         match enforce_cap(&path, limits.max_total_bytes) {
-                            Ok(total) => total_bytes.store(total, Ordering::Relaxed),
+                            Ok((total, deleted)) => {
+                                total_bytes.store(total, Ordering::Relaxed);
+                                if deleted > 0 {
+                                    anchoring.anchor(Reason::Cap);
+                                }
+                            }
                             Err(e) => fail(&mut failure, "cap", &e),
                         }
-                    } else if first_unsynced.elapsed() >= MAX_UNSYNCED {
+                    } else if dirty && first_unsynced.elapsed() >= MAX_UNSYNCED {
                         if let Err(e) = sync(&mut w) {
                             fail(&mut failure, "sync", &e);
                         }
                         dirty = false;
+                        anchoring.synced();
                     }
+                }
+                Some(Msg::Close(reply)) => {
+                    if let Err(e) = sync(&mut w) {
+                        fail(&mut failure, "sync", &e);
+                    }
+                    dirty = false;
+                    anchoring.anchor(Reason::Stop);
+                    reply.send(failure.take().map_or(Ok(()), Err));
                 }
                 Some(Msg::Flush(reply)) => {
                     if let Err(e) = sync(&mut w) {
                         fail(&mut failure, "sync", &e);
                     }
                     dirty = false;
+                    anchoring.synced();
                     reply.send(failure.take().map_or(Ok(()), Err));
                 }
                 None => {
@@ -177,11 +228,16 @@ impl Writer {
                         fail(&mut failure, "sync", &e);
                     }
                     dirty = false;
+                    anchoring.synced();
                 }
             }
         }
-        if let Err(e) = sync(&mut w) {
-            fail(&mut failure, "final sync", &e);
+        // The process may end before this thread does: [`super::Audit::close`] is the stop
+        // anchor that counts; this one covers records that came after it, or no close at all.
+        match sync(&mut w) {
+            Ok(()) if anchoring.due_in().is_some() => anchoring.anchor(Reason::Stop),
+            Ok(()) => {}
+            Err(e) => fail(&mut failure, "final sync", &e),
         }
     }
 }
@@ -202,12 +258,13 @@ fn rotate(live: &Path) -> Result<(), AuditError> {
 /// Deletes the oldest rotated files while the trail is over `max_total`; the live file is
 /// never deleted, and a deleted file's destructive, denied and refused records are first
 /// appended to [`super::file::KEPT_FILE`] as they were. Returns the trail's total size
-/// afterwards.
-pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<u64, AuditError> {
+/// afterwards and how many files were deleted.
+pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<(u64, usize), AuditError> {
     let dir = live.parent().unwrap_or(Path::new("."));
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let rotated = rotated_files(dir)?;
     let mut total: u64 = size(live) + rotated.iter().map(|(_, p)| size(p)).sum::<u64>();
+    let mut deleted = 0;
     for (_, p) in rotated {
         if total <= max_total {
             break;
@@ -226,6 +283,7 @@ pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<u64, AuditError
         tracing::warn!(file = %p.display(), bytes = n, kept = kept.len(), "audit trail over its total cap: oldest file deleted, its destructive, denied and refused records kept");
         std::fs::remove_file(&p).map_err(|e| io(&p, e))?;
         total = total.saturating_sub(n);
+        deleted += 1;
     }
-    Ok(total)
+    Ok((total, deleted))
 }

@@ -1,0 +1,206 @@
+//! The anchor format, reading anchors back from syslog lines, and the rules that check a trail
+//! against them.
+use super::*;
+
+fn anchor(seq: u64, hash: char, reason: Reason) -> Anchor {
+    Anchor {
+        trail: "t1".into(),
+        run: "r1".into(),
+        seq,
+        hash: hash.to_string().repeat(64),
+        time: "2025-01-02T03:04:05.678Z".into(),
+        reason,
+    }
+}
+
+fn facts(first: u64, last: u64, hashes: &[(u64, char)]) -> FileFacts {
+    FileFacts {
+        first_seq: Some(first),
+        last_seq: Some(last),
+        hashes: hashes
+            .iter()
+            .map(|&(s, c)| (s, c.to_string().repeat(64)))
+            .collect(),
+        last_unchained: None,
+    }
+}
+
+#[test]
+fn an_anchor_is_an_rfc5424_message_with_structured_data_and_the_same_pairs_as_text() {
+    let a = anchor(42, 'a', Reason::Record);
+    let m = a.rfc5424("host one", 77);
+    assert!(
+        m.starts_with("<85>1 2025-01-02T03:04:05.678Z hostone spock-tui 77 anchor [spock@32473 trail=\"t1\" run=\"r1\" seq=\"42\" hash=\"aaaa"),
+        "{m}"
+    );
+    assert!(
+        m.contains("reason=\"record\"] audit anchor trail=t1 run=r1 seq=42 hash="),
+        "{m}"
+    );
+    assert_eq!(parse_line(&m), Some(a.clone()));
+    // rsyslog's RFC 5424 file format keeps the element; its traditional format keeps the text.
+    let sd_only = m.split("] audit anchor").next().unwrap().to_string() + "]";
+    assert_eq!(parse_line(&sd_only), Some(a.clone()));
+    let text = format!(
+        "Jan  2 03:04:05 host spock-tui[77]: {}",
+        &m[m.find("audit anchor").unwrap()..]
+    );
+    assert_eq!(parse_line(&text), Some(a));
+}
+
+#[test]
+fn structured_data_values_are_escaped_and_read_back() {
+    let mut a = anchor(1, 'b', Reason::Start);
+    a.run = r#"a"b]c\d"#.into();
+    let m = a.rfc5424("h", 1);
+    assert!(m.contains(r#"run="a\"b\]c\\d""#), "{m}");
+    let sd_only = m.split("] audit anchor").next().unwrap().to_string() + "]";
+    assert_eq!(parse_line(&sd_only).map(|p| p.run), Some(a.run));
+}
+
+#[test]
+fn lines_that_are_not_complete_anchors_are_passed_over() {
+    assert_eq!(parse_line("Jan 1 host sshd[1]: Accepted publickey"), None);
+    assert_eq!(
+        parse_line("audit anchor trail=t run=r seq=1 reason=tick"),
+        None
+    );
+    assert_eq!(
+        parse_line("audit anchor trail=t run=r seq=x hash=0000 reason=tick"),
+        None
+    );
+    let good = format!(
+        "audit anchor trail=t run=r seq=3 hash={} reason=stop",
+        "C".repeat(64)
+    );
+    let a = parse_line(&good).expect("an anchor");
+    assert_eq!((a.seq, a.reason), (3, Reason::Stop));
+    assert_eq!(a.hash, "c".repeat(64));
+}
+
+#[test]
+fn targets_parse_and_bad_ones_are_named() {
+    assert_eq!(Target::parse("off"), Ok(Target::Off));
+    assert_eq!(
+        Target::parse("unix:/dev/log"),
+        Ok(Target::Unix("/dev/log".into()))
+    );
+    assert_eq!(
+        Target::parse("tcp:127.0.0.1:6514"),
+        Ok(Target::Tcp("127.0.0.1:6514".into()))
+    );
+    assert_eq!(
+        Target::parse("tcp:[::1]:514"),
+        Ok(Target::Tcp("[::1]:514".into()))
+    );
+    for bad in [
+        "",
+        "syslog",
+        "unix:dev/log",
+        "tcp:host",
+        "tcp::514",
+        "tcp:h:0",
+        "tcp:h:99999",
+    ] {
+        let e = Target::parse(bad).expect_err(bad);
+        assert!(e.contains("audit.anchor"), "{e}");
+    }
+    assert!(matches!(
+        Target::parse("auto"),
+        Ok(Target::Off | Target::Unix(_))
+    ));
+}
+
+#[test]
+fn a_trail_that_holds_every_anchored_record_agrees() {
+    let anchors = [
+        anchor(0, '0', Reason::Start),
+        anchor(3, 'c', Reason::Record),
+        anchor(5, 'e', Reason::Stop),
+    ];
+    let r = check(&anchors, &facts(1, 5, &[(3, 'c'), (5, 'e')]));
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    assert_eq!((r.anchors, r.runs, r.highest), (3, 1, Some(5)));
+}
+
+#[test]
+fn an_anchored_seq_beyond_the_file_is_a_truncation() {
+    let anchors = [anchor(3, 'c', Reason::Record), anchor(5, 'e', Reason::Tick)];
+    let r = check(&anchors, &facts(1, 4, &[(3, 'c')]));
+    assert_eq!(r.tampered.len(), 1, "{:?}", r.tampered);
+    assert!(r.tampered[0].contains("up to seq 5") && r.tampered[0].contains("ends at seq 4"));
+    // Emptied or deleted.
+    let r = check(&anchors, &FileFacts::default());
+    assert!(r.tampered[0].contains("holds none"), "{:?}", r.tampered);
+}
+
+#[test]
+fn an_anchored_record_with_another_hash_was_rewritten() {
+    let anchors = [anchor(3, 'c', Reason::Record)];
+    let r = check(&anchors, &facts(1, 5, &[(3, 'd')]));
+    assert_eq!(r.tampered.len(), 1);
+    assert!(
+        r.tampered[0].contains("seq 3 was rewritten"),
+        "{:?}",
+        r.tampered
+    );
+}
+
+#[test]
+fn two_hashes_anchored_for_one_seq_are_a_rewrite_whatever_the_file_holds() {
+    let mut second = anchor(3, 'd', Reason::Start);
+    second.run = "r2".into();
+    let r = check(
+        &[anchor(3, 'c', Reason::Stop), second],
+        &facts(1, 5, &[(3, 'd')]),
+    );
+    assert_eq!(r.runs, 2);
+    assert!(
+        r.tampered[0].contains("two different hashes"),
+        "{:?}",
+        r.tampered
+    );
+}
+
+#[test]
+fn a_forged_anchor_adds_no_trust() {
+    // Records 4 and 5 deleted; the tamperer anchors the new head. The real anchor of 5 stands.
+    let anchors = [
+        anchor(5, 'e', Reason::Tick),
+        Anchor {
+            run: "forged".into(),
+            ..anchor(3, 'c', Reason::Stop)
+        },
+    ];
+    let r = check(&anchors, &facts(1, 3, &[(3, 'c')]));
+    assert_eq!(r.tampered.len(), 1, "{:?}", r.tampered);
+    assert!(r.tampered[0].contains("up to seq 5"));
+}
+
+#[test]
+fn anchored_records_deleted_from_the_start_or_middle_are_named() {
+    let anchors = [
+        anchor(2, 'b', Reason::Record),
+        anchor(4, 'd', Reason::Record),
+    ];
+    let r = check(&anchors, &facts(3, 6, &[]));
+    assert_eq!(r.deleted_below, Some(2));
+    assert_eq!(r.tampered.len(), 2, "{:?}", r.tampered);
+    assert!(r.tampered[0].contains("starts at seq 3"));
+    assert!(r.tampered[1].contains("seq 4 was anchored but is missing"));
+}
+
+#[test]
+fn records_without_prev_are_accepted_only_before_the_first_anchor() {
+    let anchors = [anchor(3, 'c', Reason::Start)];
+    let mut f = facts(1, 5, &[(3, 'c')]);
+    f.last_unchained = Some(3);
+    assert!(check(&anchors, &f).tampered.is_empty());
+    f.last_unchained = Some(5);
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered[0].contains("chain was stripped"),
+        "{:?}",
+        r.tampered
+    );
+}
