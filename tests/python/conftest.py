@@ -80,8 +80,9 @@ class Instance:
 
 
 def start_instance(tmp_path: pathlib.Path, *args: str, config: str | None = None, home: pathlib.Path | None = None,
-                   toolsets: str | None = "all", wrap: tuple[str, ...] = ()) -> Instance:
-    """`serve --port 0 ARGS`, run through `wrap` when given (`("nohup",)`). Every toolset is listed
+                   toolsets: str | None = "all", wrap: tuple[str, ...] = (), exe: str | None = None) -> Instance:
+    """`serve --port 0 ARGS`, run through `wrap` when given (`("nohup",)`), with `exe` instead of
+    the binary under test when given (a copy another user can execute). Every toolset is listed
     unless `toolsets` says otherwise (None: the default, core only): most tests exercise tools
     beyond the core set; test_toolsets.py does not."""
     home = home or (tmp_path / "home")
@@ -95,7 +96,7 @@ def start_instance(tmp_path: pathlib.Path, *args: str, config: str | None = None
         desc.unlink()
     err = tmp_path / f"serve-{time.monotonic_ns()}.err"
     proc = subprocess.Popen(
-        [*wrap, EXE, "serve", "--port", "0", *args],
+        [*wrap, exe or EXE, "serve", "--port", "0", *args],
         env={**os.environ, "SPOCK_TUI_HOME": str(home)},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
