@@ -174,8 +174,21 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         opts.config.history.size,
         crate::audit::Limits::total_mb(opts.config.audit.max_total_mb),
         opts.config.audit.anchor_target(),
+        opts.config.audit.anchor_source().as_deref(),
     )
     .context("opening the audit trail")?;
+    {
+        // The trail verified once at start, against the anchors where they can be read
+        // (Status shows the result); a thread of its own, the whole trail is read.
+        let audit = audit.clone();
+        let source = opts.config.audit.anchor_source();
+        let _ = std::thread::Builder::new()
+            .name("audit-verify".into())
+            .spawn(move || match audit.verify_now(source.as_deref()) {
+                Ok(s) => tracing::info!("audit trail: {s}"),
+                Err(s) => tracing::error!("audit trail: {s}"),
+            });
+    }
     let mut redactor = crate::redact::Redactor::with_defaults_and(&opts.config.redaction.rules)
         .map_err(|e| anyhow::anyhow!("redaction rules: {e}"))?;
     redactor

@@ -125,7 +125,8 @@ pub struct DoctorArgs {
 #[derive(Subcommand, Debug)]
 pub enum AuditAction {
     /// Check the hash chain of every audit file; report the first break (file, line, seq).
-    /// Exit code 1 on a break, or when the anchors say the trail was tampered with.
+    /// Exit code 1 on a break, or when the anchors say the trail was tampered with; 2 when the
+    /// check could not run (a file unreadable, the anchor log missing).
     Verify {
         /// A syslog file holding the trail's anchors (`audit.anchor` in config.toml): records
         /// deleted from the end, rewritten with the chain recomputed, or the whole file emptied

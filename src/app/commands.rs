@@ -32,7 +32,11 @@ pub fn main() -> ExitCode {
         Some(Command::Doctor(args)) => doctor(args),
         Some(Command::Audit {
             action: AuditAction::Verify { anchors },
-        }) => audit_verify(anchors.as_deref()),
+        }) => Ok(audit_verify(anchors.as_deref()).unwrap_or_else(|e| {
+            // 1 means "tampered": a check that could not run says so with another code.
+            eprintln!("spock-tui: audit verify could not run: {e:#}");
+            ExitCode::from(2)
+        })),
         Some(Command::Completions { shell }) => {
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut Cli::command(), "spock-tui", &mut script);
@@ -96,7 +100,10 @@ fn audit_verify(anchors: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
             v.unchained
         ));
     }
-    if let Some(first) = v.starts_after_deleted {
+    if let Some(first) = v
+        .starts_after_deleted
+        .filter(|_| v.anchors.as_ref().is_none_or(|r| r.deleted_below.is_none()))
+    {
         text.push_str(&format!(
             "note: the trail starts at record {first}: the {} before it were deleted, at \
              the size cap (audit.max_total_mb) or otherwise; a cap deletion keeps their \
@@ -120,7 +127,17 @@ fn audit_verify(anchors: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
                 ));
             }
             text.push('\n');
+            for n in &r.notes {
+                text.push_str(&format!("note: {n}\n"));
+            }
             if r.anchors == 0 {
+                if r.foreign > 0 {
+                    text.push_str(&format!(
+                        "warning: the log holds anchors of other trails and none of this one (trail {} at {}): if this trail was anchored there, the directory was moved or replaced\n",
+                        crate::audit::anchor::trail_id(&dir),
+                        dir.display()
+                    ));
+                }
                 text.push_str(NO_ANCHOR_CAVEAT);
             }
         }

@@ -70,6 +70,8 @@ pub struct CoreView {
     pub history_size: usize,
     /// Set when the audit trail is at 90% of its cap or more (`audit.max_total_mb`).
     pub audit_warning: Option<String>,
+    /// The audit trail's anchoring and last verify (Status, History).
+    pub trail: spock_core::audit::TrailState,
     pub confirm_timeout_secs: u64,
     /// `[confirm] via_client`: destructive calls may be approved through the MCP client.
     pub confirm_via_client: bool,
@@ -103,6 +105,7 @@ impl CoreView {
             allow_all: core.access.allow_all(),
             history_size: cfg.history.size,
             audit_warning: core.audit.usage().warning(),
+            trail: core.audit.trail_state(),
             confirm_timeout_secs: cfg.safety.confirm_timeout_secs,
             confirm_via_client: cfg.confirm.via_client,
             port: cfg.server.port,

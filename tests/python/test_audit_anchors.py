@@ -10,14 +10,12 @@ without anchors has) calls the tampered trail intact, asserted in the test, and 
 --anchors` exits 1 naming the finding. The swapped records are the exception: the chain alone
 catches them, kept as a regression.
 
-Who verifies: the issue's admin is root, who can read the log. Today's binary cannot verify another
-user's trail as root (test_root_verifies_..., expected to fail), so the rows verify as the user with
-a read-only copy of the log that root handed over. SPOCK_AUDIT_VERIFY_AS_ROOT=1 makes every row
-verify as root against the log itself, for when that is fixed.
+Who verifies: the issue's admin is root, who can read the log; root verifies the user's trail
+against the log itself (SPOCK_AUDIT_VERIFY_AS_ROOT=0: the user, with a read-only copy of it).
 
-Not here yet (other rows of the table, built separately; `Trail` has the steps): the oldest
-records deleted below the cap, forged lines in audit.kept.jsonl, a torn line told apart as crash
-or tampering, the server reading the last anchor at start."""
+Also here: the oldest records deleted below the cap (told from a deletion at the cap), forged
+lines in audit.kept.jsonl, a torn line told apart as crash or tampering, the server reading the
+last anchor at start."""
 import json
 import os
 import socket
@@ -29,7 +27,9 @@ from conftest import call
 
 pytestmark = pytest.mark.anyio
 
-VERIFY_AS_ROOT = os.environ.get("SPOCK_AUDIT_VERIFY_AS_ROOT") == "1"
+# Root (who can read the log) verifies the user's trail; SPOCK_AUDIT_VERIFY_AS_ROOT=0 verifies as
+# the user against a read-only copy of the log instead.
+VERIFY_AS_ROOT = os.environ.get("SPOCK_AUDIT_VERIFY_AS_ROOT", "1") == "1"
 VIA_CLIENT = "[confirm]\nvia_client = true\n"
 NOTES = {"packageName": "com.example.notes"}
 
@@ -180,10 +180,6 @@ async def test_an_honest_trail_agrees_with_its_anchors_and_plain_verify_says_wha
     assert plain.returncode == 0 and "cannot detect records deleted from the end" in plain.stdout, plain.stdout
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "product: `audit verify` run by root refuses a trail another user owns (private::open: "
-    "'owned by uid N, not by this user (uid 0)'), and trail_id() hashes the verifier's uid, so "
-    "even then the user's anchors would be passed over as another trail's"))
 async def test_root_verifies_the_users_trail_against_the_log_only_root_can_read(tmp_path, lab):
     s = await denied_trail(lab, tmp_path, "root-verifies")
     v = s.run_as_root("audit", "verify", "--anchors", str(lab.rsyslog.rfc5424))
@@ -235,7 +231,103 @@ async def test_truncated_in_the_middle_of_the_anchored_last_record(tmp_path, lab
     assert f'seq="{cut}"' in anchored, anchored  # the torn record was the denied one, anchored
     plain = plain_verify(s)
     assert f"intact: {cut - 1} records" in plain.stdout, plain.stdout  # a torn last line passes for a write in progress
-    assert_blind_then_caught(lab, s, "torn", f"anchored but the trail ends at seq {cut - 1}: records were removed from its end")
+    assert_blind_then_caught(lab, s, "torn", f"anchored but the trail ends at seq {cut - 1}: records were removed from its end",
+                             f"the last record (seq {cut}) is cut mid-record, and it was anchored")
+
+
+async def test_a_torn_last_line_never_anchored_is_a_crash_artefact_not_tampering(tmp_path, lab):
+    """What a process killed in the middle of writing a record leaves: half a line whose seq
+    was never anchored. Not tampering, and said so."""
+    s = await denied_trail(lab, tmp_path, "crash", after=2)
+
+    def half_a_record(t: Trail):
+        last = t.records()[-1]
+        nxt = {**last, "seq": last["seq"] + 1, "prev": line_hash(t.lines()[-1])}
+        text = json.dumps(nxt, separators=(",", ":"))
+        with open(t.live, "a") as f:
+            f.write(text[: len(text) // 2])
+        return nxt["seq"]
+
+    seq = lab.tamper(s, half_a_record)
+    v = verify(lab, s, "crash")
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert f"the last line (seq {seq}) is torn and was never anchored: a crash artefact" in v.stdout, v.stdout
+
+
+def anchored_run_and_cap(lab, s):
+    """What the user can read of the real run: its id (state file) and its cap (config: 1024 MiB)."""
+    st = lab.tamper(s, lambda t: json.loads(t.state.read_text()))
+    return st["run"], 1024 * 1024 * 1024
+
+
+@pytest.mark.parametrize("forged_cap_anchor", [False, True])
+async def test_the_oldest_records_deleted_below_the_cap_are_not_taken_for_a_cap_deletion(tmp_path, lab, forged_cap_anchor):
+    """The table's second row: the oldest 5 deleted, the cap never reached. Before anchors,
+    verify said intact and that the cap had deleted them; a cap anchor forged under the real
+    run's id and cap does not make it so (the anchored, hash-fixed trail is far below the cap)."""
+    s = await denied_trail(lab, tmp_path, "oldest" + ("-forged-cap" if forged_cap_anchor else ""))
+    lab.tamper(s, lambda t: t.delete_oldest(5))
+    plain = plain_verify(s)
+    assert plain.returncode == 0 and "the trail starts at record 6" in plain.stdout, plain.stdout
+    if forged_cap_anchor:
+        run, cap = anchored_run_and_cap(lab, s)
+        last = lab.tamper(s, Trail.lines)[-1]
+        seq, h = json.loads(last)["seq"], line_hash(last)
+        msg = (f'<85>1 2030-01-01T00:00:00.000Z host spock-tui 1 anchor [spock@32473 trail="{s.trail}" run="{run}" '
+               f'seq="{seq}" hash="{h}" time="2030-01-01T00:00:00.000Z" reason="cap" cap="{cap}" first="6"] audit anchor '
+               f'trail={s.trail} run={run} seq={seq} hash={h} time=2030-01-01T00:00:00.000Z reason=cap cap={cap} first=6')
+        lab.as_user(send_frame, lab.rsyslog.port, msg)
+        lab.rsyslog.wait_for('reason="cap"', f'run="{run}"')
+        findings = ("deleted by hand", "far below that run's")
+    else:
+        findings = ("deleted by hand", "no deletion at the size cap was anchored")
+    v = assert_blind_then_caught(lab, s, "oldest", *findings,
+                                 "seq 4 was anchored as a destructive, denied or refused record and is gone")
+    assert "deleted at the size cap" not in v.stdout + v.stderr
+
+
+async def test_forged_lines_in_the_kept_file_are_caught(tmp_path, lab):
+    """The kept file is History's source for records the cap deleted; verify never read it. Its
+    lines are the trail's lines byte for byte, and each kept record was anchored as written."""
+    s = await denied_trail(lab, tmp_path, "kept")
+
+    def forge(t: Trail):
+        recs = t.records()
+        denied = next(r for r in recs if r["outcome"] == "denied")
+        # "seq 2 was a denied uninstall": a record that never was, in History's kept list.
+        t.kept_append(json.dumps({**denied, "seq": 2, "arguments": {"packageName": "com.bank"}},
+                                 separators=(",", ":")))
+        # and the real denied record, copied with its outcome turned to ok.
+        t.kept_append(json.dumps({**denied, "outcome": "ok", "decision": None}, separators=(",", ":")))
+
+    lab.tamper(s, forge)
+    assert_blind_then_caught(lab, s, "kept", "the kept file holds seq 2, which was never anchored",
+                             "the kept file's record seq 4 hashes to")
+
+
+async def test_a_restart_reads_the_last_anchor_and_numbers_on_after_it(tmp_path, lab):
+    """With the anchors readable (`audit.anchor_source`), a restart after the newest records were
+    dropped and the state file deleted continues after the last anchored seq: no seq is reused,
+    and it says where it continued from."""
+    s = await approved_trail(lab, tmp_path, "resume")
+    highest = max(int(l.split('seq="')[1].split('"')[0]) for l in lab.rsyslog.lines() if f'trail="{s.trail}"' in l)
+    assert highest == 4, highest
+
+    def drop(t: Trail):
+        t.delete_newest(2)
+        t.remove_state()
+
+    lab.tamper(s, drop)
+    source = lab.handed_over(lab.rsyslog.rfc5424, "resume")
+    conf = f'[audit]\nanchor = "tcp:127.0.0.1:{lab.rsyslog.port}"\nanchor_source = "{source}"\n{VIA_CLIENT}'
+    lab.as_user(lambda: (s.home / "config" / "config.toml").write_text(conf))
+    s2 = await approved_trail(lab, tmp_path, "resume", server=s)
+    seqs = [r["seq"] for r in lab.tamper(s2, Trail.records)]
+    assert seqs == [1, 2, 5, 6, 7, 8], seqs  # after the anchored 4, not after the file's 2
+    log = "".join(p.read_text(errors="replace") for p in s2.home.rglob("*.log"))
+    assert "continuing after seq 4 from the last anchor" in log, log[-2000:]
+    plain = plain_verify(s2)
+    assert plain.returncode == 1 and "seq 3..=4 are missing" in plain.stderr, plain.stdout + plain.stderr
 
 
 def approved_rewritten_as_denied(t: Trail):
@@ -281,7 +373,15 @@ async def test_server_stopped_two_destructive_records_dropped_chain_redone_resta
     after = [json.loads(l) for l in lines]
     assert len(after) == 6 and all(r["prev"] == line_hash(p) for p, r in zip(lines, after[1:])), lines
     if state == "state file left":
-        findings = ("seq 3 was anchored but is missing from the trail: deleted",)
+        # The restarted server numbers on after the state file's seq 4: the gap 3..=4 in a
+        # chain that holds is itself the sign (an honest writer numbers every record it writes).
+        assert [r["seq"] for r in after] == [1, 2, 5, 6, 7, 8], after
+        plain = plain_verify(s2)
+        assert plain.returncode == 1 and "seq 3..=4 are missing" in plain.stderr, plain.stdout + plain.stderr
+        assert "the chain made to run over the gap" in plain.stderr, plain.stderr
+        v = verify(lab, s2, "restart")
+        assert v.returncode == 1, v.stdout + v.stderr
+        return
     else:
         # The restarted server numbers on from the forged head: seqs 2-4 come back with other
         # records; its start anchor names seq 2 with the forged hash, run 1 anchored the original.

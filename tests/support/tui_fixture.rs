@@ -101,6 +101,7 @@ pub fn view() -> CoreView {
         allow_all: false,
         history_size: 10_000,
         audit_warning: None,
+        trail: Default::default(),
         confirm_timeout_secs: 60,
         confirm_via_client: false,
         port: 8765,

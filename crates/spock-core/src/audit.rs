@@ -37,7 +37,8 @@ mod record;
 mod writer;
 
 pub use chain::{Break, GENESIS, Verified, trail_files, verify, verify_anchored};
-pub use file::{KEPT_FILE, LoadReport};
+pub use file::{KEPT_FILE, LoadReport, Source};
+pub use head::{TrailState, now_ms};
 pub use record::{
     AuditRecord, DecidedBy, Decision, Level, MAX_INLINE_BASE64, Outcome, Transport, now_rfc3339,
     scrub_binary,
@@ -47,6 +48,9 @@ use writer::{FlushReply, Msg, Writer};
 const SUBSCRIBER_BACKLOG: usize = 1024;
 /// Records kept in memory; older ones are read back from the file when asked for.
 const MEMORY_WINDOW: usize = 1000;
+/// Destructive, denied and refused records held in memory for History; older ones stay on
+/// disk (counted in [`TrailState::kept_out_of_memory`]).
+const MEMORY_KEPT: usize = 10_000;
 
 /// How large the trail may grow on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -123,6 +127,7 @@ struct Inner {
     path: PathBuf,
     limits: Limits,
     total_bytes: Arc<AtomicU64>,
+    trail: head::SharedState,
 }
 
 struct State {
@@ -144,15 +149,18 @@ impl Audit {
 
     /// [`Audit::open`] with the trail's size limits.
     pub fn open_with(dir: &Path, cap: usize, limits: Limits) -> Result<Audit, AuditError> {
-        Audit::open_anchored(dir, cap, limits, anchor::Target::Off)
+        Audit::open_anchored(dir, cap, limits, anchor::Target::Off, None)
     }
 
-    /// [`Audit::open_with`], anchoring the chain's head to `target` ([`anchor`]).
+    /// [`Audit::open_with`], anchoring the chain's head to `target` ([`anchor`]). `source` is
+    /// a log the anchors can be read back from (`audit.anchor_source`): when readable, the
+    /// trail continues after the last anchored seq if the files end before it.
     pub fn open_anchored(
         dir: &Path,
         cap: usize,
         limits: Limits,
         target: anchor::Target,
+        source: Option<&Path>,
     ) -> Result<Audit, AuditError> {
         let cap = cap.max(1);
         file::prepare_dir(dir)?;
@@ -180,8 +188,20 @@ impl Audit {
         let file_seq = file_seq.max(loaded.next_seq - 1);
         loaded.report.file_seq = file_seq;
         loaded.report.state_seq = head::read_state(dir).map(|h| h.seq);
-        loaded.next_seq = file_seq.max(loaded.report.state_seq.unwrap_or(0)) + 1;
-        if loaded.report.state_seq.is_some_and(|s| s > file_seq) {
+        if let Some(src) = source {
+            let trail = anchor::trail_id(dir);
+            loaded.report.source = match anchor::read_file(src) {
+                Ok(all) => {
+                    Source::Read(all.iter().filter(|a| a.trail == trail).map(|a| a.seq).max())
+                }
+                Err(e) => {
+                    tracing::warn!(source = %src.display(), "audit: the anchor log is unreadable: {e}");
+                    Source::Unreadable
+                }
+            };
+        }
+        loaded.next_seq = loaded.report.continue_after() + 1;
+        if loaded.next_seq > file_seq + 1 {
             tracing::warn!(path = %path.display(), "audit: {}", loaded.report.resumed());
         } else {
             tracing::info!(path = %path.display(), "audit: {}", loaded.report.resumed());
@@ -193,8 +213,16 @@ impl Audit {
         }
         kept.extend(loaded.kept);
         let handle = file::open_append(&path)?;
-        let (total, deleted_at_open) = writer::enforce_cap(&path, limits.max_total_bytes)?;
-        let total_bytes = Arc::new(AtomicU64::new(total));
+        let deleted_at_open = writer::enforce_cap(&path, limits.max_total_bytes)?;
+        let total_bytes = Arc::new(AtomicU64::new(deleted_at_open.total));
+        let kept_out_of_memory = kept.len().saturating_sub(MEMORY_KEPT);
+        kept.drain(..kept_out_of_memory);
+        let trail = Arc::new(Mutex::new(TrailState {
+            target: (target != anchor::Target::Off).then(|| target.to_string()),
+            resumed: loaded.report.resumed(),
+            kept_out_of_memory,
+            ..TrailState::default()
+        }));
         let (tx, rx) = mpsc::channel();
         let w = Writer {
             path: path.clone(),
@@ -207,6 +235,8 @@ impl Audit {
                 anchor::Sink::new(target),
                 file_seq,
                 prev.clone(),
+                limits.max_total_bytes,
+                trail.clone(),
             ),
             prev,
             deleted_at_open,
@@ -237,6 +267,7 @@ impl Audit {
                 path,
                 limits,
                 total_bytes,
+                trail,
             }),
         })
     }
@@ -273,6 +304,11 @@ impl Audit {
         let rec = Arc::new(record);
         if rec.must_keep() {
             st.kept.push(rec.clone());
+            if st.kept.len() > MEMORY_KEPT {
+                let over = st.kept.len() - MEMORY_KEPT;
+                st.kept.drain(..over);
+                head::lock(&self.inner.trail).kept_out_of_memory += over;
+            }
         }
         st.recent.push_back(rec.clone());
         while st.recent.len() > st.cap.min(MEMORY_WINDOW) {
@@ -441,6 +477,41 @@ impl Audit {
             .map_err(|_| AuditError::WriterGone)
     }
 
+    /// The trail's state for Status and History: anchored where and when, the last verify.
+    pub fn trail_state(&self) -> TrailState {
+        head::lock(&self.inner.trail).clone()
+    }
+
+    /// Checks the chain (and, with `anchors`, the trail against them) and keeps the result
+    /// for [`Audit::trail_state`]. A blocking read of the whole trail: call it off the async
+    /// runtime.
+    pub fn verify_now(&self, anchors: Option<&Path>) -> Result<String, String> {
+        let _ = self.flush_blocking();
+        let r = self
+            .dir()
+            .ok_or_else(|| "no audit directory".to_string())
+            .and_then(|d| {
+                let v = match anchors {
+                    Some(src) => {
+                        let read = anchor::read_file(src)
+                            .map_err(|e| format!("anchor log {}: {e}", src.display()))?;
+                        verify_anchored(d, &read)
+                    }
+                    None => verify(d),
+                }
+                .map_err(|e| e.to_string())?;
+                summary(&v)
+            });
+        let mut t = head::lock(&self.inner.trail);
+        t.verified_ms = Some(head::now_ms());
+        t.verified_ok = Some(r.is_ok());
+        t.verified = match &r {
+            Ok(s) | Err(s) => s.clone(),
+        };
+        drop(t);
+        r
+    }
+
     /// What reading the file back at open found (damaged lines skipped, torn tail).
     pub fn load_report(&self) -> LoadReport {
         self.inner.report
@@ -464,6 +535,32 @@ impl Audit {
         while st.recent.len() > keep {
             st.recent.pop_front();
         }
+    }
+}
+
+/// One line for Status: `Ok("intact …")` or `Err(what is wrong)`.
+fn summary(v: &Verified) -> Result<String, String> {
+    if let Some(b) = &v.broken {
+        return Err(format!("broken: {b}"));
+    }
+    match &v.anchors {
+        Some(r) if !r.tampered.is_empty() => Err(format!(
+            "tampered: {}{}",
+            r.tampered[0],
+            if r.tampered.len() > 1 {
+                format!(" (and {} more)", r.tampered.len() - 1)
+            } else {
+                String::new()
+            }
+        )),
+        Some(r) => Ok(format!(
+            "intact: {} records agree with {} anchors",
+            v.records, r.anchors
+        )),
+        None => Ok(format!(
+            "chain intact: {} records (no anchor log to check against)",
+            v.records
+        )),
     }
 }
 

@@ -89,11 +89,22 @@ pub struct AuditConfig {
     /// (`crate::audit::anchor::Target`); read at start.
     #[serde(default = "AuditConfig::default_anchor")]
     pub anchor: String,
+    /// A log the anchors can be read back from (the collector's file, when this user may read
+    /// it): at start the trail continues after the last anchored seq, and the trail is
+    /// verified against it in the background (Status shows the result). Empty: none.
+    #[serde(default)]
+    pub anchor_source: String,
 }
 
 impl AuditConfig {
     fn default_anchor() -> String {
         "auto".into()
+    }
+
+    /// [`Self::anchor_source`], when set.
+    pub fn anchor_source(&self) -> Option<std::path::PathBuf> {
+        let s = self.anchor_source.trim();
+        (!s.is_empty()).then(|| std::path::PathBuf::from(s))
     }
 
     /// [`Self::anchor`] parsed (`validate` refuses one that does not parse).

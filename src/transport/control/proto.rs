@@ -123,6 +123,9 @@ pub struct ViewWire {
     pub allow_all: bool,
     pub history_size: usize,
     pub audit_warning: Option<String>,
+    /// The audit trail's anchoring and last verify (absent from older servers).
+    #[serde(default)]
+    pub trail: spock_core::audit::TrailState,
     pub confirm_timeout_secs: u64,
     /// `[confirm] via_client`: a headless server asks through an MCP client (elicitation).
     #[serde(default)]
@@ -182,6 +185,7 @@ impl ViewWire {
             allow_all: v.allow_all,
             history_size: v.history_size,
             audit_warning: v.audit_warning.clone(),
+            trail: v.trail.clone(),
             confirm_timeout_secs: v.confirm_timeout_secs,
             confirm_via_client: v.confirm_via_client,
             port: v.port,
@@ -215,6 +219,7 @@ impl ViewWire {
             allow_all: self.allow_all,
             history_size: self.history_size.max(1),
             audit_warning: self.audit_warning,
+            trail: self.trail,
             confirm_timeout_secs: self.confirm_timeout_secs,
             confirm_via_client: self.confirm_via_client,
             port: self.port,

@@ -347,8 +347,22 @@ async fn session(
     // A fresh view follows what may have changed it, at most every VIEW_SETTLE.
     let mut view_due: Option<Instant> = None;
     let mut status_live = true;
+    // The trail's state changes on the writer thread (anchors, failures, a verify): looked at
+    // every few seconds, a view sent when it changed.
+    let mut trail_seen = core.audit.trail_state();
+    let mut trail_tick = tokio::time::interval(TRAIL_EVERY);
+    trail_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let msg = tokio::select! {
+            _ = trail_tick.tick() => {
+                let t = core.audit.trail_state();
+                if t == trail_seen {
+                    continue;
+                }
+                trail_seen = t;
+                view_due.get_or_insert_with(|| Instant::now() + VIEW_SETTLE);
+                continue;
+            }
             _ = shared.shutdown.cancelled() => {
                 out.send(&ServerMsg::Goodbye { reason: "the server is stopping".into() }).await;
                 break;
@@ -450,6 +464,8 @@ async fn session(
 
 /// How long a fresh view waits for more changes to arrive with it.
 const VIEW_SETTLE: Duration = Duration::from_millis(50);
+/// How often the trail's state is looked at for a change.
+const TRAIL_EVERY: Duration = Duration::from_secs(5);
 
 async fn sleep_until_some(at: Option<Instant>) {
     match at {

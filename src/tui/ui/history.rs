@@ -87,10 +87,11 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         n => format!(" · {n} marked (b: make a task)"),
     };
     let title = format!(
-        "History — {shown} of {} (keeps {}){marked} · {}",
+        "History — {shown} of {} (keeps {}){marked} · {} · {}",
         s.history.len(),
         s.history.capacity(),
-        escape::line(&s.history.source)
+        escape::line(&s.history.source),
+        trail_word(&s.core.trail)
     );
     f.render_widget(block(title), frame);
     let inner = list_rows(body);
@@ -129,4 +130,20 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The trail's state in a word or three, for History's title (Status has the whole of it).
+fn trail_word(t: &spock_core::audit::TrailState) -> String {
+    if t.verified_ok == Some(false) {
+        return "trail TAMPERED (see Status)".into();
+    }
+    match (&t.target, t.last_anchor_ms, &t.failure) {
+        (None, ..) => "trail not anchored".into(),
+        (Some(_), _, Some(_)) => "trail anchoring FAILS (see Status)".into(),
+        (Some(_), Some(at), None) => format!(
+            "trail anchored {} s ago",
+            spock_core::audit::now_ms().saturating_sub(at) / 1000
+        ),
+        (Some(_), None, None) => "trail not anchored yet".into(),
+    }
 }

@@ -110,6 +110,25 @@ fn server_lines(s: &State) -> Vec<Line<'static>> {
     lines.extend(transports);
     lines.push(Line::from(tools));
     lines.push(Line::from(confirm));
+    let now = spock_core::audit::now_ms();
+    for (i, (ok, text)) in s.core.trail.lines(now).into_iter().enumerate() {
+        let style = if ok {
+            Style::new()
+        } else {
+            Style::new().fg(Color::Yellow)
+        };
+        lines.push(Line::from(vec![
+            Span::styled(
+                if i == 0 {
+                    "Trail       "
+                } else {
+                    "            "
+                },
+                bold(),
+            ),
+            Span::styled(escape::line(&text), style),
+        ]));
+    }
     if let Some(w) = &s.core.audit_warning {
         lines.push(Line::from(vec![
             Span::styled("Audit       ", bold()),

@@ -23,7 +23,7 @@ use sha2::{Digest, Sha256};
 pub mod check;
 pub mod sink;
 
-pub use check::{AnchorReport, FileFacts, check};
+pub use check::{AnchorReport, FileFacts, KeptFacts, check, kept_cap};
 pub use sink::{Sink, Target};
 
 /// The structured-data ID of an anchor.
@@ -45,6 +45,8 @@ pub enum Reason {
     Cap,
     /// Records flowed since the last anchor.
     Tick,
+    /// The kept file ([`super::KEPT_FILE`]) reached its own cap: its oldest lines were dropped.
+    KeptCap,
 }
 
 impl Reason {
@@ -56,6 +58,7 @@ impl Reason {
             Reason::Rotate => "rotate",
             Reason::Cap => "cap",
             Reason::Tick => "tick",
+            Reason::KeptCap => "kept-cap",
         }
     }
 
@@ -67,6 +70,7 @@ impl Reason {
             Reason::Rotate,
             Reason::Cap,
             Reason::Tick,
+            Reason::KeptCap,
         ]
         .into_iter()
         .find(|r| r.as_str() == s)
@@ -83,29 +87,45 @@ pub struct Anchor {
     pub hash: String,
     pub time: String,
     pub reason: Reason,
+    /// On `start` and `cap`: the trail's total size cap in bytes, what a later deletion at
+    /// the cap is checked against; on `kept-cap`: the kept file's cap.
+    pub cap: Option<u64>,
+    /// On `cap`: the oldest seq left in the trail's files after the deletion; on `kept-cap`:
+    /// the oldest seq left in the kept file.
+    pub first: Option<u64>,
 }
 
 /// The trail's identity in anchors: a digest of the user and the audit directory, so the
 /// anchors of other users' and other homes' trails in one syslog are told apart, and nothing
 /// kept beside the trail (which its writer's user could delete) is needed to know it.
 pub fn trail_id(dir: &Path) -> String {
+    use std::os::unix::fs::MetadataExt as _;
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    // The directory's owner, the server's user (it creates the directory, private to it):
+    // root verifying that user's trail gets the same identity.
     // SAFETY: getuid has no failure mode and touches no memory.
-    let uid = unsafe { libc::getuid() };
+    let uid = std::fs::metadata(&dir).map_or_else(|_| unsafe { libc::getuid() }, |m| m.uid());
     let d = Sha256::digest(format!("{uid}:{}", dir.display()).as_bytes());
     d.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 impl Anchor {
-    fn pairs(&self) -> [(&'static str, String); 6] {
-        [
+    fn pairs(&self) -> Vec<(&'static str, String)> {
+        let mut p = vec![
             ("trail", self.trail.clone()),
             ("run", self.run.clone()),
             ("seq", self.seq.to_string()),
             ("hash", self.hash.clone()),
             ("time", self.time.clone()),
             ("reason", self.reason.as_str().to_string()),
-        ]
+        ];
+        if let Some(c) = self.cap {
+            p.push(("cap", c.to_string()));
+        }
+        if let Some(f) = self.first {
+            p.push(("first", f.to_string()));
+        }
+        p
     }
 
     /// The RFC 5424 message: `<85>1 TIME HOST spock-tui PID anchor [spock@32473 …] audit anchor …`.
@@ -203,6 +223,8 @@ pub fn parse_line(line: &str) -> Option<Anchor> {
         hash: hash.to_ascii_lowercase(),
         time: get("time").unwrap_or_default(),
         reason: Reason::parse(&get("reason")?)?,
+        cap: get("cap").and_then(|c| c.parse().ok()),
+        first: get("first").and_then(|f| f.parse().ok()),
     })
 }
 

@@ -115,8 +115,10 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
     let mut chained = false;
     let mut last: Option<Seen> = None;
     let mut before_last: Option<u64> = None;
+    // Bytes of the trail's lines so far, oldest file first (what a cap deletion is sized by).
+    let mut bytes: u64 = 0;
     for (fi, path) in files.iter().enumerate() {
-        let Some(f) = super::file::open_read(path)? else {
+        let Some(f) = super::file::open_verify(path)? else {
             continue;
         };
         let mut line_no = 0;
@@ -129,6 +131,7 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
             }
             let complete = raw.last() == Some(&b'\n');
             let text = raw.strip_suffix(b"\n").unwrap_or(raw);
+            bytes += raw.len() as u64;
             let here = |seq, what: String| Break {
                 file: path.clone(),
                 line: line_no,
@@ -137,7 +140,10 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
             };
             let Ok(v) = serde_json::from_slice::<Value>(text) else {
                 if !complete && is_live {
-                    // Being written right now, or torn by a crash (repaired at the next start).
+                    // Being written right now, or torn by a crash (repaired at the next start):
+                    // the anchors tell which ([`super::anchor::check`]).
+                    facts.torn =
+                        Some(torn_seq(text).unwrap_or_else(|| facts.last_seq.map_or(1, |l| l + 1)));
                     return Ok(());
                 }
                 broken = Some(here(None, "not a valid record (altered or damaged)".into()));
@@ -149,6 +155,7 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
                 facts.last_seq = Some(facts.last_seq.map_or(s, |l| l.max(s)));
                 if wanted.contains(&s) {
                     facts.hashes.insert(s, line_hash(text));
+                    facts.bytes_at.insert(s, bytes);
                 }
                 if v.get("prev").is_none() {
                     facts.last_unchained = Some(s);
@@ -171,6 +178,26 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
                         broken = Some(blame(&files, &last, before_last, here(seq, String::new())));
                         return Ok(());
                     }
+                    // Chained, yet numbers missing: records were taken out and the chain
+                    // recomputed over the gap (an honest writer numbers every record it writes).
+                    if let (Some(l), Some(s)) = (last.as_ref().and_then(|l| l.seq), seq)
+                        && expected.is_some()
+                        && s != l + 1
+                    {
+                        let what = if s > l + 1 {
+                            format!(
+                                "records seq {}..={} are missing before it, yet it chains from the record before them: taken out, and the chain made to run over the gap",
+                                l + 1,
+                                s - 1
+                            )
+                        } else {
+                            format!(
+                                "seq {s} follows seq {l}: records reordered or renumbered, and the chain recomputed"
+                            )
+                        };
+                        broken = Some(here(seq, what));
+                        return Ok(());
+                    }
                 }
             }
             expected = Some(line_hash(text));
@@ -188,8 +215,44 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
             return Ok(out);
         }
     }
+    if anchors.is_some() {
+        facts.kept = Some(kept_facts(&dir.join(super::file::KEPT_FILE))?);
+    }
     out.anchors = anchors.map(|a| super::anchor::check(a, &facts));
     Ok(out)
+}
+
+/// The seq a torn line names, when it got that far (`"seq":N` is the record's first field).
+fn torn_seq(text: &[u8]) -> Option<u64> {
+    let s = String::from_utf8_lossy(text);
+    let at = s.find("\"seq\":")? + 6;
+    let digits: String = s[at..].chars().take_while(char::is_ascii_digit).collect();
+    // A number cut short is not the seq: it must be followed by the next field.
+    (s[at + digits.len()..].starts_with(',')).then(|| digits.parse().ok())?
+}
+
+/// Each line of the kept file: its seq and hash (lines are the trail's lines, byte for byte).
+fn kept_facts(path: &Path) -> Result<super::anchor::KeptFacts, AuditError> {
+    let mut k = super::anchor::KeptFacts::default();
+    let Some(f) = super::file::open_verify(path)? else {
+        return Ok(k);
+    };
+    raw_lines(&mut BufReader::new(f), path, |raw| {
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        k.bytes += raw.len() as u64;
+        let text = raw.strip_suffix(b"\n").unwrap_or(raw);
+        let seq = serde_json::from_slice::<Value>(text)
+            .ok()
+            .and_then(|v| v.get("seq").and_then(Value::as_u64));
+        match seq {
+            Some(s) => k.lines.push((s, line_hash(text))),
+            None => k.unreadable += 1,
+        }
+        Ok(())
+    })?;
+    Ok(k)
 }
 
 /// A record's `prev` does not match the line before it: either that line was altered (the

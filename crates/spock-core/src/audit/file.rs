@@ -32,25 +32,64 @@ pub struct LoadReport {
     pub file_seq: u64,
     /// The last anchored seq in the local state file, when it is readable.
     pub state_seq: Option<u64>,
+    /// The anchor log (`audit.anchor_source`): not set, read (with this trail's highest
+    /// anchored seq, if it holds any), or unreadable.
+    pub source: Source,
+}
+
+/// Whether the anchors could be read back at start.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Source {
+    #[default]
+    NotSet,
+    Read(Option<u64>),
+    Unreadable,
 }
 
 impl LoadReport {
-    /// Where sequence numbers continue from, and why (the larger of the two).
+    /// Where sequence numbers continue from, and why: the last anchor where it could be read,
+    /// else the larger of the trail's files and the local state file.
     pub fn resumed(&self) -> String {
+        let local = self.file_seq.max(self.state_seq.unwrap_or(0));
+        if let Source::Read(Some(a)) = self.source {
+            return if a > local {
+                format!(
+                    "continuing after seq {a} from the last anchor: the trail's files end at seq {} (records {}..={a} were anchored and are missing)",
+                    self.file_seq,
+                    self.file_seq + 1
+                )
+            } else {
+                format!("continuing after seq {local}, checked against the last anchor (seq {a})")
+            };
+        }
+        let why = match self.source {
+            Source::NotSet => "",
+            Source::Read(_) => " (the anchor log holds none of this trail's anchors)",
+            Source::Unreadable => " (the anchor log could not be read)",
+        };
         match self.state_seq {
             Some(s) if s > self.file_seq => format!(
-                "continuing after seq {s} from the audit state file: the trail's files end at seq {} (records {}..={s} are missing)",
+                "continuing after seq {s} from the audit state file: the trail's files end at seq {} (records {}..={s} are missing){why}",
                 self.file_seq,
                 self.file_seq + 1
             ),
             Some(_) => format!(
-                "continuing after seq {} from the trail's files",
+                "continuing after seq {} from the trail's files{why}",
                 self.file_seq
             ),
             None => format!(
-                "continuing after seq {} from the trail's files (no audit state file)",
+                "continuing after seq {} from the trail's files (no audit state file){why}",
                 self.file_seq
             ),
+        }
+    }
+
+    /// The sequence number the trail continues after.
+    pub fn continue_after(&self) -> u64 {
+        let local = self.file_seq.max(self.state_seq.unwrap_or(0));
+        match self.source {
+            Source::Read(Some(a)) => local.max(a),
+            _ => local,
         }
     }
 }
@@ -88,6 +127,30 @@ pub(super) fn open_read(path: &Path) -> Result<Option<File>, AuditError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io(path, e)),
     }
+}
+
+/// Opens a trail file to verify it, whoever owns it (root or the person checking another
+/// user's trail): read only, never through a link, and only a regular file (a FIFO put in
+/// its place must not hang the check). `None` when absent.
+pub(super) fn open_verify(path: &Path) -> Result<Option<File>, AuditError> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let f = match std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(path, e)),
+    };
+    let m = f.metadata().map_err(|e| io(path, e))?;
+    if !m.is_file() {
+        return Err(io(
+            path,
+            std::io::Error::other("not a regular file (replaced by something else)"),
+        ));
+    }
+    Ok(Some(f))
 }
 
 pub(super) fn load(path: &Path, cap: usize) -> Result<Loaded, AuditError> {
@@ -195,6 +258,60 @@ pub(super) fn last_line(path: &Path) -> Result<Option<(String, u64)>, AuditError
             .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
             .unwrap_or(0);
         (super::chain::line_hash(&l), seq)
+    }))
+}
+
+/// The seq of the first record of `path`, if it has one.
+pub(super) fn first_seq(path: &Path) -> Result<Option<u64>, AuditError> {
+    let Some(file) = open_read(path)? else {
+        return Ok(None);
+    };
+    let mut line = Vec::new();
+    let mut r = BufReader::new(file);
+    loop {
+        line.clear();
+        if r.read_until(b'\n', &mut line).map_err(|e| io(path, e))? == 0 {
+            return Ok(None);
+        }
+        if let Some(s) = serde_json::from_slice::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
+        {
+            return Ok(Some(s));
+        }
+    }
+}
+
+/// The kept file over `cap` bytes: its oldest lines go until it holds at most three quarters
+/// of it (a new file renamed over the old). Returns the oldest seq left when it trimmed.
+pub(super) fn trim_kept(path: &Path, cap: u64) -> Result<Option<u64>, AuditError> {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    if size <= cap {
+        return Ok(None);
+    }
+    let mut lines = Vec::new();
+    each_line(path, |l| lines.push(l.to_vec()))?;
+    let mut keep = 0u64;
+    let mut from = lines.len();
+    while from > 0 && keep + lines[from - 1].len() as u64 + 1 <= cap / 4 * 3 {
+        from -= 1;
+        keep += lines[from].len() as u64 + 1;
+    }
+    let dropped = from;
+    let tmp = path.with_extension("jsonl.tmp");
+    let _ = std::fs::remove_file(&tmp);
+    let mut f = open_append(&tmp)?;
+    for l in &lines[from..] {
+        f.write_all(l).map_err(|e| io(&tmp, e))?;
+        f.write_all(b"\n").map_err(|e| io(&tmp, e))?;
+    }
+    f.sync_all().map_err(|e| io(&tmp, e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
+    tracing::warn!(file = %path.display(), dropped, "the kept file is over its cap (a quarter of audit.max_total_mb): its oldest records were dropped");
+    Ok(lines[from..].first().and_then(|l| {
+        serde_json::from_slice::<serde_json::Value>(l)
+            .ok()
+            .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
     }))
 }
 

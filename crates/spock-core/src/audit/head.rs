@@ -6,7 +6,8 @@
 //! The state file is the writer's user's to change like the trail itself: it keeps an honest
 //! server honest after records vanish, and proves nothing on its own; anchors do that.
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +49,98 @@ fn write_state(dir: &Path, head: &Head) -> Result<(), AuditError> {
     std::fs::rename(&tmp, &to).map_err(|e| io(&to, e))
 }
 
+/// The trail's state as the person sees it (Status, History): where it is anchored, when it
+/// last was, the last failure to, how the sequence resumed, and the last verify. Times are
+/// milliseconds since the Unix epoch.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TrailState {
+    /// `audit.anchor` as resolved (`unix:/dev/log`, `tcp:HOST:PORT`); `None`: not anchored.
+    pub target: Option<String>,
+    /// When the head was last anchored, and its seq.
+    pub last_anchor_ms: Option<u64>,
+    pub last_anchor_seq: Option<u64>,
+    /// The last failure to anchor (sink unreachable, …), cleared by the next anchor sent.
+    pub failure: Option<String>,
+    pub failure_ms: Option<u64>,
+    /// Where sequence numbers continued from at start ([`super::LoadReport::resumed`]).
+    pub resumed: String,
+    /// The last verify of the trail: when, whether it held, and what it said.
+    pub verified_ms: Option<u64>,
+    pub verified_ok: Option<bool>,
+    pub verified: String,
+    /// Destructive, denied and refused records no longer held in memory (still on disk).
+    pub kept_out_of_memory: usize,
+}
+
+/// Now, in milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+impl TrailState {
+    /// Status's lines about the trail, ages counted to `now_ms`.
+    pub fn lines(&self, now_ms: u64) -> Vec<(bool, String)> {
+        let ago = |t: u64| {
+            let s = now_ms.saturating_sub(t) / 1000;
+            match s {
+                0..=59 => format!("{s} s ago"),
+                60..=3599 => format!("{} min ago", s / 60),
+                _ => format!("{} h ago", s / 3600),
+            }
+        };
+        let mut out = Vec::new();
+        match (&self.target, self.last_anchor_ms) {
+            (None, _) => out.push((
+                false,
+                "not anchored (audit.anchor = off, or no /dev/log): records removed from its end or rewritten cannot be proven".to_string(),
+            )),
+            (Some(t), Some(at)) => out.push((
+                true,
+                format!(
+                    "anchored to {t} · last anchor {} (seq {})",
+                    ago(at),
+                    self.last_anchor_seq.unwrap_or(0)
+                ),
+            )),
+            (Some(t), None) => out.push((false, format!("anchored to {t} · no anchor delivered yet"))),
+        }
+        if let (Some(f), Some(at)) = (&self.failure, self.failure_ms) {
+            out.push((false, format!("anchoring failed {}: {f}", ago(at))));
+        }
+        match (self.verified_ok, self.verified_ms) {
+            (Some(ok), Some(at)) => {
+                out.push((ok, format!("verified {}: {}", ago(at), self.verified)))
+            }
+            _ => out.push((
+                true,
+                "not verified yet this run (spock-tui audit verify)".to_string(),
+            )),
+        }
+        if self.resumed.contains("missing") {
+            out.push((false, self.resumed.clone()));
+        }
+        if self.kept_out_of_memory > 0 {
+            out.push((
+                true,
+                format!(
+                    "{} older destructive, denied and refused records are on disk only (History holds the newest 10000)",
+                    self.kept_out_of_memory
+                ),
+            ));
+        }
+        out
+    }
+}
+
+pub(super) type SharedState = Arc<Mutex<TrailState>>;
+
+pub(super) fn lock(s: &SharedState) -> std::sync::MutexGuard<'_, TrailState> {
+    s.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 /// Lives on the writer thread.
 pub(super) struct Anchoring {
     pub dir: PathBuf,
@@ -62,11 +155,23 @@ pub(super) struct Anchoring {
     stated: Option<u64>,
     last_at: Instant,
     warned_at: Option<Instant>,
+    /// The trail's total cap in bytes, stated in start and cap anchors.
+    pub cap: u64,
+    pub shared: SharedState,
 }
 
 impl Anchoring {
-    pub fn new(dir: PathBuf, sink: Option<Sink>, seq: u64, hash: String) -> Anchoring {
+    pub fn new(
+        dir: PathBuf,
+        sink: Option<Sink>,
+        seq: u64,
+        hash: String,
+        cap: u64,
+        shared: SharedState,
+    ) -> Anchoring {
         Anchoring {
+            cap,
+            shared,
             trail: super::anchor::trail_id(&dir),
             dir,
             run: uuid::Uuid::new_v4().simple().to_string(),
@@ -88,6 +193,25 @@ impl Anchoring {
 
     /// Anchors the head now. Call only once what it names is synced to disk.
     pub fn anchor(&mut self, reason: Reason) {
+        let cap = (reason == Reason::Start).then_some(self.cap);
+        self.anchor_with(reason, cap, None);
+    }
+
+    /// A deletion at the size cap left `first` the trail's oldest seq.
+    pub fn anchor_cap(&mut self, first: Option<u64>) {
+        self.anchor_with(Reason::Cap, Some(self.cap), first);
+    }
+
+    /// The kept file's own cap dropped its oldest lines; `first` is its oldest seq left.
+    pub fn anchor_kept_cap(&mut self, first: Option<u64>) {
+        self.anchor_with(
+            Reason::KeptCap,
+            Some(super::anchor::kept_cap(self.cap)),
+            first,
+        );
+    }
+
+    fn anchor_with(&mut self, reason: Reason, cap: Option<u64>, first: Option<u64>) {
         let a = Anchor {
             trail: self.trail.clone(),
             run: self.run.clone(),
@@ -95,14 +219,34 @@ impl Anchoring {
             hash: self.hash.clone(),
             time: now_rfc3339(),
             reason,
+            cap,
+            first,
         };
-        self.anchored = Some(self.seq);
         self.last_at = Instant::now();
-        self.state(&a.time);
-        if let Some(sink) = self.sink.as_mut()
-            && let Err(e) = sink.send(&a)
-        {
-            self.warn(&format!("audit anchor not sent: {e}"));
+        if reason != Reason::Tick || self.stated != Some(self.seq) {
+            self.state(&a.time);
+        }
+        if let Some(sink) = self.sink.as_mut() {
+            match sink.send(&a) {
+                Ok(()) => {
+                    self.anchored = Some(self.seq);
+                    let mut s = lock(&self.shared);
+                    s.last_anchor_ms = Some(now_ms());
+                    s.last_anchor_seq = Some(self.seq);
+                    s.failure = None;
+                    s.failure_ms = None;
+                }
+                // The head stays unanchored: the next tick tries again.
+                Err(e) => {
+                    let mut s = lock(&self.shared);
+                    s.failure = Some(e.clone());
+                    s.failure_ms = Some(now_ms());
+                    drop(s);
+                    self.warn(&format!("audit anchor not sent: {e}"));
+                }
+            }
+        } else {
+            self.anchored = Some(self.seq);
         }
     }
 

@@ -65,8 +65,8 @@ pub(super) struct Writer {
     /// The hash of the last line written ([`super::chain`]).
     pub prev: String,
     pub anchoring: Anchoring,
-    /// Rotated files the size cap deleted while the trail was opened.
-    pub deleted_at_open: usize,
+    /// What the size cap deleted while the trail was opened.
+    pub deleted_at_open: Capped,
 }
 
 /// A record as written: its fields, then `prev`, the hash of the line before it.
@@ -90,8 +90,11 @@ impl Writer {
             deleted_at_open,
         } = self;
         anchoring.anchor(Reason::Start);
-        if deleted_at_open > 0 {
-            anchoring.anchor(Reason::Cap);
+        if deleted_at_open.deleted > 0 {
+            anchoring.anchor_cap(deleted_at_open.first_left);
+        }
+        if deleted_at_open.kept_trimmed.is_some() {
+            anchoring.anchor_kept_cap(deleted_at_open.kept_trimmed);
         }
         let mut w = BufWriter::new(file);
         let mut dirty = false;
@@ -191,10 +194,13 @@ impl Writer {
                             Err(e) => fail(&mut failure, "rotation", &e),
                         }
                         match enforce_cap(&path, limits.max_total_bytes) {
-                            Ok((total, deleted)) => {
-                                total_bytes.store(total, Ordering::Relaxed);
-                                if deleted > 0 {
-                                    anchoring.anchor(Reason::Cap);
+                            Ok(c) => {
+                                total_bytes.store(c.total, Ordering::Relaxed);
+                                if c.deleted > 0 {
+                                    anchoring.anchor_cap(c.first_left);
+                                }
+                                if c.kept_trimmed.is_some() {
+                                    anchoring.anchor_kept_cap(c.kept_trimmed);
                                 }
                             }
                             Err(e) => fail(&mut failure, "cap", &e),
@@ -255,35 +261,57 @@ fn rotate(live: &Path) -> Result<(), AuditError> {
     Ok(())
 }
 
+/// What [`enforce_cap`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Capped {
+    /// The trail's total size afterwards.
+    pub total: u64,
+    /// Rotated files deleted.
+    pub deleted: usize,
+    /// The oldest seq left in the trail's files, after a deletion.
+    pub first_left: Option<u64>,
+    /// The kept file went over its own cap ([`super::anchor::kept_cap`]): its oldest lines
+    /// were dropped; this is its oldest seq left.
+    pub kept_trimmed: Option<u64>,
+}
+
 /// Deletes the oldest rotated files while the trail is over `max_total`; the live file is
 /// never deleted, and a deleted file's destructive, denied and refused records are first
-/// appended to [`super::file::KEPT_FILE`] as they were. Returns the trail's total size
-/// afterwards and how many files were deleted.
-pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<(u64, usize), AuditError> {
+/// appended to [`super::file::KEPT_FILE`] as they were (which has a cap of its own, a quarter
+/// of the trail's: over it, its oldest lines go until it is at three quarters of it).
+pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<Capped, AuditError> {
     let dir = live.parent().unwrap_or(Path::new("."));
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let rotated = rotated_files(dir)?;
     let mut total: u64 = size(live) + rotated.iter().map(|(_, p)| size(p)).sum::<u64>();
-    let mut deleted = 0;
-    for (_, p) in rotated {
+    let mut out = Capped::default();
+    let kept_path = dir.join(super::file::KEPT_FILE);
+    for (_, p) in &rotated {
         if total <= max_total {
             break;
         }
-        let n = size(&p);
-        let kept = super::file::kept_lines(&p)?;
+        let n = size(p);
+        let kept = super::file::kept_lines(p)?;
         if !kept.is_empty() {
-            let to = dir.join(super::file::KEPT_FILE);
-            let mut f = open_append(&to)?;
+            let mut f = open_append(&kept_path)?;
             for line in &kept {
-                f.write_all(line).map_err(|e| io(&to, e))?;
-                f.write_all(b"\n").map_err(|e| io(&to, e))?;
+                f.write_all(line).map_err(|e| io(&kept_path, e))?;
+                f.write_all(b"\n").map_err(|e| io(&kept_path, e))?;
             }
-            f.sync_all().map_err(|e| io(&to, e))?;
+            f.sync_all().map_err(|e| io(&kept_path, e))?;
         }
         tracing::warn!(file = %p.display(), bytes = n, kept = kept.len(), "audit trail over its total cap: oldest file deleted, its destructive, denied and refused records kept");
-        std::fs::remove_file(&p).map_err(|e| io(&p, e))?;
+        std::fs::remove_file(p).map_err(|e| io(p, e))?;
         total = total.saturating_sub(n);
-        deleted += 1;
+        out.deleted += 1;
     }
-    Ok((total, deleted))
+    out.total = total;
+    if out.deleted > 0 {
+        let files = super::chain::trail_files(dir)?;
+        out.first_left = files
+            .iter()
+            .find_map(|p| super::file::first_seq(p).ok().flatten());
+        out.kept_trimmed = super::file::trim_kept(&kept_path, super::anchor::kept_cap(max_total))?;
+    }
+    Ok(out)
 }

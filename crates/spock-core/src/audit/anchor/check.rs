@@ -3,15 +3,24 @@
 //!
 //! - two anchors with different hashes for one seq: that record was rewritten;
 //! - an anchored seq beyond the trail's last record: records were removed from its end
-//!   (or the file emptied or deleted);
+//!   (or the file emptied or deleted); a torn last line whose seq was anchored was cut, not
+//!   torn by a crash (an anchored record is on disk before its anchor leaves);
 //! - an anchored seq in the file with another hash: that record was rewritten;
-//! - an anchored seq missing from the file: deleted (below the oldest record left, that may
-//!   be the size cap; it is said, not excused, until cap deletions are checked against the
-//!   run's own anchors and sizes);
+//! - an anchored seq missing in the middle of the file: deleted;
+//! - anchored seqs missing below the oldest record: deleted by hand, unless a deletion at the
+//!   size cap accounts for them: a `cap` anchor naming the trail's oldest seq, from a run whose
+//!   `start` anchor (sent before it) states the same cap, with the trail from its oldest record
+//!   to the cap anchor's seq as large as such a deletion leaves it (within two rotation sizes of
+//!   the cap). An agent can forge a `cap` anchor, but it cannot make the anchored, hash-fixed
+//!   part of the trail larger;
+//! - every record anchored as destructive, denied or refused (`record`) and below the oldest
+//!   record must be in the kept file with its anchored hash (the kept file's own cap is judged
+//!   the same way, by its `kept-cap` anchor and size); a kept line whose hash disagrees with its
+//!   anchor, or that was never anchored although anchoring had begun, is forged;
 //! - a record without `prev` after the first anchor: the chain was stripped.
 use std::collections::{BTreeMap, HashMap};
 
-use super::Anchor;
+use super::{Anchor, Reason};
 use crate::audit::GENESIS;
 
 /// What the walk of the trail found that the anchors are checked against.
@@ -21,8 +30,25 @@ pub struct FileFacts {
     pub last_seq: Option<u64>,
     /// The hash of each anchored seq that is in the file.
     pub hashes: HashMap<u64, String>,
+    /// For each anchored seq in the file: the bytes of the trail's lines from its oldest
+    /// through that record.
+    pub bytes_at: HashMap<u64, u64>,
     /// The highest seq of a record without `prev`.
     pub last_unchained: Option<u64>,
+    /// The seq of a torn (incomplete, unreadable) last line of the live file.
+    pub torn: Option<u64>,
+    /// The kept file, when it was read.
+    pub kept: Option<KeptFacts>,
+}
+
+/// The kept file (`audit.kept.jsonl`) as read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeptFacts {
+    /// Each line's seq and hash, in file order.
+    pub lines: Vec<(u64, String)>,
+    /// Lines that are not records.
+    pub unreadable: usize,
+    pub bytes: u64,
 }
 
 /// What the anchors say about the trail.
@@ -40,6 +66,19 @@ pub struct AnchorReport {
     pub tampered: Vec<String>,
     /// Anchored records older than the trail's oldest: the size cap's doing, or not.
     pub deleted_below: Option<u64>,
+    /// What was found and is not tampering (a deletion at the cap that the anchors account
+    /// for, a crash's torn line), one sentence each.
+    pub notes: Vec<String>,
+}
+
+/// The kept file's cap for a trail capped at `cap` bytes.
+pub fn kept_cap(cap: u64) -> u64 {
+    (cap / 4).max(64 * 1024)
+}
+
+/// The live file's rotation size for a trail capped at `cap` bytes (as [`crate::audit::Limits`]).
+fn rotate_bytes(cap: u64) -> u64 {
+    (cap / 8).clamp(64 * 1024, 64 * 1024 * 1024)
 }
 
 /// The seqs whose hashes [`check`] needs from the file.
@@ -113,15 +152,35 @@ pub fn check(anchors: &[Anchor], file: &FileFacts) -> AnchorReport {
     let (below, gaps): (Vec<u64>, Vec<u64>) = missing.into_iter().partition(|&s| s < first_on_disk);
     if let Some(&b) = below.last() {
         r.deleted_below = Some(b);
-        r.tampered.push(format!(
-            "{} anchored record(s) up to seq {b} are no longer in the trail (it starts at seq {first_on_disk}): deleted, by the size cap or by hand (not yet told apart)",
-            below.len()
-        ));
+        match cap_deletion(anchors, file, first_on_disk) {
+            Ok(why) => r.notes.push(format!(
+                "{} anchored record(s) up to seq {b} were deleted at the size cap ({why})",
+                below.len()
+            )),
+            Err(why) => r.tampered.push(format!(
+                "{} anchored record(s) up to seq {b} are no longer in the trail (it starts at seq {first_on_disk}): deleted by hand; {why}",
+                below.len()
+            )),
+        }
     }
     for s in gaps {
         r.tampered.push(format!(
             "seq {s} was anchored but is missing from the trail: deleted"
         ));
+    }
+    if let Some(t) = file.torn {
+        if by_seq.contains_key(&t) {
+            r.tampered.push(format!(
+                "the last record (seq {t}) is cut mid-record, and it was anchored: truncated by hand (a crash cannot tear an anchored record: it is on disk before its anchor is sent)"
+            ));
+        } else {
+            r.notes.push(format!(
+                "the last line (seq {t}) is torn and was never anchored: a crash artefact (a process killed mid-write); the server drops it at its next start"
+            ));
+        }
+    }
+    if let Some(k) = &file.kept {
+        check_kept(anchors, &by_seq, k, first_on_disk, &mut r);
     }
     let first_anchor = by_seq.keys().next().copied();
     if let (Some(u), Some(a)) = (file.last_unchained, first_anchor)
@@ -132,6 +191,148 @@ pub fn check(anchors: &[Anchor], file: &FileFacts) -> AnchorReport {
         ));
     }
     r
+}
+
+/// Whether a deletion at the size cap accounts for the trail starting at `first`: `Ok` with
+/// why, or `Err` with why not.
+fn cap_deletion(anchors: &[Anchor], file: &FileFacts, first: u64) -> Result<String, String> {
+    let caps: Vec<(usize, &Anchor)> = anchors
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.reason == Reason::Cap && a.first == Some(first))
+        .collect();
+    if caps.is_empty() {
+        return Err(format!(
+            "no deletion at the size cap was anchored that left seq {first} the oldest"
+        ));
+    }
+    let mut why_not = Vec::new();
+    for (at, c) in caps {
+        let started = anchors[..at]
+            .iter()
+            .filter(|a| a.run == c.run && a.reason == Reason::Start)
+            .filter_map(|a| a.cap)
+            .collect::<std::collections::BTreeSet<u64>>();
+        let cap = match (started.len(), c.cap) {
+            (1, Some(cc)) if started.contains(&cc) => cc,
+            (0, _) => {
+                why_not.push(format!(
+                    "run {} anchored no start with its cap before",
+                    c.run
+                ));
+                continue;
+            }
+            _ => {
+                why_not.push(format!(
+                    "run {}'s cap anchor disagrees with its start anchor",
+                    c.run
+                ));
+                continue;
+            }
+        };
+        let Some(&left) = file.bytes_at.get(&c.seq) else {
+            why_not.push(format!(
+                "the cap anchor of run {} names seq {}, not in the trail",
+                c.run, c.seq
+            ));
+            continue;
+        };
+        if left <= cap && left + 2 * rotate_bytes(cap) > cap {
+            return Ok(format!(
+                "run {} anchored it; the {left} bytes left are what a {cap}-byte cap leaves",
+                c.run
+            ));
+        }
+        why_not.push(format!(
+            "a cap anchor of run {} claims it, but the {left} bytes left from seq {first} to seq {} are far below that run's {cap}-byte cap: no cap deletion leaves so little",
+            c.run, c.seq
+        ));
+    }
+    Err(why_not.join("; "))
+}
+
+/// The kept file against the anchors: its lines are the trail's lines byte for byte, and every
+/// record anchored as destructive, denied or refused below the trail's oldest must be there.
+fn check_kept(
+    anchors: &[Anchor],
+    by_seq: &BTreeMap<u64, Vec<&Anchor>>,
+    k: &KeptFacts,
+    first_on_disk: u64,
+    r: &mut AnchorReport,
+) {
+    let first_anchor = anchors.iter().filter(|a| a.seq > 0).map(|a| a.seq).min();
+    let mut held: HashMap<u64, &str> = HashMap::new();
+    for (seq, hash) in &k.lines {
+        held.insert(*seq, hash);
+        match by_seq.get(seq) {
+            Some(list) if list.iter().any(|a| a.hash == *hash) => {}
+            Some(list) => r.tampered.push(format!(
+                "the kept file's record seq {seq} hashes to {}, but seq {seq} was anchored with {}: forged or rewritten",
+                short(hash),
+                short(&list[0].hash)
+            )),
+            // Anchoring began at or before it (a start anchor names the head, so any
+            // record after the first anchor was written by an anchoring server).
+            None if first_anchor.is_some_and(|f| *seq > f)
+                || anchors.iter().any(|a| a.seq == 0) =>
+            {
+                r.tampered.push(format!(
+                    "the kept file holds seq {seq}, which was never anchored although its trail was anchored by then: forged (or its anchor never arrived)"
+                ))
+            }
+            None => {}
+        }
+    }
+    if k.unreadable > 0 {
+        r.tampered.push(format!(
+            "the kept file has {} line(s) that are not records",
+            k.unreadable
+        ));
+    }
+    let kept_first = k.lines.iter().map(|(s, _)| *s).min();
+    let mut lost: Vec<u64> = by_seq
+        .iter()
+        .filter(|(s, list)| {
+            **s < first_on_disk
+                && list.iter().any(|a| a.reason == Reason::Record)
+                && !held.contains_key(s)
+        })
+        .map(|(s, _)| *s)
+        .collect();
+    if lost.is_empty() {
+        return;
+    }
+    // Below the kept file's oldest line: its own cap may have dropped them.
+    if let Some(kf) = kept_first {
+        let trimmed = anchors.iter().find(|a| {
+            a.reason == Reason::KeptCap
+                && a.first == Some(kf)
+                && a.cap.is_some_and(|c| {
+                    anchors.iter().any(|s| {
+                        s.run == a.run
+                            && s.reason == Reason::Start
+                            && s.cap.map(kept_cap) == Some(c)
+                    }) && k.bytes >= c / 2
+                })
+        });
+        if let Some(t) = trimmed {
+            let before = lost.len();
+            lost.retain(|&s| s >= kf);
+            if lost.len() < before {
+                r.notes.push(format!(
+                    "{} kept record(s) below seq {kf} were dropped at the kept file's own cap (anchored by run {})",
+                    before - lost.len(),
+                    t.run
+                ));
+            }
+        }
+    }
+    for s in lost {
+        r.tampered.push(format!(
+            "seq {s} was anchored as a destructive, denied or refused record and is gone from both the trail and {}: deleted",
+            crate::audit::KEPT_FILE
+        ));
+    }
 }
 
 fn short(h: &str) -> &str {

@@ -10,6 +10,8 @@ fn anchor(seq: u64, hash: char, reason: Reason) -> Anchor {
         hash: hash.to_string().repeat(64),
         time: "2025-01-02T03:04:05.678Z".into(),
         reason,
+        cap: None,
+        first: None,
     }
 }
 
@@ -22,6 +24,7 @@ fn facts(first: u64, last: u64, hashes: &[(u64, char)]) -> FileFacts {
             .map(|&(s, c)| (s, c.to_string().repeat(64)))
             .collect(),
         last_unchained: None,
+        ..FileFacts::default()
     }
 }
 
@@ -200,6 +203,166 @@ fn records_without_prev_are_accepted_only_before_the_first_anchor() {
     let r = check(&anchors, &f);
     assert!(
         r.tampered[0].contains("chain was stripped"),
+        "{:?}",
+        r.tampered
+    );
+}
+
+fn with(a: Anchor, cap: Option<u64>, first: Option<u64>) -> Anchor {
+    Anchor { cap, first, ..a }
+}
+
+const MIB: u64 = 1024 * 1024;
+
+/// A run that started with a 1 MiB cap, then deleted at the cap so that seq 40 is the oldest.
+fn capped_run(run: &str) -> Vec<Anchor> {
+    let r = |a: Anchor| Anchor {
+        run: run.into(),
+        ..a
+    };
+    vec![
+        r(with(anchor(0, '0', Reason::Start), Some(MIB), None)), // '0' x 64: the genesis hash
+        r(anchor(10, 'a', Reason::Record)),
+        r(with(anchor(60, 'f', Reason::Cap), Some(MIB), Some(40))),
+    ]
+}
+
+fn trail_from_40(bytes_to_60: u64) -> FileFacts {
+    let mut f = facts(40, 70, &[(60, 'f')]);
+    f.bytes_at.insert(60, bytes_to_60);
+    f
+}
+
+#[test]
+fn a_deletion_at_the_cap_is_believed_when_the_run_anchored_it_and_the_sizes_add_up() {
+    let anchors = capped_run("r1");
+    let r = check(&anchors, &trail_from_40(MIB - 100 * 1024));
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    assert!(
+        r.notes[0].contains("deleted at the size cap"),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
+fn a_cap_anchor_does_not_excuse_a_deletion_that_left_the_trail_far_below_the_cap() {
+    let anchors = capped_run("r1");
+    // The oldest records deleted by hand, a cap anchor forged under the real run's id: the
+    // hash-fixed part of the trail is a few KiB, nothing a 1 MiB cap would cut.
+    let r = check(&anchors, &trail_from_40(4 * 1024));
+    assert_eq!(r.tampered.len(), 1, "{:?}", r.tampered);
+    assert!(r.tampered[0].contains("deleted by hand") && r.tampered[0].contains("far below"));
+}
+
+#[test]
+fn a_cap_anchor_of_a_run_that_never_started_or_changed_its_cap_excuses_nothing() {
+    let mut anchors = capped_run("r1");
+    anchors[2].run = "forged".into();
+    let r = check(&anchors, &trail_from_40(MIB - 1024));
+    assert!(
+        r.tampered[0].contains("anchored no start"),
+        "{:?}",
+        r.tampered
+    );
+    let mut anchors = capped_run("r1");
+    anchors[2].cap = Some(8 * 1024);
+    let r = check(&anchors, &trail_from_40(7 * 1024));
+    assert!(r.tampered[0].contains("disagrees"), "{:?}", r.tampered);
+    // Its start anchor sent after the cap anchor (a forged pair) does not count either.
+    let mut anchors = capped_run("r1");
+    anchors.swap(0, 2);
+    let r = check(&anchors, &trail_from_40(MIB - 1024));
+    assert!(!r.tampered.is_empty(), "{:?}", r.notes);
+}
+
+fn kept(lines: &[(u64, char)]) -> KeptFacts {
+    KeptFacts {
+        lines: lines
+            .iter()
+            .map(|&(s, c)| (s, c.to_string().repeat(64)))
+            .collect(),
+        unreadable: 0,
+        bytes: 1000,
+    }
+}
+
+#[test]
+fn kept_lines_must_match_their_anchors_and_anchored_kept_records_must_be_there() {
+    let anchors = capped_run("r1");
+    let mut f = trail_from_40(MIB - 1024);
+    f.kept = Some(kept(&[(10, 'a')]));
+    assert!(check(&anchors, &f).tampered.is_empty());
+    // A forged line: another hash for an anchored seq, and a seq never anchored.
+    f.kept = Some(kept(&[(10, 'a'), (12, 'c')]));
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered[0].contains("seq 12, which was never anchored"),
+        "{:?}",
+        r.tampered
+    );
+    f.kept = Some(kept(&[(10, 'e')]));
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered[0].contains("forged or rewritten"),
+        "{:?}",
+        r.tampered
+    );
+    // The kept record deleted from the kept file.
+    f.kept = Some(kept(&[]));
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered[0].contains("seq 10 was anchored as a destructive"),
+        "{:?}",
+        r.tampered
+    );
+}
+
+#[test]
+fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_when_full() {
+    let mut anchors = capped_run("r1");
+    anchors.push(anchor(30, 'c', Reason::Record));
+    anchors.push(with(
+        anchor(60, 'f', Reason::KeptCap),
+        Some(kept_cap(MIB)),
+        Some(30),
+    ));
+    let mut f = trail_from_40(MIB - 1024);
+    let mut k = kept(&[(30, 'c')]);
+    k.bytes = kept_cap(MIB) * 3 / 4;
+    f.kept = Some(k.clone());
+    let r = check(&anchors, &f);
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    assert!(
+        r.notes.iter().any(|n| n.contains("kept file's own cap")),
+        "{:?}",
+        r.notes
+    );
+    k.bytes = 2000;
+    f.kept = Some(k);
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered[0].contains("seq 10 was anchored as a destructive"),
+        "{:?}",
+        r.tampered
+    );
+}
+
+#[test]
+fn a_torn_last_line_is_a_crash_unless_its_seq_was_anchored() {
+    let anchors = [anchor(3, 'c', Reason::Record)];
+    let mut f = facts(1, 3, &[(3, 'c')]);
+    f.torn = Some(4);
+    let r = check(&anchors, &f);
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    assert!(r.notes[0].contains("crash artefact"), "{:?}", r.notes);
+    let anchors = [
+        anchor(3, 'c', Reason::Record),
+        anchor(4, 'd', Reason::Record),
+    ];
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered.iter().any(|t| t.contains("cut mid-record")),
         "{:?}",
         r.tampered
     );

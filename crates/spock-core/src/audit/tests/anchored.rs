@@ -76,6 +76,7 @@ fn the_writer_anchors_start_kept_records_and_stop_and_verify_checks_against_them
         100,
         Limits::default(),
         Target::Tcp(addr.clone()),
+        None,
     )
     .expect("open");
     audit.append(rec("t", 1));
@@ -127,6 +128,8 @@ fn anchors_of_other_trails_in_the_same_log_are_passed_over() {
         hash: "a".repeat(64),
         time: String::new(),
         reason: Reason::Tick,
+        cap: None,
+        first: None,
     };
     let v = verify_anchored(dir.path(), &[other]).unwrap();
     let r = v.anchors.unwrap();
@@ -184,8 +187,8 @@ fn anchors_reach_a_unix_datagram_socket_as_syslog_reads_it() {
     sock.set_read_timeout(Some(std::time::Duration::from_secs(5)))
         .expect("timeout");
     let trail = dir.path().join("trail");
-    let audit =
-        Audit::open_anchored(&trail, 10, Limits::default(), Target::Unix(sock_path)).expect("open");
+    let audit = Audit::open_anchored(&trail, 10, Limits::default(), Target::Unix(sock_path), None)
+        .expect("open");
     audit.append(destructive(1));
     audit.flush_blocking().expect("flush");
     let mut buf = [0u8; 2048];
@@ -196,4 +199,96 @@ fn anchors_reach_a_unix_datagram_socket_as_syslog_reads_it() {
     }
     assert_eq!((got[0].reason, got[0].seq), (Reason::Start, 0));
     assert_eq!((got[1].reason, got[1].seq), (Reason::Record, 1));
+}
+
+/// A trail over its 1 MiB cap: the writer deletes its oldest files, copies their kept records
+/// to the kept file and anchors it all; verify believes that deletion and no other.
+#[test]
+fn a_deletion_at_the_cap_is_told_from_one_by_hand_and_the_kept_file_is_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (addr, got) = collector();
+    let audit = Audit::open_anchored(
+        dir.path(),
+        100,
+        Limits::total_mb(1),
+        Target::Tcp(addr),
+        None,
+    )
+    .expect("open");
+    let pad = "x".repeat(2000);
+    for n in 0..800u64 {
+        let mut r = if n % 50 == 7 {
+            destructive(n)
+        } else {
+            rec("android_get_screen", n)
+        };
+        r.arguments = json!({ "n": n, "pad": pad });
+        audit.append(r);
+    }
+    audit.flush_blocking().expect("flush");
+    let anchors = wait_for(&got, Reason::Cap);
+    let cap = anchors.iter().rfind(|a| a.reason == Reason::Cap).unwrap();
+    assert_eq!(cap.cap, Some(1024 * 1024));
+    let start = anchors.iter().find(|a| a.reason == Reason::Start).unwrap();
+    assert_eq!(start.cap, Some(1024 * 1024));
+    // Every cap anchor of this run is in by the time the last one named the oldest seq.
+    let v = verify_anchored(dir.path(), &frames(&got.lock().unwrap())).unwrap();
+    let r = v.anchors.clone().unwrap();
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("deleted at the size cap")),
+        "{:?}",
+        r.notes
+    );
+    let kept = std::fs::read_to_string(dir.path().join(KEPT_FILE)).expect("kept file");
+    assert!(kept.lines().count() >= 2, "{kept}");
+
+    // The oldest rotated file deleted by hand: no cap deletion accounts for the new start.
+    let oldest = trail_files(dir.path()).unwrap().remove(0);
+    std::fs::remove_file(&oldest).unwrap();
+    let v = verify_anchored(dir.path(), &frames(&got.lock().unwrap())).unwrap();
+    let r = v.anchors.unwrap();
+    assert!(
+        r.tampered.iter().any(|t| t.contains("deleted by hand")),
+        "{:?}",
+        r.tampered
+    );
+
+    // A forged kept line (a copy of a real one, its outcome changed).
+    let dir2 = tempfile::tempdir().expect("tempdir");
+    let (addr, got) = collector();
+    let audit = Audit::open_anchored(
+        dir2.path(),
+        100,
+        Limits::total_mb(1),
+        Target::Tcp(addr),
+        None,
+    )
+    .expect("open");
+    for n in 0..800u64 {
+        let mut r = if n % 50 == 7 {
+            destructive(n)
+        } else {
+            rec("android_get_screen", n)
+        };
+        r.arguments = json!({ "n": n, "pad": pad });
+        audit.append(r);
+    }
+    audit.flush_blocking().expect("flush");
+    wait_for(&got, Reason::Cap);
+    let kept_path = dir2.path().join(KEPT_FILE);
+    let text = std::fs::read_to_string(&kept_path).unwrap();
+    let first = text.lines().next().unwrap();
+    let forged = first.replace("\"outcome\":\"ok\"", "\"outcome\":\"denied\"");
+    assert_ne!(forged, first);
+    std::fs::write(&kept_path, text.replacen(first, &forged, 1)).unwrap();
+    let v = verify_anchored(dir2.path(), &frames(&got.lock().unwrap())).unwrap();
+    let r = v.anchors.unwrap();
+    assert!(
+        r.tampered.iter().any(|t| t.contains("forged or rewritten")),
+        "{:?}",
+        r.tampered
+    );
 }
