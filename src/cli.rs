@@ -130,7 +130,8 @@ pub enum AuditAction {
     Verify {
         /// A syslog file holding the trail's anchors (`audit.anchor` in config.toml): records
         /// deleted from the end, rewritten with the chain recomputed, or the whole file emptied
-        /// are caught only against them.
+        /// are caught only against them. `-` reads them from standard input
+        /// (`journalctl -t spock-tui -o cat | spock-tui audit verify --anchors -`).
         #[arg(long, value_name = "FILE")]
         anchors: Option<std::path::PathBuf>,
     },

@@ -589,6 +589,82 @@ fn audit_verify_says_intact_then_names_the_first_break() {
     assert!(!out.status.success());
 }
 
+/// `audit verify --anchors -` reads the anchors from standard input (a `journalctl` pipe); a
+/// check that cannot run exits 2, not 1 ("tampered"); a FIFO put in the live file's place is
+/// refused rather than waited on; a chain run over a gap in the numbers is a break.
+#[test]
+fn audit_verify_reads_anchors_from_stdin_and_tells_could_not_run_from_tampered() {
+    use spock_tui::audit::{Audit, AuditRecord, Level, Transport};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let audit_dir = spock_tui::config::Paths::under(&home).audit_dir();
+    let audit = Audit::open(&audit_dir, 100).expect("open");
+    for n in 0..4 {
+        audit.append(AuditRecord::new(
+            "android_tap",
+            Level::SafeAction,
+            Transport::Http,
+            serde_json::json!({ "x": n }),
+        ));
+    }
+    audit.flush_blocking().expect("flush");
+    let file = audit.path().to_path_buf();
+    drop(audit);
+    let text = std::fs::read_to_string(&file).expect("read");
+    let last = text.lines().last().expect("a line");
+    let hash = spock_tui::audit::line_hash(last.as_bytes());
+    let trail = spock_tui::audit::anchor::trail_id(&audit_dir);
+    // One anchor for seq 5, one past the file's end: the trail lost its newest record.
+    let anchors = format!(
+        "audit anchor trail={trail} run=r1 seq=4 hash={hash} time=t reason=stop\n\
+         audit anchor trail={trail} run=r1 seq=5 hash={} time=t reason=record\n",
+        "ab".repeat(32)
+    );
+    let mut c = cmd(&home, &["audit", "verify", "--anchors", "-"]);
+    c.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = c.stderr(Stdio::piped()).spawn().expect("spawn");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), anchors.as_bytes()).unwrap();
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("records up to seq 5 were anchored but the trail ends at seq 4"), "{stderr}");
+
+    // An anchor log that is not there: exit 2.
+    let (out, _, stderr) = run(&home, &["audit", "verify", "--anchors", "/nonexistent/log"]);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("could not run"), "{stderr}");
+
+    // The second record taken out, the later ones' chain made to run over the gap.
+    let lines: Vec<&str> = text.lines().collect();
+    let mut recs: Vec<serde_json::Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    recs.remove(1);
+    let mut prev = spock_tui::audit::GENESIS.to_string();
+    let mut out_text = String::new();
+    for r in &mut recs {
+        r["prev"] = serde_json::Value::String(prev.clone());
+        let l = serde_json::to_string(r).unwrap();
+        prev = spock_tui::audit::line_hash(l.as_bytes());
+        out_text.push_str(&l);
+        out_text.push('\n');
+    }
+    std::fs::write(&file, &out_text).unwrap();
+    let (out, stdout, stderr) = run(&home, &["audit", "verify"]);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stderr.contains("record seq 2 is missing") || stderr.contains("seq 2..=2 are missing"), "{stderr}");
+
+    // A FIFO in the live file's place: refused at once, exit 2.
+    std::fs::remove_file(&file).unwrap();
+    let c_path = std::ffi::CString::new(file.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o600) }, 0);
+    let (out, _, stderr) = run(&home, &["audit", "verify"]);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not a regular file"), "{stderr}");
+}
+
 /// A long-running service's log rotates daily and keeps a bounded number of files: a week of
 /// old ones is pruned to the newest when the day's file opens.
 #[test]

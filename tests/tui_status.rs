@@ -105,3 +105,53 @@ fn status_warns_when_the_audit_trail_nears_its_cap() {
         "{screen}"
     );
 }
+
+/// Status says where the audit trail is anchored, how long ago, what failed and what the last
+/// verify found; History's title says it in a word. A tampered trail is not shown as fine.
+#[test]
+fn status_and_history_show_the_trail_state() {
+    let mut s = state();
+    let now = spock_core::audit::now_ms();
+    let mut v = view();
+    v.trail = spock_core::audit::TrailState {
+        target: Some("tcp:127.0.0.1:6514".into()),
+        last_anchor_ms: Some(now - 7_000),
+        last_anchor_seq: Some(42),
+        verified_ms: Some(now - 120_000),
+        verified_ok: Some(true),
+        verified: "intact: 42 records agree with 9 anchors".into(),
+        ..Default::default()
+    };
+    s.update(Event::Sync(v.clone()));
+    let screen = render(&mut s, 120, 40);
+    assert!(
+        screen.contains("Trail") && screen.contains("anchored to tcp:127.0.0.1:6514"),
+        "{screen}"
+    );
+    assert!(screen.contains("(seq 42)") && screen.contains(" s ago"), "{screen}");
+    assert!(
+        screen.contains("verified 2 min ago: intact: 42 records agree with 9 anchors"),
+        "{screen}"
+    );
+
+    // The sink fails and the last verify found tampering.
+    v.trail.failure = Some("tcp:127.0.0.1:6514: connection refused".into());
+    v.trail.failure_ms = Some(now - 3_000);
+    v.trail.verified_ok = Some(false);
+    v.trail.verified = "tampered: seq 7 was rewritten".into();
+    s.update(Event::Sync(v.clone()));
+    let screen = render(&mut s, 120, 40);
+    assert!(screen.contains("anchoring failed"), "{screen}");
+    assert!(screen.contains("connection refused"), "{screen}");
+    assert!(screen.contains("tampered: seq 7 was rewritten"), "{screen}");
+    s.update(key('4'));
+    let history = render(&mut s, 160, 30);
+    assert!(history.contains("trail TAMPERED"), "{history}");
+
+    // Not anchored at all: said, not left blank.
+    v.trail = Default::default();
+    s.update(Event::Sync(v));
+    s.update(key('1'));
+    let screen = render(&mut s, 120, 40);
+    assert!(screen.contains("not anchored"), "{screen}");
+}

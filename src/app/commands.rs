@@ -60,8 +60,13 @@ fn audit_verify(anchors: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
     let dir = paths.audit_dir();
     let v = match anchors {
         Some(log) => {
-            let read = crate::audit::anchor::read_file(log)
-                .with_context(|| format!("reading anchors from {}", log.display()))?;
+            let read = if log == std::path::Path::new("-") {
+                crate::audit::anchor::read_from(std::io::stdin().lock())
+                    .context("reading anchors from standard input")?
+            } else {
+                crate::audit::anchor::read_file(log)
+                    .with_context(|| format!("reading anchors from {}", log.display()))?
+            };
             crate::audit::verify_anchored(&dir, &read)?
         }
         None => crate::audit::verify(&dir)?,

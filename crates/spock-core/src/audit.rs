@@ -36,7 +36,7 @@ mod head;
 mod record;
 mod writer;
 
-pub use chain::{Break, GENESIS, Verified, trail_files, verify, verify_anchored};
+pub use chain::{Break, GENESIS, Verified, line_hash, trail_files, verify, verify_anchored};
 pub use file::{KEPT_FILE, LoadReport, Source};
 pub use head::{TrailState, now_ms};
 pub use record::{
@@ -134,8 +134,10 @@ struct State {
     next_seq: u64,
     cap: usize,
     recent: VecDeque<Arc<AuditRecord>>,
-    /// Every destructive, denied and refused record of the trail, oldest first.
+    /// The trail's destructive, denied and refused records, oldest first: the newest
+    /// `kept_max` of them (the others are on disk only).
     kept: Vec<Arc<AuditRecord>>,
+    kept_max: usize,
     tx: mpsc::Sender<Msg>,
     events: broadcast::Sender<Arc<AuditRecord>>,
 }
@@ -257,6 +259,7 @@ impl Audit {
                 r
             },
             kept,
+            kept_max: MEMORY_KEPT,
             tx,
             events,
         };
@@ -304,8 +307,8 @@ impl Audit {
         let rec = Arc::new(record);
         if rec.must_keep() {
             st.kept.push(rec.clone());
-            if st.kept.len() > MEMORY_KEPT {
-                let over = st.kept.len() - MEMORY_KEPT;
+            if st.kept.len() > st.kept_max {
+                let over = st.kept.len() - st.kept_max;
                 st.kept.drain(..over);
                 head::lock(&self.inner.trail).kept_out_of_memory += over;
             }
@@ -475,6 +478,11 @@ impl Audit {
             .tx
             .send(Msg::Flush(reply))
             .map_err(|_| AuditError::WriterGone)
+    }
+
+    #[cfg(test)]
+    fn set_kept_max(&self, n: usize) {
+        self.state().kept_max = n;
     }
 
     /// The trail's state for Status and History: anchored where and when, the last verify.

@@ -231,9 +231,14 @@ pub fn parse_line(line: &str) -> Option<Anchor> {
 /// Every anchor in a syslog file (the collector's, so usually another user's: read as is, not
 /// through the private opener), in the order written.
 pub fn read_file(path: &Path) -> std::io::Result<Vec<Anchor>> {
+    read_from(std::fs::File::open(path)?)
+}
+
+/// [`read_file`] from any reader (`journalctl -t spock-tui -o cat | … --anchors -`).
+pub fn read_from(r: impl std::io::Read) -> std::io::Result<Vec<Anchor>> {
     use std::io::BufRead as _;
     let mut out = Vec::new();
-    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut reader = std::io::BufReader::new(r);
     let mut buf = Vec::new();
     while reader.read_until(b'\n', &mut buf)? > 0 {
         if let Some(a) = parse_line(&String::from_utf8_lossy(&buf)) {

@@ -23,7 +23,7 @@ use super::file::{FILE_NAME, raw_lines, rotated_files};
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
 
 /// The hex SHA-256 of one line, without its `\n`.
-pub(super) fn line_hash(line: &[u8]) -> String {
+pub fn line_hash(line: &[u8]) -> String {
     Sha256::digest(line)
         .iter()
         .map(|b| format!("{b:02x}"))
@@ -184,7 +184,12 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
                         && expected.is_some()
                         && s != l + 1
                     {
-                        let what = if s > l + 1 {
+                        let what = if s == l + 2 {
+                            format!(
+                                "record seq {} is missing before it, yet it chains from the record before: taken out, and the chain made to run over the gap",
+                                l + 1
+                            )
+                        } else if s > l + 1 {
                             format!(
                                 "records seq {}..={} are missing before it, yet it chains from the record before them: taken out, and the chain made to run over the gap",
                                 l + 1,

@@ -292,3 +292,41 @@ fn a_deletion_at_the_cap_is_told_from_one_by_hand_and_the_kept_file_is_checked()
         r.tampered
     );
 }
+
+#[test]
+fn the_in_memory_kept_list_is_bounded_and_counts_what_it_let_go() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let audit = Audit::open_with(dir.path(), 100, Limits::default()).expect("open");
+    audit.set_kept_max(5);
+    for n in 0..8 {
+        audit.append(destructive(n));
+    }
+    audit.flush_blocking().expect("flush");
+    let mut seen = Vec::new();
+    audit.visit_recent(1, |r| seen.push(r.seq)).expect("visit");
+    // The newest five kept records (4..=8) before the last record (8).
+    assert_eq!(seen, vec![4, 5, 6, 7, 8]);
+    assert_eq!(audit.trail_state().kept_out_of_memory, 3);
+    // All eight are still on disk.
+    let v = verify(dir.path()).unwrap();
+    assert_eq!(v.records, 8);
+}
+
+#[test]
+fn the_kept_file_over_its_cap_drops_its_oldest_lines_and_says_which_seq_is_left() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(KEPT_FILE);
+    let mut text = String::new();
+    for n in 1..=100u64 {
+        text.push_str(&format!("{{\"seq\":{n},\"pad\":\"{}\"}}\n", "y".repeat(90)));
+    }
+    crate::config::private::write_atomic(&path, text.as_bytes()).unwrap();
+    let size = text.len() as u64;
+    assert_eq!(super::file::trim_kept(&path, size).unwrap(), None);
+    let first = super::file::trim_kept(&path, size / 2).unwrap().expect("trimmed");
+    let left = std::fs::read_to_string(&path).unwrap();
+    assert!(left.len() as u64 <= size / 2 / 4 * 3, "{}", left.len());
+    assert!(left.starts_with(&format!("{{\"seq\":{first},")));
+    assert!(left.ends_with("\"}\n") && left.contains("{\"seq\":100,"));
+    assert!(first > 50, "{first}");
+}
