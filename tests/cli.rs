@@ -627,7 +627,10 @@ fn audit_verify_reads_anchors_from_stdin_and_tells_could_not_run_from_tampered()
     let out = child.wait_with_output().expect("wait");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
-    assert!(stderr.contains("records up to seq 5 were anchored but the trail ends at seq 4"), "{stderr}");
+    assert!(
+        stderr.contains("records up to seq 5 were anchored but the trail ends at seq 4"),
+        "{stderr}"
+    );
 
     // An anchor log that is not there: exit 2.
     let (out, _, stderr) = run(&home, &["audit", "verify", "--anchors", "/nonexistent/log"]);
@@ -653,7 +656,10 @@ fn audit_verify_reads_anchors_from_stdin_and_tells_could_not_run_from_tampered()
     std::fs::write(&file, &out_text).unwrap();
     let (out, stdout, stderr) = run(&home, &["audit", "verify"]);
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
-    assert!(stderr.contains("record seq 2 is missing") || stderr.contains("seq 2..=2 are missing"), "{stderr}");
+    assert!(
+        stderr.contains("record seq 2 is missing") || stderr.contains("seq 2..=2 are missing"),
+        "{stderr}"
+    );
 
     // A FIFO in the live file's place: refused at once, exit 2.
     std::fs::remove_file(&file).unwrap();

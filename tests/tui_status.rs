@@ -128,7 +128,10 @@ fn status_and_history_show_the_trail_state() {
         screen.contains("Trail") && screen.contains("anchored to tcp:127.0.0.1:6514"),
         "{screen}"
     );
-    assert!(screen.contains("(seq 42)") && screen.contains(" s ago"), "{screen}");
+    assert!(
+        screen.contains("(seq 42)") && screen.contains(" s ago"),
+        "{screen}"
+    );
     assert!(
         screen.contains("verified 2 min ago: intact: 42 records agree with 9 anchors"),
         "{screen}"

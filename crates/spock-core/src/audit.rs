@@ -215,7 +215,8 @@ impl Audit {
         }
         kept.extend(loaded.kept);
         let handle = file::open_append(&path)?;
-        let deleted_at_open = writer::enforce_cap(&path, limits.max_total_bytes)?;
+        let deleted_at_open =
+            writer::enforce_cap(&path, limits.max_total_bytes, Some(loaded.next_seq))?;
         let total_bytes = Arc::new(AtomicU64::new(deleted_at_open.total));
         let kept_out_of_memory = kept.len().saturating_sub(MEMORY_KEPT);
         kept.drain(..kept_out_of_memory);

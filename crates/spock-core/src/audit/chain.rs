@@ -252,7 +252,10 @@ fn kept_facts(path: &Path) -> Result<super::anchor::KeptFacts, AuditError> {
             .ok()
             .and_then(|v| v.get("seq").and_then(Value::as_u64));
         match seq {
-            Some(s) => k.lines.push((s, line_hash(text))),
+            Some(s) => {
+                k.lines.push((s, line_hash(text)));
+                k.sizes.push(raw.len() as u64);
+            }
             None => k.unreadable += 1,
         }
         Ok(())

@@ -193,7 +193,7 @@ impl Writer {
                             }
                             Err(e) => fail(&mut failure, "rotation", &e),
                         }
-                        match enforce_cap(&path, limits.max_total_bytes) {
+                        match enforce_cap(&path, limits.max_total_bytes, Some(rec.seq + 1)) {
                             Ok(c) => {
                                 total_bytes.store(c.total, Ordering::Relaxed);
                                 if c.deleted > 0 {
@@ -279,7 +279,11 @@ pub(super) struct Capped {
 /// never deleted, and a deleted file's destructive, denied and refused records are first
 /// appended to [`super::file::KEPT_FILE`] as they were (which has a cap of its own, a quarter
 /// of the trail's: over it, its oldest lines go until it is at three quarters of it).
-pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<Capped, AuditError> {
+pub(super) fn enforce_cap(
+    live: &Path,
+    max_total: u64,
+    next_seq: Option<u64>,
+) -> Result<Capped, AuditError> {
     let dir = live.parent().unwrap_or(Path::new("."));
     let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
     let rotated = rotated_files(dir)?;
@@ -308,9 +312,11 @@ pub(super) fn enforce_cap(live: &Path, max_total: u64) -> Result<Capped, AuditEr
     out.total = total;
     if out.deleted > 0 {
         let files = super::chain::trail_files(dir)?;
+        // Nothing older left at all: the next record will be the oldest.
         out.first_left = files
             .iter()
-            .find_map(|p| super::file::first_seq(p).ok().flatten());
+            .find_map(|p| super::file::first_seq(p).ok().flatten())
+            .or(next_seq);
         out.kept_trimmed = super::file::trim_kept(&kept_path, super::anchor::kept_cap(max_total))?;
     }
     Ok(out)

@@ -46,6 +46,8 @@ pub struct FileFacts {
 pub struct KeptFacts {
     /// Each line's seq and hash, in file order.
     pub lines: Vec<(u64, String)>,
+    /// Each line's size with its newline, in the same order.
+    pub sizes: Vec<u64>,
     /// Lines that are not records.
     pub unreadable: usize,
     pub bytes: u64,
@@ -193,8 +195,34 @@ pub fn check(anchors: &[Anchor], file: &FileFacts) -> AnchorReport {
     r
 }
 
+/// The cap run `run` stated in its start anchor before index `at`, and the cap of the run
+/// that started before it (when lower now: the person lowered it between runs).
+fn run_cap(anchors: &[Anchor], at: usize, run: &str) -> Result<(u64, Option<u64>), String> {
+    let starts: Vec<(usize, &Anchor)> = anchors[..at]
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| a.run == run && a.reason == Reason::Start)
+        .collect();
+    let caps: std::collections::BTreeSet<u64> = starts.iter().filter_map(|(_, a)| a.cap).collect();
+    let [cap] = caps.iter().copied().collect::<Vec<_>>()[..] else {
+        return Err(if caps.is_empty() {
+            format!("run {run} anchored no start with its cap before")
+        } else {
+            format!("run {run} anchored two different caps")
+        });
+    };
+    let before = anchors[..starts[0].0]
+        .iter()
+        .rev()
+        .find(|a| a.reason == Reason::Start && a.run != run)
+        .and_then(|a| a.cap);
+    Ok((cap, before))
+}
+
 /// Whether a deletion at the size cap accounts for the trail starting at `first`: `Ok` with
-/// why, or `Err` with why not.
+/// why, or `Err` with why not. An honest deletion leaves the trail over the cap less the last
+/// file it deleted (a rotation's size, plus at most its last line: half a rotation is allowed
+/// for that); a cap lowered between runs may delete more, and is said.
 fn cap_deletion(anchors: &[Anchor], file: &FileFacts, first: u64) -> Result<String, String> {
     let caps: Vec<(usize, &Anchor)> = anchors
         .iter()
@@ -208,44 +236,50 @@ fn cap_deletion(anchors: &[Anchor], file: &FileFacts, first: u64) -> Result<Stri
     }
     let mut why_not = Vec::new();
     for (at, c) in caps {
-        let started = anchors[..at]
-            .iter()
-            .filter(|a| a.run == c.run && a.reason == Reason::Start)
-            .filter_map(|a| a.cap)
-            .collect::<std::collections::BTreeSet<u64>>();
-        let cap = match (started.len(), c.cap) {
-            (1, Some(cc)) if started.contains(&cc) => cc,
-            (0, _) => {
-                why_not.push(format!(
-                    "run {} anchored no start with its cap before",
-                    c.run
-                ));
-                continue;
-            }
-            _ => {
+        let (cap, before) = match run_cap(anchors, at, &c.run) {
+            Ok(x) if c.cap == Some(x.0) => x,
+            Ok(_) => {
                 why_not.push(format!(
                     "run {}'s cap anchor disagrees with its start anchor",
                     c.run
                 ));
                 continue;
             }
+            Err(e) => {
+                why_not.push(e);
+                continue;
+            }
         };
-        let Some(&left) = file.bytes_at.get(&c.seq) else {
-            why_not.push(format!(
-                "the cap anchor of run {} names seq {}, not in the trail",
-                c.run, c.seq
+        if let Some(b) = before.filter(|&b| b > cap) {
+            return Ok(format!(
+                "run {} anchored it after the cap was lowered from {b} to {cap} bytes between runs",
+                c.run
             ));
-            continue;
+        }
+        // Nothing older left at all (the cap anchor's head was deleted too): 0 bytes left.
+        let left = match file.bytes_at.get(&c.seq) {
+            Some(&l) => l,
+            None if c.seq < first => 0,
+            None => {
+                why_not.push(format!(
+                    "the cap anchor of run {} names seq {}, not in the trail",
+                    c.run, c.seq
+                ));
+                continue;
+            }
         };
-        if left <= cap && left + 2 * rotate_bytes(cap) > cap {
+        let slack = rotate_bytes(cap) + rotate_bytes(cap) / 2;
+        if left <= cap && left + slack > cap {
             return Ok(format!(
                 "run {} anchored it; the {left} bytes left are what a {cap}-byte cap leaves",
                 c.run
             ));
         }
         why_not.push(format!(
-            "a cap anchor of run {} claims it, but the {left} bytes left from seq {first} to seq {} are far below that run's {cap}-byte cap: no cap deletion leaves so little",
-            c.run, c.seq
+            "a cap anchor of run {} claims it, but the {left} bytes left from seq {first} to seq {} are below what that run's {cap}-byte cap leaves (more than {}): no deletion at the cap leaves so little",
+            c.run,
+            c.seq,
+            cap.saturating_sub(slack)
         ));
     }
     Err(why_not.join("; "))
@@ -302,29 +336,26 @@ fn check_kept(
     if lost.is_empty() {
         return;
     }
-    // Below the kept file's oldest line: its own cap may have dropped them.
+    // Below the kept file's oldest line: its own cap may have dropped them. Believed only for
+    // a trim the writer anchored right after a cap deletion (the only time it trims), from a
+    // run whose start states the cap, and that left the kept file (its lines of records gone
+    // from the trail, as of that anchor) just under three quarters of the kept cap.
     if let Some(kf) = kept_first {
-        let trimmed = anchors.iter().find(|a| {
-            a.reason == Reason::KeptCap
-                && a.first == Some(kf)
-                && a.cap.is_some_and(|c| {
-                    anchors.iter().any(|s| {
-                        s.run == a.run
-                            && s.reason == Reason::Start
-                            && s.cap.map(kept_cap) == Some(c)
-                    }) && k.bytes >= c / 2
-                })
-        });
-        if let Some(t) = trimmed {
-            let before = lost.len();
-            lost.retain(|&s| s >= kf);
-            if lost.len() < before {
-                r.notes.push(format!(
-                    "{} kept record(s) below seq {kf} were dropped at the kept file's own cap (anchored by run {})",
-                    before - lost.len(),
-                    t.run
-                ));
+        match kept_trim(anchors, k, kf, first_on_disk) {
+            Ok(run) => {
+                let before = lost.len();
+                lost.retain(|&s| s >= kf);
+                if lost.len() < before {
+                    r.notes.push(format!(
+                        "{} kept record(s) below seq {kf} were dropped at the kept file's own cap (anchored by run {run})",
+                        before - lost.len(),
+                    ));
+                }
             }
+            Err(why) if lost.iter().any(|&s| s < kf) => r.tampered.push(format!(
+                "kept records below seq {kf} are gone and no trim at the kept file's cap accounts for it: {why}"
+            )),
+            Err(_) => {}
         }
     }
     for s in lost {
@@ -333,6 +364,69 @@ fn check_kept(
             crate::audit::KEPT_FILE
         ));
     }
+}
+
+/// Whether a trim at the kept file's cap left `kf` its oldest seq: `Ok(run)` or why not.
+fn kept_trim(
+    anchors: &[Anchor],
+    k: &KeptFacts,
+    kf: u64,
+    first_on_disk: u64,
+) -> Result<String, String> {
+    let mut why_not = vec![format!(
+        "no trim that left seq {kf} the oldest was anchored"
+    )];
+    for (at, t) in anchors.iter().enumerate() {
+        if t.reason != Reason::KeptCap || t.first != Some(kf) {
+            continue;
+        }
+        why_not.clear();
+        let paired = anchors[..at]
+            .iter()
+            .rev()
+            .find(|a| a.run == t.run)
+            .filter(|a| a.reason == Reason::Cap && a.seq == t.seq)
+            .and_then(|a| a.first);
+        let Some(trail_first) = paired else {
+            why_not.push(format!(
+                "run {}'s kept-cap anchor does not follow a cap deletion of its own",
+                t.run
+            ));
+            continue;
+        };
+        let cap = match run_cap(anchors, at, &t.run) {
+            Ok((c, _)) if t.cap == Some(kept_cap(c)) => kept_cap(c),
+            Ok(_) => {
+                why_not.push(format!(
+                    "run {}'s kept-cap anchor disagrees with its start",
+                    t.run
+                ));
+                continue;
+            }
+            Err(e) => {
+                why_not.push(e);
+                continue;
+            }
+        };
+        // What the kept file held then: records the trail had lost by that deletion (later
+        // deletions add newer ones). Only records gone from the trail count.
+        let left: u64 = k
+            .lines
+            .iter()
+            .zip(&k.sizes)
+            .filter(|((s, _), _)| *s < first_on_disk.min(trail_first))
+            .map(|(_, n)| *n)
+            .sum();
+        let most = cap / 4 * 3;
+        if left <= most && left + cap / 4 > most {
+            return Ok(t.run.clone());
+        }
+        why_not.push(format!(
+            "run {}'s kept-cap anchor claims a trim, but the kept file holds {left} bytes of deleted records up to it, not what a trim at {cap} bytes leaves",
+            t.run
+        ));
+    }
+    Err(why_not.join("; "))
 }
 
 fn short(h: &str) -> &str {

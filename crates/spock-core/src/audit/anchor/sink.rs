@@ -113,6 +113,14 @@ impl Sink {
     }
 
     fn try_send(&mut self, msg: &str) -> std::io::Result<()> {
+        // A collector never sends anything: a readable connection is one it closed (or reset).
+        // The first write after that would still succeed, into the kernel's buffer, and the
+        // anchor would be lost without a word; so it is found out first and connected again.
+        if let Some(Conn::Tcp(s)) = &self.conn
+            && peer_gone(s)
+        {
+            self.conn = None;
+        }
         if self.conn.is_none() {
             self.conn = Some(self.connect()?);
         }
@@ -150,6 +158,22 @@ impl Sink {
                 Err(last)
             }
         }
+    }
+}
+
+/// Whether the collector closed or reset the connection: anything to read, an end of file, or
+/// an error, seen without waiting.
+fn peer_gone(s: &TcpStream) -> bool {
+    let mut b = [0u8; 1];
+    match s.set_nonblocking(true) {
+        Ok(()) => {}
+        Err(_) => return true,
+    }
+    let r = s.peek(&mut b);
+    let _ = s.set_nonblocking(false);
+    match r {
+        Ok(_) => true,
+        Err(e) => e.kind() != std::io::ErrorKind::WouldBlock,
     }
 }
 

@@ -252,7 +252,9 @@ fn a_cap_anchor_does_not_excuse_a_deletion_that_left_the_trail_far_below_the_cap
     // hash-fixed part of the trail is a few KiB, nothing a 1 MiB cap would cut.
     let r = check(&anchors, &trail_from_40(4 * 1024));
     assert_eq!(r.tampered.len(), 1, "{:?}", r.tampered);
-    assert!(r.tampered[0].contains("deleted by hand") && r.tampered[0].contains("far below"));
+    assert!(
+        r.tampered[0].contains("deleted by hand") && r.tampered[0].contains("leaves so little")
+    );
 }
 
 #[test]
@@ -282,8 +284,9 @@ fn kept(lines: &[(u64, char)]) -> KeptFacts {
             .iter()
             .map(|&(s, c)| (s, c.to_string().repeat(64)))
             .collect(),
+        sizes: vec![100; lines.len()],
         unreadable: 0,
-        bytes: 1000,
+        bytes: 100 * lines.len() as u64,
     }
 }
 
@@ -318,10 +321,11 @@ fn kept_lines_must_match_their_anchors_and_anchored_kept_records_must_be_there()
     );
 }
 
-#[test]
-fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_when_full() {
+/// The writer's trim: a cap deletion that left seq 40 the oldest, then at once the kept file
+/// trimmed to start at seq 30, holding just under three quarters of its cap.
+fn trimmed_run() -> (Vec<Anchor>, FileFacts) {
     let mut anchors = capped_run("r1");
-    anchors.push(anchor(30, 'c', Reason::Record));
+    anchors.insert(1, anchor(30, 'c', Reason::Record));
     anchors.push(with(
         anchor(60, 'f', Reason::KeptCap),
         Some(kept_cap(MIB)),
@@ -329,8 +333,14 @@ fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_when_full() {
     ));
     let mut f = trail_from_40(MIB - 1024);
     let mut k = kept(&[(30, 'c')]);
-    k.bytes = kept_cap(MIB) * 3 / 4;
-    f.kept = Some(k.clone());
+    k.sizes = vec![kept_cap(MIB) * 3 / 4 - 10];
+    f.kept = Some(k);
+    (anchors, f)
+}
+
+#[test]
+fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_as_the_writer_trims() {
+    let (anchors, f) = trimmed_run();
     let r = check(&anchors, &f);
     assert!(r.tampered.is_empty(), "{:?}", r.tampered);
     assert!(
@@ -338,14 +348,106 @@ fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_when_full() {
         "{:?}",
         r.notes
     );
-    k.bytes = 2000;
-    f.kept = Some(k);
+
+    // Too little left in the kept file for a trim at its cap.
+    let (anchors, mut f) = trimmed_run();
+    f.kept.as_mut().unwrap().sizes = vec![2000];
     let r = check(&anchors, &f);
     assert!(
-        r.tampered[0].contains("seq 10 was anchored as a destructive"),
+        r.tampered
+            .iter()
+            .any(|t| t.contains("seq 10 was anchored as a destructive")),
         "{:?}",
         r.tampered
     );
+
+    // Filled up with copies of records still in the trail (seq 40 and later): they do not count.
+    let (anchors, mut f) = trimmed_run();
+    let k = f.kept.as_mut().unwrap();
+    k.sizes = vec![100];
+    k.lines.push((45, "e".repeat(64)));
+    k.sizes.push(kept_cap(MIB) * 3 / 4 - 200);
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered
+            .iter()
+            .any(|t| t.contains("no trim at the kept file's cap")),
+        "{:?}",
+        r.tampered
+    );
+
+    // A kept-cap anchor forged on its own, not right after a cap deletion of its run.
+    let (mut anchors, f) = trimmed_run();
+    anchors.push(anchor(61, 'g', Reason::Tick));
+    let kc = anchors.remove(3);
+    anchors.push(Anchor {
+        seq: 61,
+        hash: "g".repeat(64),
+        ..kc
+    });
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered
+            .iter()
+            .any(|t| t.contains("does not follow a cap deletion")),
+        "{:?}",
+        r.tampered
+    );
+}
+
+#[test]
+fn one_rotated_file_deleted_by_hand_is_below_what_the_cap_leaves() {
+    // The review's A4: 791,688 bytes left of a 1 MiB cap (rotation 128 KiB): an honest
+    // deletion leaves more than the cap less one file.
+    let anchors = capped_run("r1");
+    let r = check(&anchors, &trail_from_40(791_688));
+    assert!(
+        r.tampered.iter().any(|t| t.contains("deleted by hand")),
+        "{:?}",
+        r.tampered
+    );
+    let r = check(&anchors, &trail_from_40(MIB - 100 * 1024));
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+}
+
+#[test]
+fn a_cap_lowered_between_runs_may_delete_everything_older() {
+    // The review's A7: run r0 at 1 GiB wrote seq 1..=161; the person set 1 MiB; run r1's first
+    // rotation deleted all of it, the cap anchor naming the next seq, 162, the oldest.
+    let anchors = vec![
+        with(anchor(0, '0', Reason::Start), Some(1024 * MIB), None),
+        Anchor {
+            run: "r0".into(),
+            ..anchor(100, 'a', Reason::Record)
+        },
+        Anchor {
+            run: "r0".into(),
+            ..anchor(161, 'b', Reason::Stop)
+        },
+        Anchor {
+            run: "r1".into(),
+            ..with(anchor(161, 'b', Reason::Start), Some(MIB), None)
+        },
+        Anchor {
+            run: "r1".into(),
+            ..with(anchor(161, 'b', Reason::Cap), Some(MIB), Some(162))
+        },
+    ];
+    let mut anchors = anchors;
+    anchors[0].run = "r0".into();
+    let mut f = facts(162, 170, &[]);
+    f.kept = Some(kept(&[(100, 'a')]));
+    let r = check(&anchors, &f);
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    assert!(
+        r.notes.iter().any(|n| n.contains("lowered")),
+        "{:?}",
+        r.notes
+    );
+    // The same run raising its cap is no excuse.
+    anchors[0].cap = Some(MIB / 2);
+    let r = check(&anchors, &f);
+    assert!(!r.tampered.is_empty(), "{:?}", r.notes);
 }
 
 #[test]

@@ -323,7 +323,9 @@ fn the_kept_file_over_its_cap_drops_its_oldest_lines_and_says_which_seq_is_left(
     crate::config::private::write_atomic(&path, text.as_bytes()).unwrap();
     let size = text.len() as u64;
     assert_eq!(super::file::trim_kept(&path, size).unwrap(), None);
-    let first = super::file::trim_kept(&path, size / 2).unwrap().expect("trimmed");
+    let first = super::file::trim_kept(&path, size / 2)
+        .unwrap()
+        .expect("trimmed");
     let left = std::fs::read_to_string(&path).unwrap();
     assert!(left.len() as u64 <= size / 2 / 4 * 3, "{}", left.len());
     assert!(left.starts_with(&format!("{{\"seq\":{first},")));
