@@ -134,6 +134,10 @@ pub enum AuditAction {
         /// (`journalctl -t spock-tui -o cat | spock-tui audit verify --anchors -`).
         #[arg(long, value_name = "FILE")]
         anchors: Option<std::path::PathBuf>,
+        /// The audit directory to check (root checking another user's trail); default: this
+        /// home's (`SPOCK_TUI_HOME` or the XDG data directory).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<std::path::PathBuf>,
     },
 }
 

@@ -31,8 +31,8 @@ pub fn main() -> ExitCode {
         Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
         Some(Command::Doctor(args)) => doctor(args),
         Some(Command::Audit {
-            action: AuditAction::Verify { anchors },
-        }) => Ok(audit_verify(anchors.as_deref()).unwrap_or_else(|e| {
+            action: AuditAction::Verify { anchors, dir },
+        }) => Ok(audit_verify(anchors.as_deref(), dir).unwrap_or_else(|e| {
             // 1 means "tampered": a check that could not run says so with another code.
             eprintln!("spock-tui: audit verify could not run: {e:#}");
             ExitCode::from(2)
@@ -55,9 +55,14 @@ pub fn main() -> ExitCode {
 
 /// `spock-tui audit verify [--anchors FILE]`: "intact: N records in M files", or the first
 /// break, or what the anchors found (exit 1 for either).
-fn audit_verify(anchors: Option<&std::path::Path>) -> anyhow::Result<ExitCode> {
-    let paths = Paths::discover()?;
-    let dir = paths.audit_dir();
+fn audit_verify(
+    anchors: Option<&std::path::Path>,
+    dir: Option<std::path::PathBuf>,
+) -> anyhow::Result<ExitCode> {
+    let dir = match dir {
+        Some(d) => d,
+        None => Paths::discover()?.audit_dir(),
+    };
     let v = match anchors {
         Some(log) => {
             let read = if log == std::path::Path::new("-") {

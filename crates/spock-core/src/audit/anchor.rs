@@ -91,8 +91,11 @@ pub struct Anchor {
     /// the cap is checked against; on `kept-cap`: the kept file's cap.
     pub cap: Option<u64>,
     /// On `cap`: the oldest seq left in the trail's files after the deletion; on `kept-cap`:
-    /// the oldest seq left in the kept file.
+    /// the seq below which the kept file's refused records were dropped.
     pub first: Option<u64>,
+    /// On `record`: the record's outcome (`ok`, `denied`, `refused`, …): only refused records
+    /// may ever leave the kept file.
+    pub outcome: Option<String>,
 }
 
 /// The trail's identity in anchors: a digest of the user and the audit directory, so the
@@ -100,12 +103,29 @@ pub struct Anchor {
 /// kept beside the trail (which its writer's user could delete) is needed to know it.
 pub fn trail_id(dir: &Path) -> String {
     use std::os::unix::fs::MetadataExt as _;
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    // The path as the server and verify are given it, made absolute and tidied but with its
+    // links left alone: a home moved away and replaced by a link to it is still this trail
+    // (resolving the link would make it a new one, and every anchor "another trail's").
+    let abs = if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        std::env::current_dir().unwrap_or_default().join(dir)
+    };
+    let mut clean = std::path::PathBuf::new();
+    for c in abs.components() {
+        match c {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
     // The directory's owner, the server's user (it creates the directory, private to it):
     // root verifying that user's trail gets the same identity.
     // SAFETY: getuid has no failure mode and touches no memory.
-    let uid = std::fs::metadata(&dir).map_or_else(|_| unsafe { libc::getuid() }, |m| m.uid());
-    let d = Sha256::digest(format!("{uid}:{}", dir.display()).as_bytes());
+    let uid = std::fs::metadata(&clean).map_or_else(|_| unsafe { libc::getuid() }, |m| m.uid());
+    let d = Sha256::digest(format!("{uid}:{}", clean.display()).as_bytes());
     d.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -124,6 +144,9 @@ impl Anchor {
         }
         if let Some(f) = self.first {
             p.push(("first", f.to_string()));
+        }
+        if let Some(o) = &self.outcome {
+            p.push(("outcome", o.clone()));
         }
         p
     }
@@ -225,6 +248,7 @@ pub fn parse_line(line: &str) -> Option<Anchor> {
         reason: Reason::parse(&get("reason")?)?,
         cap: get("cap").and_then(|c| c.parse().ok()),
         first: get("first").and_then(|f| f.parse().ok()),
+        outcome: get("outcome"),
     })
 }
 

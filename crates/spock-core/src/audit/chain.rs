@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use super::AuditError;
 use super::anchor::{Anchor, AnchorReport, FileFacts};
-use super::file::{FILE_NAME, raw_lines, rotated_files};
+use super::file::{FILE_NAME, rotated_files};
 
 /// What the first record of a trail chains from.
 pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
@@ -124,7 +124,7 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
         let mut line_no = 0;
         let mut broken: Option<Break> = None;
         let is_live = fi + 1 == files.len();
-        raw_lines(&mut BufReader::new(f), path, |raw| {
+        super::file::raw_lines_bounded(&mut BufReader::new(f), path, |raw| {
             line_no += 1;
             if broken.is_some() || raw.iter().all(u8::is_ascii_whitespace) {
                 return Ok(());
@@ -242,7 +242,7 @@ fn kept_facts(path: &Path) -> Result<super::anchor::KeptFacts, AuditError> {
     let Some(f) = super::file::open_verify(path)? else {
         return Ok(k);
     };
-    raw_lines(&mut BufReader::new(f), path, |raw| {
+    super::file::raw_lines_bounded(&mut BufReader::new(f), path, |raw| {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }

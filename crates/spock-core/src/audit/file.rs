@@ -282,8 +282,11 @@ pub(super) fn first_seq(path: &Path) -> Result<Option<u64>, AuditError> {
     }
 }
 
-/// The kept file over `cap` bytes: its oldest lines go until it holds at most three quarters
-/// of it (a new file renamed over the old). Returns the oldest seq left when it trimmed.
+/// The kept file over `cap` bytes: its oldest *refused* records go (the calls the server
+/// refused before anyone was asked: an agent can make any number of them) until it holds at
+/// most three quarters of it (a new file renamed over the old). Records of calls that ran or
+/// that a person denied are never dropped: each took a person, or a timeout, to make. Returns
+/// one past the newest seq dropped, when it dropped any.
 pub(super) fn trim_kept(path: &Path, cap: u64) -> Result<Option<u64>, AuditError> {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     if size <= cap {
@@ -291,28 +294,91 @@ pub(super) fn trim_kept(path: &Path, cap: u64) -> Result<Option<u64>, AuditError
     }
     let mut lines = Vec::new();
     each_line(path, |l| lines.push(l.to_vec()))?;
-    let mut keep = 0u64;
-    let mut from = lines.len();
-    while from > 0 && keep + lines[from - 1].len() as u64 + 1 <= cap / 4 * 3 {
-        from -= 1;
-        keep += lines[from].len() as u64 + 1;
+    let refused = |l: &[u8]| {
+        serde_json::from_slice::<AuditRecord>(l)
+            .ok()
+            .filter(|r| r.outcome == crate::model::Outcome::Refused)
+            .map(|r| r.seq)
+    };
+    let mut total = size;
+    let mut drop_upto: Option<u64> = None;
+    let mut dropped = 0usize;
+    let mut keep = vec![true; lines.len()];
+    for (i, l) in lines.iter().enumerate() {
+        if total <= cap / 4 * 3 {
+            break;
+        }
+        if let Some(seq) = refused(l) {
+            keep[i] = false;
+            total = total.saturating_sub(l.len() as u64 + 1);
+            drop_upto = Some(drop_upto.map_or(seq, |d: u64| d.max(seq)));
+            dropped += 1;
+        }
     }
-    let dropped = from;
+    if dropped == 0 {
+        tracing::warn!(file = %path.display(), bytes = size, "the kept file is over its cap (a quarter of audit.max_total_mb) and holds no refused records to drop: it keeps growing");
+        return Ok(None);
+    }
     let tmp = path.with_extension("jsonl.tmp");
     let _ = std::fs::remove_file(&tmp);
     let mut f = open_append(&tmp)?;
-    for l in &lines[from..] {
-        f.write_all(l).map_err(|e| io(&tmp, e))?;
-        f.write_all(b"\n").map_err(|e| io(&tmp, e))?;
+    for (l, k) in lines.iter().zip(&keep) {
+        if *k {
+            f.write_all(l).map_err(|e| io(&tmp, e))?;
+            f.write_all(b"\n").map_err(|e| io(&tmp, e))?;
+        }
     }
     f.sync_all().map_err(|e| io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| io(path, e))?;
-    tracing::warn!(file = %path.display(), dropped, "the kept file is over its cap (a quarter of audit.max_total_mb): its oldest records were dropped");
-    Ok(lines[from..].first().and_then(|l| {
-        serde_json::from_slice::<serde_json::Value>(l)
-            .ok()
-            .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
-    }))
+    tracing::warn!(file = %path.display(), dropped, "the kept file is over its cap (a quarter of audit.max_total_mb): its oldest refused records were dropped");
+    Ok(drop_upto.map(|d| d + 1))
+}
+
+/// Lines longer than this are not records ([`raw_lines_bounded`]).
+pub(super) const MAX_LINE: usize = 64 * 1024 * 1024;
+
+/// [`raw_lines`] for reading a trail someone else may have planted (verify): a line over
+/// [`MAX_LINE`] is handed over cut to that length (so it reads as no record) and the rest of it
+/// skipped, never held: a sparse file of many GiB without a newline costs no memory.
+pub(super) fn raw_lines_bounded(
+    reader: &mut impl BufRead,
+    path: &Path,
+    mut f: impl FnMut(&[u8]) -> Result<(), AuditError>,
+) -> Result<(), AuditError> {
+    use std::io::Read as _;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader
+            .by_ref()
+            .take(MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(|e| io(path, e))?;
+        if n == 0 {
+            return Ok(());
+        }
+        if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
+            loop {
+                let buf = reader.fill_buf().map_err(|e| io(path, e))?;
+                if buf.is_empty() {
+                    break;
+                }
+                match buf.iter().position(|&b| b == b'\n') {
+                    Some(i) => {
+                        reader.consume(i + 1);
+                        break;
+                    }
+                    None => {
+                        let l = buf.len();
+                        reader.consume(l);
+                    }
+                }
+            }
+            line.truncate(MAX_LINE);
+            line.push(b'\n');
+        }
+        f(&line)?;
+    }
 }
 
 /// Every line as read, its `\n` included (the last one lacks it when a write was torn).

@@ -194,24 +194,36 @@ impl Anchoring {
     /// Anchors the head now. Call only once what it names is synced to disk.
     pub fn anchor(&mut self, reason: Reason) {
         let cap = (reason == Reason::Start).then_some(self.cap);
-        self.anchor_with(reason, cap, None);
+        self.anchor_with(reason, cap, None, None);
+    }
+
+    /// A destructive, denied or refused record, once synced: its outcome goes with it.
+    pub fn anchor_record(&mut self, outcome: &str) {
+        self.anchor_with(Reason::Record, None, None, Some(outcome.to_string()));
     }
 
     /// A deletion at the size cap left `first` the trail's oldest seq.
     pub fn anchor_cap(&mut self, first: Option<u64>) {
-        self.anchor_with(Reason::Cap, Some(self.cap), first);
+        self.anchor_with(Reason::Cap, Some(self.cap), first, None);
     }
 
-    /// The kept file's own cap dropped its oldest lines; `first` is its oldest seq left.
+    /// The kept file's own cap dropped refused records below seq `first`.
     pub fn anchor_kept_cap(&mut self, first: Option<u64>) {
         self.anchor_with(
             Reason::KeptCap,
             Some(super::anchor::kept_cap(self.cap)),
             first,
+            None,
         );
     }
 
-    fn anchor_with(&mut self, reason: Reason, cap: Option<u64>, first: Option<u64>) {
+    fn anchor_with(
+        &mut self,
+        reason: Reason,
+        cap: Option<u64>,
+        first: Option<u64>,
+        outcome: Option<String>,
+    ) {
         let a = Anchor {
             trail: self.trail.clone(),
             run: self.run.clone(),
@@ -221,6 +233,7 @@ impl Anchoring {
             reason,
             cap,
             first,
+            outcome,
         };
         self.last_at = Instant::now();
         if reason != Reason::Tick || self.stated != Some(self.seq) {

@@ -402,3 +402,27 @@ fn a_garbled_line_is_a_break() {
 }
 
 mod anchored;
+
+/// A file planted in the trail's place, many GiB of zeros without a newline (sparse: it costs
+/// its owner nothing): verify reads past it holding at most one bounded line, and says it is
+/// not a record.
+#[test]
+fn verify_reads_past_a_huge_line_without_holding_it() {
+    let dir = tempfile::tempdir().expect("tmp");
+    let audit = Audit::open(dir.path(), 10).expect("open");
+    audit.append(rec("t", 1));
+    audit.flush_blocking().expect("flush");
+    drop(audit);
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(dir.path().join("audit.1.jsonl"))
+        .unwrap();
+    f.set_len(3 * super::file::MAX_LINE as u64).unwrap();
+    let v = verify(dir.path()).unwrap();
+    let b = v.broken.expect("a break");
+    assert!(
+        b.file.ends_with("audit.1.jsonl") && b.what.contains("not a valid record"),
+        "{b}"
+    );
+}

@@ -175,7 +175,7 @@ impl Writer {
                         match sync(&mut w) {
                             Ok(()) => {
                                 dirty = false;
-                                anchoring.anchor(Reason::Record);
+                                anchoring.anchor_record(rec.outcome.label());
                             }
                             Err(e) => fail(&mut failure, "sync", &e),
                         }

@@ -184,6 +184,7 @@ pub fn check(anchors: &[Anchor], file: &FileFacts) -> AnchorReport {
     if let Some(k) = &file.kept {
         check_kept(anchors, &by_seq, k, first_on_disk, &mut r);
     }
+    unvouched(anchors, file, &mut r);
     let first_anchor = by_seq.keys().next().copied();
     if let (Some(u), Some(a)) = (file.last_unchained, first_anchor)
         && u > a
@@ -323,8 +324,7 @@ fn check_kept(
             k.unreadable
         ));
     }
-    let kept_first = k.lines.iter().map(|(s, _)| *s).min();
-    let mut lost: Vec<u64> = by_seq
+    let lost: Vec<u64> = by_seq
         .iter()
         .filter(|(s, list)| {
             **s < first_on_disk
@@ -336,28 +336,42 @@ fn check_kept(
     if lost.is_empty() {
         return;
     }
-    // Below the kept file's oldest line: its own cap may have dropped them. Believed only for
-    // a trim the writer anchored right after a cap deletion (the only time it trims), from a
-    // run whose start states the cap, and that left the kept file (its lines of records gone
-    // from the trail, as of that anchor) just under three quarters of the kept cap.
-    if let Some(kf) = kept_first {
-        match kept_trim(anchors, k, kf, first_on_disk) {
-            Ok(run) => {
-                let before = lost.len();
-                lost.retain(|&s| s >= kf);
-                if lost.len() < before {
-                    r.notes.push(format!(
-                        "{} kept record(s) below seq {kf} were dropped at the kept file's own cap (anchored by run {run})",
-                        before - lost.len(),
-                    ));
-                }
+    // Only refused records ever leave the kept file, at its own cap: believed for a trim the
+    // writer anchored right after a cap deletion (the only time it trims), from a run whose
+    // start states the cap, with the kept file still holding at least half its cap of records
+    // gone from the trail. A destructive call that ran, a denied one: never excused.
+    let refused = |s: u64| {
+        by_seq.get(&s).is_some_and(|l| {
+            l.iter()
+                .filter(|a| a.reason == Reason::Record)
+                .all(|a| a.outcome.as_deref() == Some("refused"))
+        })
+    };
+    let trim = kept_trim(anchors, k, first_on_disk);
+    let mut excused = 0;
+    let mut why_not = None;
+    let mut gone = Vec::new();
+    for s in lost {
+        match &trim {
+            Ok((upto, _)) if refused(s) && s < *upto => excused += 1,
+            Err(why) if refused(s) => {
+                why_not.get_or_insert_with(|| why.clone());
+                gone.push(s);
             }
-            Err(why) if lost.iter().any(|&s| s < kf) => r.tampered.push(format!(
-                "kept records below seq {kf} are gone and no trim at the kept file's cap accounts for it: {why}"
-            )),
-            Err(_) => {}
+            _ => gone.push(s),
         }
     }
+    if let (Ok((_, run)), true) = (&trim, excused > 0) {
+        r.notes.push(format!(
+            "{excused} refused record(s) were dropped at the kept file's own cap (anchored by run {run})"
+        ));
+    }
+    if let Some(why) = why_not {
+        r.tampered.push(format!(
+            "refused records are gone from the kept file and no trim at its cap accounts for it: {why}"
+        ));
+    }
+    let lost = gone;
     for s in lost {
         r.tampered.push(format!(
             "seq {s} was anchored as a destructive, denied or refused record and is gone from both the trail and {}: deleted",
@@ -366,21 +380,22 @@ fn check_kept(
     }
 }
 
-/// Whether a trim at the kept file's cap left `kf` its oldest seq: `Ok(run)` or why not.
+/// The newest believable trim at the kept file's cap: the seq below which it dropped refused
+/// records, and its run; or why there is none.
 fn kept_trim(
     anchors: &[Anchor],
     k: &KeptFacts,
-    kf: u64,
     first_on_disk: u64,
-) -> Result<String, String> {
-    let mut why_not = vec![format!(
-        "no trim that left seq {kf} the oldest was anchored"
-    )];
+) -> Result<(u64, String), String> {
+    let mut why_not = vec!["no trim at the kept file's cap was anchored".to_string()];
+    let mut best: Option<(u64, String)> = None;
     for (at, t) in anchors.iter().enumerate() {
-        if t.reason != Reason::KeptCap || t.first != Some(kf) {
+        let (Reason::KeptCap, Some(upto)) = (t.reason, t.first) else {
             continue;
+        };
+        if best.is_none() {
+            why_not.clear();
         }
-        why_not.clear();
         let paired = anchors[..at]
             .iter()
             .rev()
@@ -409,7 +424,7 @@ fn kept_trim(
             }
         };
         // What the kept file held then: records the trail had lost by that deletion (later
-        // deletions add newer ones). Only records gone from the trail count.
+        // deletions add newer ones; copies of records still in the trail do not count).
         let left: u64 = k
             .lines
             .iter()
@@ -417,16 +432,73 @@ fn kept_trim(
             .filter(|((s, _), _)| *s < first_on_disk.min(trail_first))
             .map(|(_, n)| *n)
             .sum();
-        let most = cap / 4 * 3;
-        if left <= most && left + cap / 4 > most {
-            return Ok(t.run.clone());
+        if left >= cap / 2 {
+            if best.as_ref().is_none_or(|(u, _)| upto > *u) {
+                best = Some((upto, t.run.clone()));
+            }
+        } else {
+            why_not.push(format!(
+                "run {}'s kept-cap anchor claims a trim, but the kept file holds {left} bytes of deleted records, not what a trim at {cap} bytes leaves",
+                t.run
+            ));
         }
-        why_not.push(format!(
-            "run {}'s kept-cap anchor claims a trim, but the kept file holds {left} bytes of deleted records up to it, not what a trim at {cap} bytes leaves",
-            t.run
+    }
+    best.ok_or_else(|| why_not.join("; "))
+}
+
+/// Records nothing outside the file vouches for: written after a run stopped and before the
+/// next one started (by a run that did not anchor, `audit.anchor = "off"`, or added by hand),
+/// or after the last anchor (the seconds before a crash, or a run that did not anchor).
+fn unvouched(anchors: &[Anchor], file: &FileFacts, r: &mut AnchorReport) {
+    let mut stopped: Option<&Anchor> = None;
+    for a in anchors {
+        match a.reason {
+            Reason::Stop => stopped = Some(a),
+            Reason::Start => {
+                if let Some(s) = stopped.take()
+                    && s.run != a.run
+                    && a.seq > s.seq
+                {
+                    r.notes.push(format!(
+                        "records seq {}..={} were written after run {} stopped and before run {} started: by a server that did not anchor, or added by hand",
+                        s.seq + 1,
+                        a.seq,
+                        s.run,
+                        a.run
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    // A run that never sent its stop anchor was killed or crashed: what it wrote after its
+    // last anchor may have been cut before the next run anchored the head (the newest run may
+    // still be running).
+    let mut runs: Vec<&str> = Vec::new();
+    for a in anchors {
+        if !runs.contains(&a.run.as_str()) {
+            runs.push(&a.run);
+        }
+    }
+    for run in runs.iter().take(runs.len().saturating_sub(1)) {
+        let mine = anchors.iter().filter(|a| a.run == *run);
+        if mine.clone().any(|a| a.reason == Reason::Stop) {
+            continue;
+        }
+        if let Some(last) = mine.map(|a| a.seq).max() {
+            r.notes.push(format!(
+                "run {run} ended without its stop anchor (killed or crashed) after seq {last}: records it wrote after that, if any, are not vouched for"
+            ));
+        }
+    }
+    if let (Some(l), Some(h)) = (file.last_seq, r.highest)
+        && l > h
+    {
+        r.notes.push(format!(
+            "records seq {}..={l} were never anchored (written after the last anchor: the seconds before a crash, or by a server that did not anchor): nothing outside the file vouches for them",
+            h + 1
         ));
     }
-    Err(why_not.join("; "))
 }
 
 fn short(h: &str) -> &str {

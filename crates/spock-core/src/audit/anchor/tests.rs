@@ -12,6 +12,7 @@ fn anchor(seq: u64, hash: char, reason: Reason) -> Anchor {
         reason,
         cap: None,
         first: None,
+        outcome: None,
     }
 }
 
@@ -321,15 +322,16 @@ fn kept_lines_must_match_their_anchors_and_anchored_kept_records_must_be_there()
     );
 }
 
-/// The writer's trim: a cap deletion that left seq 40 the oldest, then at once the kept file
-/// trimmed to start at seq 30, holding just under three quarters of its cap.
+/// The writer's trim: a cap deletion that left seq 40 the oldest, then at once the kept file's
+/// refused records below seq 31 dropped, the kept file holding more than half its cap.
 fn trimmed_run() -> (Vec<Anchor>, FileFacts) {
     let mut anchors = capped_run("r1");
-    anchors.insert(1, anchor(30, 'c', Reason::Record));
+    anchors[1].outcome = Some("refused".into());
+    anchors.insert(2, anchor(30, 'c', Reason::Record));
     anchors.push(with(
         anchor(60, 'f', Reason::KeptCap),
         Some(kept_cap(MIB)),
-        Some(30),
+        Some(31),
     ));
     let mut f = trail_from_40(MIB - 1024);
     let mut k = kept(&[(30, 'c')]);
@@ -339,7 +341,7 @@ fn trimmed_run() -> (Vec<Anchor>, FileFacts) {
 }
 
 #[test]
-fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_as_the_writer_trims() {
+fn only_refused_records_leave_the_kept_file_and_only_as_the_writer_trims() {
     let (anchors, f) = trimmed_run();
     let r = check(&anchors, &f);
     assert!(r.tampered.is_empty(), "{:?}", r.tampered);
@@ -349,6 +351,18 @@ fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_as_the_writer_trims() {
         r.notes
     );
 
+    // A record of a call that ran (or was denied) is never excused by a trim.
+    let (mut anchors, f) = trimmed_run();
+    anchors[1].outcome = Some("ok".into());
+    let r = check(&anchors, &f);
+    assert!(
+        r.tampered
+            .iter()
+            .any(|t| t.contains("seq 10 was anchored as a destructive")),
+        "{:?}",
+        r.tampered
+    );
+
     // Too little left in the kept file for a trim at its cap.
     let (anchors, mut f) = trimmed_run();
     f.kept.as_mut().unwrap().sizes = vec![2000];
@@ -356,7 +370,7 @@ fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_as_the_writer_trims() {
     assert!(
         r.tampered
             .iter()
-            .any(|t| t.contains("seq 10 was anchored as a destructive")),
+            .any(|t| t.contains("no trim at its cap accounts")),
         "{:?}",
         r.tampered
     );
@@ -371,7 +385,7 @@ fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_as_the_writer_trims() {
     assert!(
         r.tampered
             .iter()
-            .any(|t| t.contains("no trim at the kept file's cap")),
+            .any(|t| t.contains("no trim at its cap accounts")),
         "{:?}",
         r.tampered
     );
@@ -379,7 +393,7 @@ fn a_kept_file_trimmed_at_its_own_cap_is_believed_only_as_the_writer_trims() {
     // A kept-cap anchor forged on its own, not right after a cap deletion of its run.
     let (mut anchors, f) = trimmed_run();
     anchors.push(anchor(61, 'g', Reason::Tick));
-    let kc = anchors.remove(3);
+    let kc = anchors.remove(4);
     anchors.push(Anchor {
         seq: 61,
         hash: "g".repeat(64),
@@ -468,4 +482,48 @@ fn a_torn_last_line_is_a_crash_unless_its_seq_was_anchored() {
         "{:?}",
         r.tampered
     );
+}
+
+#[test]
+fn records_no_anchor_vouches_for_are_named() {
+    // r1 stopped at seq 5; r2 (anchoring) started at seq 9: 6..=9 came from somewhere else.
+    let anchors = vec![
+        anchor(5, 'e', Reason::Stop),
+        Anchor {
+            run: "r2".into(),
+            ..anchor(9, 'i', Reason::Start)
+        },
+    ];
+    let r = check(&anchors, &facts(1, 12, &[(5, 'e'), (9, 'i')]));
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("seq 6..=9 were written after run r1 stopped")),
+        "{:?}",
+        r.notes
+    );
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("seq 10..=12 were never anchored")),
+        "{:?}",
+        r.notes
+    );
+}
+
+/// The review's a1: the home moved away and a link left at its old path. The trail at that
+/// path is the same trail (its anchors still apply), not a new one.
+#[test]
+fn a_trail_reached_through_a_link_left_in_its_place_keeps_its_identity() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("spock");
+    let audit = home.join("data/audit");
+    std::fs::create_dir_all(&audit).unwrap();
+    let before = trail_id(&audit);
+    std::fs::rename(&home, tmp.path().join("spock.moved")).unwrap();
+    std::os::unix::fs::symlink(tmp.path().join("spock.moved"), &home).unwrap();
+    assert_eq!(trail_id(&audit), before);
+    assert_eq!(trail_id(&home.join("data/./audit/")), before);
+    assert_ne!(trail_id(&tmp.path().join("spock.moved/data/audit")), before);
 }

@@ -130,6 +130,7 @@ fn anchors_of_other_trails_in_the_same_log_are_passed_over() {
         reason: Reason::Tick,
         cap: None,
         first: None,
+        outcome: None,
     };
     let v = verify_anchored(dir.path(), &[other]).unwrap();
     let r = v.anchors.unwrap();
@@ -313,22 +314,50 @@ fn the_in_memory_kept_list_is_bounded_and_counts_what_it_let_go() {
 }
 
 #[test]
-fn the_kept_file_over_its_cap_drops_its_oldest_lines_and_says_which_seq_is_left() {
+fn the_kept_file_over_its_cap_drops_only_refused_records_oldest_first() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join(KEPT_FILE);
     let mut text = String::new();
     for n in 1..=100u64 {
-        text.push_str(&format!("{{\"seq\":{n},\"pad\":\"{}\"}}\n", "y".repeat(90)));
+        let mut r = destructive(n);
+        r.seq = n;
+        r.outcome = if n % 10 == 0 {
+            Outcome::Ok
+        } else {
+            Outcome::Refused
+        };
+        r.arguments = json!({ "pad": "y".repeat(200) });
+        text.push_str(&serde_json::to_string(&r).unwrap());
+        text.push('\n');
     }
     crate::config::private::write_atomic(&path, text.as_bytes()).unwrap();
     let size = text.len() as u64;
     assert_eq!(super::file::trim_kept(&path, size).unwrap(), None);
-    let first = super::file::trim_kept(&path, size / 2)
+    let upto = super::file::trim_kept(&path, size / 2)
         .unwrap()
         .expect("trimmed");
     let left = std::fs::read_to_string(&path).unwrap();
     assert!(left.len() as u64 <= size / 2 / 4 * 3, "{}", left.len());
-    assert!(left.starts_with(&format!("{{\"seq\":{first},")));
-    assert!(left.ends_with("\"}\n") && left.contains("{\"seq\":100,"));
-    assert!(first > 50, "{first}");
+    let seqs: Vec<u64> = left
+        .lines()
+        .map(|l| serde_json::from_str::<AuditRecord>(l).unwrap().seq)
+        .collect();
+    // Every call that ran is still there; the refused ones below `upto` are gone.
+    for n in (10..=100).step_by(10) {
+        assert!(seqs.contains(&n), "{seqs:?}");
+    }
+    assert!(
+        seqs.iter().all(|&s| s % 10 == 0 || s >= upto),
+        "{upto} {seqs:?}"
+    );
+    assert!(upto > 50, "{upto}");
+    // Nothing left to drop: only calls that ran.
+    let only_ran: String = left
+        .lines()
+        .filter(|l| l.contains("\"outcome\":\"ok\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    crate::config::private::write_atomic(&path, only_ran.as_bytes()).unwrap();
+    assert_eq!(super::file::trim_kept(&path, 100).unwrap(), None);
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), only_ran);
 }
