@@ -720,14 +720,16 @@ struct StartedRecord {
 impl StartedRecord {
     async fn written(core: &Arc<Core>, record: AuditRecord) -> StartedRecord {
         let seq = core.append_started(record.clone());
-        if let Err(e) = core.audit.flush().await {
-            tracing::error!(seq, "a started audit record not confirmed on disk: {e}");
-        }
-        StartedRecord {
+        // Held across the sync: dropped there, it still ends the pair.
+        let started = StartedRecord {
             core: core.clone(),
             seq,
             open: Some(record),
+        };
+        if let Err(e) = core.audit.flush().await {
+            tracing::error!(seq, "a started audit record not confirmed on disk: {e}");
         }
+        started
     }
 
     /// The call's ending is on record.
@@ -742,7 +744,8 @@ impl Drop for StartedRecord {
             r.outcome = Outcome::Cancelled;
             r.started = Some(self.seq);
             r.error = Some(
-                "the call's task was stopped while it ran: whether it took effect is not known"
+                "the call's task was stopped after its started record, before its ending: \
+                 whether it took effect is not known"
                     .into(),
             );
             self.core.audit.append(r);
