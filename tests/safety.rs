@@ -1056,3 +1056,124 @@ async fn lowering_the_history_size_applies_at_once() {
     assert_eq!(r.core.audit.cap(), 5);
     assert_eq!(r.core.audit.snapshot().len(), 5);
 }
+
+/// The audit trail's records as they are on disk (what a crash leaves).
+fn on_disk(r: &Rig) -> Vec<Value> {
+    std::fs::read_to_string(r.core.audit.path())
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a record"))
+        .collect()
+}
+
+/// Issue 33, nothing in flight is lost: an approved destructive call's `started` record is on
+/// disk while the call runs (before it does anything), listed as running, and its ending names
+/// it; a recording open meanwhile gets one step for the call, not two; a denied call never ran
+/// and has no started record.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_destructive_call_is_on_disk_as_started_before_it_runs() {
+    let r = rig(false, Config::default_config()).await;
+    r.core.batch.start_recording("pair").expect("recording");
+    let yes = person(&r, true);
+    let core = r.core.clone();
+    let call = tokio::spawn(async move {
+        stdio_call(
+            &core,
+            "android_run_adb_command",
+            json!({"command": "sleep 2", "reason": "a long command"}),
+        )
+        .await
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let started = loop {
+        if let Some(s) = on_disk(&r).into_iter().find(|v| v["outcome"] == "started") {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "no started record");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert!(
+        !call.is_finished(),
+        "the started record came after the call"
+    );
+    let seq = started["seq"].as_u64().unwrap();
+    assert!(r.core.started_running(seq));
+    assert_eq!(started["tool"], "android_run_adb_command");
+    assert_eq!(started["arguments"]["command"], "sleep 2");
+    assert_eq!(started["decision"], json!({"approved": true, "by": "key"}));
+    assert_eq!(started["durationMs"], 0);
+    assert!(started.get("result").is_none() && started.get("started").is_none());
+    let done = call.await.unwrap();
+    assert_eq!(done.outcome, Outcome::Ok, "{:?}", done.result.err());
+    assert!(!r.core.started_running(seq));
+    let ending = on_disk(&r)
+        .into_iter()
+        .find(|v| v["seq"] == done.record)
+        .expect("the ending on disk");
+    assert_eq!(ending["started"], seq);
+    assert_eq!(ending["outcome"], "ok");
+    assert_eq!(ending["time"], started["time"]);
+    let steps = r.core.batch.recording().expect("recording").steps;
+    assert_eq!(steps.len(), 1, "one call, one step: {steps:?}");
+    // Denied: it never ran, so it has no started record.
+    yes.abort();
+    let _ = yes.await;
+    let no = person(&r, false);
+    let denied = stdio_call(
+        &r.core,
+        "android_run_adb_command",
+        json!({"command": "echo no", "reason": "denied"}),
+    )
+    .await;
+    assert_eq!(denied.outcome, Outcome::Denied);
+    no.abort();
+    let outcomes: Vec<String> = on_disk(&r)
+        .iter()
+        .filter(|v| v["tool"] == "android_run_adb_command")
+        .map(|v| v["outcome"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(outcomes, ["started", "ok", "denied"]);
+}
+
+/// A destructive call whose task is stopped while it runs (its future dropped, no ending from
+/// the pipeline) still gets an ending naming its started record: a running server never
+/// leaves the pair open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_started_call_whose_task_is_dropped_is_ended_as_cancelled() {
+    let r = rig(false, Config::default_config()).await;
+    let _yes = person(&r, true);
+    let core = r.core.clone();
+    let call = tokio::spawn(async move {
+        stdio_call(
+            &core,
+            "android_run_adb_command",
+            json!({"command": "sleep 30", "reason": "a long command"}),
+        )
+        .await
+    });
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let seq = loop {
+        if let Some(s) = r
+            .core
+            .audit
+            .snapshot()
+            .iter()
+            .find(|a| a.outcome == Outcome::Started)
+        {
+            break s.seq;
+        }
+        assert!(std::time::Instant::now() < deadline, "no started record");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    call.abort();
+    let _ = call.await;
+    r.core.audit.flush().await.expect("flush");
+    let ending = on_disk(&r)
+        .into_iter()
+        .find(|v| v["started"] == seq)
+        .expect("an ending for the started record");
+    assert_eq!(ending["outcome"], "cancelled");
+    assert!(ending["error"].as_str().unwrap().contains("not known"));
+    assert!(!r.core.started_running(seq));
+}

@@ -582,9 +582,10 @@ mod live {
         assert!(asks.try_recv().is_err(), "the person was asked again");
         let recs = core.audit.recent(20);
         for tool in ["android_batch_save", "android_batch_delete"] {
+            // The call's ending (a destructive one also has its `started` record before it).
             let r = recs
                 .iter()
-                .find(|r| r.tool == tool)
+                .find(|r| r.tool == tool && r.outcome != Outcome::Started)
                 .unwrap_or_else(|| panic!("{tool} is not on record: {recs:?}"));
             assert_eq!(r.transport, Transport::Tui, "{r:?}");
             assert!(r.client.starts_with("control centre/"), "{r:?}");
@@ -593,9 +594,15 @@ mod live {
         }
         let delete = recs
             .iter()
-            .find(|r| r.tool == "android_batch_delete")
+            .find(|r| r.tool == "android_batch_delete" && r.outcome != Outcome::Started)
             .unwrap();
         assert!(delete.decision.is_some_and(|d| d.approved));
+        // Its started record came first, and the ending names it.
+        let started = recs
+            .iter()
+            .find(|r| r.tool == "android_batch_delete" && r.outcome == Outcome::Started)
+            .expect("a started record");
+        assert_eq!(delete.started, Some(started.seq));
         assert!(core.batch.get("mine").is_err(), "deleted");
     }
 
@@ -741,14 +748,23 @@ mod live {
             matches!(&reply, BatchReply::Failed { save: false, message } if message.contains("not found")),
             "{reply:?}"
         );
-        // Both deletes are on record, as the person's approved destructive calls.
+        // Both deletes are on record, as the person's approved destructive calls: each a
+        // started record and its ending, which names it.
         let deletes: Vec<_> = core
             .audit
             .recent(50)
             .into_iter()
             .filter(|r| r.tool == "android_batch_delete")
             .collect();
-        assert_eq!(deletes.len(), 2, "{deletes:?}");
+        assert_eq!(deletes.len(), 4, "{deletes:?}");
+        assert_eq!(deletes[0].outcome, Outcome::Started);
+        assert_eq!(deletes[1].started, Some(deletes[0].seq));
+        assert_eq!(deletes[2].outcome, Outcome::Started);
+        assert_eq!(deletes[3].started, Some(deletes[2].seq));
+        let deletes: Vec<_> = deletes
+            .into_iter()
+            .filter(|r| r.outcome != Outcome::Started)
+            .collect();
         assert!(deletes.iter().all(|r| r.transport == Transport::Tui
             && r.arguments["id"] == "shop"
             && r.decision.is_some_and(|d| d.approved)));

@@ -98,6 +98,7 @@ impl State {
             "cancelled",
             "timeout",
             "running",
+            crate::tui::history::INTERRUPTED,
         ] {
             add(FilterKind::Outcome, o.to_string());
         }

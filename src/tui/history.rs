@@ -68,6 +68,10 @@ pub struct CallEntry {
     pub finished: Option<Finished>,
     /// The call's audit record (its `seq`), once it has one.
     pub audit_seq: Option<u64>,
+    /// A destructive call's `started` record (its `seq`), when it was read back from the
+    /// trail: the call's first record, written before it ran. Its ending names it
+    /// (`AuditRecord::started`), and the two are this one entry.
+    pub started_seq: Option<u64>,
     /// The person's own act, as the server verified it (not from the client's name).
     pub person: bool,
 }
@@ -108,8 +112,19 @@ impl CallEntry {
             arguments,
             finished,
             audit_seq: None,
+            started_seq: None,
             person: false,
         }
+    }
+
+    /// A destructive call whose `started` record has no ending on record, read back from a
+    /// trail whose server is not running it (the server leaves a call it runs now out of the
+    /// preload): the server stopped while it ran. Held as a finished call whose outcome is
+    /// [`Outcome::Started`], its last record.
+    pub fn interrupted(&self) -> bool {
+        self.finished
+            .as_ref()
+            .is_some_and(|f| f.outcome == Outcome::Started)
     }
 
     /// Case-insensitive match on tool name, outcome and decision (the words the lists show:
@@ -121,7 +136,7 @@ impl CallEntry {
             || contains_ci(&self.tool, query)
             || contains_ci(&self.arguments.to_string(), query)
             || self.finished.as_ref().is_some_and(|f| {
-                contains_ci(f.outcome.label(), query)
+                contains_ci(self.outcome_label(), query)
                     || f.decision
                         .is_some_and(|d| contains_ci(decided(d.by), query))
                     || contains_ci(f.result.text(), query)
@@ -129,9 +144,11 @@ impl CallEntry {
     }
 
     pub fn outcome_label(&self) -> &'static str {
-        self.finished
-            .as_ref()
-            .map_or("running", |f| f.outcome.label())
+        match &self.finished {
+            None => "running",
+            Some(_) if self.interrupted() => INTERRUPTED,
+            Some(f) => f.outcome.label(),
+        }
     }
 
     /// The outcome as the lists show it, with how a destructive call was decided:
@@ -139,7 +156,7 @@ impl CallEntry {
     pub fn outcome_text(&self) -> String {
         match &self.finished {
             Some(f) => match f.decision {
-                Some(d) => format!("{} ({})", f.outcome.label(), decided(d.by)),
+                Some(d) => format!("{} ({})", self.outcome_label(), decided(d.by)),
                 None => f.outcome.label().to_string(),
             },
             None => "running".into(),
@@ -190,6 +207,14 @@ impl CallEntry {
         ))
     }
 }
+
+/// The outcome History shows for a call a server stopped during ([`CallEntry::interrupted`]).
+pub const INTERRUPTED: &str = "interrupted";
+
+/// What History says of such a call, as its result.
+pub const INTERRUPTED_NOTE: &str = "the server stopped while this call ran: it was approved and \
+     started (its started record is on the audit trail), but how it ended is not on record, nor \
+     whether it took effect";
 
 /// How a destructive call was decided, in a word or two.
 pub fn decided(by: DecidedBy) -> &'static str {
@@ -252,7 +277,15 @@ impl CallEntry {
         let result = match (&r.result, &r.error) {
             (Some(v), _) => Payload::new(v),
             (None, Some(e)) => Payload::new(&serde_json::json!({ "error": e })),
+            // A started record alone: shown as interrupted until its ending pairs with it.
+            (None, None) if r.outcome == Outcome::Started => {
+                Payload::new(&serde_json::json!({ "interrupted": INTERRUPTED_NOTE }))
+            }
             (None, None) => Payload::new(&Value::Null),
+        };
+        let started_seq = match r.outcome {
+            Outcome::Started => Some(r.seq),
+            _ => r.started,
         };
         let mut c = CallEntry::new(
             at,
@@ -271,6 +304,7 @@ impl CallEntry {
             }),
         );
         c.audit_seq = Some(r.seq);
+        c.started_seq = started_seq;
         c.person = r.verified.as_ref().is_some_and(|v| v.is_person());
         c
     }
@@ -326,9 +360,34 @@ impl History {
         let preload = source.preload(cap);
         h.entries.reserve_exact(preload.len());
         for r in preload {
-            h.push(r);
+            if let Some(r) = h.pair(r) {
+                h.push(r);
+            }
         }
         h
+    }
+
+    /// A destructive call's ending read back from the trail, paired with the entry its
+    /// `started` record made (one call, one entry: the ending replaces the interrupted
+    /// state). Returns the entry back when it is no such ending or its started record is not
+    /// held.
+    fn pair(&mut self, r: CallEntry) -> Option<CallEntry> {
+        let Some(started) = r.started_seq.filter(|_| !r.interrupted()) else {
+            return Some(r);
+        };
+        let Some(e) = self
+            .entries
+            .iter_mut()
+            .rev()
+            .find(|e| e.started_seq == Some(started) && e.interrupted())
+        else {
+            return Some(r);
+        };
+        e.finished = r.finished;
+        e.audit_seq = r.audit_seq;
+        e.device = r.device.or(e.device.take());
+        e.arguments = r.arguments;
+        None
     }
 
     /// The server's History preload again, after the attach link reconnected: the records
@@ -339,13 +398,18 @@ impl History {
     pub fn reload(&mut self, source: &dyn HistorySource) -> Reloaded {
         let known = self.entries.iter().filter_map(|e| e.audit_seq).max();
         let mut done = Reloaded::default();
-        for mut r in source.preload(self.cap) {
+        for r in source.preload(self.cap) {
             let Some(seq) = r.audit_seq else { continue };
             if known.is_some_and(|k| seq <= k) {
                 continue;
             }
+            // The ending of a call whose started record this History holds (as interrupted,
+            // from this preload or an earlier one): that entry, already counted as ended.
+            let Some(mut r) = self.pair(r) else { continue };
             // A call this control centre saw start but whose end it missed (the link went
-            // down while it ran): the trail's record is its ending, not another call.
+            // down while it ran): the trail's record is its ending, not another call. A
+            // started record alone is an ending too: the server stopped while it ran (the
+            // server it reconnected to leaves a call it runs now out of the preload).
             if let Some(e) = self.entries.iter_mut().rev().find(|e| {
                 e.live
                     && e.finished.is_none()
@@ -355,6 +419,7 @@ impl History {
             }) {
                 e.finished = r.finished.take();
                 e.audit_seq = Some(seq);
+                e.started_seq = r.started_seq;
                 done.ended.push(r.tool);
                 continue;
             }
@@ -669,5 +734,128 @@ mod tests {
         // A second reload of the same trail adds nothing.
         assert_eq!(h.reload(&again), Reloaded::default());
         assert_eq!(h.len(), 7);
+    }
+
+    /// A destructive call's record: `started` (its first, before it ran) or its ending.
+    fn destructive(seq: u64, outcome: &str, started: Option<u64>) -> crate::audit::AuditRecord {
+        let mut v = json!({
+            "seq": seq, "time": "2026-11-30T20:00:00.000Z", "tool": "android_uninstall_app",
+            "level": "destructive", "transport": "http", "client": "agent/1",
+            "arguments": {"packageName": "a.b"}, "outcome": outcome, "durationMs": 0,
+            "decision": {"approved": true, "by": "key"}
+        });
+        if let Some(s) = started {
+            v["started"] = json!(s);
+            v["result"] = json!({"uninstalled": true});
+            v["durationMs"] = json!(40);
+        }
+        serde_json::from_value(v).unwrap()
+    }
+
+    fn preloaded(records: Vec<crate::audit::AuditRecord>) -> Preloaded {
+        Preloaded {
+            records: records.into_iter().map(CallEntry::from_record).collect(),
+            source: "trail".into(),
+        }
+    }
+
+    #[test]
+    fn a_started_record_and_its_ending_are_one_entry() {
+        let h = History::from_source(
+            100,
+            &preloaded(vec![
+                destructive(5, "started", None),
+                audited(6, "android_get_screen"),
+                destructive(7, "ok", Some(5)),
+            ]),
+        );
+        assert_eq!(h.len(), 2, "one entry for the pair");
+        let e = h.newest_first().nth(1).unwrap();
+        assert_eq!(e.tool, "android_uninstall_app");
+        assert_eq!((e.audit_seq, e.started_seq), (Some(7), Some(5)));
+        assert!(!e.interrupted());
+        assert_eq!(e.outcome_text(), "ok (key)");
+        assert!(e.matches_lower("uninstalled"));
+        assert_eq!(
+            e.finished.as_ref().unwrap().duration,
+            Duration::from_millis(40)
+        );
+    }
+
+    #[test]
+    fn a_started_record_without_its_ending_is_an_interrupted_call() {
+        let h = History::from_source(
+            100,
+            &preloaded(vec![
+                destructive(5, "started", None),
+                audited(6, "android_get_screen"),
+            ]),
+        );
+        assert_eq!(h.len(), 2);
+        let e = h.newest_first().nth(1).unwrap();
+        assert!(e.interrupted());
+        assert_eq!(e.outcome_label(), "interrupted");
+        assert_eq!(e.outcome_text(), "interrupted (key)");
+        assert_eq!(e.audit_seq, Some(5));
+        assert!(e.kept());
+        assert!(e.matches_lower("interrupted"));
+        let said = e.finished.as_ref().unwrap().result.text().to_string();
+        assert!(
+            said.contains("server stopped while this call ran"),
+            "{said}"
+        );
+        let filter = ["interrupted".to_string()].into_iter().collect();
+        assert!(e.outcome_in(&filter));
+        assert_eq!(h.running(), 0);
+    }
+
+    #[test]
+    fn a_reload_ends_a_live_call_from_its_started_record_and_its_ending_once() {
+        let live = |h: &mut History| {
+            h.started(
+                9,
+                Utc::now(),
+                "android_uninstall_app",
+                Level::Destructive,
+                Transport::Http,
+                None,
+                None,
+                json!({"packageName": "a.b"}),
+            )
+        };
+        // The link went down while it ran; the trail has both of its records.
+        let mut h = History::new(100);
+        live(&mut h);
+        let done = h.reload(&preloaded(vec![
+            destructive(1, "started", None),
+            destructive(2, "ok", Some(1)),
+        ]));
+        assert_eq!(done.ended, vec!["android_uninstall_app"]);
+        assert!(done.added.is_empty());
+        assert_eq!(h.len(), 1);
+        let e = h.newest_first().next().unwrap();
+        assert_eq!((e.audit_seq, e.started_seq), (Some(2), Some(1)));
+        assert_eq!(e.outcome_label(), "ok");
+        // The server stopped while it ran: only its started record, an ending all the same.
+        let mut h = History::new(100);
+        live(&mut h);
+        let done = h.reload(&preloaded(vec![destructive(1, "started", None)]));
+        assert_eq!(done.ended, vec!["android_uninstall_app"]);
+        assert!(done.added.is_empty());
+        assert_eq!(h.len(), 1);
+        assert!(h.newest_first().next().unwrap().interrupted());
+        assert_eq!(h.running(), 0);
+        // A call this History never saw: added once, as interrupted; its ending, should a
+        // later preload carry it, completes that entry rather than adding another.
+        let mut h = History::new(100);
+        let done = h.reload(&preloaded(vec![destructive(1, "started", None)]));
+        assert_eq!(done.added, vec!["android_uninstall_app"]);
+        let done = h.reload(&preloaded(vec![
+            destructive(1, "started", None),
+            destructive(2, "ok", Some(1)),
+        ]));
+        assert_eq!(done, Reloaded::default());
+        assert_eq!(h.len(), 1);
+        assert_eq!(h.newest_first().next().unwrap().outcome_label(), "ok");
     }
 }

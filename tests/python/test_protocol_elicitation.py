@@ -96,7 +96,9 @@ async def test_decline_late_and_approve_through_the_client(tmp_path, transport, 
             # The asked call expired (recorded when it did), then its late retry was refused.
             late.append(("timeout", False, "denied"))
             assert "timed out before this retry" in recs[2]["error"], recs[2]
-        assert by == [("client", False, "denied"), *late, ("client", True, "ok")], by
+        # The approved call: its started record (before it ran), then its ending.
+        assert by == [("client", False, "denied"), *late, ("client", True, "started"), ("client", True, "ok")], by
+        assert recs[-1]["started"] == recs[-2]["seq"], recs
         how = "input_required" if mode == "auto" else "asked in its session"
         for r in (recs[0], recs[-1]):
             assert "elicitation" in r["decider"] and "mcp" in r["decider"].lower(), r

@@ -108,8 +108,9 @@ def test_a_used_state_answers_once(inst):
     assert not installed(inst)
     denied(rpc(inst, "android_uninstall_app", NOTES, state, YES), "already answered")
     recs = audit(inst)
+    # The approved call: its started record (before it ran), then its ending.
     assert [(r["outcome"], (r.get("decision") or {}).get("by")) for r in recs] == [
-        ("ok", "client"), ("denied", None)], recs
+        ("started", "client"), ("ok", "client"), ("denied", None)], recs
 
 
 def test_forged_states_and_unasked_answers_run_nothing(inst):

@@ -34,7 +34,10 @@
 //!    `safety.wait_for_attach`).
 //! 6. **Started.** `ServerEvent::CallStarted` with arguments redacted for the person
 //!    (`redact`), typed passwords withheld (`mcp::typed`).
-//! 7. **The tool.** Its handler: `guard` checks every string that reaches a device shell or a
+//! 7. **The tool.** A destructive call about to run first gets its `started` audit record
+//!    (`Outcome::Started`), synced and anchored before the tool does anything, so a crash
+//!    mid-call leaves it on record; its ending (step 8) names it (`AuditRecord::started`) and
+//!    History reads the pair as one call. Its handler: `guard` checks every string that reaches a device shell or a
 //!    local file; `device` speaks adb (every call with a timeout); `uitree` parses dumps.
 //! 8. **Answered and recorded.** The result is redacted for the agent, the record goes to
 //!    `audit` (hash-chained; on disk before the answer for destructive, denied and refused

@@ -50,7 +50,7 @@ impl ClientId {
     }
 }
 
-/// How a call ended.
+/// How a call ended; or, for [`Outcome::Started`], that it is about to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
@@ -60,6 +60,11 @@ pub enum Outcome {
     Refused,
     Cancelled,
     Timeout,
+    /// Not an ending: a destructive call's first record, written (synced and anchored) after
+    /// its approval and before it runs, so a crash mid-call leaves it on record. The call's
+    /// second record (its ending) names it in `started`; one without a second record is a call
+    /// the server stopped during (History shows it as interrupted).
+    Started,
 }
 
 impl Outcome {
@@ -71,6 +76,7 @@ impl Outcome {
             Outcome::Refused => "refused",
             Outcome::Cancelled => "cancelled",
             Outcome::Timeout => "timeout",
+            Outcome::Started => "started",
         }
     }
 }

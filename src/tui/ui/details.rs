@@ -63,7 +63,7 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State, d: &Details) {
         Some(fin) => {
             lines.push(Line::from(vec![
                 Span::styled(format!("{:<11}", "outcome"), bold()),
-                Span::styled(fin.outcome.label(), outcome_style(Some(fin.outcome))),
+                Span::styled(r.outcome_label(), outcome_style(Some(fin.outcome))),
             ]));
             lines.push(field("duration", fmt_duration(fin.duration)));
         }

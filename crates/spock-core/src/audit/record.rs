@@ -55,6 +55,11 @@ pub struct AuditRecord {
     /// `SSH_CONNECTION`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claimed_via: Option<String>,
+    /// The `seq` of this call's `started` record ([`Outcome::Started`]): a destructive call has
+    /// two records, the one written before it ran and this one, its ending. Readers show the
+    /// pair as one call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started: Option<u64>,
 }
 
 impl AuditRecord {
@@ -84,6 +89,7 @@ impl AuditRecord {
             batch_run: None,
             verified: None,
             claimed_via: None,
+            started: None,
         }
     }
 }

@@ -109,6 +109,13 @@ mod tests {
             None,
             Outcome::Denied,
         );
+        // A destructive call's started record is no call of its own: its ending is the step.
+        r.offer(
+            "android_uninstall_app",
+            &json!({"packageName": "a.b"}),
+            None,
+            Outcome::Started,
+        );
         r.offer("android_batch_list", &json!({}), None, Outcome::Ok);
         r.offer("spock_get_status", &json!({}), None, Outcome::Ok);
         r.offer("android_take_screenshot", &json!({}), None, Outcome::Ok);

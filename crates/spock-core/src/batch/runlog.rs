@@ -85,6 +85,8 @@ impl From<crate::mcp::events::Outcome> for StepOutcome {
             O::Refused => StepOutcome::Refused,
             O::Cancelled => StepOutcome::Cancelled,
             O::Timeout => StepOutcome::Timeout,
+            // Never how a call ends (only its first record says it); kept total.
+            O::Started => StepOutcome::Error,
         }
     }
 }

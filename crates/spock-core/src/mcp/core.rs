@@ -93,6 +93,8 @@ pub struct Core {
     /// ends (an HTTP `DELETE`) cancels them, so a confirmation still waiting is withdrawn.
     in_flight: Mutex<std::collections::HashMap<u64, (String, tokio_util::sync::CancellationToken)>>,
     in_flight_seq: AtomicU64,
+    /// The `seq`s of destructive calls' `started` audit records whose call is running now.
+    started_running: Mutex<std::collections::BTreeSet<u64>>,
 }
 
 impl std::fmt::Debug for Core {
@@ -162,7 +164,39 @@ impl Core {
             answering: std::sync::atomic::AtomicUsize::new(0),
             in_flight: Mutex::new(Default::default()),
             in_flight_seq: AtomicU64::new(0),
+            started_running: Mutex::new(Default::default()),
         }
+    }
+
+    /// Appends a destructive call's `started` record (not yet synced: flush after) and lists
+    /// it as running until [`Self::started_ended`]. Listed under the same lock
+    /// [`Self::started_running`] takes, so whoever reads the record back and asks waits for the
+    /// listing: a running call is never taken for an interrupted one.
+    pub fn append_started(&self, record: crate::audit::AuditRecord) -> u64 {
+        let mut running = self
+            .started_running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let seq = self.audit.append(record);
+        running.insert(seq);
+        seq
+    }
+
+    /// The call of `started` record `seq` has its ending on record (or was dropped).
+    pub fn started_ended(&self, seq: u64) {
+        self.started_running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&seq);
+    }
+
+    /// Whether `started` record `seq` belongs to a call of this server that is running now
+    /// (not one a server stopped during).
+    pub fn started_running(&self, seq: u64) -> bool {
+        self.started_running
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&seq)
     }
 
     /// Registers a client call running under session `key`, cancelled through `cancel` if the

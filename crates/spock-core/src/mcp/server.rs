@@ -392,6 +392,8 @@ async fn pipeline(
     let mut decision = None;
     // Which terminal answered (an attached control centre, or the serving process's own).
     let mut decider = None;
+    // A destructive call's first record, once it is about to run (see `StartedRecord`).
+    let mut running: Option<StartedRecord> = None;
     let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
     let mut ctx = Ctx {
         core: core.clone(),
@@ -551,6 +553,20 @@ async fn pipeline(
             still_the_phone_shown(&ctx, &tool, pinned_identity.as_deref()).await?;
             ctx.approved = true;
         }
+        // Nothing in flight is lost: a destructive call about to run has its `started` record
+        // on disk (synced, and anchored by the writer) before it does anything, so a crash
+        // while it runs leaves the approved call on record. Denied and refused calls never get
+        // here: they never ran.
+        if level == Level::Destructive {
+            let mut r = call_record(&tool, level, &origin, shown_args.clone(), at);
+            r.outcome = Outcome::Started;
+            r.escalated = escalated.clone();
+            r.device = resolved.lock().ok().and_then(|d| d.clone());
+            r.decision = decision;
+            r.decider = decider.clone();
+            r.batch_run = batch_run.clone();
+            running = Some(StartedRecord::written(core, r.clone()).await);
+        }
         tokio::select! {
             r = tool.run(ctx.clone(), args.clone()) => r,
             _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, stopped)),
@@ -597,25 +613,15 @@ async fn pipeline(
         core.redactor.redact_json(&mut shown_args, Audience::Person);
         typed.hide_withheld(&mut shown_args);
     }
-    let mut record = AuditRecord::new(tool.name, level, origin.transport, shown_args);
+    let mut record = call_record(&tool, level, &origin, shown_args, at);
     record.escalated = escalated;
-    record.time = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    record.client = origin
-        .client
-        .as_ref()
-        .map(|c| format!("{}/{}", c.name, c.version))
-        .unwrap_or_else(|| "unknown".into());
     record.device = device.clone();
     record.outcome = outcome;
     record.duration_ms = duration.as_millis() as u64;
     record.decision = decision;
     record.decider = decider;
-    record.verified = Some(super::who::verified(&origin));
-    record.claimed_via = origin
-        .session
-        .as_ref()
-        .and_then(|s| s.via().map(str::to_string));
     record.batch_run = batch_run;
+    record.started = running.as_ref().map(|r| r.seq);
     match &result {
         Ok(_) => record.result = Some(shown.clone()),
         Err(e) => record.error = Some(e.message.clone()),
@@ -623,6 +629,9 @@ async fn pipeline(
     let batch_run = record.batch_run.clone();
     // A destructive, denied or refused call's record is on disk before its answer goes back.
     let record = core.audit.append_answered(record).await;
+    if let Some(r) = running.take() {
+        r.completed();
+    }
     let finished = FinishedCall {
         tool: tool.name,
         args: &recorded_args,
@@ -667,6 +676,81 @@ async fn pipeline(
         typed_password,
         record,
         for_agent,
+    }
+}
+
+/// What both of a call's records say (a destructive call's `started` record and its ending):
+/// what, at which level, who asked, with which arguments, when it started.
+fn call_record(
+    tool: &ToolDef,
+    level: Level,
+    origin: &Origin,
+    shown_args: Value,
+    at: chrono::DateTime<Utc>,
+) -> AuditRecord {
+    let mut record = AuditRecord::new(tool.name, level, origin.transport, shown_args);
+    record.time = at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    record.client = origin
+        .client
+        .as_ref()
+        .map(|c| format!("{}/{}", c.name, c.version))
+        .unwrap_or_else(|| "unknown".into());
+    record.verified = Some(super::who::verified(origin));
+    record.claimed_via = origin
+        .session
+        .as_ref()
+        .and_then(|s| s.via().map(str::to_string));
+    record
+}
+
+/// A destructive call's `started` record ([`Outcome::Started`]), written and synced before the
+/// call runs, while the call has no ending on record. The pipeline ends it with the call's
+/// record ([`StartedRecord::completed`]); should the call's future be dropped before that (its
+/// task stopped), the drop records an ending, `cancelled`, naming what is not known, so the
+/// pair is never left open by a server that is still running. Meanwhile the core lists its seq
+/// as running ([`Core::started_running`]): a History preloaded now leaves it out rather than
+/// show a running call as interrupted.
+struct StartedRecord {
+    core: Arc<Core>,
+    seq: u64,
+    /// The started record, to make the ending from if the call is dropped; `None` once ended.
+    open: Option<AuditRecord>,
+}
+
+impl StartedRecord {
+    async fn written(core: &Arc<Core>, record: AuditRecord) -> StartedRecord {
+        let seq = core.append_started(record.clone());
+        // Held across the sync: dropped there, it still ends the pair.
+        let started = StartedRecord {
+            core: core.clone(),
+            seq,
+            open: Some(record),
+        };
+        if let Err(e) = core.audit.flush().await {
+            tracing::error!(seq, "a started audit record not confirmed on disk: {e}");
+        }
+        started
+    }
+
+    /// The call's ending is on record.
+    fn completed(mut self) {
+        self.open = None;
+    }
+}
+
+impl Drop for StartedRecord {
+    fn drop(&mut self) {
+        if let Some(mut r) = self.open.take() {
+            r.outcome = Outcome::Cancelled;
+            r.started = Some(self.seq);
+            r.error = Some(
+                "the call's task was stopped after its started record, before its ending: \
+                 whether it took effect is not known"
+                    .into(),
+            );
+            self.core.audit.append(r);
+        }
+        self.core.started_ended(self.seq);
     }
 }
 

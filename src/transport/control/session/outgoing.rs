@@ -27,7 +27,16 @@ pub(super) fn history(core: &Arc<Core>) -> mpsc::Receiver<Vec<u8>> {
     let (tx, rx) = mpsc::channel(1);
     tokio::task::spawn_blocking(move || {
         let mut lines = HistoryLines::new(source, tx);
-        if let Err(e) = c.audit.visit_recent(cap, |r| lines.add(&r)) {
+        // A `started` record whose call is running now is left out: History would take it for
+        // a call a server stopped during (the call is running, not interrupted).
+        let open = |r: &AuditRecord| {
+            r.outcome == crate::audit::Outcome::Started && c.started_running(r.seq)
+        };
+        if let Err(e) = c.audit.visit_recent(cap, |r| {
+            if !open(&r) {
+                lines.add(&r)
+            }
+        }) {
             tracing::error!(error = %e, "the audit trail could not be read back for an attached control centre");
         }
         lines.send(true);
