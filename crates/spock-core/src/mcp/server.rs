@@ -565,7 +565,18 @@ async fn pipeline(
             r.decision = decision;
             r.decider = decider.clone();
             r.batch_run = batch_run.clone();
-            running = Some(StartedRecord::written(core, r.clone()).await);
+            let (rec, on_disk) = StartedRecord::written(core, r.clone()).await;
+            running = Some(rec);
+            // Fail closed: a call whose record cannot reach the disk does not run (a full
+            // disk must not turn the record off while approved calls go on).
+            if let Err(e) = on_disk {
+                return Err(ToolError::new(
+                    ErrorKind::Refused,
+                    format!(
+                        "the audit trail cannot be written ({e}): destructive calls are refused until it can"
+                    ),
+                ));
+            }
         }
         tokio::select! {
             r = tool.run(ctx.clone(), args.clone()) => r,
@@ -718,7 +729,11 @@ struct StartedRecord {
 }
 
 impl StartedRecord {
-    async fn written(core: &Arc<Core>, record: AuditRecord) -> StartedRecord {
+    /// The record, and whether it is confirmed on disk.
+    async fn written(
+        core: &Arc<Core>,
+        record: AuditRecord,
+    ) -> (StartedRecord, Result<(), crate::audit::AuditError>) {
         let seq = core.append_started(record.clone());
         // Held across the sync: dropped there, it still ends the pair.
         let started = StartedRecord {
@@ -726,10 +741,11 @@ impl StartedRecord {
             seq,
             open: Some(record),
         };
-        if let Err(e) = core.audit.flush().await {
+        let on_disk = core.audit.flush().await;
+        if let Err(e) = &on_disk {
             tracing::error!(seq, "a started audit record not confirmed on disk: {e}");
         }
-        started
+        (started, on_disk)
     }
 
     /// The call's ending is on record.
