@@ -104,6 +104,13 @@ fn audit_verify(
         v.files,
         dir.display()
     );
+    if !v.interrupted.is_empty() {
+        let list: Vec<String> = v.interrupted.iter().map(u64::to_string).collect();
+        text.push_str(&format!(
+            "note: destructive call(s) seq {} started and have no ending: the server stopped while they ran (or they are running now); whether they took effect is not known\n",
+            list.join(", ")
+        ));
+    }
     if v.unchained > 0 {
         text.push_str(&format!(
             "note: the first {} records predate the hash chain (no prev)\n",

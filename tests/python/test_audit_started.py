@@ -142,6 +142,7 @@ async def test_kill_9_mid_call_leaves_its_started_record_anchored_and_the_trail_
     assert records[-1]["seq"] == started["seq"], "nothing after the started record: the call never ended"
     v = inst.run("audit", "verify")
     assert v.returncode == 0 and "intact" in v.stdout, (v.stdout, v.stderr)
+    assert f"seq {started['seq']} started and have no ending" in v.stdout, v.stdout
 
     # Restarted: the sequence goes on after the started record, which the History preload
     # carries (the control centre shows it as interrupted).

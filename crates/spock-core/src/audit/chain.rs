@@ -62,6 +62,9 @@ pub struct Verified {
     /// gone: the records before it were deleted at the trail's size cap (their destructive,
     /// denied and refused ones are in [`super::file::KEPT_FILE`]).
     pub starts_after_deleted: Option<u64>,
+    /// Destructive calls with a `started` record and no ending: the server stopped while they
+    /// ran (whether they took effect is not known). A call running as verify reads is one too.
+    pub interrupted: Vec<u64>,
     /// What this trail's anchors say about it ([`verify_anchored`]); `None` without anchors.
     pub anchors: Option<AnchorReport>,
 }
@@ -150,6 +153,14 @@ fn walk(dir: &Path, anchors: Option<&[Anchor]>) -> Result<Verified, AuditError> 
                 return Ok(());
             };
             let seq = v.get("seq").and_then(Value::as_u64);
+            if v.get("outcome").and_then(Value::as_str) == Some("started")
+                && let Some(s) = seq
+            {
+                out.interrupted.push(s);
+            }
+            if let Some(s) = v.get("started").and_then(Value::as_u64) {
+                out.interrupted.retain(|&i| i != s);
+            }
             if let Some(s) = seq {
                 facts.first_seq.get_or_insert(s);
                 facts.last_seq = Some(facts.last_seq.map_or(s, |l| l.max(s)));
