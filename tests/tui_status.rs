@@ -132,10 +132,7 @@ fn status_and_history_show_the_trail_state() {
         screen.contains("(seq 42)") && screen.contains(" s ago"),
         "{screen}"
     );
-    assert!(
-        screen.contains("verified 2 min ago: intact: 42 records agree with 9 anchors"),
-        "{screen}"
-    );
+    assert!(screen.contains("· verified 2 min ago"), "{screen}");
 
     // The sink fails and the last verify found tampering.
     v.trail.failure = Some("tcp:127.0.0.1:6514: connection refused".into());

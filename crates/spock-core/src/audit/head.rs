@@ -81,7 +81,8 @@ pub fn now_ms() -> u64 {
 }
 
 impl TrailState {
-    /// Status's lines about the trail, ages counted to `now_ms`.
+    /// Status's lines about the trail, ages counted to `now_ms`: one line when all is well
+    /// (each `bool` says whether the line is good news).
     pub fn lines(&self, now_ms: u64) -> Vec<(bool, String)> {
         let ago = |t: u64| {
             let s = now_ms.saturating_sub(t) / 1000;
@@ -91,33 +92,30 @@ impl TrailState {
                 _ => format!("{} h ago", s / 3600),
             }
         };
-        let mut out = Vec::new();
-        match (&self.target, self.last_anchor_ms) {
-            (None, _) => out.push((
+        let verified = match (self.verified_ok, self.verified_ms) {
+            (Some(true), Some(at)) => format!(" · verified {}", ago(at)),
+            _ => String::new(),
+        };
+        let mut out = vec![match (&self.target, self.last_anchor_ms) {
+            (None, _) => (
                 false,
-                "not anchored (audit.anchor = off, or no /dev/log): records removed from its end or rewritten cannot be proven".to_string(),
-            )),
-            (Some(t), Some(at)) => out.push((
+                format!("not anchored (audit.anchor): a rewrite cannot be proven{verified}"),
+            ),
+            (Some(t), Some(at)) => (
                 true,
                 format!(
-                    "anchored to {t} · last anchor {} (seq {})",
+                    "anchored to {t} · {} (seq {}){verified}",
                     ago(at),
                     self.last_anchor_seq.unwrap_or(0)
                 ),
-            )),
-            (Some(t), None) => out.push((false, format!("anchored to {t} · no anchor delivered yet"))),
-        }
+            ),
+            (Some(t), None) => (false, format!("anchored to {t} · nothing delivered yet{verified}")),
+        }];
         if let (Some(f), Some(at)) = (&self.failure, self.failure_ms) {
             out.push((false, format!("anchoring failed {}: {f}", ago(at))));
         }
-        match (self.verified_ok, self.verified_ms) {
-            (Some(ok), Some(at)) => {
-                out.push((ok, format!("verified {}: {}", ago(at), self.verified)))
-            }
-            _ => out.push((
-                true,
-                "not verified yet this run (spock-tui audit verify)".to_string(),
-            )),
+        if let (Some(false), Some(at)) = (self.verified_ok, self.verified_ms) {
+            out.push((false, format!("verify {}: {}", ago(at), self.verified)));
         }
         if self.resumed.contains("missing") {
             out.push((false, self.resumed.clone()));
