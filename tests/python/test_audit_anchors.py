@@ -311,7 +311,7 @@ async def test_a_restart_reads_the_last_anchor_and_numbers_on_after_it(tmp_path,
     and it says where it continued from."""
     s = await approved_trail(lab, tmp_path, "resume")
     highest = max(int(l.split('seq="')[1].split('"')[0]) for l in lab.rsyslog.lines() if f'trail="{s.trail}"' in l)
-    assert highest == 4, highest
+    assert highest == 6, highest  # a read, two approved calls (started, ending), a read
 
     def drop(t: Trail):
         t.delete_newest(2)
@@ -323,19 +323,25 @@ async def test_a_restart_reads_the_last_anchor_and_numbers_on_after_it(tmp_path,
     lab.as_user(lambda: (s.home / "config" / "config.toml").write_text(conf))
     s2 = await approved_trail(lab, tmp_path, "resume", server=s)
     seqs = [r["seq"] for r in lab.tamper(s2, Trail.records)]
-    assert seqs == [1, 2, 5, 6, 7, 8], seqs  # after the anchored 4, not after the file's 2
+    assert seqs == [1, 2, 3, 4, 7, 8, 9, 10, 11, 12], seqs  # after the anchored 6, not the file's 4
     log = "".join(p.read_text(errors="replace") for p in s2.home.rglob("*.log"))
-    assert "continuing after seq 4 from the last anchor" in log, log[-2000:]
+    assert "continuing after seq 6 from the last anchor" in log, log[-2000:]
     plain = plain_verify(s2)
-    assert plain.returncode == 1 and "seq 3..=4 are missing" in plain.stderr, plain.stdout + plain.stderr
+    assert plain.returncode == 1 and "seq 5..=6 are missing" in plain.stderr, plain.stdout + plain.stderr
 
 
 def approved_rewritten_as_denied(t: Trail):
+    """Each approved call made to look denied: its `started` record dropped (a denied call has
+    none), its ending rewritten, the rest renumbered and the chain recomputed."""
     def denied(r):
         r.update(outcome="denied", decision={"approved": False, "by": "client"},
                  error="declined through the MCP client")
         r.pop("result", None)
+        r.pop("started", None)
 
+    started = {r["seq"] for r in t.records() if r.get("outcome") == "started"}
+    assert len(started) == 2, t.records()
+    t.delete_seqs(started)
     assert t.rewrite(lambda r: r.get("level") == "destructive" and r.get("outcome") == "ok", denied) == 2
 
 
@@ -344,7 +350,8 @@ async def test_approved_destructive_records_rewritten_as_denied_chain_recomputed
     lab.tamper(s, approved_rewritten_as_denied)
     recs = lab.tamper(s, Trail.records)
     assert [r["outcome"] for r in recs] == ["ok", "denied", "denied", "ok"], recs
-    assert_blind_then_caught(lab, s, "approved-as-denied", "seq 2 was rewritten", "seq 3 was rewritten")
+    assert_blind_then_caught(lab, s, "approved-as-denied", "seq 2 was rewritten", "seq 3 was rewritten",
+                             "removed from its end")
 
 
 def forge_state(how):
@@ -357,8 +364,9 @@ def forge_state(how):
 async def test_server_stopped_two_destructive_records_dropped_chain_redone_restarted(tmp_path, lab, state):
     s = await approved_trail(lab, tmp_path, "restart")
     before = lab.tamper(s, Trail.records)
+    # Each approved call is two records: `started` (synced before it ran) and its ending.
     destructive = [r["seq"] for r in before if r["level"] == "destructive"]
-    assert destructive == [2, 3], before
+    assert destructive == [2, 3, 4, 5], before
 
     def drop(t: Trail):
         t.delete_seqs(set(destructive))  # the rest renumbered, the chain recomputed
@@ -371,13 +379,13 @@ async def test_server_stopped_two_destructive_records_dropped_chain_redone_resta
     s2 = await approved_trail(lab, tmp_path, "restart", server=s)
     lines = lab.tamper(s2, Trail.lines)
     after = [json.loads(l) for l in lines]
-    assert len(after) == 6 and all(r["prev"] == line_hash(p) for p, r in zip(lines, after[1:])), lines
+    assert len(after) == 8 and all(r["prev"] == line_hash(p) for p, r in zip(lines, after[1:])), lines
     if state == "state file left":
-        # The restarted server numbers on after the state file's seq 4: the gap 3..=4 in a
+        # The restarted server numbers on after the state file's seq 6: the gap 3..=6 in a
         # chain that holds is itself the sign (an honest writer numbers every record it writes).
-        assert [r["seq"] for r in after] == [1, 2, 5, 6, 7, 8], after
+        assert [r["seq"] for r in after] == [1, 2, 7, 8, 9, 10, 11, 12], after
         plain = plain_verify(s2)
-        assert plain.returncode == 1 and "seq 3..=4 are missing" in plain.stderr, plain.stdout + plain.stderr
+        assert plain.returncode == 1 and "seq 3..=6 are missing" in plain.stderr, plain.stdout + plain.stderr
         assert "the chain made to run over the gap" in plain.stderr, plain.stderr
         v = verify(lab, s2, "restart")
         assert v.returncode == 1, v.stdout + v.stderr
@@ -385,7 +393,7 @@ async def test_server_stopped_two_destructive_records_dropped_chain_redone_resta
     else:
         # The restarted server numbers on from the forged head: seqs 2-4 come back with other
         # records; its start anchor names seq 2 with the forged hash, run 1 anchored the original.
-        assert [r["seq"] for r in after] == [1, 2, 3, 4, 5, 6], after
+        assert [r["seq"] for r in after] == [1, 2, 3, 4, 5, 6, 7, 8], after
         findings = ("seq 2 was anchored with two different hashes", "seq 4 was anchored with two different hashes")
     assert_blind_then_caught(lab, s2, "restart", *findings)
 
