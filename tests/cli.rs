@@ -544,24 +544,28 @@ fn relay_is_quiet_when_its_client_closes_and_speaks_when_the_server_leaves() {
     );
 }
 
-#[test]
-fn audit_verify_says_intact_then_names_the_first_break() {
+/// A trail of `n` taps under `home`: its live file.
+fn taps_trail(home: &Path, n: u64) -> std::path::PathBuf {
     use spock_tui::audit::{Audit, AuditRecord, Level, Transport};
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("home");
-    let audit_dir = spock_tui::config::Paths::under(&home).audit_dir();
+    let audit_dir = spock_tui::config::Paths::under(home).audit_dir();
     let audit = Audit::open(&audit_dir, 100).expect("open");
-    for n in 0..6 {
+    for x in 0..n {
         audit.append(AuditRecord::new(
             "android_tap",
             Level::SafeAction,
             Transport::Http,
-            serde_json::json!({ "x": n }),
+            serde_json::json!({ "x": x }),
         ));
     }
     audit.flush_blocking().expect("flush");
-    let file = audit.path().to_path_buf();
-    drop(audit);
+    audit.path().to_path_buf()
+}
+
+#[test]
+fn audit_verify_says_intact_then_names_the_first_break() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let file = taps_trail(&home, 6);
 
     let (out, stdout, stderr) = run(&home, &["audit", "verify"]);
     assert!(out.status.success(), "{stdout}{stderr}");
@@ -594,22 +598,10 @@ fn audit_verify_says_intact_then_names_the_first_break() {
 /// refused rather than waited on; a chain run over a gap in the numbers is a break.
 #[test]
 fn audit_verify_reads_anchors_from_stdin_and_tells_could_not_run_from_tampered() {
-    use spock_tui::audit::{Audit, AuditRecord, Level, Transport};
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
     let audit_dir = spock_tui::config::Paths::under(&home).audit_dir();
-    let audit = Audit::open(&audit_dir, 100).expect("open");
-    for n in 0..4 {
-        audit.append(AuditRecord::new(
-            "android_tap",
-            Level::SafeAction,
-            Transport::Http,
-            serde_json::json!({ "x": n }),
-        ));
-    }
-    audit.flush_blocking().expect("flush");
-    let file = audit.path().to_path_buf();
-    drop(audit);
+    let file = taps_trail(&home, 4);
     let text = std::fs::read_to_string(&file).expect("read");
     let last = text.lines().last().expect("a line");
     let hash = spock_tui::audit::line_hash(last.as_bytes());

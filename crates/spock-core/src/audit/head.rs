@@ -109,7 +109,10 @@ impl TrailState {
                     self.last_anchor_seq.unwrap_or(0)
                 ),
             ),
-            (Some(t), None) => (false, format!("anchored to {t} · nothing delivered yet{verified}")),
+            (Some(t), None) => (
+                false,
+                format!("anchored to {t} · nothing delivered yet{verified}"),
+            ),
         }];
         if let (Some(f), Some(at)) = (&self.failure, self.failure_ms) {
             out.push((false, format!("anchoring failed {}: {f}", ago(at))));

@@ -202,10 +202,10 @@ fn anchors_reach_a_unix_datagram_socket_as_syslog_reads_it() {
     assert_eq!((got[1].reason, got[1].seq), (Reason::Record, 1));
 }
 
-/// A trail over its 1 MiB cap: the writer deletes its oldest files, copies their kept records
-/// to the kept file and anchors it all; verify believes that deletion and no other.
-#[test]
-fn a_deletion_at_the_cap_is_told_from_one_by_hand_and_the_kept_file_is_checked() {
+/// A trail over its 1 MiB cap, anchored to a collector: 800 records of 2 KB, every 50th a
+/// destructive one, so the writer rotates, deletes its oldest files at the cap and copies their
+/// kept records to the kept file.
+fn capped_trail() -> (tempfile::TempDir, Arc<Mutex<Vec<u8>>>) {
     let dir = tempfile::tempdir().expect("tempdir");
     let (addr, got) = collector();
     let audit = Audit::open_anchored(
@@ -227,13 +227,33 @@ fn a_deletion_at_the_cap_is_told_from_one_by_hand_and_the_kept_file_is_checked()
         audit.append(r);
     }
     audit.flush_blocking().expect("flush");
-    let anchors = wait_for(&got, Reason::Cap);
+    // Every anchor sent by now has arrived once the last cap anchor (naming today's oldest) has.
+    let oldest = verify(dir.path())
+        .unwrap()
+        .starts_after_deleted
+        .expect("a cap deletion");
+    for _ in 0..200 {
+        if frames(&got.lock().unwrap())
+            .iter()
+            .any(|a| a.reason == Reason::Cap && a.first == Some(oldest))
+        {
+            return (dir, got);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    panic!("no cap anchor naming seq {oldest}");
+}
+
+/// Verify believes the writer's own deletion at the cap and no other.
+#[test]
+fn a_deletion_at_the_cap_is_told_from_one_by_hand_and_the_kept_file_is_checked() {
+    let (dir, got) = capped_trail();
+    let anchors = frames(&got.lock().unwrap());
     let cap = anchors.iter().rfind(|a| a.reason == Reason::Cap).unwrap();
     assert_eq!(cap.cap, Some(1024 * 1024));
     let start = anchors.iter().find(|a| a.reason == Reason::Start).unwrap();
     assert_eq!(start.cap, Some(1024 * 1024));
-    // Every cap anchor of this run is in by the time the last one named the oldest seq.
-    let v = verify_anchored(dir.path(), &frames(&got.lock().unwrap())).unwrap();
+    let v = verify_anchored(dir.path(), &anchors).unwrap();
     let r = v.anchors.clone().unwrap();
     assert!(r.tampered.is_empty(), "{:?}", r.tampered);
     assert!(
@@ -249,43 +269,28 @@ fn a_deletion_at_the_cap_is_told_from_one_by_hand_and_the_kept_file_is_checked()
     // The oldest rotated file deleted by hand: no cap deletion accounts for the new start.
     let oldest = trail_files(dir.path()).unwrap().remove(0);
     std::fs::remove_file(&oldest).unwrap();
-    let v = verify_anchored(dir.path(), &frames(&got.lock().unwrap())).unwrap();
-    let r = v.anchors.unwrap();
+    let r = verify_anchored(dir.path(), &anchors)
+        .unwrap()
+        .anchors
+        .unwrap();
     assert!(
         r.tampered.iter().any(|t| t.contains("deleted by hand")),
         "{:?}",
         r.tampered
     );
+}
 
-    // A forged kept line (a copy of a real one, its outcome changed).
-    let dir2 = tempfile::tempdir().expect("tempdir");
-    let (addr, got) = collector();
-    let audit = Audit::open_anchored(
-        dir2.path(),
-        100,
-        Limits::total_mb(1),
-        Target::Tcp(addr),
-        None,
-    )
-    .expect("open");
-    for n in 0..800u64 {
-        let mut r = if n % 50 == 7 {
-            destructive(n)
-        } else {
-            rec("android_get_screen", n)
-        };
-        r.arguments = json!({ "n": n, "pad": pad });
-        audit.append(r);
-    }
-    audit.flush_blocking().expect("flush");
-    wait_for(&got, Reason::Cap);
-    let kept_path = dir2.path().join(KEPT_FILE);
+/// A kept line forged from a real one (its outcome changed) disagrees with its anchor.
+#[test]
+fn a_kept_line_rewritten_disagrees_with_its_anchor() {
+    let (dir, got) = capped_trail();
+    let kept_path = dir.path().join(KEPT_FILE);
     let text = std::fs::read_to_string(&kept_path).unwrap();
     let first = text.lines().next().unwrap();
     let forged = first.replace("\"outcome\":\"ok\"", "\"outcome\":\"denied\"");
     assert_ne!(forged, first);
     std::fs::write(&kept_path, text.replacen(first, &forged, 1)).unwrap();
-    let v = verify_anchored(dir2.path(), &frames(&got.lock().unwrap())).unwrap();
+    let v = verify_anchored(dir.path(), &frames(&got.lock().unwrap())).unwrap();
     let r = v.anchors.unwrap();
     assert!(
         r.tampered.iter().any(|t| t.contains("forged or rewritten")),
