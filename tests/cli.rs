@@ -624,6 +624,19 @@ fn audit_verify_reads_anchors_from_stdin_and_tells_could_not_run_from_tampered()
         "{stderr}"
     );
 
+    // `--dir` names the trail to check; a directory that is not there is no intact trail.
+    let (out, stdout, stderr) = run(
+        &home,
+        &["audit", "verify", "--dir", audit_dir.to_str().unwrap()],
+    );
+    assert!(
+        out.status.success() && stdout.starts_with("intact: 4 records"),
+        "{stdout}{stderr}"
+    );
+    let (out, _, stderr) = run(&home, &["audit", "verify", "--dir", "/nonexistent/audit"]);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not an audit directory"), "{stderr}");
+
     // An anchor log that is not there: exit 2.
     let (out, _, stderr) = run(&home, &["audit", "verify", "--anchors", "/nonexistent/log"]);
     assert_eq!(out.status.code(), Some(2), "{stderr}");

@@ -60,6 +60,8 @@ fn audit_verify(
     dir: Option<std::path::PathBuf>,
 ) -> anyhow::Result<ExitCode> {
     let dir = match dir {
+        // Named by hand: a typo must not read as an intact, empty trail.
+        Some(d) if !d.is_dir() => anyhow::bail!("{} is not an audit directory", d.display()),
         Some(d) => d,
         None => Paths::discover()?.audit_dir(),
     };
