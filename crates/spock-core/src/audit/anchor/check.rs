@@ -185,6 +185,7 @@ pub fn check(anchors: &[Anchor], file: &FileFacts) -> AnchorReport {
         check_kept(anchors, &by_seq, k, first_on_disk, &mut r);
     }
     unvouched(anchors, file, &mut r);
+    interleaved(anchors, &mut r);
     let first_anchor = by_seq.keys().next().copied();
     if let (Some(u), Some(a)) = (file.last_unchained, first_anchor)
         && u > a
@@ -253,7 +254,7 @@ fn cap_deletion(anchors: &[Anchor], file: &FileFacts, first: u64) -> Result<Stri
         };
         if let Some(b) = before.filter(|&b| b > cap) {
             return Ok(format!(
-                "run {} anchored it after the cap was lowered from {b} to {cap} bytes between runs",
+                "run {} anchored it after the cap was lowered from {b} to {cap} bytes between runs; believed without a size check, which a forged run could claim too (kept records are checked on their own)",
                 c.run
             ));
         }
@@ -444,6 +445,28 @@ fn kept_trim(
         }
     }
     best.ok_or_else(|| why_not.join("; "))
+}
+
+/// One server at a time writes a trail (its lock), so once a run has started, no earlier run
+/// anchors a record after that start: an earlier run's anchor beyond a later run's first one
+/// means one of them is forged. (An earlier run's last anchors may still arrive after the next
+/// run's first, over another connection; they name nothing past where the next run began.)
+fn interleaved(anchors: &[Anchor], r: &mut AnchorReport) {
+    let mut seen: Vec<(&str, u64)> = Vec::new();
+    for a in anchors {
+        match seen.iter().position(|&(x, _)| x == a.run) {
+            None => seen.push((&a.run, a.seq)),
+            Some(i) => {
+                if let Some((later, from)) = seen[i + 1..].iter().find(|&&(_, from)| a.seq > from) {
+                    r.tampered.push(format!(
+                        "run {} anchored seq {} after run {later} had started at seq {from} (one server writes a trail at a time): one of them is forged",
+                        a.run, a.seq
+                    ));
+                    return;
+                }
+            }
+        }
+    }
 }
 
 /// Records nothing outside the file vouches for: written after a run stopped and before the

@@ -527,3 +527,44 @@ fn a_trail_reached_through_a_link_left_in_its_place_keeps_its_identity() {
     assert_eq!(trail_id(&home.join("data/./audit/")), before);
     assert_ne!(trail_id(&tmp.path().join("spock.moved/data/audit")), before);
 }
+
+/// A run forged while the real one runs (to claim a lowered cap, say): the real run's next
+/// anchor comes after it, which one server at a time never does.
+#[test]
+fn runs_taking_turns_in_the_log_mean_one_is_forged() {
+    let anchors = vec![
+        anchor(0, '0', Reason::Start),
+        Anchor {
+            run: "forged".into(),
+            ..anchor(3, 'c', Reason::Start)
+        },
+        anchor(5, 'e', Reason::Tick),
+    ];
+    let mut anchors = anchors;
+    anchors[0].hash = "0".repeat(64);
+    let r = check(&anchors, &facts(1, 5, &[(3, 'c'), (5, 'e')]));
+    assert!(
+        r.tampered
+            .iter()
+            .any(|t| t.contains("anchored seq 5 after run forged had started at seq 3")),
+        "{:?}",
+        r.tampered
+    );
+    // Runs one after the other: fine; so is an earlier run's stop arriving late, naming no
+    // record past the next run's start.
+    anchors.swap(1, 2);
+    let r = check(&anchors, &facts(1, 5, &[(3, 'c'), (5, 'e')]));
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+    let late = vec![
+        anchor(0, '0', Reason::Start),
+        Anchor {
+            run: "r2".into(),
+            ..anchor(5, 'e', Reason::Start)
+        },
+        anchor(5, 'e', Reason::Stop),
+    ];
+    let mut late = late;
+    late[0].hash = "0".repeat(64);
+    let r = check(&late, &facts(1, 5, &[(5, 'e')]));
+    assert!(r.tampered.is_empty(), "{:?}", r.tampered);
+}
