@@ -181,15 +181,22 @@ impl Writer {
                         }
                     }
                     if live_bytes >= limits.rotate_bytes {
-                        if let Err(e) = sync(&mut w) {
-                            fail(&mut failure, "sync", &e);
-                        }
+                        // Anchors name only what is on disk: a failed sync anchors nothing.
+                        let synced = match sync(&mut w) {
+                            Ok(()) => true,
+                            Err(e) => {
+                                fail(&mut failure, "sync", &e);
+                                false
+                            }
+                        };
                         dirty = false;
                         match rotate(&path).and_then(|()| open_append(&path)) {
                             Ok(f) => {
                                 w = BufWriter::new(f);
                                 live_bytes = 0;
-                                anchoring.anchor(Reason::Rotate);
+                                if synced {
+                                    anchoring.anchor(Reason::Rotate);
+                                }
                             }
                             Err(e) => fail(&mut failure, "rotation", &e),
                         }
@@ -206,35 +213,35 @@ impl Writer {
                             Err(e) => fail(&mut failure, "cap", &e),
                         }
                     } else if dirty && first_unsynced.elapsed() >= MAX_UNSYNCED {
-                        if let Err(e) = sync(&mut w) {
-                            fail(&mut failure, "sync", &e);
+                        match sync(&mut w) {
+                            Ok(()) => anchoring.synced(),
+                            Err(e) => fail(&mut failure, "sync", &e),
                         }
                         dirty = false;
-                        anchoring.synced();
                     }
                 }
                 Some(Msg::Close(reply)) => {
-                    if let Err(e) = sync(&mut w) {
-                        fail(&mut failure, "sync", &e);
+                    match sync(&mut w) {
+                        Ok(()) => anchoring.anchor(Reason::Stop),
+                        Err(e) => fail(&mut failure, "sync", &e),
                     }
                     dirty = false;
-                    anchoring.anchor(Reason::Stop);
                     reply.send(failure.take().map_or(Ok(()), Err));
                 }
                 Some(Msg::Flush(reply)) => {
-                    if let Err(e) = sync(&mut w) {
-                        fail(&mut failure, "sync", &e);
+                    match sync(&mut w) {
+                        Ok(()) => anchoring.synced(),
+                        Err(e) => fail(&mut failure, "sync", &e),
                     }
                     dirty = false;
-                    anchoring.synced();
                     reply.send(failure.take().map_or(Ok(()), Err));
                 }
                 None => {
-                    if let Err(e) = sync(&mut w) {
-                        fail(&mut failure, "sync", &e);
+                    match sync(&mut w) {
+                        Ok(()) => anchoring.synced(),
+                        Err(e) => fail(&mut failure, "sync", &e),
                     }
                     dirty = false;
-                    anchoring.synced();
                 }
             }
         }
