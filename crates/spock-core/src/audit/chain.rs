@@ -257,12 +257,8 @@ fn kept_facts(path: &Path) -> Result<super::anchor::KeptFacts, AuditError> {
         if raw.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        k.bytes += raw.len() as u64;
         let text = raw.strip_suffix(b"\n").unwrap_or(raw);
-        let seq = serde_json::from_slice::<Value>(text)
-            .ok()
-            .and_then(|v| v.get("seq").and_then(Value::as_u64));
-        match seq {
+        match super::file::line_seq(text) {
             Some(s) => {
                 k.lines.push((s, line_hash(text)));
                 k.sizes.push(raw.len() as u64);

@@ -252,13 +252,14 @@ pub(super) fn rotated_files(dir: &Path) -> Result<Vec<(u64, std::path::PathBuf)>
 pub(super) fn last_line(path: &Path) -> Result<Option<(String, u64)>, AuditError> {
     let mut last = None;
     each_line(path, |l| last = Some(l.to_vec()))?;
-    Ok(last.map(|l| {
-        let seq = serde_json::from_slice::<serde_json::Value>(&l)
-            .ok()
-            .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
-            .unwrap_or(0);
-        (super::chain::line_hash(&l), seq)
-    }))
+    Ok(last.map(|l| (super::chain::line_hash(&l), line_seq(&l).unwrap_or(0))))
+}
+
+/// The `seq` of a line that is a JSON object carrying one.
+pub(super) fn line_seq(line: &[u8]) -> Option<u64> {
+    serde_json::from_slice::<serde_json::Value>(line)
+        .ok()
+        .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
 }
 
 /// The seq of the first record of `path`, if it has one.
@@ -273,10 +274,7 @@ pub(super) fn first_seq(path: &Path) -> Result<Option<u64>, AuditError> {
         if r.read_until(b'\n', &mut line).map_err(|e| io(path, e))? == 0 {
             return Ok(None);
         }
-        if let Some(s) = serde_json::from_slice::<serde_json::Value>(&line)
-            .ok()
-            .and_then(|v| v.get("seq").and_then(serde_json::Value::as_u64))
-        {
+        if let Some(s) = line_seq(&line) {
             return Ok(Some(s));
         }
     }
@@ -343,61 +341,70 @@ pub(super) const MAX_LINE: usize = 64 * 1024 * 1024;
 pub(super) fn raw_lines_bounded(
     reader: &mut impl BufRead,
     path: &Path,
-    mut f: impl FnMut(&[u8]) -> Result<(), AuditError>,
+    f: impl FnMut(&[u8]) -> Result<(), AuditError>,
 ) -> Result<(), AuditError> {
-    use std::io::Read as _;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader
-            .by_ref()
-            .take(MAX_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, e))?;
-        if n == 0 {
-            return Ok(());
-        }
-        if line.len() > MAX_LINE && line.last() != Some(&b'\n') {
-            loop {
-                let buf = reader.fill_buf().map_err(|e| io(path, e))?;
-                if buf.is_empty() {
-                    break;
-                }
-                match buf.iter().position(|&b| b == b'\n') {
-                    Some(i) => {
-                        reader.consume(i + 1);
-                        break;
-                    }
-                    None => {
-                        let l = buf.len();
-                        reader.consume(l);
-                    }
-                }
-            }
-            line.truncate(MAX_LINE);
-            line.push(b'\n');
-        }
-        f(&line)?;
-    }
+    lines_upto(reader, path, Some(MAX_LINE), f)
 }
 
 /// Every line as read, its `\n` included (the last one lacks it when a write was torn).
 pub(super) fn raw_lines(
     reader: &mut impl BufRead,
     path: &Path,
+    f: impl FnMut(&[u8]) -> Result<(), AuditError>,
+) -> Result<(), AuditError> {
+    lines_upto(reader, path, None, f)
+}
+
+fn lines_upto(
+    reader: &mut impl BufRead,
+    path: &Path,
+    limit: Option<usize>,
     mut f: impl FnMut(&[u8]) -> Result<(), AuditError>,
 ) -> Result<(), AuditError> {
+    use std::io::Read as _;
     let mut line = Vec::new();
     loop {
         line.clear();
-        if reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| io(path, e))?
-            == 0
-        {
+        let n = match limit {
+            Some(max) => reader
+                .by_ref()
+                .take(max as u64 + 1)
+                .read_until(b'\n', &mut line),
+            None => reader.read_until(b'\n', &mut line),
+        }
+        .map_err(|e| io(path, e))?;
+        if n == 0 {
             return Ok(());
         }
+        if let Some(max) = limit
+            && line.len() > max
+            && line.last() != Some(&b'\n')
+        {
+            skip_line(reader, path)?;
+            line.truncate(max);
+            line.push(b'\n');
+        }
         f(&line)?;
+    }
+}
+
+/// Reads past the rest of the current line without keeping it.
+fn skip_line(reader: &mut impl BufRead, path: &Path) -> Result<(), AuditError> {
+    loop {
+        let buf = reader.fill_buf().map_err(|e| io(path, e))?;
+        if buf.is_empty() {
+            return Ok(());
+        }
+        match buf.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(());
+            }
+            None => {
+                let l = buf.len();
+                reader.consume(l);
+            }
+        }
     }
 }
 

@@ -50,7 +50,6 @@ pub struct KeptFacts {
     pub sizes: Vec<u64>,
     /// Lines that are not records.
     pub unreadable: usize,
-    pub bytes: u64,
 }
 
 /// What the anchors say about the trail.
