@@ -91,6 +91,22 @@ fn disguised_catastrophic_commands_are_refused() {
     );
 }
 
+/// Issue 34's round 2: written blind, measured before any fix (73.7 %), then used to fix.
+#[test]
+fn round_two_corpus_is_refused() {
+    let cases = load("round2/catastrophic-round2.jsonl");
+    assert!(cases.len() >= 100, "the corpus has {} cases", cases.len());
+    let t = tally(&cases, true);
+    print("round 2", &t);
+    assert!(
+        t.refused * 100 >= t.total * 95,
+        "only {}/{} refused; misses:\n{}",
+        t.refused,
+        t.total,
+        t.misses.join("\n")
+    );
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     let cases = load("ordinary.jsonl");

@@ -23,11 +23,13 @@ use std::fmt;
 use eval::Eval;
 use state::Env;
 
+mod arith;
 mod builtins;
 mod escape;
 mod eval;
 mod expand;
 pub mod keycodes;
+mod known;
 mod lex;
 mod output;
 mod parse;

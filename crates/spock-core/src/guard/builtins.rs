@@ -29,18 +29,45 @@ impl Eval {
                     env.cwd.why.clone(),
                 ));
             }
-            "export" | "readonly" | "local" | "typeset" | "declare" => {
-                for a in args.iter().filter(|a| !a.starts_with('-')) {
-                    if let Some((k, v)) = a.split_once('=') {
-                        let v = if v.contains(UNKNOWN) {
-                            Val::unknown(format!("what `${k}` holds"))
-                        } else {
-                            Val::known(v)
-                        };
-                        env.set(k, v);
+            "export" | "readonly" | "local" | "typeset" | "declare" | "integer" => {
+                let int = name == "integer"
+                    || args
+                        .iter()
+                        .any(|a| a.starts_with('-') && a.contains('i') || a.starts_with("+i"));
+                for a in args.iter().filter(|a| !a.starts_with(['-', '+'])) {
+                    let (k, v) = a.split_once('=').unwrap_or((a.as_str(), ""));
+                    if int && !self.int_vars.iter().any(|n| n == k) {
+                        self.int_vars.push(k.to_string());
                     }
+                    if !a.contains('=') {
+                        continue;
+                    }
+                    let v = if v.contains(UNKNOWN) {
+                        Val::unknown(format!("what `${k}` holds"))
+                    } else {
+                        Val::known(v)
+                    };
+                    self.assigned(k, &v, env)?;
+                    env.set(k, v);
                 }
                 return empty;
+            }
+            "let" => {
+                self.arith_args(args, env)?;
+                return Ok(Val::known(""));
+            }
+            "[[" | "[" | "test" => {
+                // Numeric comparisons evaluate both sides as arithmetic in mksh.
+                for (i, a) in args.iter().enumerate() {
+                    if matches!(a.as_str(), "-eq" | "-ne" | "-lt" | "-le" | "-gt" | "-ge") {
+                        let sides: Vec<String> = [i.checked_sub(1), Some(i + 1)]
+                            .into_iter()
+                            .flatten()
+                            .filter_map(|j| args.get(j).cloned())
+                            .collect();
+                        self.arith_args(&sides, env)?;
+                    }
+                }
             }
             "unset" => {
                 let funcs = args.iter().any(|a| a == "-f");
@@ -115,6 +142,7 @@ impl Eval {
         }
         super::wipes::check(name, args, self)?;
         super::rules::check(name, args, env, self)?;
+        self.unmodelled(name, args, env, input)?;
         let stdin = input.clone().unwrap_or_else(|| Val::known(""));
         let mut out: Option<Val> = None;
         for cand in &stdin.cands {

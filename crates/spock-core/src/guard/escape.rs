@@ -36,6 +36,15 @@ pub(super) fn ansi_c(s: &str) -> String {
             'f' => out.push('\x0c'),
             'v' => out.push('\x0b'),
             'c' => break,
+            'u' | 'U' => {
+                let (v, n) = radix_digits(&mut i, 16, if e == 'u' { 4 } else { 8 });
+                if n == 0 {
+                    out.push('\\');
+                    out.push(e);
+                } else {
+                    out.extend(char::from_u32(v));
+                }
+            }
             'x' => {
                 let (v, n) = radix_digits(&mut i, 16, 2);
                 if n == 0 {

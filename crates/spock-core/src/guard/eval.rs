@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use super::Refusal;
 use super::parse::{Conn, List, Node};
-use super::state::{Env, Val};
+use super::state::{Env, UNKNOWN, Val};
 
 pub(super) const MAX_DEPTH: usize = 24;
 const MAX_STEPS: usize = 20_000;
@@ -38,6 +38,11 @@ pub(super) struct Eval {
     pub(super) alias_active: Vec<String>,
     /// Scripts already parsed (loop bodies re-read their `$(…)` on every turn).
     parsed: std::collections::HashMap<String, Rc<List>>,
+    /// Variables declared integer anywhere in the command (`typeset -i`, `integer`): what
+    /// is assigned to them is arithmetic.
+    pub(super) int_vars: Vec<String>,
+    /// Packages the command uninstalls or clears (see [`super::wipes`]).
+    pub(super) packages: Vec<String>,
 }
 
 impl Eval {
@@ -50,6 +55,8 @@ impl Eval {
             mentions_wipe: false,
             alias_active: Vec::new(),
             parsed: std::collections::HashMap::new(),
+            int_vars: Vec::new(),
+            packages: Vec::new(),
         }
     }
 
@@ -60,6 +67,49 @@ impl Eval {
                 "cannot-tell",
                 "cannot tell what this does: the command is too complex to read; write it as plain commands",
             ));
+        }
+        Ok(())
+    }
+
+    /// What assigning `v` to `name` sets off: an integer variable evaluates it as arithmetic;
+    /// the prompts (`PS1`–`PS4`) and `ENV` are expanded (their substitutions run) by the shell
+    /// that reads them (`set -x`, `sh -i`), so they are read now.
+    pub(super) fn assigned(&mut self, name: &str, v: &Val, env: &Env) -> R<()> {
+        if self.int_vars.iter().any(|n| n == name) {
+            self.arith_value(v, &format!("the value given to the integer `${name}`"), env, 0)?;
+        }
+        if matches!(
+            name,
+            "PS1" | "PS2" | "PS3" | "PS4" | "ENV" | "BASH_ENV" | "PROMPT_COMMAND" | "FPATH"
+        ) {
+            for c in &v.cands {
+                if c.contains(UNKNOWN) {
+                    return Err(cannot_read(&format!(
+                        "`{name}` set to text the guard cannot know (the shell expands it)"
+                    )));
+                }
+                let word = super::lex::lex_arith(c);
+                let mut e = env.clone();
+                let _ = self.expand_joined(&word, &mut e)?;
+                if name.ends_with("ENV") || name == "PROMPT_COMMAND" {
+                    let mut e = env.child();
+                    if name == "PROMPT_COMMAND" {
+                        self.script(c, &mut e, None)?;
+                    } else if let Some(body) = super::places::resolve(c, env)
+                        .iter()
+                        .find_map(|r| env.fs.files.get(r).cloned())
+                    {
+                        for b in &body.cands {
+                            if b.contains(UNKNOWN) {
+                                return Err(cannot_read(&format!(
+                                    "`{name}` naming a file this command wrote with text the guard cannot know"
+                                )));
+                            }
+                            self.script(b, &mut e, None)?;
+                        }
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -206,6 +256,12 @@ impl Eval {
                 self.expand(word, env)?;
                 let mut end = env.clone();
                 let mut out = Val::known("");
+                // Patterns are expanded (their substitutions run) until one matches.
+                for (pats, _) in arms {
+                    for p in pats {
+                        self.expand_joined(p, env)?;
+                    }
+                }
                 for (_, body) in arms {
                     let mut e = env.clone();
                     out = out.join(&self.list(body, &mut e, input)?);
@@ -222,6 +278,7 @@ impl Eval {
                 "too-deep",
                 "cannot tell what this does: it nests commands too deeply to read; write it as plain commands",
             )),
+            Node::Unreadable(what) => Err(cannot_read(what)),
         }
     }
 
@@ -254,6 +311,16 @@ impl Eval {
         *env = cur;
         Ok(out)
     }
+}
+
+/// The refusal for a construct the guard does not model.
+pub(super) fn cannot_read(what: &str) -> Refusal {
+    Refusal::new(
+        "cannot-read",
+        format!(
+            "cannot read this: {what} is a form the guard does not follow; split it into plain commands, or run it yourself"
+        ),
+    )
 }
 
 /// The output of `a` followed by `b`.

@@ -92,6 +92,8 @@ impl Eval {
                     quoted: true,
                 },
                 Seg::Unknown { .. } => Seg::Unknown { quoted: true },
+                Seg::Arith { expr, .. } => Seg::Arith { expr, quoted: true },
+                Seg::Unreadable { text, .. } => Seg::Unreadable { text, quoted: true },
                 other => other,
             })
             .collect();
@@ -101,6 +103,13 @@ impl Eval {
             alts.into_iter().map(|f| f.join(" ")).collect(),
             why,
         ))
+    }
+
+    /// The value of one segment, as one joined value.
+    pub(super) fn seg_value(&mut self, seg: &Seg, env: &Env) -> R<Val> {
+        let (cands, _) = self.seg(seg, env)?;
+        let why = self.why.first().cloned();
+        Ok(Val::from_cands(cands, why))
     }
 
     /// The candidate values of one segment and whether it is quoted.
@@ -120,11 +129,13 @@ impl Eval {
                 (Val::from_cands(trimmed, out.why), *quoted)
             }
             Seg::Unknown { quoted } => (
-                Val::unknown(
-                    "what an arithmetic or other expansion the guard does not evaluate gives",
-                ),
+                Val::unknown("what an array element holds (arrays are not followed)"),
                 *quoted,
             ),
+            Seg::Arith { expr, quoted } => (self.arith(expr, env)?, *quoted),
+            Seg::Unreadable { text, .. } => {
+                return Err(super::eval::cannot_read(&format!("`{text}`")));
+            }
         };
         if v.is_unknown()
             && let Some(w) = &v.why
@@ -141,6 +152,13 @@ impl Eval {
                 Params::Known(ps) => {
                     let sep = if name == "@" && quoted {
                         FIELD_BREAK.to_string()
+                    } else if quoted {
+                        // `"$*"` joins with the first character of `IFS` (none when empty).
+                        match env.vars.get("IFS").map(|v| v.single()) {
+                            None => " ".to_string(),
+                            Some(Some(ifs)) => ifs.chars().next().map(String::from).unwrap_or_default(),
+                            Some(None) => UNKNOWN_S.to_string(),
+                        }
                     } else {
                         " ".to_string()
                     };
@@ -192,6 +210,23 @@ impl Eval {
                 };
                 Some(chars[start as usize..end as usize].iter().collect())
             }),
+            ParamOp::Replace { all, pat, rep } => {
+                let p = self.expand_joined(pat, env)?;
+                let r = self.expand_joined(rep, env)?;
+                match (p.single(), r.single()) {
+                    (Some(p), Some(r)) if !p.contains(['*', '?', '[']) && !p.is_empty() => {
+                        let (p, r) = (p.to_string(), r.to_string());
+                        map(&v, |c| {
+                            Some(if *all {
+                                c.replace(&p, &r)
+                            } else {
+                                c.replacen(&p, &r, 1)
+                            })
+                        })
+                    }
+                    _ => Val::unknown("what a `${X/pattern/replacement}` gives"),
+                }
+            }
             ParamOp::Trim {
                 suffix,
                 longest,

@@ -42,8 +42,20 @@ pub(super) enum Seg {
         script: String,
         quoted: bool,
     },
-    /// An expansion this lexer does not evaluate (`$((…))`, `${X#pat}`, …).
+    /// An expansion whose value the guard does not compute but which runs nothing
+    /// (`${X[0]}`): its value is unknown text.
     Unknown {
+        quoted: bool,
+    },
+    /// `$((…))`: arithmetic, read by [`super::arith`] (which refuses what it cannot prove inert).
+    Arith {
+        expr: String,
+        quoted: bool,
+    },
+    /// A form the guard does not model (`${!X}`, `${X@Q}`, a subscript that is not a number):
+    /// expanding it refuses the command, naming `text`.
+    Unreadable {
+        text: String,
         quoted: bool,
     },
 }
@@ -66,6 +78,12 @@ pub(super) enum ParamOp {
     Len,
     /// `${NAME:off}` / `${NAME:off:len}` with literal numbers.
     Slice(i64, Option<i64>),
+    /// `${NAME/pat/rep}`, `${NAME//pat/rep}` (mksh).
+    Replace {
+        all: bool,
+        pat: Vec<Seg>,
+        rep: Vec<Seg>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -102,9 +120,13 @@ pub(super) enum RedirKind {
 pub(super) enum Tok {
     Word(Vec<Seg>),
     Op(Op),
-    Redir(RedirKind, Vec<Seg>),
+    /// A redirection, its target and the descriptor written before it (`3<<EOF`).
+    Redir(RedirKind, Vec<Seg>, Option<u32>),
     /// `( … )` with its inner script.
     Subshell(String),
+    /// Something the guard does not read (a control character, a co-process): the command
+    /// is refused, naming it.
+    Unreadable(String),
 }
 
 pub(super) fn lex(src: &str) -> Vec<Tok> {
@@ -113,9 +135,16 @@ pub(super) fn lex(src: &str) -> Vec<Tok> {
         i: 0,
         toks: Vec::new(),
         heredocs: Vec::new(),
+        fd: None,
     };
     lx.run();
     lx.toks
+}
+
+/// The inside of `$((…))` as segments: substitutions and parameters are found as in a
+/// double-quoted word; everything else stays literal arithmetic text.
+pub(super) fn lex_arith(expr: &str) -> Vec<Seg> {
+    word::lex_fragment(expr, true)
 }
 
 fn flush(lit: &mut String, segs: &mut Vec<Seg>) {
@@ -128,8 +157,11 @@ struct Lexer {
     c: Vec<char>,
     i: usize,
     toks: Vec<Tok>,
-    /// Here-document delimiters waiting for the next newline, with the index of their token.
-    heredocs: Vec<(String, usize)>,
+    /// Here-document delimiters waiting for the next newline, with the index of their token
+    /// and whether the delimiter was quoted (an unquoted one expands its body).
+    heredocs: Vec<(String, usize, bool)>,
+    /// The descriptor number just read before a `<`/`>`.
+    fd: Option<u32>,
 }
 
 impl Lexer {
@@ -140,7 +172,15 @@ impl Lexer {
     fn run(&mut self) {
         while let Some(ch) = self.peek(0) {
             match ch {
-                ' ' | '\t' | '\r' => self.i += 1,
+                ' ' | '\t' => self.i += 1,
+                c if c.is_control() && c != '\n' => {
+                    // mksh does not read CR (or any other control character) as a blank.
+                    self.i += 1;
+                    self.toks.push(Tok::Unreadable(format!(
+                        "a control character (U+{:04X}) outside quotes",
+                        c as u32
+                    )));
+                }
                 '\n' => {
                     self.i += 1;
                     self.toks.push(Tok::Op(Op::Seq));
@@ -152,6 +192,19 @@ impl Lexer {
                     }
                 }
                 ';' | '&' | '|' | ')' => self.operator(),
+                '(' if self.peek(1) == Some('(') => {
+                    // `(( expr ))`: an arithmetic command, read as `: $(( expr ))`.
+                    self.i += 2;
+                    let expr = self.balanced(')');
+                    if self.peek(0) == Some(')') {
+                        self.i += 1;
+                    }
+                    self.toks.push(Tok::Word(vec![Seg::Lit(":".into())]));
+                    self.toks.push(Tok::Word(vec![Seg::Arith {
+                        expr,
+                        quoted: true,
+                    }]));
+                }
                 '(' => {
                     self.i += 1;
                     let inner = self.balanced(')');
@@ -170,8 +223,10 @@ impl Lexer {
         // A word of digits directly before `<`/`>` is a descriptor number, not an argument.
         if matches!(self.peek(0), Some('<' | '>'))
             && let [Seg::Lit(s)] = w.as_slice()
+            && !s.is_empty()
             && s.chars().all(|c| c.is_ascii_digit())
         {
+            self.fd = s.parse().ok();
             return;
         }
         self.toks.push(Tok::Word(w));
@@ -197,8 +252,12 @@ impl Lexer {
             }
             (')', _) => Op::Close,
             ('|', Some('&')) => {
+                // mksh: a co-process, fed later by `print -p` and read by `read -p`.
                 self.i += 1;
-                Op::Pipe
+                self.toks.push(Tok::Unreadable(
+                    "a co-process `|&` (what `print -p` feeds it is not followed)".into(),
+                ));
+                return;
             }
             ('|', _) => Op::Pipe,
             ('&', Some('>')) => {
@@ -207,7 +266,7 @@ impl Lexer {
                     self.i += 1;
                 }
                 let target = self.target();
-                self.toks.push(Tok::Redir(RedirKind::Out, target));
+                self.toks.push(Tok::Redir(RedirKind::Out, target, None));
                 return;
             }
             _ => Op::Seq,
@@ -216,6 +275,7 @@ impl Lexer {
     }
 
     fn redirect(&mut self) {
+        let fd = self.fd.take();
         let ch = self.c[self.i];
         self.i += 1;
         let kind = if ch == '>' {
@@ -234,7 +294,7 @@ impl Lexer {
                     // `>&file` writes to a file in bash; `>&2` duplicates a descriptor.
                     let dup = matches!(t.as_slice(), [Seg::Lit(s)] if s == "-" || s.chars().all(|c| c.is_ascii_digit()));
                     let kind = if dup { RedirKind::Dup } else { RedirKind::Out };
-                    self.toks.push(Tok::Redir(kind, t));
+                    self.toks.push(Tok::Redir(kind, t, fd));
                     return;
                 }
                 _ => RedirKind::Out,
@@ -250,19 +310,26 @@ impl Lexer {
                     if self.peek(0) == Some('-') {
                         self.i += 1;
                     }
+                    while matches!(self.peek(0), Some(' ' | '\t')) {
+                        self.i += 1;
+                    }
+                    let start = self.i;
                     let delim = self.target();
+                    let quoted = self.c[start..self.i]
+                        .iter()
+                        .any(|c| matches!(c, '\'' | '"' | '\\'));
                     let text: String = delim
                         .iter()
                         .map(|s| if let Seg::Lit(l) = s { l.as_str() } else { "" })
                         .collect();
-                    self.heredocs.push((text, self.toks.len()));
-                    self.toks.push(Tok::Redir(RedirKind::Here, Vec::new()));
+                    self.heredocs.push((super::lex::unmark(&text), self.toks.len(), quoted));
+                    self.toks.push(Tok::Redir(RedirKind::Here, Vec::new(), fd));
                     return;
                 }
                 (Some('&'), _) => {
                     self.i += 1;
                     let t = self.target();
-                    self.toks.push(Tok::Redir(RedirKind::Dup, t));
+                    self.toks.push(Tok::Redir(RedirKind::Dup, t, fd));
                     return;
                 }
                 (Some('>'), _) => {
@@ -273,7 +340,7 @@ impl Lexer {
             }
         };
         let t = self.target();
-        self.toks.push(Tok::Redir(kind, t));
+        self.toks.push(Tok::Redir(kind, t, fd));
     }
 
     fn target(&mut self) -> Vec<Seg> {
@@ -285,7 +352,7 @@ impl Lexer {
 
     /// Reads here-document bodies after a newline; each body becomes its token's target.
     fn read_heredocs(&mut self) {
-        for (delim, idx) in std::mem::take(&mut self.heredocs) {
+        for (delim, idx, quoted) in std::mem::take(&mut self.heredocs) {
             let mut body = String::new();
             loop {
                 if self.i >= self.c.len() {
@@ -303,8 +370,13 @@ impl Lexer {
                 body.push_str(&line);
                 body.push('\n');
             }
-            if let Some(Tok::Redir(_, t)) = self.toks.get_mut(idx) {
-                *t = vec![Seg::Lit(body)];
+            if let Some(Tok::Redir(_, t, _)) = self.toks.get_mut(idx) {
+                // An unquoted delimiter: the body is expanded like a double-quoted word.
+                *t = if quoted {
+                    vec![Seg::Lit(body)]
+                } else {
+                    word::lex_fragment(&body, true)
+                };
             }
         }
     }

@@ -174,12 +174,9 @@ fn printf(args: &[String]) -> Option<String> {
                 out.push(c);
                 continue;
             }
-            while fmt
-                .get(i)
-                .is_some_and(|c| c.is_ascii_digit() || "-+ #.".contains(*c))
-            {
-                i += 1;
-            }
+            // Only the directives whose output is the argument itself are computed; a width,
+            // precision or flag (`%.2s`, `%5s`) or another conversion (`%c`, `%o`, `%x`)
+            // makes the output unknown.
             let d = fmt.get(i).copied();
             i += 1;
             match d {
@@ -188,10 +185,17 @@ fn printf(args: &[String]) -> Option<String> {
                     consumed = true;
                     out.push_str(&ansi_c(rest.next().map(String::as_str).unwrap_or("")));
                 }
-                Some(_) => {
+                Some('s') => {
                     consumed = true;
                     out.push_str(rest.next().map(String::as_str).unwrap_or(""));
                 }
+                Some('d' | 'i' | 'u') => {
+                    consumed = true;
+                    let a = rest.next().map(String::as_str).unwrap_or("0");
+                    let n: i64 = a.trim().parse().ok()?;
+                    out.push_str(&n.to_string());
+                }
+                Some(_) => return None,
                 None => {}
             }
             if out.len() > MAX_OUTPUT {

@@ -28,6 +28,8 @@ pub(super) type Word = Vec<Seg>;
 pub(super) struct Redir {
     pub(super) kind: RedirKind,
     pub(super) target: Word,
+    /// The descriptor (`3<<EOF`); `None`: the default (0 for input, 1 for output).
+    pub(super) fd: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -57,6 +59,8 @@ pub(super) enum Node {
     },
     Func(String, Rc<Node>),
     TooDeep,
+    /// Something the lexer could not read ([`Tok::Unreadable`]).
+    Unreadable(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -246,10 +250,11 @@ impl Parser {
 
     fn redirs(&mut self) -> Vec<Redir> {
         let mut out = Vec::new();
-        while let Some(Tok::Redir(kind, target)) = self.peek() {
+        while let Some(Tok::Redir(kind, target, fd)) = self.peek() {
             out.push(Redir {
                 kind: *kind,
                 target: target.clone(),
+                fd: *fd,
             });
             self.i += 1;
         }
@@ -265,12 +270,18 @@ impl Parser {
                     words.push(w.clone());
                     self.i += 1;
                 }
-                Some(Tok::Redir(kind, target)) => {
+                Some(Tok::Redir(kind, target, fd)) => {
                     redirs.push(Redir {
                         kind: *kind,
                         target: target.clone(),
+                        fd: *fd,
                     });
                     self.i += 1;
+                }
+                Some(Tok::Unreadable(what)) if words.is_empty() && redirs.is_empty() => {
+                    let what = what.clone();
+                    self.i += 1;
+                    return Node::Unreadable(what);
                 }
                 // `name() body`: a function definition.
                 Some(Tok::Subshell(s)) if s.trim().is_empty() && words.len() == 1 => {
@@ -356,7 +367,7 @@ impl Parser {
             while let Some(t) = self.peek() {
                 match t {
                     Tok::Word(w) => pats.push(w.clone()),
-                    Tok::Subshell(_) | Tok::Op(Op::Pipe) | Tok::Redir(..) => {}
+                    Tok::Subshell(_) | Tok::Op(Op::Pipe) | Tok::Redir(..) | Tok::Unreadable(_) => {}
                     Tok::Op(_) => break,
                 }
                 self.i += 1;

@@ -17,6 +17,11 @@ pub(super) use pattern::{glob_match, protected_match};
 /// The canonical root of the primary user's shared storage.
 const PRIMARY: &str = "/storage/emulated/0";
 
+/// Whether `name` is an entry of `/` on Android.
+pub(super) fn root_entry(name: &str) -> bool {
+    children("/").contains(&name)
+}
+
 /// Known names under a directory, so a glob can be matched against what is really there.
 fn children(dir: &str) -> &'static [&'static str] {
     match dir {
@@ -206,6 +211,14 @@ pub(super) fn canonical(p: &str) -> String {
                 ..,
             ] => (5, PRIMARY.into()),
             ["proc", _, "root", ..] => (3, "/".into()),
+            // Descriptors by name: what the command opened on them (`3<<EOF`).
+            ["dev", "fd", ..] => (2, "/proc/self/fd".into()),
+            ["dev", "stdin"] => (2, "/proc/self/fd/0".into()),
+            ["proc", pid, "fd", ..] if *pid != "self" => (3, "/proc/self/fd".into()),
+            ["proc", pid, "task", _, "fd", ..] => {
+                let _ = pid;
+                (5, "/proc/self/fd".into())
+            }
             ["data", "user", "0", ..] => (3, "/data/data".into()),
             _ => return p,
         };

@@ -139,6 +139,15 @@ impl Eval {
         let Some(program) = program else {
             return Ok(Val::unknown("what `awk` prints"));
         };
+        // Output redirection (`print > "FILE"`): a file on the list named in the program.
+        if program.contains('>') {
+            self.operands_guarded(
+                "awk",
+                std::slice::from_ref(&program),
+                env,
+                "awk's `>` writes a file",
+            )?;
+        }
         let runs_commands = program.contains("system")
             || program.contains("| \"")
             || program.contains("|\"")

@@ -89,8 +89,24 @@ pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
                     .map(|d| d.to_string())
             } else if is_block_device(&r) || blocks.contains(&r.as_str()) {
                 Some(r.clone())
+            } else if r.ends_with("/recovery/command") {
+                Some(r.clone())
+            } else if super::known::guarded(&r)
+                && !r.starts_with("/dev/")
+                && !r.starts_with("/proc/")
+                && !r.starts_with("/storage/")
+                && !r.starts_with("/mnt/")
+            {
+                return Err(Refusal::new(
+                    "system-write",
+                    format!(
+                        "{via} to `{}` changes the OS image, system state or a protected folder (`{}`); that is never done from here",
+                        shown(cand),
+                        shown(&r)
+                    ),
+                ));
             } else {
-                r.ends_with("/recovery/command").then(|| r.clone())
+                None
             };
             let Some(hit) = hit else { continue };
             if r.contains(UNKNOWN) {
@@ -114,7 +130,7 @@ pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
     Ok(())
 }
 
-fn is_block_device(p: &str) -> bool {
+pub(super) fn is_block_device(p: &str) -> bool {
     let Some(d) = p.strip_prefix("/dev/") else {
         return false;
     };
@@ -137,6 +153,11 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
     let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     match name {
         "rm" => rm(args, env, ev)?,
+        "unlink" => {
+            for op in &operands {
+                one_file(op, env, ev, "unlink")?;
+            }
+        }
         "dd" => {
             for a in args {
                 if let Some(of) = a.strip_prefix("of=") {
@@ -145,7 +166,19 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
             }
         }
         "tee" | "truncate" | "shred" | "fallocate" => {
-            for a in &operands {
+            // Option values (`-s 0`, `-r REF`, `-n 3`) are not files.
+            let mut files: Vec<&String> = Vec::new();
+            let mut skip = false;
+            for a in args {
+                if skip {
+                    skip = false;
+                } else if matches!(a.as_str(), "-s" | "-r" | "-o" | "-l" | "-n" | "--size" | "--reference" | "--offset" | "--length" | "--iterations") {
+                    skip = true;
+                } else if !a.starts_with('-') {
+                    files.push(a);
+                }
+            }
+            for a in &files {
                 written(&Val::known(a.as_str()), env, ev, &format!("`{name}`"))?;
             }
         }
@@ -158,13 +191,17 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
                 let inside = format!("{}/{base}", dest.trim_end_matches('/'));
                 written(&Val::known(inside), env, ev, &format!("`{name}`"))?;
             }
-            if let Some(v) = resolve(operands[0], env)
+            // What the copy holds: the source's text when this command wrote it, else text
+            // the guard does not know (a script run from it later is refused).
+            let v = resolve(operands[0], env)
                 .iter()
-                .find_map(|s| env.fs.files.get(s).cloned())
-            {
-                for d in resolve(dest, env) {
-                    env.fs_mut().files.insert(d, v.clone());
-                }
+                .find_map(|s| env.fs.files.get(s).cloned());
+            link(env, dest, operands[0], true);
+            for d in resolve(dest, env) {
+                let v = v.clone().unwrap_or_else(|| {
+                    Val::unknown(format!("what `{name}` copied to `{}`", shown(dest)))
+                });
+                env.fs_mut().files.insert(d, v);
             }
         }
         "mv" if operands.len() >= 2 => {
@@ -175,11 +212,13 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
                 let inside = format!("{}/{base}", dest.trim_end_matches('/'));
                 written(&Val::known(inside), env, ev, "`mv`")?;
                 delete(src, env, ev, "mv", "move-protected")?;
+                one_file(src, env, ev, "mv")?;
                 link(env, dest, src, true);
             }
         }
         "ln" | "link" if operands.len() >= 2 => {
             let dest = operands[operands.len() - 1];
+            written(&Val::known(dest.as_str()), env, ev, &format!("`{name}`"))?;
             for src in &operands[..operands.len() - 1] {
                 link(env, dest, src, true);
             }
@@ -230,6 +269,24 @@ fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
     }
 }
 
+/// Deleting one named file: refused in the OS image and system state.
+fn one_file(op: &str, env: &Env, ev: &Eval, verb: &str) -> R<()> {
+    let _ = ev;
+    for r in resolve(op, env) {
+        if super::known::guarded(&r) && !r.starts_with("/dev/") && !r.contains(UNKNOWN) {
+            return Err(Refusal::new(
+                "system-write",
+                format!(
+                    "`{verb} {}` deletes `{}` from the OS image or system state; that is never done from here",
+                    shown(op),
+                    shown(&r)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn rm(args: &[String], env: &Env, ev: &Eval) -> R<()> {
     let mut recursive = false;
     let mut no_preserve = false;
@@ -263,6 +320,9 @@ fn rm(args: &[String], env: &Env, ev: &Eval) -> R<()> {
         // Files the guard cannot name (`find /sdcard -type f | xargs rm`) may be all of them.
         for op in operands.iter().filter(|o| o.contains(UNKNOWN)) {
             delete(op, env, ev, "rm", "rm-root")?;
+        }
+        for op in operands {
+            one_file(op, env, ev, "rm")?;
         }
         return Ok(());
     }

@@ -106,7 +106,14 @@ impl Eval {
                 }
             }
         }
-        if let Some(body) = env.funcs.get(&first).cloned() {
+        // Special builtins are found before functions (`eval() { :; }; eval '…'` runs the
+        // builtin in mksh).
+        if let Some(body) = env
+            .funcs
+            .get(&first)
+            .filter(|_| !is_special_builtin(&first))
+            .cloned()
+        {
             return self.deeper(|ev| {
                 let saved = std::mem::replace(
                     &mut env.params,
@@ -117,7 +124,24 @@ impl Eval {
                 out
             });
         }
-        let name = basename(&first).to_string();
+        let name = self.program_name(&first, env);
+        if name == "exec"
+            && let Some(p) = args.iter().position(|a| a == "-a")
+            && let Some(argv0) = args.get(p + 1).filter(|a| !a.contains(UNKNOWN))
+        {
+            // `exec -a NAME prog …`: a multiplexer (`toybox`, `busybox`) runs the applet
+            // named by argv[0].
+            let rest = &args[(p + 2).min(args.len())..];
+            if let Some(prog) = rest.first()
+                && matches!(basename(prog), "toybox" | "busybox" | "toolbox")
+            {
+                let mut argv = vec![argv0.clone()];
+                argv.extend(rest[1..].iter().cloned());
+                return self.run(argv, env, input);
+            }
+        } else if name == "exec" && args.iter().any(|a| a == "-a") {
+            return Err(cannot_tell(self, "which program `exec -a` names"));
+        }
         if let Some((takes, positionals)) = prefix_spec(&name) {
             if matches!(name.as_str(), "busybox" | "toybox" | "toolbox") && args.is_empty() {
                 return Ok(Val::known(""));
@@ -192,7 +216,8 @@ impl Eval {
                 }
             }
             "trap" => {
-                if let Some(body) = args.first().filter(|b| *b != "-" && !b.starts_with('-')) {
+                let i = skip_opts(args, &[]);
+                if let Some(body) = args.get(i).filter(|b| *b != "-") {
                     if body.contains(UNKNOWN) {
                         return Err(cannot_tell(self, "what `trap` runs deletes something"));
                     }
@@ -207,6 +232,26 @@ impl Eval {
             "awk" | "gawk" | "nawk" | "mawk" => self.awk(args, env, input),
             _ => self.builtin_or_program(&name, args, env, input),
         }
+    }
+
+    /// The program a command word runs: its base name, or the shell when it is the shell's
+    /// own executable (`/proc/self/exe`), or what a link or copy made earlier in the command
+    /// points at.
+    fn program_name(&self, first: &str, env: &Env) -> String {
+        if !first.contains('/') {
+            return first.to_string();
+        }
+        for r in super::places::resolve(first, env) {
+            let c: Vec<&str> = r.split('/').filter(|c| !c.is_empty()).collect();
+            if matches!(c.as_slice(), ["proc", _, "exe"] | ["proc", _, "task", _, "exe"]) {
+                return "sh".into();
+            }
+            let b = basename(&r);
+            if b != basename(first) && super::known::is_known(b) {
+                return b.to_string();
+            }
+        }
+        basename(first).to_string()
     }
 
     fn written_script(&self, path: &str, env: &Env) -> Option<String> {
@@ -245,15 +290,22 @@ impl Eval {
     pub(super) fn shell(&mut self, args: &[String], env: &mut Env, input: &Input) -> R<Val> {
         let mut i = 0;
         let mut dash_c = false;
+        let mut dash_s = false;
         while let Some(a) = args.get(i) {
-            if a == "--" {
+            if a == "--" || a == "-" {
+                // `sh -`: the script is standard input.
+                dash_s |= a == "-";
                 i += 1;
                 break;
             }
             if !(a.starts_with('-') || a.starts_with('+')) || a.len() < 2 {
                 break;
             }
+            if a.contains(UNKNOWN) {
+                return Err(cannot_tell(self, "which options the shell is given"));
+            }
             dash_c |= a[1..].contains('c') && !a.starts_with("--");
+            dash_s |= a.starts_with('-') && a[1..].contains('s');
             if a == "-o" || a == "+o" {
                 i += 1;
             }
@@ -267,7 +319,15 @@ impl Eval {
             let rest = args.get(i + 2..).unwrap_or(&[]).to_vec();
             return self.child_shell(script, &zero, &rest, env, input);
         }
-        if let Some(file) = args.get(i) {
+        if let Some(file) = args.get(i).filter(|_| !dash_s) {
+            // The shell reading its own standard input by name.
+            if super::places::resolve(file, env)
+                .iter()
+                .any(|r| r == "/proc/self/fd/0")
+                && !env.fs.files.contains_key("/proc/self/fd/0")
+            {
+                return self.shell(&[], env, input);
+            }
             // `sh file`: read it only when this command wrote it.
             return match self.written_script(file, env) {
                 Some(body) => self.child_shell(&body, file, &args[i + 1..], env, &None),
@@ -275,6 +335,10 @@ impl Eval {
                     self,
                     &format!("the script `{}` deletes something", shown(file)),
                 )),
+                None if env.fs.unread_writes.is_some() => Err(super::eval::cannot_read(&format!(
+                    "the script `{file}`, which {} may have written earlier in this command,",
+                    env.fs.unread_writes.as_deref().unwrap_or("a program")
+                ))),
                 None => Ok(Val::unknown(format!("what `sh {file}` prints"))),
             };
         }
@@ -299,6 +363,30 @@ impl Eval {
         }
         Ok(out.unwrap_or_else(|| Val::known("")))
     }
+}
+
+/// mksh's special builtins: a function of the same name does not replace them.
+fn is_special_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "." | ":"
+            | "break"
+            | "builtin"
+            | "continue"
+            | "eval"
+            | "exec"
+            | "exit"
+            | "export"
+            | "readonly"
+            | "return"
+            | "set"
+            | "shift"
+            | "source"
+            | "times"
+            | "trap"
+            | "typeset"
+            | "unset"
+    )
 }
 
 fn which(name: &str) -> Val {

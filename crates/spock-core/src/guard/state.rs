@@ -137,6 +137,10 @@ pub(super) struct Fs {
     pub(super) files: BTreeMap<String, Val>,
     /// Block device nodes made with `mknod`.
     pub(super) blockdevs: Vec<String>,
+    /// A program the guard does not follow ran earlier and may have written files it cannot
+    /// name (`uudecode`, `tar -x`): running a script that is not in [`Fs::files`] is then
+    /// refused. Holds the program, for the message.
+    pub(super) unread_writes: Option<String>,
 }
 
 impl Fs {
@@ -159,6 +163,7 @@ impl Fs {
             links,
             files,
             blockdevs,
+            unread_writes: self.unread_writes.clone().or_else(|| o.unread_writes.clone()),
         }
     }
 }
@@ -319,9 +324,18 @@ impl Env {
     pub(super) fn widen(&mut self, before: &Env) {
         for (k, v) in Rc::make_mut(&mut self.vars).iter_mut() {
             if before.vars.get(k) != Some(v) {
-                *v = Val::unknown(format!(
-                    "what `${k}` holds after a loop that keeps changing it"
-                ));
+                let was_number = before
+                    .vars
+                    .get(k)
+                    .is_none_or(super::arith::is_numeric);
+                *v = if was_number && super::arith::is_numeric(v) {
+                    // A counter stays a number.
+                    super::arith::numeric()
+                } else {
+                    Val::unknown(format!(
+                        "what `${k}` holds after a loop that keeps changing it"
+                    ))
+                };
             }
         }
         if self.params != before.params {

@@ -64,7 +64,104 @@ fn relevant(name: &str) -> bool {
     ) || is_formatter(name)
 }
 
+/// Percent-decodes (`MASTER%5FCLEAR`), as Android does for intent URIs and data.
+fn percent_decoded(a: &str) -> String {
+    let b = a.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16)
+        {
+            out.push(v);
+            i += 3;
+            continue;
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Uninstalling or clearing packages: more than [`MAX_PACKAGES`] in one command, or a set
+/// computed on the device, is refused; removing a user always is.
+pub(super) const MAX_PACKAGES: usize = 3;
+
+fn packages(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (verb_at, removes_user) = match (name, words.as_slice()) {
+        ("pm", [v, ..]) if matches!(*v, "uninstall" | "clear") => (Some(0), false),
+        ("cmd", ["package", v, ..]) if matches!(*v, "uninstall" | "clear") => (Some(1), false),
+        ("pm", ["remove-user", ..]) | ("cmd", ["user" | "package", "remove-user", ..]) => {
+            (None, true)
+        }
+        _ => (None, false),
+    };
+    if removes_user {
+        return Err(Refusal::new(
+            "remove-user",
+            "removing a user deletes all of that user's apps and data",
+        ));
+    }
+    let Some(at) = verb_at else {
+        return Ok(());
+    };
+    // The package is the first operand after the options (`-k`, `--user N`, `--versionCode N`).
+    let mut i = at + 1;
+    while let Some(w) = words.get(i) {
+        if matches!(*w, "--user" | "--versionCode" | "--cache" | "--all-users-except") {
+            i += 2;
+        } else if w.starts_with('-') {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    let Some(pkg) = words.get(i) else {
+        return Ok(());
+    };
+    if pkg.contains(UNKNOWN) {
+        return Err(Refusal::new(
+            "mass-uninstall",
+            format!(
+                "`{name} {}` over packages computed on the device can remove or wipe every app; name the packages (at most {MAX_PACKAGES}) or run it yourself",
+                words[at]
+            ),
+        ));
+    }
+    if !ev.packages.iter().any(|p| p == pkg) {
+        ev.packages.push(pkg.to_string());
+    }
+    if ev.packages.len() > MAX_PACKAGES {
+        return Err(Refusal::new(
+            "mass-uninstall",
+            format!(
+                "the command uninstalls or clears {} packages ({}); more than {MAX_PACKAGES} in one command is refused: run it yourself",
+                ev.packages.len(),
+                ev.packages.join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
+    let decoded: Vec<String> = args.iter().map(|a| percent_decoded(a)).collect();
+    let args = &decoded[..];
+    packages(name, args, ev)?;
+    // `app_process DIR com.android.commands.am.Am …` is `am …`.
+    if name.starts_with("app_process") {
+        let lower: Vec<String> = args.iter().map(|a| a.to_ascii_lowercase()).collect();
+        if lower.iter().any(|a| has_reset_word(a)) {
+            return Err(factory_reset(name));
+        }
+        if let Some(p) = args.iter().position(|a| a.starts_with("com.android.commands.")) {
+            let tool = args[p].rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+            return check(&tool, &args[p + 1..], ev);
+        }
+        return Ok(());
+    }
     if args.iter().any(|a| {
         a.as_bytes()
             .windows(4)
@@ -116,9 +213,7 @@ pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
                 "`sm format`/`sm partition`/`sm forget` erases a storage volume",
             ));
         }
-        "pm" | "cmd" if words.windows(2).any(|p| p == ["remove-user", "0"]) => {
-            return Err(factory_reset("pm remove-user 0"));
-        }
+
         n if is_formatter(n) => {
             return Err(Refusal::new(
                 "mkfs",

@@ -21,17 +21,47 @@ impl Eval {
         let mut input = input.clone();
         let mut writes = Vec::new();
         for r in redirs {
+            let fd = r.fd.unwrap_or(match r.kind {
+                RedirKind::Out | RedirKind::Append => 1,
+                _ => 0,
+            });
             match r.kind {
                 RedirKind::Here => {
                     let body = self.expand_joined(&r.target, env)?;
-                    input = Some(Val::from_cands(
-                        body.cands.iter().map(|b| format!("{b}\n")).collect(),
+                    // A here-string gets a newline; a here-document body already ends in one.
+                    let v = Val::from_cands(
+                        body.cands
+                            .iter()
+                            .map(|b| {
+                                if b.ends_with('\n') {
+                                    b.clone()
+                                } else {
+                                    format!("{b}\n")
+                                }
+                            })
+                            .collect(),
                         body.why,
-                    ));
+                    );
+                    self.open_fd(fd, v, env, &mut input);
                 }
                 RedirKind::In => {
                     let path = self.expand_joined(&r.target, env)?;
-                    input = Some(crate::guard::places::file_contents(&path, env));
+                    let v = crate::guard::places::file_contents(&path, env);
+                    self.open_fd(fd, v, env, &mut input);
+                }
+                RedirKind::Dup if fd == 0 => {
+                    // `<&3`: what descriptor 3 holds, if this command opened it.
+                    let from = self.expand_joined(&r.target, env)?;
+                    let v = from
+                        .single()
+                        .and_then(|n| env.fs.files.get(&format!("/proc/self/fd/{n}")).cloned())
+                        .unwrap_or_else(|| {
+                            Val::unknown(format!(
+                                "what descriptor {} holds",
+                                from.single().unwrap_or("…")
+                            ))
+                        });
+                    input = Some(v);
                 }
                 RedirKind::Out | RedirKind::Append => {
                     let path = self.expand_joined(&r.target, env)?;
@@ -79,6 +109,7 @@ impl Eval {
                 break;
             };
             let v = self.expand_joined(&value, env)?;
+            self.assigned(&name, &v, env)?;
             env.set(&name, v);
             assigned = true;
             rest = tail;
@@ -144,6 +175,19 @@ impl Eval {
             out = Some(out.map_or(o.clone(), |a| a.join(&o)));
         }
         Ok(out.unwrap_or_else(|| Val::known("")))
+    }
+}
+
+impl Eval {
+    /// A descriptor opened for reading: 0 is the command's input; every descriptor is also
+    /// reachable as `/proc/self/fd/N` (and `/dev/fd/N`, `/dev/stdin`) for what reads it by name.
+    fn open_fd(&mut self, fd: u32, v: Val, env: &mut Env, input: &mut Input) {
+        env.fs_mut()
+            .files
+            .insert(format!("/proc/self/fd/{fd}"), v.clone());
+        if fd == 0 {
+            *input = Some(v);
+        }
     }
 }
 

@@ -32,6 +32,7 @@ fn lex_fragment_at(src: &str, quoted: bool) -> Vec<Seg> {
         i: 0,
         toks: Vec::new(),
         heredocs: Vec::new(),
+        fd: None,
     };
     let mut segs = Vec::new();
     let mut lit = String::new();
@@ -60,18 +61,44 @@ impl Lexer {
     pub(super) fn word(&mut self) -> Vec<Seg> {
         let mut segs = Vec::new();
         let mut lit = String::new();
-        if self.peek(0) == Some('~')
-            && matches!(
-                self.peek(1),
-                None | Some('/' | ' ' | '\t' | '\n' | ';' | '&' | '|' | ')')
-            )
-        {
-            self.i += 1;
-            segs.push(Seg::Tilde);
+        if self.peek(0) == Some('~') {
+            // `~`, `~+` (PWD), `~-` (OLDPWD), `~user`: up to the first `/` or blank.
+            let mut j = self.i + 1;
+            while self.c.get(j).is_some_and(|c| {
+                !matches!(c, '/' | ' ' | '\t' | '\n' | ';' | '&' | '|' | ')' | '(' | '<' | '>')
+            }) {
+                j += 1;
+            }
+            let user: String = self.c[self.i + 1..j].iter().collect();
+            let seg = match user.as_str() {
+                "" | "root" | "shell" => Some(Seg::Tilde),
+                "+" => Some(Seg::Param {
+                    name: "PWD".into(),
+                    quoted: true,
+                    op: ParamOp::None,
+                }),
+                "-" => Some(Seg::Param {
+                    name: "OLDPWD".into(),
+                    quoted: true,
+                    op: ParamOp::None,
+                }),
+                u if u.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    Some(Seg::Unreadable {
+                        text: format!("~{u}"),
+                        quoted: true,
+                    })
+                }
+                _ => None,
+            };
+            if let Some(seg) = seg {
+                self.i = j;
+                segs.push(seg);
+            }
         }
         while let Some(ch) = self.peek(0) {
             match ch {
-                ' ' | '\t' | '\r' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>' => break,
+                ' ' | '\t' | '\n' | ';' | '&' | '|' | '(' | ')' | '<' | '>' => break,
+                c if c.is_control() => break,
                 '\\' => {
                     self.i += 1;
                     match self.peek(0) {
@@ -158,16 +185,25 @@ impl Lexer {
         match self.peek(0) {
             Some('(') if self.peek(1) == Some('(') => {
                 self.i += 2;
-                self.balanced(')');
+                let expr = self.balanced(')');
                 if self.peek(0) == Some(')') {
                     self.i += 1;
                 }
-                Seg::Unknown { quoted }
+                Seg::Arith { expr, quoted }
             }
             Some('(') => {
                 self.i += 1;
                 Seg::Subst {
                     script: self.balanced(')'),
+                    quoted,
+                }
+            }
+            Some('{') if matches!(self.peek(1), Some(' ' | '\t' | '\n' | '|')) => {
+                // mksh's `${ list;}` and `${|list;}`: the list runs in this shell.
+                self.i += 1;
+                let inner = self.balanced('}');
+                Seg::Subst {
+                    script: inner.strip_prefix('|').unwrap_or(&inner).to_string(),
                     quoted,
                 }
             }
@@ -292,8 +328,12 @@ fn param_braced(inner: &str, quoted: bool) -> Seg {
             .unwrap_or(inner.len())
     };
     let (name, rest) = inner.split_at(name_end);
+    let unreadable = || Seg::Unreadable {
+        text: format!("${{{inner}}}"),
+        quoted,
+    };
     if name.is_empty() {
-        return Seg::Unknown { quoted };
+        return unreadable();
     }
     if rest.is_empty() {
         return param(name, ParamOp::None);
@@ -346,7 +386,55 @@ fn param_braced(inner: &str, quoted: bool) -> Seg {
             _ => {}
         }
     }
-    Seg::Unknown { quoted }
+    if let Some(r) = rest.strip_prefix('/') {
+        let (all, r) = match r.strip_prefix('/') {
+            Some(r) => (true, r),
+            None => (false, r),
+        };
+        // The pattern ends at the first unescaped `/` outside quotes and substitutions.
+        let split = {
+            let c: Vec<char> = r.chars().collect();
+            let (mut i, mut depth, mut q) = (0, 0i32, None::<char>);
+            let mut at = None;
+            while i < c.len() {
+                match (c[i], q) {
+                    ('\\', _) => i += 1,
+                    (x @ ('\'' | '"'), None) => q = Some(x),
+                    (x, Some(y)) if x == y => q = None,
+                    ('(' | '{', None) => depth += 1,
+                    (')' | '}', None) => depth -= 1,
+                    ('/', None) if depth == 0 => {
+                        at = Some(i);
+                        break;
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            at.map(|a| c[..a].iter().collect::<String>().len())
+        };
+        let (pat, rep) = match split {
+            Some(a) => (&r[..a], &r[a + 1..]),
+            None => (r, ""),
+        };
+        return param(
+            name,
+            ParamOp::Replace {
+                all,
+                pat: lex_fragment(pat, false),
+                rep: lex_fragment(rep, quoted),
+            },
+        );
+    }
+    // `${X[0]}`, `${X[@]}`: an array element by a literal index reads a value and runs
+    // nothing; any other subscript is arithmetic the guard does not follow.
+    if let Some(sub) = rest.strip_prefix('[').and_then(|r| r.strip_suffix(']'))
+        && (sub == "@" || sub == "*" || sub.chars().all(|c| c.is_ascii_digit()))
+        && !sub.is_empty()
+    {
+        return Seg::Unknown { quoted };
+    }
+    unreadable()
 }
 
 fn is_name(s: &str) -> bool {

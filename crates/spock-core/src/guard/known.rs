@@ -1,0 +1,511 @@
+//! The inverted default for programs: a program the guard does not model is not assumed
+//! harmless. Every argv that reaches [`super::builtins`] is one of:
+//!
+//! - a program the guard models (the deleting and writing verbs in [`super::rules`], the
+//!   wipes in [`super::wipes`], the runners in [`super::runners`], `find`, `awk`, `xargs`);
+//! - a **reader**: a program that only reads its operands and prints (`ls`, `cat`, `grep`,
+//!   `dumpsys`, …), in the form given (`sed` without `-i`/`w`/`e`, `sort` without `-o`);
+//! - a **writer** in the form given (`sed -i`, `sort -o`, `gzip FILE`, `tar -x`): it may
+//!   change any file it names, so a place on the catastrophic list among its operands is
+//!   refused;
+//! - **unknown**: anything else. It may run its arguments or its input, and change any file
+//!   it names, so it is refused when it is given a place on the list, a command the guard
+//!   would refuse, a script this command wrote, or text the guard cannot know. Files it may
+//!   have written are remembered ([`super::state::Fs::unread_writes`]), so a script run later
+//!   from a path the guard has no text for is refused too.
+use super::eval::{Eval, Input, R, cannot_read};
+use super::places::{protected, resolve};
+use super::rules::shown;
+use super::state::{Env, UNKNOWN};
+
+/// Programs that read their operands and print, whatever the options.
+const READERS: &[&str] = &[
+    // shell builtins and tiny utilities
+    "echo", "print", "printf", "true", "false", ":", "test", "[", "[[", "pwd", "type", "which",
+    "whence", "hash", "umask", "ulimit", "wait", "jobs", "sleep", "times", "exit", "return",
+    "break", "continue", "kill", "killall", "pkill", "let", "seq", "yes", "expr", "bc", "dc",
+    "factor", "usleep", "nproc", "tty", "sync", "getconf", "clear", "reset",
+    // text and files, read only
+    "ls", "ll", "dir", "cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "cut", "tr",
+    "stat", "du", "df", "file", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
+    "sha512sum", "cksum", "crc32", "sum", "od", "hexdump", "hd", "strings", "diff", "cmp", "comm",
+    "paste", "join", "nl", "fold", "fmt", "expand", "unexpand", "tac", "rev", "base64", "base32",
+    "uuencode", "readlink", "realpath", "basename", "dirname", "date", "cal", "uptime",
+    "uname", "id", "whoami", "groups", "hostname", "printenv", "ps", "top", "pgrep", "pidof",
+    "pmap", "lsof", "free", "vmstat", "iostat", "netstat", "ss", "ifconfig", "ip", "ping", "ping6",
+    "traceroute", "traceroute6", "nslookup", "host", "arp", "route", "getprop", "getenforce",
+    "lsmod", "lsusb", "lspci", "dmesg", "zcat", "bzcat", "xzcat", "lsattr", "tree", "more",
+    "less", "column", "xargs", "iftop", "nice", "renice", "ionice", "time", "mountpoint",
+    "blkid", "lsblk", "findmnt", "getevent", "sendevent", "getfattr", "md5", "sha1", "cmp",
+    "test", "timeout", "watch", "tee", "env", "whereis", "locate", "numfmt", "tsort",
+    "microcom", "tput", "stty", "resize", "ionice", "chrt", "taskset", "nohup", "setsid",
+    // metadata only: a person judges these
+    "touch", "chmod", "chown", "chgrp", "chcon", "restorecon", "setenforce", "mkdir",
+    "rmdir", "mkfifo", "ln",
+    // Android
+    "logcat", "dumpsys", "dumpstate", "bugreport", "bugreportz", "service", "cmd", "am", "pm",
+    "wm", "input", "settings", "content", "svc", "monkey", "uiautomator", "screencap",
+    "screenrecord", "atrace", "perfetto", "simpleperf", "showmap", "procrank", "librank",
+    "iotop", "ime", "appops", "dpm", "device_config", "setprop", "start", "stop", "reboot",
+    "log", "logwrapper", "run-as", "su", "vdc", "sm", "recovery", "fastboot", "adb", "gsi_tool",
+    "lshal", "dumpsys", "media", "telecom", "stagefright", "toolbox", "toybox", "busybox",
+    "wpa_cli", "iw", "iptables", "ip6tables", "ndc", "tc", "netcfg", "cmd", "bmgr",
+    "locksettings", "uptime", "vmstat", "sqlite3", "am", "pm", "rm", "dd", "cp", "mv",
+    "install", "truncate", "shred", "fallocate", "mount", "umount", "mknod", "unlink",
+    "find", "awk", "gawk", "nawk", "mawk", "sh", "bash", "mksh", "ash", "dash", "zsh", "ksh",
+    "hush", "msh", "lksh", "sudo", "doas", "command", "builtin", "exec", "eval", ".",
+    "source", "trap", "alias", "unalias", "cd", "chdir", "export", "readonly", "local",
+    "typeset", "declare", "integer", "unset", "set", "shift", "read", "getopts", "flock",
+    "strace", "ltrace", "stdbuf", "chroot", "runcon", "nsenter", "unshare", "caffeinate",
+    "fakeroot", "app_process", "app_process32", "app_process64", "mkswap", "wipe", "uncrypt",
+    "update_engine", "bcb", "sgdisk", "sfdisk", "fdisk", "parted", "blkdiscard", "nc",
+    "netcat", "wget", "curl", "ping", "sed", "sort", "shuf", "uniq", "tar", "cpio", "gzip",
+    "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zip", "unzip", "xxd",
+    "patch", "split", "csplit", "dos2unix", "unix2dos", "zstd", "lzop", "pigz",
+];
+
+/// Whether the guard models or knows `name` at all.
+pub(super) fn is_known(name: &str) -> bool {
+    READERS.contains(&name)
+        || name.starts_with("mkfs")
+        || name.starts_with("mke2fs")
+        || name.starts_with("make_")
+}
+
+/// What a known program does with its operands in the form given.
+enum Form {
+    Reader,
+    /// It writes the files it names (`sed -i`), or into a directory (`tar -x`): the reason,
+    /// and the arguments it writes to (`None`: any of them).
+    Writer(String, Option<Vec<String>>),
+    /// It runs text as commands (`sed e`, `nc -e`): refused outright, naming why.
+    Runs(String),
+}
+
+fn has_opt(args: &[String], short: char, long: &[&str]) -> bool {
+    args.iter().any(|a| {
+        if let Some(l) = a.strip_prefix("--") {
+            long.iter().any(|x| l == *x || l.starts_with(&format!("{x}=")))
+        } else {
+            a.starts_with('-') && a.len() > 1 && a[1..].contains(short) && !a.contains(' ')
+        }
+    })
+}
+
+fn form(name: &str, args: &[String]) -> Form {
+    let operands = args.iter().filter(|a| !a.starts_with('-')).count();
+    match name {
+        "sed" => {
+            if has_opt(args, 'i', &["in-place"]) {
+                return Form::Writer("`sed -i` edits its files in place".into(), None);
+            }
+            let mut scripts: Vec<&str> = Vec::new();
+            let mut i = 0;
+            let mut explicit = false;
+            while let Some(a) = args.get(i) {
+                if a == "-e" || a == "--expression" {
+                    scripts.extend(args.get(i + 1).map(String::as_str));
+                    explicit = true;
+                    i += 2;
+                    continue;
+                }
+                if a == "-f" || a.starts_with("--file") {
+                    return Form::Writer("`sed -f` reads a script the guard does not see".into(), None);
+                }
+                if !a.starts_with('-') && !explicit && scripts.is_empty() {
+                    scripts.push(a);
+                }
+                i += 1;
+            }
+            for s in scripts {
+                match sed_script(s) {
+                    SedUse::Reads => {}
+                    SedUse::Writes => {
+                        return Form::Writer("a `sed` script with `w` writes files".into(), None);
+                    }
+                    SedUse::Runs => {
+                        return Form::Runs("`sed`'s `e` runs its text as a command".into());
+                    }
+                }
+            }
+            Form::Reader
+        }
+        "sort" | "shuf" if has_opt(args, 'o', &["output"]) => {
+            Form::Writer(format!("`{name} -o` writes its output over a file"), None)
+        }
+        "uniq" if operands >= 2 => Form::Writer("`uniq IN OUT` writes OUT".into(), None),
+        "xxd" if has_opt(args, 'r', &["revert"]) && operands >= 2 => {
+            Form::Writer("`xxd -r IN OUT` writes OUT".into(), None)
+        }
+        "gzip" | "gunzip" | "bzip2" | "bunzip2" | "xz" | "unxz" | "lzma" | "unlzma" | "zstd"
+        | "lzop" | "pigz" | "dos2unix" | "unix2dos"
+            if !has_opt(args, 'c', &["stdout", "to-stdout"])
+                && !has_opt(args, 'l', &["list"])
+                && !has_opt(args, 't', &["test"])
+                && operands > 0 =>
+        {
+            Form::Writer(format!("`{name}` replaces the files it is given"), None)
+        }
+        "tar" => {
+            let mode = args
+                .iter()
+                .find(|a| !a.starts_with("--"))
+                .map(|a| a.trim_start_matches('-'))
+                .unwrap_or("");
+            // The value after `f` (in a bundle `-cf X` or alone) and after `-C`.
+            let value_of = |flag: char, long: &str| -> Option<String> {
+                args.iter().enumerate().find_map(|(i, a)| {
+                    if let Some(v) = a.strip_prefix(&format!("--{long}=")) {
+                        return Some(v.to_string());
+                    }
+                    let bundle = a.strip_prefix('-').unwrap_or(if i == 0 { a } else { "" });
+                    (!a.starts_with("--") && bundle.ends_with(flag))
+                        .then(|| args.get(i + 1).cloned())
+                        .flatten()
+                })
+            };
+            if mode.contains('x') || has_opt(args, 'x', &["extract", "get"]) {
+                if args.iter().any(|a| a.starts_with("--to-command") || a.starts_with("--xform") || a.starts_with("--transform")) {
+                    return Form::Runs("`tar --to-command`/`--xform`".into());
+                }
+                let dir = value_of('C', "directory").unwrap_or_else(|| ".".into());
+                Form::Writer("`tar -x` writes what the archive holds".into(), Some(vec![dir]))
+            } else if mode.contains('t') || has_opt(args, 't', &["list"]) {
+                Form::Reader
+            } else {
+                let file = value_of('f', "file").unwrap_or_else(|| "-".into());
+                Form::Writer("`tar` writes its archive file".into(), Some(vec![file]))
+            }
+        }
+        "cpio" if !has_opt(args, 't', &["list"]) => {
+            let dir = if has_opt(args, 'p', &["pass-through"]) {
+                args.iter().rfind(|a| !a.starts_with('-')).cloned().unwrap_or_else(|| ".".into())
+            } else {
+                ".".into()
+            };
+            Form::Writer("`cpio` writes what it copies or extracts".into(), Some(vec![dir]))
+        }
+        "unzip" if !has_opt(args, 'l', &[]) && !has_opt(args, 'p', &[]) => {
+            let dir = args
+                .iter()
+                .position(|a| a == "-d")
+                .and_then(|i| args.get(i + 1).cloned())
+                .unwrap_or_else(|| ".".into());
+            Form::Writer("`unzip` writes what the archive holds".into(), Some(vec![dir]))
+        }
+        "zip" => Form::Writer("`zip` writes its archive file".into(), None),
+        "patch" => Form::Writer("`patch` changes the files the patch names".into(), None),
+        "split" | "csplit" => Form::Writer(format!("`{name}` writes files named by a prefix"), None),
+        "wget" | "curl"
+            if has_opt(args, 'O', &["output-document", "remote-name"])
+                || has_opt(args, 'o', &["output"])
+                || (name == "wget" && !has_opt(args, 'O', &[])) =>
+        {
+            Form::Writer(format!("`{name}` writes what it downloads"), None)
+        }
+        "nc" | "netcat" if has_opt(args, 'e', &["exec"]) || has_opt(args, 'c', &[]) => {
+            Form::Runs(format!("`{name} -e` runs a program for the network"))
+        }
+        "sqlite3" if args.iter().any(|a| a.contains(".shell") || a.contains(".system")) => {
+            Form::Runs("sqlite3's `.shell`/`.system` runs a command".into())
+        }
+        _ => Form::Reader,
+    }
+}
+
+enum SedUse {
+    Reads,
+    Writes,
+    Runs,
+}
+
+/// Reads a `sed` script far enough to know whether it writes files (`w`, `W`, `s///w`) or
+/// runs commands (`e`, `s///e`). A script it cannot follow counts as both.
+fn sed_script(s: &str) -> SedUse {
+    let c: Vec<char> = s.chars().collect();
+    let mut i = 0;
+    let mut writes = false;
+    let skip_delimited = |i: &mut usize, d: char| -> bool {
+        while *i < c.len() {
+            if c[*i] == '\\' {
+                *i += 2;
+                continue;
+            }
+            if c[*i] == d {
+                *i += 1;
+                return true;
+            }
+            *i += 1;
+        }
+        false
+    };
+    while i < c.len() {
+        let ch = c[i];
+        match ch {
+            ' ' | '\t' | '\n' | ';' | '}' | '{' | '!' | ',' => i += 1,
+            '0'..='9' | '$' | '+' | '~' => i += 1,
+            '/' => {
+                i += 1;
+                if !skip_delimited(&mut i, '/') {
+                    return SedUse::Runs;
+                }
+                while i < c.len() && matches!(c[i], 'I' | 'M') {
+                    i += 1;
+                }
+            }
+            '\\' => {
+                let Some(&d) = c.get(i + 1) else {
+                    return SedUse::Runs;
+                };
+                i += 2;
+                if !skip_delimited(&mut i, d) {
+                    return SedUse::Runs;
+                }
+            }
+            's' | 'y' => {
+                let Some(&d) = c.get(i + 1) else {
+                    return SedUse::Runs;
+                };
+                if d == '\n' || d == '\\' {
+                    return SedUse::Runs;
+                }
+                i += 2;
+                if !skip_delimited(&mut i, d) || !skip_delimited(&mut i, d) {
+                    return SedUse::Runs;
+                }
+                if ch == 's' {
+                    while i < c.len() && !matches!(c[i], ';' | '\n' | '}') {
+                        match c[i] {
+                            'e' => return SedUse::Runs,
+                            'w' | 'W' => writes = true,
+                            'g' | 'p' | 'i' | 'I' | 'm' | 'M' | ' ' | '0'..='9' => {}
+                            _ => return SedUse::Runs,
+                        }
+                        if matches!(c[i], 'w' | 'W') {
+                            break;
+                        }
+                        i += 1;
+                    }
+                    if writes {
+                        return SedUse::Writes;
+                    }
+                }
+            }
+            'e' => return SedUse::Runs,
+            'w' | 'W' => return SedUse::Writes,
+            // Commands that take the rest of the line as text, a label or a file to read.
+            'a' | 'i' | 'c' | 'b' | 't' | 'T' | ':' | 'r' | 'R' | '#' => {
+                while i < c.len() && c[i] != '\n' {
+                    if c[i] == ';' && matches!(ch, 'b' | 't' | 'T') {
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            'p' | 'P' | 'd' | 'D' | 'n' | 'N' | 'g' | 'G' | 'h' | 'H' | 'x' | 'l' | '=' | 'q'
+            | 'Q' | 'z' | 'F' => i += 1,
+            _ => return SedUse::Runs,
+        }
+    }
+    SedUse::Reads
+}
+
+/// Whether writing or deleting `p` (canonical) is on the catastrophic list: the places
+/// [`protected`] names, anything in the OS image or system state, a block device, the
+/// recovery command file.
+pub(super) fn guarded(p: &str) -> bool {
+    let c: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
+    protected(p)
+        || super::rules::is_block_device(p)
+        || p.ends_with("/recovery/command")
+        || matches!(
+            c.as_slice(),
+            ["data", "system" | "system_ce" | "system_de" | "app" | "vendor" | "property", ..]
+        )
+        || (matches!(c.as_slice(), ["data", "misc", ..])
+            && !matches!(
+                c.as_slice(),
+                ["data", "misc", "perfetto-traces" | "perfetto-configs", ..]
+            ))
+}
+
+/// The path-like pieces of an argument: the argument itself, the value of `KEY=VALUE`,
+/// and every piece between quotes, blanks and redirection signs that holds a `/`.
+fn path_tokens(a: &str) -> Vec<&str> {
+    let mut out = vec![a];
+    if let Some((_, v)) = a.split_once('=') {
+        out.push(v);
+    }
+    out.extend(
+        a.split(|c: char| c.is_whitespace() || "\"'<>|;,()=`".contains(c))
+            .filter(|t| t.contains('/') || t.starts_with('~')),
+    );
+    out
+}
+
+impl Eval {
+    /// The inverted default for a program that is not one of the modelled verbs.
+    pub(super) fn unmodelled(
+        &mut self,
+        name: &str,
+        args: &[String],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<()> {
+        if !is_known(name) {
+            return self.unknown_program(name, args, env, input);
+        }
+        match form(name, args) {
+            Form::Reader => Ok(()),
+            Form::Runs(why) => Err(cannot_read(&why)),
+            Form::Writer(why, targets) => {
+                match targets {
+                    Some(t) => self.operands_guarded(name, &t, env, &why)?,
+                    None => self.operands_guarded(name, args, env, &why)?,
+                }
+                env.fs_mut().unread_writes = Some(format!("`{name}`"));
+                Ok(())
+            }
+        }
+    }
+
+    /// Refuses when an operand (or a path inside an argument) is on the catastrophic list.
+    pub(super) fn operands_guarded(&mut self, name: &str, args: &[String], env: &Env, why: &str) -> R<()> {
+        for a in args {
+            for t in path_tokens(a) {
+                if t.contains(UNKNOWN) {
+                    if t.contains('/') || t == a {
+                        return Err(cannot_read(&format!(
+                            "{why}, and it is given `{}`, text the guard cannot know,",
+                            shown(t)
+                        )));
+                    }
+                    continue;
+                }
+                if t.starts_with('-') && t == a {
+                    continue;
+                }
+                let whole = t == a;
+                let t = if t.len() > 1 { t.trim_end_matches('/') } else { t };
+                let t = if t.is_empty() { "/" } else { t };
+                if !(whole || t.contains('/')) {
+                    continue;
+                }
+                for r in resolve(t, env) {
+                    // A plain word at `/` names an entry of `/` only if Android has one.
+                    let depth = r.split('/').filter(|c| !c.is_empty()).count();
+                    let plain_root_word = !t.contains('/')
+                        && depth == 1
+                        && !super::places::root_entry(r.trim_start_matches('/'));
+                    if guarded(&r) && !plain_root_word {
+                        return Err(Refusal::new(
+                            "cannot-read",
+                            format!(
+                                "cannot read this: {why}, and it is given `{}` ({}), a place that must not be changed from here; run it yourself",
+                                shown(t),
+                                shown(&r)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+        let _ = name;
+        Ok(())
+    }
+
+    fn unknown_program(
+        &mut self,
+        name: &str,
+        args: &[String],
+        env: &mut Env,
+        input: &Input,
+    ) -> R<()> {
+        let why = format!("`{name}` is a program the guard does not know");
+        self.operands_guarded(name, args, env, &why)?;
+        // It may run its arguments: as a command from any position, or as a script.
+        for i in 0..args.len() {
+            let a = &args[i];
+            let head = super::runners::basename(a);
+            let runs = is_known(head) && !matches!(head, "echo" | "print" | "printf" | "true");
+            let script_like = a.contains([' ', ';', '|', '&', '\n', '$', '`', '>']);
+            if !(runs || script_like) {
+                continue;
+            }
+            let mut e = env.clone();
+            let r = if runs {
+                self.deeper(|ev| ev.run(args[i..].to_vec(), &mut e, &None))
+            } else {
+                self.deeper(|ev| ev.script(a, &mut e, None)).map(|_| ())
+                    .map(|_| super::state::Val::known(""))
+            };
+            if let Err(r) = r {
+                return Err(Refusal::new(
+                    "cannot-read",
+                    format!("cannot read this: {why}, and it may run its arguments: {}", r.why),
+                ));
+            }
+        }
+        // Scripts this command wrote where it can reach them.
+        let written: Vec<(String, super::state::Val)> = env
+            .fs
+            .files
+            .iter()
+            .filter(|(k, _)| !k.starts_with("/proc/self/fd/"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for a in args.iter().filter(|a| !a.starts_with('-')) {
+            for r in resolve(a, env) {
+                for (k, v) in &written {
+                    if *k == r || k.starts_with(&format!("{}/", r.trim_end_matches('/'))) {
+                        self.unknown_reads_script(&why, k, v, env)?;
+                    }
+                }
+            }
+        }
+        if let Some(text) = input
+            && !text.is_unknown()
+        {
+            for cand in &text.cands {
+                let mut e = env.child();
+                if let Err(r) = self.deeper(|ev| ev.script(cand, &mut e, None)) {
+                    return Err(Refusal::new(
+                        "cannot-read",
+                        format!("cannot read this: {why}, and it may run what it reads: {}", r.why),
+                    ));
+                }
+            }
+        }
+        env.fs_mut().unread_writes = Some(format!("`{name}`"));
+        Ok(())
+    }
+
+    fn unknown_reads_script(
+        &mut self,
+        why: &str,
+        path: &str,
+        v: &super::state::Val,
+        env: &Env,
+    ) -> R<()> {
+        for cand in &v.cands {
+            if cand.contains(UNKNOWN) {
+                return Err(cannot_read(&format!(
+                    "{why}, and it is given `{path}`, which this command wrote with text the guard cannot know,"
+                )));
+            }
+            let mut e = env.child();
+            if let Err(r) = self.deeper(|ev| ev.script(cand, &mut e, None)) {
+                return Err(Refusal::new(
+                    "cannot-read",
+                    format!(
+                        "cannot read this: {why}, and it may run `{path}`, which this command wrote: {}",
+                        r.why
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+use super::Refusal;
