@@ -122,6 +122,23 @@ fn ordinary_commands_are_not_refused() {
     );
 }
 
+/// Issue 34: real one-liners from public documentation, answers and READMEs, each with its
+/// source and shown harmless in the sandbox.
+#[test]
+fn real_ordinary_commands_are_not_refused() {
+    let cases = load("ordinary-real.jsonl");
+    assert!(cases.len() >= 300, "the corpus has {} cases", cases.len());
+    let t = tally(&cases, false);
+    print("ordinary (real, sourced)", &t);
+    assert!(
+        t.refused * 100 <= t.total,
+        "{}/{} refused:\n{}",
+        t.refused,
+        t.total,
+        t.misses.join("\n")
+    );
+}
+
 #[test]
 fn refusals_say_what_could_not_be_read() {
     let r =

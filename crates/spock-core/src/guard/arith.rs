@@ -28,7 +28,10 @@ pub(super) fn numeric() -> Val {
 pub(super) fn is_numeric(v: &Val) -> bool {
     v.cands.iter().all(|c| {
         let t = c.trim();
-        (!t.is_empty() && t.trim_start_matches(['-', '+']).chars().all(|d| d.is_ascii_digit()))
+        (!t.is_empty()
+            && t.trim_start_matches(['-', '+'])
+                .chars()
+                .all(|d| d.is_ascii_digit()))
             || (c == UNKNOWN_S && v.why.as_deref() == Some(NUMERIC_WHY))
     })
 }

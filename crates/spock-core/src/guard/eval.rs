@@ -76,7 +76,12 @@ impl Eval {
     /// that reads them (`set -x`, `sh -i`), so they are read now.
     pub(super) fn assigned(&mut self, name: &str, v: &Val, env: &Env) -> R<()> {
         if self.int_vars.iter().any(|n| n == name) {
-            self.arith_value(v, &format!("the value given to the integer `${name}`"), env, 0)?;
+            self.arith_value(
+                v,
+                &format!("the value given to the integer `${name}`"),
+                env,
+                0,
+            )?;
         }
         if matches!(
             name,
@@ -89,8 +94,7 @@ impl Eval {
                     )));
                 }
                 let word = super::lex::lex_arith(c);
-                let mut e = env.clone();
-                let _ = self.expand_joined(&word, &mut e)?;
+                let _ = self.expand_joined(&word, env)?;
                 if name.ends_with("ENV") || name == "PROMPT_COMMAND" {
                     let mut e = env.child();
                     if name == "PROMPT_COMMAND" {

@@ -156,7 +156,9 @@ impl Eval {
                         // `"$*"` joins with the first character of `IFS` (none when empty).
                         match env.vars.get("IFS").map(|v| v.single()) {
                             None => " ".to_string(),
-                            Some(Some(ifs)) => ifs.chars().next().map(String::from).unwrap_or_default(),
+                            Some(Some(ifs)) => {
+                                ifs.chars().next().map(String::from).unwrap_or_default()
+                            }
                             Some(None) => UNKNOWN_S.to_string(),
                         }
                     } else {

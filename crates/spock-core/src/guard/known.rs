@@ -21,47 +21,357 @@ use super::state::{Env, UNKNOWN};
 /// Programs that read their operands and print, whatever the options.
 const READERS: &[&str] = &[
     // shell builtins and tiny utilities
-    "echo", "print", "printf", "true", "false", ":", "test", "[", "[[", "pwd", "type", "which",
-    "whence", "hash", "umask", "ulimit", "wait", "jobs", "sleep", "times", "exit", "return",
-    "break", "continue", "kill", "killall", "pkill", "let", "seq", "yes", "expr", "bc", "dc",
-    "factor", "usleep", "nproc", "tty", "sync", "getconf", "clear", "reset",
+    "echo",
+    "print",
+    "printf",
+    "true",
+    "false",
+    ":",
+    "test",
+    "[",
+    "[[",
+    "pwd",
+    "type",
+    "which",
+    "whence",
+    "hash",
+    "umask",
+    "ulimit",
+    "wait",
+    "jobs",
+    "sleep",
+    "times",
+    "exit",
+    "return",
+    "break",
+    "continue",
+    "kill",
+    "killall",
+    "pkill",
+    "let",
+    "seq",
+    "yes",
+    "expr",
+    "bc",
+    "dc",
+    "factor",
+    "usleep",
+    "nproc",
+    "tty",
+    "sync",
+    "getconf",
+    "clear",
+    "reset",
     // text and files, read only
-    "ls", "ll", "dir", "cat", "head", "tail", "grep", "egrep", "fgrep", "wc", "cut", "tr",
-    "stat", "du", "df", "file", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum",
-    "sha512sum", "cksum", "crc32", "sum", "od", "hexdump", "hd", "strings", "diff", "cmp", "comm",
-    "paste", "join", "nl", "fold", "fmt", "expand", "unexpand", "tac", "rev", "base64", "base32",
-    "uuencode", "readlink", "realpath", "basename", "dirname", "date", "cal", "uptime",
-    "uname", "id", "whoami", "groups", "hostname", "printenv", "ps", "top", "pgrep", "pidof",
-    "pmap", "lsof", "free", "vmstat", "iostat", "netstat", "ss", "ifconfig", "ip", "ping", "ping6",
-    "traceroute", "traceroute6", "nslookup", "host", "arp", "route", "getprop", "getenforce",
-    "lsmod", "lsusb", "lspci", "dmesg", "zcat", "bzcat", "xzcat", "lsattr", "tree", "more",
-    "less", "column", "xargs", "iftop", "nice", "renice", "ionice", "time", "mountpoint",
-    "blkid", "lsblk", "findmnt", "getevent", "sendevent", "getfattr", "md5", "sha1", "cmp",
-    "test", "timeout", "watch", "tee", "env", "whereis", "locate", "numfmt", "tsort",
-    "microcom", "tput", "stty", "resize", "ionice", "chrt", "taskset", "nohup", "setsid",
+    "ls",
+    "ll",
+    "dir",
+    "cat",
+    "head",
+    "tail",
+    "grep",
+    "egrep",
+    "fgrep",
+    "wc",
+    "cut",
+    "tr",
+    "stat",
+    "du",
+    "df",
+    "file",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "cksum",
+    "crc32",
+    "sum",
+    "od",
+    "hexdump",
+    "hd",
+    "strings",
+    "diff",
+    "cmp",
+    "comm",
+    "paste",
+    "join",
+    "nl",
+    "fold",
+    "fmt",
+    "expand",
+    "unexpand",
+    "tac",
+    "rev",
+    "base64",
+    "base32",
+    "uuencode",
+    "readlink",
+    "realpath",
+    "basename",
+    "dirname",
+    "date",
+    "cal",
+    "uptime",
+    "uname",
+    "id",
+    "whoami",
+    "groups",
+    "hostname",
+    "printenv",
+    "ps",
+    "top",
+    "pgrep",
+    "pidof",
+    "pmap",
+    "lsof",
+    "free",
+    "vmstat",
+    "iostat",
+    "netstat",
+    "ss",
+    "ifconfig",
+    "ip",
+    "ping",
+    "ping6",
+    "traceroute",
+    "traceroute6",
+    "nslookup",
+    "host",
+    "arp",
+    "route",
+    "getprop",
+    "getenforce",
+    "lsmod",
+    "lsusb",
+    "lspci",
+    "dmesg",
+    "zcat",
+    "bzcat",
+    "xzcat",
+    "lsattr",
+    "tree",
+    "more",
+    "less",
+    "column",
+    "xargs",
+    "iftop",
+    "nice",
+    "renice",
+    "ionice",
+    "time",
+    "mountpoint",
+    "blkid",
+    "lsblk",
+    "findmnt",
+    "getevent",
+    "sendevent",
+    "getfattr",
+    "md5",
+    "sha1",
+    "cmp",
+    "test",
+    "timeout",
+    "watch",
+    "tee",
+    "env",
+    "whereis",
+    "locate",
+    "numfmt",
+    "tsort",
+    "microcom",
+    "tput",
+    "stty",
+    "resize",
+    "ionice",
+    "chrt",
+    "taskset",
+    "nohup",
+    "setsid",
     // metadata only: a person judges these
-    "touch", "chmod", "chown", "chgrp", "chcon", "restorecon", "setenforce", "mkdir",
-    "rmdir", "mkfifo", "ln",
+    "touch",
+    "chmod",
+    "chown",
+    "chgrp",
+    "chcon",
+    "restorecon",
+    "setenforce",
+    "mkdir",
+    "rmdir",
+    "mkfifo",
+    "ln",
     // Android
-    "logcat", "dumpsys", "dumpstate", "bugreport", "bugreportz", "service", "cmd", "am", "pm",
-    "wm", "input", "settings", "content", "svc", "monkey", "uiautomator", "screencap",
-    "screenrecord", "atrace", "perfetto", "simpleperf", "showmap", "procrank", "librank",
-    "iotop", "ime", "appops", "dpm", "device_config", "setprop", "start", "stop", "reboot",
-    "log", "logwrapper", "run-as", "su", "vdc", "sm", "recovery", "fastboot", "adb", "gsi_tool",
-    "lshal", "dumpsys", "media", "telecom", "stagefright", "toolbox", "toybox", "busybox",
-    "wpa_cli", "iw", "iptables", "ip6tables", "ndc", "tc", "netcfg", "cmd", "bmgr",
-    "locksettings", "uptime", "vmstat", "sqlite3", "am", "pm", "rm", "dd", "cp", "mv",
-    "install", "truncate", "shred", "fallocate", "mount", "umount", "mknod", "unlink",
-    "find", "awk", "gawk", "nawk", "mawk", "sh", "bash", "mksh", "ash", "dash", "zsh", "ksh",
-    "hush", "msh", "lksh", "sudo", "doas", "command", "builtin", "exec", "eval", ".",
-    "source", "trap", "alias", "unalias", "cd", "chdir", "export", "readonly", "local",
-    "typeset", "declare", "integer", "unset", "set", "shift", "read", "getopts", "flock",
-    "strace", "ltrace", "stdbuf", "chroot", "runcon", "nsenter", "unshare", "caffeinate",
-    "fakeroot", "app_process", "app_process32", "app_process64", "mkswap", "wipe", "uncrypt",
-    "update_engine", "bcb", "sgdisk", "sfdisk", "fdisk", "parted", "blkdiscard", "nc",
-    "netcat", "wget", "curl", "ping", "sed", "sort", "shuf", "uniq", "tar", "cpio", "gzip",
-    "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zip", "unzip", "xxd",
-    "patch", "split", "csplit", "dos2unix", "unix2dos", "zstd", "lzop", "pigz",
+    "logcat",
+    "dumpsys",
+    "dumpstate",
+    "bugreport",
+    "bugreportz",
+    "service",
+    "cmd",
+    "am",
+    "pm",
+    "wm",
+    "input",
+    "settings",
+    "content",
+    "svc",
+    "monkey",
+    "uiautomator",
+    "screencap",
+    "screenrecord",
+    "atrace",
+    "perfetto",
+    "simpleperf",
+    "showmap",
+    "procrank",
+    "librank",
+    "iotop",
+    "ime",
+    "appops",
+    "dpm",
+    "device_config",
+    "setprop",
+    "start",
+    "stop",
+    "reboot",
+    "log",
+    "logwrapper",
+    "run-as",
+    "su",
+    "vdc",
+    "sm",
+    "recovery",
+    "fastboot",
+    "adb",
+    "gsi_tool",
+    "lshal",
+    "dumpsys",
+    "media",
+    "telecom",
+    "stagefright",
+    "toolbox",
+    "toybox",
+    "busybox",
+    "wpa_cli",
+    "iw",
+    "iptables",
+    "ip6tables",
+    "ndc",
+    "tc",
+    "netcfg",
+    "cmd",
+    "bmgr",
+    "locksettings",
+    "uptime",
+    "vmstat",
+    "sqlite3",
+    "am",
+    "pm",
+    "rm",
+    "dd",
+    "cp",
+    "mv",
+    "install",
+    "truncate",
+    "shred",
+    "fallocate",
+    "mount",
+    "umount",
+    "mknod",
+    "unlink",
+    "find",
+    "awk",
+    "gawk",
+    "nawk",
+    "mawk",
+    "sh",
+    "bash",
+    "mksh",
+    "ash",
+    "dash",
+    "zsh",
+    "ksh",
+    "hush",
+    "msh",
+    "lksh",
+    "sudo",
+    "doas",
+    "command",
+    "builtin",
+    "exec",
+    "eval",
+    ".",
+    "source",
+    "trap",
+    "alias",
+    "unalias",
+    "cd",
+    "chdir",
+    "export",
+    "readonly",
+    "local",
+    "typeset",
+    "declare",
+    "integer",
+    "unset",
+    "set",
+    "shift",
+    "read",
+    "getopts",
+    "flock",
+    "strace",
+    "ltrace",
+    "stdbuf",
+    "chroot",
+    "runcon",
+    "nsenter",
+    "unshare",
+    "caffeinate",
+    "fakeroot",
+    "app_process",
+    "app_process32",
+    "app_process64",
+    "mkswap",
+    "wipe",
+    "uncrypt",
+    "update_engine",
+    "bcb",
+    "sgdisk",
+    "sfdisk",
+    "fdisk",
+    "parted",
+    "blkdiscard",
+    "nc",
+    "netcat",
+    "wget",
+    "curl",
+    "ping",
+    "sed",
+    "sort",
+    "shuf",
+    "uniq",
+    "tar",
+    "cpio",
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "bunzip2",
+    "xz",
+    "unxz",
+    "lzma",
+    "unlzma",
+    "zip",
+    "unzip",
+    "xxd",
+    "patch",
+    "split",
+    "csplit",
+    "dos2unix",
+    "unix2dos",
+    "zstd",
+    "lzop",
+    "pigz",
 ];
 
 /// Whether the guard models or knows `name` at all.
@@ -85,7 +395,8 @@ enum Form {
 fn has_opt(args: &[String], short: char, long: &[&str]) -> bool {
     args.iter().any(|a| {
         if let Some(l) = a.strip_prefix("--") {
-            long.iter().any(|x| l == *x || l.starts_with(&format!("{x}=")))
+            long.iter()
+                .any(|x| l == *x || l.starts_with(&format!("{x}=")))
         } else {
             a.starts_with('-') && a.len() > 1 && a[1..].contains(short) && !a.contains(' ')
         }
@@ -110,7 +421,10 @@ fn form(name: &str, args: &[String]) -> Form {
                     continue;
                 }
                 if a == "-f" || a.starts_with("--file") {
-                    return Form::Writer("`sed -f` reads a script the guard does not see".into(), None);
+                    return Form::Writer(
+                        "`sed -f` reads a script the guard does not see".into(),
+                        None,
+                    );
                 }
                 if !a.starts_with('-') && !explicit && scripts.is_empty() {
                     scripts.push(a);
@@ -165,11 +479,18 @@ fn form(name: &str, args: &[String]) -> Form {
                 })
             };
             if mode.contains('x') || has_opt(args, 'x', &["extract", "get"]) {
-                if args.iter().any(|a| a.starts_with("--to-command") || a.starts_with("--xform") || a.starts_with("--transform")) {
+                if args.iter().any(|a| {
+                    a.starts_with("--to-command")
+                        || a.starts_with("--xform")
+                        || a.starts_with("--transform")
+                }) {
                     return Form::Runs("`tar --to-command`/`--xform`".into());
                 }
                 let dir = value_of('C', "directory").unwrap_or_else(|| ".".into());
-                Form::Writer("`tar -x` writes what the archive holds".into(), Some(vec![dir]))
+                Form::Writer(
+                    "`tar -x` writes what the archive holds".into(),
+                    Some(vec![dir]),
+                )
             } else if mode.contains('t') || has_opt(args, 't', &["list"]) {
                 Form::Reader
             } else {
@@ -179,11 +500,17 @@ fn form(name: &str, args: &[String]) -> Form {
         }
         "cpio" if !has_opt(args, 't', &["list"]) => {
             let dir = if has_opt(args, 'p', &["pass-through"]) {
-                args.iter().rfind(|a| !a.starts_with('-')).cloned().unwrap_or_else(|| ".".into())
+                args.iter()
+                    .rfind(|a| !a.starts_with('-'))
+                    .cloned()
+                    .unwrap_or_else(|| ".".into())
             } else {
                 ".".into()
             };
-            Form::Writer("`cpio` writes what it copies or extracts".into(), Some(vec![dir]))
+            Form::Writer(
+                "`cpio` writes what it copies or extracts".into(),
+                Some(vec![dir]),
+            )
         }
         "unzip" if !has_opt(args, 'l', &[]) && !has_opt(args, 'p', &[]) => {
             let dir = args
@@ -191,11 +518,16 @@ fn form(name: &str, args: &[String]) -> Form {
                 .position(|a| a == "-d")
                 .and_then(|i| args.get(i + 1).cloned())
                 .unwrap_or_else(|| ".".into());
-            Form::Writer("`unzip` writes what the archive holds".into(), Some(vec![dir]))
+            Form::Writer(
+                "`unzip` writes what the archive holds".into(),
+                Some(vec![dir]),
+            )
         }
         "zip" => Form::Writer("`zip` writes its archive file".into(), None),
         "patch" => Form::Writer("`patch` changes the files the patch names".into(), None),
-        "split" | "csplit" => Form::Writer(format!("`{name}` writes files named by a prefix"), None),
+        "split" | "csplit" => {
+            Form::Writer(format!("`{name}` writes files named by a prefix"), None)
+        }
         "wget" | "curl"
             if has_opt(args, 'O', &["output-document", "remote-name"])
                 || has_opt(args, 'o', &["output"])
@@ -203,10 +535,14 @@ fn form(name: &str, args: &[String]) -> Form {
         {
             Form::Writer(format!("`{name}` writes what it downloads"), None)
         }
-        "nc" | "netcat" if has_opt(args, 'e', &["exec"]) || has_opt(args, 'c', &[]) => {
-            Form::Runs(format!("`{name} -e` runs a program for the network"))
+        "nc" | "netcat" if has_opt(args, 'c', &[]) => {
+            Form::Runs(format!("`{name} -c` runs a command for the network"))
         }
-        "sqlite3" if args.iter().any(|a| a.contains(".shell") || a.contains(".system")) => {
+        "sqlite3"
+            if args
+                .iter()
+                .any(|a| a.contains(".shell") || a.contains(".system")) =>
+        {
             Form::Runs("sqlite3's `.shell`/`.system` runs a command".into())
         }
         _ => Form::Reader,
@@ -315,12 +651,20 @@ fn sed_script(s: &str) -> SedUse {
 /// recovery command file.
 pub(super) fn guarded(p: &str) -> bool {
     let c: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();
+    if let [one] = c.as_slice() {
+        // An entry of `/` Android does not have is a new file there, not the OS image.
+        return super::places::root_entry(one);
+    }
     protected(p)
         || super::rules::is_block_device(p)
         || p.ends_with("/recovery/command")
         || matches!(
             c.as_slice(),
-            ["data", "system" | "system_ce" | "system_de" | "app" | "vendor" | "property", ..]
+            [
+                "data",
+                "system" | "system_ce" | "system_de" | "app" | "vendor" | "property",
+                ..
+            ]
         )
         || (matches!(c.as_slice(), ["data", "misc", ..])
             && !matches!(
@@ -355,6 +699,16 @@ impl Eval {
         if !is_known(name) {
             return self.unknown_program(name, args, env, input);
         }
+        if matches!(name, "nc" | "netcat")
+            && let Some(p) = args.iter().position(|a| a == "-e" || a == "--exec")
+        {
+            // `nc -e PROG ARGS…` runs PROG with the network as its input.
+            let argv = args[p + 1..].to_vec();
+            let from_net = Some(super::state::Val::unknown("what the network sends"));
+            let mut e = env.clone();
+            self.deeper(|ev| ev.run(argv, &mut e, &from_net))?;
+            return Ok(());
+        }
         match form(name, args) {
             Form::Reader => Ok(()),
             Form::Runs(why) => Err(cannot_read(&why)),
@@ -370,7 +724,13 @@ impl Eval {
     }
 
     /// Refuses when an operand (or a path inside an argument) is on the catastrophic list.
-    pub(super) fn operands_guarded(&mut self, name: &str, args: &[String], env: &Env, why: &str) -> R<()> {
+    pub(super) fn operands_guarded(
+        &mut self,
+        name: &str,
+        args: &[String],
+        env: &Env,
+        why: &str,
+    ) -> R<()> {
         for a in args {
             for t in path_tokens(a) {
                 if t.contains(UNKNOWN) {
@@ -386,7 +746,11 @@ impl Eval {
                     continue;
                 }
                 let whole = t == a;
-                let t = if t.len() > 1 { t.trim_end_matches('/') } else { t };
+                let t = if t.len() > 1 {
+                    t.trim_end_matches('/')
+                } else {
+                    t
+                };
                 let t = if t.is_empty() { "/" } else { t };
                 if !(whole || t.contains('/')) {
                     continue;
@@ -436,13 +800,17 @@ impl Eval {
             let r = if runs {
                 self.deeper(|ev| ev.run(args[i..].to_vec(), &mut e, &None))
             } else {
-                self.deeper(|ev| ev.script(a, &mut e, None)).map(|_| ())
+                self.deeper(|ev| ev.script(a, &mut e, None))
+                    .map(|_| ())
                     .map(|_| super::state::Val::known(""))
             };
             if let Err(r) = r {
                 return Err(Refusal::new(
                     "cannot-read",
-                    format!("cannot read this: {why}, and it may run its arguments: {}", r.why),
+                    format!(
+                        "cannot read this: {why}, and it may run its arguments: {}",
+                        r.why
+                    ),
                 ));
             }
         }
@@ -471,7 +839,10 @@ impl Eval {
                 if let Err(r) = self.deeper(|ev| ev.script(cand, &mut e, None)) {
                     return Err(Refusal::new(
                         "cannot-read",
-                        format!("cannot read this: {why}, and it may run what it reads: {}", r.why),
+                        format!(
+                            "cannot read this: {why}, and it may run what it reads: {}",
+                            r.why
+                        ),
                     ));
                 }
             }

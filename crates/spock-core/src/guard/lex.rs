@@ -200,10 +200,8 @@ impl Lexer {
                         self.i += 1;
                     }
                     self.toks.push(Tok::Word(vec![Seg::Lit(":".into())]));
-                    self.toks.push(Tok::Word(vec![Seg::Arith {
-                        expr,
-                        quoted: true,
-                    }]));
+                    self.toks
+                        .push(Tok::Word(vec![Seg::Arith { expr, quoted: true }]));
                 }
                 '(' => {
                     self.i += 1;
@@ -322,7 +320,8 @@ impl Lexer {
                         .iter()
                         .map(|s| if let Seg::Lit(l) = s { l.as_str() } else { "" })
                         .collect();
-                    self.heredocs.push((super::lex::unmark(&text), self.toks.len(), quoted));
+                    self.heredocs
+                        .push((super::lex::unmark(&text), self.toks.len(), quoted));
                     self.toks.push(Tok::Redir(RedirKind::Here, Vec::new(), fd));
                     return;
                 }

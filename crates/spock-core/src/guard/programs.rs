@@ -141,12 +141,14 @@ impl Eval {
         };
         // Output redirection (`print > "FILE"`): a file on the list named in the program.
         if program.contains('>') {
-            self.operands_guarded(
-                "awk",
-                std::slice::from_ref(&program),
-                env,
-                "awk's `>` writes a file",
-            )?;
+            // The files it can name: its string literals.
+            let literals: Vec<String> = program
+                .split('"')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect();
+            self.operands_guarded("awk", &literals, env, "awk's `>` writes a file")?;
         }
         let runs_commands = program.contains("system")
             || program.contains("| \"")

@@ -87,9 +87,10 @@ pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
                     .chain(blocks.iter())
                     .find(|d| glob_match(&r, d))
                     .map(|d| d.to_string())
-            } else if is_block_device(&r) || blocks.contains(&r.as_str()) {
-                Some(r.clone())
-            } else if r.ends_with("/recovery/command") {
+            } else if is_block_device(&r)
+                || blocks.contains(&r.as_str())
+                || r.ends_with("/recovery/command")
+            {
                 Some(r.clone())
             } else if super::known::guarded(&r)
                 && !r.starts_with("/dev/")
@@ -172,7 +173,18 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
             for a in args {
                 if skip {
                     skip = false;
-                } else if matches!(a.as_str(), "-s" | "-r" | "-o" | "-l" | "-n" | "--size" | "--reference" | "--offset" | "--length" | "--iterations") {
+                } else if matches!(
+                    a.as_str(),
+                    "-s" | "-r"
+                        | "-o"
+                        | "-l"
+                        | "-n"
+                        | "--size"
+                        | "--reference"
+                        | "--offset"
+                        | "--length"
+                        | "--iterations"
+                ) {
                     skip = true;
                 } else if !a.starts_with('-') {
                     files.push(a);

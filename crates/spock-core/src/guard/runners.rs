@@ -243,7 +243,10 @@ impl Eval {
         }
         for r in super::places::resolve(first, env) {
             let c: Vec<&str> = r.split('/').filter(|c| !c.is_empty()).collect();
-            if matches!(c.as_slice(), ["proc", _, "exe"] | ["proc", _, "task", _, "exe"]) {
+            if matches!(
+                c.as_slice(),
+                ["proc", _, "exe"] | ["proc", _, "task", _, "exe"]
+            ) {
                 return "sh".into();
             }
             let b = basename(&r);

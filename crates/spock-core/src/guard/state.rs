@@ -163,7 +163,10 @@ impl Fs {
             links,
             files,
             blockdevs,
-            unread_writes: self.unread_writes.clone().or_else(|| o.unread_writes.clone()),
+            unread_writes: self
+                .unread_writes
+                .clone()
+                .or_else(|| o.unread_writes.clone()),
         }
     }
 }
@@ -324,10 +327,7 @@ impl Env {
     pub(super) fn widen(&mut self, before: &Env) {
         for (k, v) in Rc::make_mut(&mut self.vars).iter_mut() {
             if before.vars.get(k) != Some(v) {
-                let was_number = before
-                    .vars
-                    .get(k)
-                    .is_none_or(super::arith::is_numeric);
+                let was_number = before.vars.get(k).is_none_or(super::arith::is_numeric);
                 *v = if was_number && super::arith::is_numeric(v) {
                     // A counter stays a number.
                     super::arith::numeric()

@@ -72,7 +72,8 @@ fn percent_decoded(a: &str) -> String {
     while i < b.len() {
         if b[i] == b'%'
             && i + 2 < b.len()
-            && let Ok(v) = u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16)
+            && let Ok(v) =
+                u8::from_str_radix(std::str::from_utf8(&b[i + 1..i + 3]).unwrap_or("zz"), 16)
         {
             out.push(v);
             i += 3;
@@ -110,7 +111,10 @@ fn packages(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
     // The package is the first operand after the options (`-k`, `--user N`, `--versionCode N`).
     let mut i = at + 1;
     while let Some(w) = words.get(i) {
-        if matches!(*w, "--user" | "--versionCode" | "--cache" | "--all-users-except") {
+        if matches!(
+            *w,
+            "--user" | "--versionCode" | "--cache" | "--all-users-except"
+        ) {
             i += 2;
         } else if w.starts_with('-') {
             i += 1;
@@ -156,8 +160,15 @@ pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
         if lower.iter().any(|a| has_reset_word(a)) {
             return Err(factory_reset(name));
         }
-        if let Some(p) = args.iter().position(|a| a.starts_with("com.android.commands.")) {
-            let tool = args[p].rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+        if let Some(p) = args
+            .iter()
+            .position(|a| a.starts_with("com.android.commands."))
+        {
+            let tool = args[p]
+                .rsplit('.')
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
             return check(&tool, &args[p + 1..], ev);
         }
         return Ok(());

@@ -65,7 +65,10 @@ impl Lexer {
             // `~`, `~+` (PWD), `~-` (OLDPWD), `~user`: up to the first `/` or blank.
             let mut j = self.i + 1;
             while self.c.get(j).is_some_and(|c| {
-                !matches!(c, '/' | ' ' | '\t' | '\n' | ';' | '&' | '|' | ')' | '(' | '<' | '>')
+                !matches!(
+                    c,
+                    '/' | ' ' | '\t' | '\n' | ';' | '&' | '|' | ')' | '(' | '<' | '>'
+                )
             }) {
                 j += 1;
             }
