@@ -184,7 +184,7 @@ list_packages() {
     esac
     shift
   done
-  while read -r name kind state apk uid; do
+  printf '%s\n' '@PACKAGES@' | while read -r name kind state apk uid; do
     [ -n "$s" ] && [ "$kind" != s ] && continue
     [ -n "$t" ] && [ "$kind" != 3 ] && continue
     [ -n "$d" ] && [ "$state" != disabled ] && continue
@@ -198,9 +198,7 @@ list_packages() {
     fi
     [ -n "$u" ] && l="$l uid:$uid"
     printf '%s\n' "$l"
-  done <<'PACKAGES'
-@PACKAGES@
-PACKAGES
+  done
 }
 case $n in
 su)
@@ -636,6 +634,7 @@ def build_template(dest: pathlib.Path, shells: dict) -> list[tuple[str, str]]:
         read_only(str(shells[name]), f"/system/bin/{name}")
     _link(bin_ / "sh", "mksh")
     listing = "\n".join(" ".join(map(str, row)) for row in PACKAGES)
+    assert "'" not in listing
     _write(bin_ / "android-stub", STUB.replace("@PACKAGES@", listing))
     os.chmod(bin_ / "android-stub", 0o755)
     stubs = set(LOGGING_STUBS) | set(RUNNER_STUBS) | set(FORMATTER_STUBS)
