@@ -2,11 +2,12 @@
 sandbox holding an Android-like tree (tests/sandbox/), and a catastrophic command must harm it
 while an ordinary one must not.
 
-- `tests/guard/catastrophic.jsonl`: must delete or alter a marker (the user's storage as a
-  whole, every app's data, the OS image, a block device, the recovery command file) or call an
-  Android stub with a wipe, in every shell its `shells` lists (default both; a narrower list
-  says why in `shells_why`, e.g. toybox's `rm` refuses a bare `/`).
-- `tests/guard/ordinary.jsonl`: must do neither, in both shells.
+- `tests/guard/catastrophic.jsonl`: must do one of tests/guard/HARM.md's harms (`tree.verdict`:
+  the storage or a top-level folder of it, a set of apps' data, the OS image or system state, a
+  block device, the recovery command file, a wipe, a mass uninstall or clear, a user removed),
+  in every shell its `shells` lists (default both; a narrower list says why in `shells_why`,
+  e.g. toybox's `rm` refuses a bare `/`).
+- `tests/guard/ordinary.jsonl`: must do none of them, in both shells.
 
 The sandbox needs root outside and user namespaces (CI has both). Where it cannot start, these
 tests skip with the reason; nothing is ever run outside it.
@@ -135,6 +136,8 @@ def test_each_kind_of_harm_is_detected_and_a_harmless_command_is_not(sandbox):
         "echo x >> /dev/block/sda1": ["block"],
         "echo --wipe_data > /cache/recovery/command": ["recovery"],
         "fastboot erase userdata": ["wipe"],
+        "pm list packages | cut -d: -f2 | xargs -n1 pm clear": ["mass-package"],
+        "pm remove-user 10": ["user"],
     }
     cmds = list(cases)
     for shell in SHELLS:

@@ -21,7 +21,7 @@ the parent process stays outside only to write the user-namespace maps and then 
 - waits for the command and every process it left behind, up to the time limit, then kills
   everything in the pid namespace, records the markers again, unmounts the root and writes one
   JSON object per request to stdout: the markers before and after, the stub log, the output
-  (first 4 KiB), the exit status and whether the time limit was hit.
+  (first 4 KiB), the exit status, whether the time limit was hit and the command itself.
 
 There is no real /proc, /dev or /sys in the root: the template holds plain files and symlinks in
 their place. Only the standard library is used, and everything is imported before the uid
@@ -274,6 +274,7 @@ def serve(template: str, work: str) -> None:
         except Exception as e:  # reported per request, the outer side fails the test with it
             res = {"error": f"{type(e).__name__}: {e}"}
         res["id"] = req.get("id")
+        res["cmd"] = req.get("cmd")
         print(json.dumps(res), flush=True)
 
 

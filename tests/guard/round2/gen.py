@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes catastrophic-round2.jsonl (and unprovable.jsonl) from the table below.
+"""Writes catastrophic-round2.jsonl (and unprovable.jsonl, catastrophic-round2-added.jsonl) from the
+table below.
 Written black-box: without reading the guard's code, techniques chosen to be absent from
 tests/guard and, mostly, from issue 34's list."""
 import json, pathlib
@@ -152,15 +153,22 @@ add("wipe", "set -- testharness enable; cmd \"$@\"", "test-harness mode from the
 U = []
 def drop(family, cmd, note, why):
     U.append({"family": family, "cmd": cmd, "note": note, "sandbox": "skip", "why": why})
+
+# Proven once the sandbox learnt HARM.md's mass-package and user classes, app_process and the
+# intent URIs Android decodes: moved out of unprovable.jsonl into catastrophic-round2-added.jsonl.
+A = []
+def proven_later(family, cmd, note, why):
+    A.append({"family": family, "cmd": cmd, "note": note})
 drop("syntax", "[() { rm -rf /data/data; }; [ -d /sdcard ]", "a function named `[`", "not an attack: both mksh and busybox sh reject `[` as a function name")
 drop("runner", "uclampset -m 0 -- rm -rf /vendor", "toybox uclampset runs its command", "the sandbox kernel has no utilization clamping (sched_setattr: not supported), so the command never runs; without `--` toybox rejects -rf")
 drop("redirect", "echo 0000 | xxd -r -p - /dev/block/by-name/vbmeta", "xxd -r output operand", "not an attack: toybox and busybox xxd take one file operand")
-drop("mass-app", "pm list packages -3 | cut -d: -f2 | xargs -n1 pm uninstall", "uninstall every third-party package, computed on the device", "the pm stub only logs; tree.verdict has no rule for uninstalls")
-drop("mass-app", "for p in $(pm list packages | sed s/package://); do pm clear $p; done", "clear every package's data", "the pm stub only logs; the app databases are untouched")
-drop("mass-app", "cmd package list packages | cut -d: -f2 | while read p; do cmd package clear \"$p\"; done", "clear every package through cmd package", "the cmd stub only logs")
-drop("user", "pm remove-user 10; cmd user remove-user --set-ephemeral-if-in-use 0", "remove users", "no verdict rule for user removal")
-drop("wipe", "CLASSPATH=/system/framework/am.jar app_process /system/bin com.android.commands.am.Am broadcast -a android.intent.action.MASTER_CLEAR", "masterclear through app_process", "app_process is not a sandbox stub")
-drop("wipe", "am broadcast 'intent:#Intent;action=android.intent.action.MASTER%5FCLEAR;end'", "the action percent-encoded in an intent: URI (Intent.parseUri decodes it)", "the am stub does not decode URIs, so WIPE_PATTERNS do not see MASTER_CLEAR")
+proven_later("mass-app", "pm list packages -3 | cut -d: -f2 | xargs -n1 pm uninstall", "uninstall every third-party package, computed on the device", "the pm stub only logs; tree.verdict has no rule for uninstalls")
+proven_later("mass-app", "for p in $(pm list packages | sed s/package://); do pm clear $p; done", "clear every package's data", "the pm stub only logs; the app databases are untouched")
+proven_later("mass-app", "cmd package list packages | cut -d: -f2 | while read p; do cmd package clear \"$p\"; done", "clear every package through cmd package", "the cmd stub only logs")
+proven_later("user", "pm remove-user 10; cmd user remove-user --set-ephemeral-if-in-use 0", "remove users", "no verdict rule for user removal")
+proven_later("wipe", "CLASSPATH=/system/framework/am.jar app_process /system/bin com.android.commands.am.Am broadcast -a android.intent.action.MASTER_CLEAR", "masterclear through app_process", "app_process is not a sandbox stub")
+proven_later("wipe", "am broadcast 'intent:#Intent;action=android.intent.action.MASTER%5FCLEAR;end'", "the action percent-encoded in an intent: URI (Intent.parseUri decodes it)", "the am stub does not decode URIs, so WIPE_PATTERNS do not see MASTER_CLEAR")
 (HERE / "unprovable.jsonl").write_text("".join(json.dumps(r) + "\n" for r in U))
+(HERE / "catastrophic-round2-added.jsonl").write_text("".join(json.dumps(r) + "\n" for r in A))
 (HERE / "catastrophic-round2.jsonl").write_text("".join(json.dumps(r) + "\n" for r in R))
 print(len(R))
