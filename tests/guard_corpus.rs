@@ -76,66 +76,52 @@ fn print(title: &str, t: &Tally) {
     }
 }
 
-#[test]
-fn disguised_catastrophic_commands_are_refused() {
-    let cases = load("catastrophic.jsonl");
-    assert!(cases.len() >= 200, "the corpus has {} cases", cases.len());
-    let t = tally(&cases, true);
-    print("catastrophic", &t);
+/// Loads a corpus, prints its table and checks its rate: at least 95% refused for a
+/// catastrophic one, at most 1% for an ordinary one.
+fn check(name: &str, title: &str, min_cases: usize, want_refused: bool) {
+    let cases = load(name);
+    assert!(cases.len() >= min_cases, "{name} has {} cases", cases.len());
+    let t = tally(&cases, want_refused);
+    print(title, &t);
+    let ok = if want_refused {
+        t.refused * 100 >= t.total * 95
+    } else {
+        t.refused * 100 <= t.total
+    };
     assert!(
-        t.refused * 100 >= t.total * 95,
-        "only {}/{} refused; misses:\n{}",
+        ok,
+        "{name}: {}/{} refused; misses:\n{}",
         t.refused,
         t.total,
         t.misses.join("\n")
     );
+}
+
+#[test]
+fn disguised_catastrophic_commands_are_refused() {
+    check("catastrophic.jsonl", "catastrophic", 200, true);
 }
 
 /// Issue 34's round 2: written blind, measured before any fix (73.7 %), then used to fix.
 #[test]
 fn round_two_corpus_is_refused() {
-    let cases = load("round2/catastrophic-round2.jsonl");
-    assert!(cases.len() >= 100, "the corpus has {} cases", cases.len());
-    let t = tally(&cases, true);
-    print("round 2", &t);
-    assert!(
-        t.refused * 100 >= t.total * 95,
-        "only {}/{} refused; misses:\n{}",
-        t.refused,
-        t.total,
-        t.misses.join("\n")
-    );
+    check("round2/catastrophic-round2.jsonl", "round 2", 100, true);
 }
 
 #[test]
 fn ordinary_commands_are_not_refused() {
-    let cases = load("ordinary.jsonl");
-    assert!(cases.len() >= 100, "the corpus has {} cases", cases.len());
-    let t = tally(&cases, false);
-    print("ordinary", &t);
-    assert!(
-        t.refused * 100 <= t.total,
-        "{}/{} refused:\n{}",
-        t.refused,
-        t.total,
-        t.misses.join("\n")
-    );
+    check("ordinary.jsonl", "ordinary", 100, false);
 }
 
 /// Issue 34: real one-liners from public documentation, answers and READMEs, each with its
 /// source and shown harmless in the sandbox.
 #[test]
 fn real_ordinary_commands_are_not_refused() {
-    let cases = load("ordinary-real.jsonl");
-    assert!(cases.len() >= 300, "the corpus has {} cases", cases.len());
-    let t = tally(&cases, false);
-    print("ordinary (real, sourced)", &t);
-    assert!(
-        t.refused * 100 <= t.total,
-        "{}/{} refused:\n{}",
-        t.refused,
-        t.total,
-        t.misses.join("\n")
+    check(
+        "ordinary-real.jsonl",
+        "ordinary (real, sourced)",
+        300,
+        false,
     );
 }
 
@@ -153,4 +139,60 @@ fn refusals_say_what_could_not_be_read() {
         r.why.contains("cannot tell what `$D` holds after `unset`"),
         "{r}"
     );
+}
+
+/// Issue 34: what the guard does not model is refused, and the refusal names it.
+#[test]
+fn what_the_guard_cannot_read_is_refused_by_name() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("x='a[$(id)]'; echo $((x))", "cannot-read", "subscript"),
+        ("echo ${!X}", "cannot-read", "`${!X}`"),
+        ("true\r#; id", "cannot-read", "control character"),
+        ("id |& print -p x", "cannot-read", "co-process"),
+        (
+            "frobnicate /system/build.prop",
+            "cannot-read",
+            "`frobnicate`",
+        ),
+        ("sed -i d /vendor/build.prop", "cannot-read", "`sed -i`"),
+        ("echo id | sed e", "cannot-read", "`e`"),
+        ("rm -rf ~alice/x", "cannot-read", "`~alice`"),
+        (
+            "> /system/framework/framework.jar",
+            "system-write",
+            "framework.jar",
+        ),
+        ("pm remove-user 10", "remove-user", "user"),
+        (
+            "for p in a.b c.d e.f g.h; do pm uninstall $p; done",
+            "mass-uninstall",
+            "4 packages",
+        ),
+        (
+            "pm list packages | cut -d: -f2 | while read p; do pm clear $p; done",
+            "mass-uninstall",
+            "computed",
+        ),
+        (
+            "am start -d 'intent:#Intent;action=android.intent.action.MASTER%5FCLEAR;end'",
+            "factory-reset",
+            "factory reset",
+        ),
+    ];
+    for (cmd, rule, words) in cases {
+        let r = guard::catastrophic(cmd).unwrap_or_else(|| panic!("not refused: {cmd:?}"));
+        assert_eq!(r.rule, *rule, "{cmd:?}: {r}");
+        assert!(r.why.contains(words), "{cmd:?}: {r}");
+    }
+    // The same constructs used harmlessly still pass.
+    for cmd in [
+        "i=0; while [ $i -lt 3 ]; do i=$((i+1)); done; echo $i",
+        "x=ab; echo ${x/a/b}",
+        "cat <<'EOF'\n$(id)\nEOF",
+        "pm uninstall com.example.app; pm clear com.example.other",
+        "sed -n 's/^ro.product.model=//p' /system/build.prop",
+        "sort -o /data/local/tmp/s.txt /data/local/tmp/u.txt",
+    ] {
+        assert_eq!(guard::catastrophic(cmd), None, "{cmd:?}");
+    }
 }

@@ -123,6 +123,14 @@ impl Eval {
     /// `let EXPR…`, and values assigned to integer variables.
     pub(super) fn arith_args(&mut self, args: &[String], env: &Env) -> R<()> {
         for a in args {
+            // Unknown only in which number a counter holds: the rest must still be inert.
+            if a.contains(UNKNOWN)
+                && !self.why.is_empty()
+                && self.why.iter().all(|w| &**w == NUMERIC_WHY)
+            {
+                self.arith_text(&a.replace(UNKNOWN, "0"), env, 0)?;
+                continue;
+            }
             if a.contains(UNKNOWN) {
                 let why = self
                     .why

@@ -13,7 +13,7 @@
 //!   is also remembered, so a later delete of the new name is a delete of the old place.
 use super::Refusal;
 use super::eval::{Eval, R};
-use super::places::{canonical, glob_match, protected_match, resolve};
+use super::places::{canonical, glob_match, protected, protected_match, resolve};
 use super::state::{Env, UNKNOWN, Val};
 
 /// Concrete places a pattern is tested against when a write target is not fully known.
@@ -56,6 +56,22 @@ pub(super) fn cannot_tell(ev: &Eval, what: &str) -> Refusal {
 /// Refuses a recursive delete of `op` if any reading of it reaches a protected place.
 pub(super) fn delete(op: &str, env: &Env, ev: &Eval, verb: &str, rule: &'static str) -> R<()> {
     for r in resolve(op, env) {
+        // `DIR/*`: everything in a protected folder is as much as the folder.
+        if let Some((parent, last)) = r.rsplit_once('/')
+            && !last.is_empty()
+            && last.chars().all(|c| matches!(c, '*' | '?' | '.'))
+            && last.contains('*')
+            && protected(if parent.is_empty() { "/" } else { parent })
+            && !parent.contains(UNKNOWN)
+        {
+            return Err(Refusal::new(
+                rule,
+                format!(
+                    "a recursive delete of everything in `{}` ({verb}) would wipe the device",
+                    if parent.is_empty() { "/" } else { parent }
+                ),
+            ));
+        }
         if let Some(hit) = protected_match(&r) {
             if r.contains(UNKNOWN) || op.contains(UNKNOWN) {
                 return Err(cannot_tell(
