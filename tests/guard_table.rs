@@ -111,7 +111,9 @@ const ORDINARY: &[&str] = &[
     "input tap 1 2",
     "getprop",
     "df -h",
-    "rm -rf /sdcard/Download/*",
+    // Issue 34 (tests/guard/HARM.md): all of a top-level storage folder's contents is
+    // catastrophic; a named subfolder's stays ordinary.
+    "rm -rf /sdcard/Download/old_builds/*",
     "cd /sdcard/Download && rm -rf build",
     "find /sdcard/Download -name '*.tmp' -delete",
     "dd if=/sdcard/a.img of=/sdcard/b.img",

@@ -80,7 +80,16 @@ impl Eval {
         self.step(1)?;
         let c: Vec<char> = text.chars().collect();
         let mut i = 0;
+        let mut parens = 0usize;
         while i < c.len() {
+            if c[i] == '(' {
+                parens += 1;
+                if parens > 64 {
+                    return Err(cannot_read(
+                        "arithmetic nested more than 64 parentheses deep",
+                    ));
+                }
+            }
             let ch = c[i];
             if ch.is_ascii_digit() {
                 // Numbers, incl. `0x1F` and mksh's `16#ff`.
