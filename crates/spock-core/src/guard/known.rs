@@ -714,8 +714,8 @@ impl Eval {
             Form::Runs(why) => Err(cannot_read(&why)),
             Form::Writer(why, targets) => {
                 match targets {
-                    Some(t) => self.operands_guarded(name, &t, env, &why)?,
-                    None => self.operands_guarded(name, args, env, &why)?,
+                    Some(t) => self.operands_guarded(&t, env, &why)?,
+                    None => self.operands_guarded(args, env, &why)?,
                 }
                 env.fs_mut().unread_writes = Some(format!("`{name}`"));
                 Ok(())
@@ -724,13 +724,7 @@ impl Eval {
     }
 
     /// Refuses when an operand (or a path inside an argument) is on the catastrophic list.
-    pub(super) fn operands_guarded(
-        &mut self,
-        name: &str,
-        args: &[String],
-        env: &Env,
-        why: &str,
-    ) -> R<()> {
+    pub(super) fn operands_guarded(&mut self, args: &[String], env: &Env, why: &str) -> R<()> {
         for a in args {
             for t in path_tokens(a) {
                 if t.contains(UNKNOWN) {
@@ -774,7 +768,6 @@ impl Eval {
                 }
             }
         }
-        let _ = name;
         Ok(())
     }
 
@@ -786,7 +779,7 @@ impl Eval {
         input: &Input,
     ) -> R<()> {
         let why = format!("`{name}` is a program the guard does not know");
-        self.operands_guarded(name, args, env, &why)?;
+        self.operands_guarded(args, env, &why)?;
         // It may run its arguments: as a command from any position, or as a script.
         for i in 0..args.len() {
             let a = &args[i];
@@ -796,22 +789,20 @@ impl Eval {
             if !(runs || script_like) {
                 continue;
             }
-            let mut e = env.clone();
-            let r = if runs {
+            if runs {
+                let mut e = env.clone();
                 self.deeper(|ev| ev.run(args[i..].to_vec(), &mut e, &None))
+                    .map_err(|r| {
+                        Refusal::new(
+                            "cannot-read",
+                            format!(
+                                "cannot read this: {why}, and it may run its arguments: {}",
+                                r.why
+                            ),
+                        )
+                    })?;
             } else {
-                self.deeper(|ev| ev.script(a, &mut e, None))
-                    .map(|_| ())
-                    .map(|_| super::state::Val::known(""))
-            };
-            if let Err(r) = r {
-                return Err(Refusal::new(
-                    "cannot-read",
-                    format!(
-                        "cannot read this: {why}, and it may run its arguments: {}",
-                        r.why
-                    ),
-                ));
+                self.may_run(&why, "its arguments", a, env.clone())?;
             }
         }
         // Scripts this command wrote where it can reach them.
@@ -835,20 +826,23 @@ impl Eval {
             && !text.is_unknown()
         {
             for cand in &text.cands {
-                let mut e = env.child();
-                if let Err(r) = self.deeper(|ev| ev.script(cand, &mut e, None)) {
-                    return Err(Refusal::new(
-                        "cannot-read",
-                        format!(
-                            "cannot read this: {why}, and it may run what it reads: {}",
-                            r.why
-                        ),
-                    ));
-                }
+                self.may_run(&why, "what it reads", cand, env.child())?;
             }
         }
         env.fs_mut().unread_writes = Some(format!("`{name}`"));
         Ok(())
+    }
+
+    /// Reads `text` as a script the unknown program may run; a refusal names what it runs.
+    fn may_run(&mut self, why: &str, what: &str, text: &str, mut e: Env) -> R<()> {
+        self.deeper(|ev| ev.script(text, &mut e, None))
+            .map(|_| ())
+            .map_err(|r| {
+                Refusal::new(
+                    "cannot-read",
+                    format!("cannot read this: {why}, and it may run {what}: {}", r.why),
+                )
+            })
     }
 
     fn unknown_reads_script(
@@ -864,16 +858,12 @@ impl Eval {
                     "{why}, and it is given `{path}`, which this command wrote with text the guard cannot know,"
                 )));
             }
-            let mut e = env.child();
-            if let Err(r) = self.deeper(|ev| ev.script(cand, &mut e, None)) {
-                return Err(Refusal::new(
-                    "cannot-read",
-                    format!(
-                        "cannot read this: {why}, and it may run `{path}`, which this command wrote: {}",
-                        r.why
-                    ),
-                ));
-            }
+            self.may_run(
+                why,
+                &format!("`{path}`, which this command wrote"),
+                cand,
+                env.child(),
+            )?;
         }
         Ok(())
     }

@@ -215,10 +215,7 @@ pub(super) fn canonical(p: &str) -> String {
             ["dev", "fd", ..] => (2, "/proc/self/fd".into()),
             ["dev", "stdin"] => (2, "/proc/self/fd/0".into()),
             ["proc", pid, "fd", ..] if *pid != "self" => (3, "/proc/self/fd".into()),
-            ["proc", pid, "task", _, "fd", ..] => {
-                let _ = pid;
-                (5, "/proc/self/fd".into())
-            }
+            ["proc", _, "task", _, "fd", ..] => (5, "/proc/self/fd".into()),
             ["data", "user", "0", ..] => (3, "/data/data".into()),
             _ => return p,
         };

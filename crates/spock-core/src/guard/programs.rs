@@ -148,7 +148,7 @@ impl Eval {
                 .step_by(2)
                 .map(str::to_string)
                 .collect();
-            self.operands_guarded("awk", &literals, env, "awk's `>` writes a file")?;
+            self.operands_guarded(&literals, env, "awk's `>` writes a file")?;
         }
         let runs_commands = program.contains("system")
             || program.contains("| \"")

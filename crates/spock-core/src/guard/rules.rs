@@ -172,7 +172,7 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         "rm" => rm(args, env, ev)?,
         "unlink" => {
             for op in &operands {
-                one_file(op, env, ev, "unlink")?;
+                one_file(op, env, "unlink")?;
             }
         }
         "dd" => {
@@ -240,7 +240,7 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
                 let inside = format!("{}/{base}", dest.trim_end_matches('/'));
                 written(&Val::known(inside), env, ev, "`mv`")?;
                 delete(src, env, ev, "mv", "move-protected")?;
-                one_file(src, env, ev, "mv")?;
+                one_file(src, env, "mv")?;
                 link(env, dest, src, true);
             }
         }
@@ -298,8 +298,7 @@ fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
 }
 
 /// Deleting one named file: refused in the OS image and system state.
-fn one_file(op: &str, env: &Env, ev: &Eval, verb: &str) -> R<()> {
-    let _ = ev;
+fn one_file(op: &str, env: &Env, verb: &str) -> R<()> {
     for r in resolve(op, env) {
         if super::known::guarded(&r) && !r.starts_with("/dev/") && !r.contains(UNKNOWN) {
             return Err(Refusal::new(
@@ -350,7 +349,7 @@ fn rm(args: &[String], env: &Env, ev: &Eval) -> R<()> {
             delete(op, env, ev, "rm", "rm-root")?;
         }
         for op in operands {
-            one_file(op, env, ev, "rm")?;
+            one_file(op, env, "rm")?;
         }
         return Ok(());
     }
