@@ -81,8 +81,13 @@ fn wrap(k: usize, c: &str) -> String {
         9 => format!("sh <<'EOF'\n{c}\nEOF"),
         10 => format!("sh <<< {}", q(c)),
         11 => format!("echo {b64} | base64 -d | sh"),
-        12 => format!("echo {} | rev | sh", q(&rev)),
-        13 => format!("echo {} | tr 'a-zA-Z' 'n-za-mN-ZA-M' | sh", q(&rot13(c))),
+        // printf, not echo: Android's echo (mksh, toybox) reads backslash escapes, so
+        // `echo '\02x'` prints a control character and would not hand `c` on as written.
+        12 => format!("printf '%s\\n' {} | rev | sh", q(&rev)),
+        13 => format!(
+            "printf '%s\\n' {} | tr 'a-zA-Z' 'n-za-mN-ZA-M' | sh",
+            q(&rot13(c))
+        ),
         14 => format!("X={}; eval \"$X\"", q(c)),
         15 => format!("X={}; sh -c \"$X\"", q(c)),
         16 => format!("eval $'{}'", hex_escapes(c)),
