@@ -108,6 +108,18 @@ fn round_two_corpus_is_refused() {
     check("round2/catastrophic-round2.jsonl", "round 2", 100, true);
 }
 
+/// Issue 34's round 3: written blind by two reviewers, measured before any fix (73.0 %), then
+/// used to fix.
+#[test]
+fn round_three_shell_corpus_is_refused() {
+    check("round3/shell.jsonl", "round 3, shell", 60, true);
+}
+
+#[test]
+fn round_three_programs_corpus_is_refused() {
+    check("round3/programs.jsonl", "round 3, programs", 60, true);
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     check("ordinary.jsonl", "ordinary", 100, false);
@@ -178,6 +190,28 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "factory-reset",
             "factory reset",
         ),
+        // Round 3 (issue 34): what mksh reads differently, and programs that fill folders.
+        ("echo $((id) )", "cannot-read", "$((…) )"),
+        ("cmd ${|REPLY=x;} enable", "cannot-read", "${|…;}"),
+        ("T=<<EOF\n/x\nEOF\n", "cannot-read", "NAME=<<"),
+        ("cd a b", "cannot-read", "cd OLD NEW"),
+        ("sh -l -c :", "cannot-read", "login or interactive"),
+        ("EXINIT=x vi /dev/null", "cannot-read", "EXINIT"),
+        (
+            "tar -xf a.tar -C /data/local/tmp/o && : > /data/local/tmp/o/l/f",
+            "cannot-read",
+            "filled",
+        ),
+        (
+            "rm -rf /cache/../media/0/*",
+            "rm-root",
+            "/storage/emulated/0",
+        ),
+        (
+            "printf 'all:\\n\\trm -rf /vendor\\n' > /data/local/tmp/Mimfile; busybox mim",
+            "rm-root",
+            "leaves `/data/local/tmp/Mimfile`",
+        ),
     ];
     for (cmd, rule, words) in cases {
         let r = guard::catastrophic(cmd).unwrap_or_else(|| panic!("not refused: {cmd:?}"));
@@ -192,6 +226,15 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
         "pm uninstall com.example.app; pm clear com.example.other",
         "sed -n 's/^ro.product.model=//p' /system/build.prop",
         "sort -o /data/local/tmp/s.txt /data/local/tmp/u.txt",
+        // Round 3's forms used harmlessly.
+        "printf -- '%s\\n' done",
+        "cd /sdcard/Download && cd .. && ls",
+        "rm -rf /data/local/tmp/build/../old",
+        "tar -xf /data/local/tmp/a.tar -C /data/local/tmp/x && rm /data/local/tmp/x/a.txt",
+        "cp -r /sdcard/DCIM/Camera /data/local/tmp/bak && ls /data/local/tmp/bak",
+        "echo 'am broadcast -a android.intent.action.MASTER_CLEAR' > /data/local/tmp/notes.txt",
+        "X=3; shift $X",
+        "nc -l -p 5555 > /data/local/tmp/in.bin",
     ] {
         assert_eq!(guard::catastrophic(cmd), None, "{cmd:?}");
     }

@@ -96,7 +96,10 @@ pub fn catastrophic(command: &str) -> Option<Refusal> {
     }
     let mut ev = Eval::new();
     let mut env = Env::android();
-    match ev.script(command, &mut env, None) {
+    match ev
+        .script(command, &mut env, None)
+        .and_then(|_| ev.files_left(&env))
+    {
         Err(r) => Some(r),
         Ok(_) if ev.reboots_to_recovery && ev.mentions_wipe => Some(Refusal::new(
             "reboot-wipe",

@@ -5,7 +5,7 @@
 //! ([`super::rules`], [`super::wipes`]) and the output model ([`super::output`]).
 use std::rc::Rc;
 
-use super::eval::{Eval, Input, R};
+use super::eval::{Eval, Input, R, cannot_read};
 use super::places::{file_contents, join_path, resolve};
 use super::state::{Env, Params, UNKNOWN, UNKNOWN_S, Val};
 
@@ -20,6 +20,11 @@ impl Eval {
         let empty = Ok(Val::known(""));
         match name {
             "cd" | "chdir" => {
+                if args.iter().filter(|a| !a.starts_with('-')).count() >= 2 {
+                    return Err(cannot_read(
+                        "mksh's `cd OLD NEW`, which swaps text in the working directory",
+                    ));
+                }
                 self.cd(args, env);
                 return empty;
             }
@@ -100,6 +105,8 @@ impl Eval {
                 return empty;
             }
             "shift" => {
+                // mksh evaluates the count as arithmetic (`shift "$X"` with `X='a[$(…)]'`).
+                self.arith_args(&args[..args.len().min(1)], env)?;
                 let n = args.first().map_or(Some(1), |a| a.parse::<usize>().ok());
                 env.params = match (&env.params, n) {
                     (Params::Known(p), Some(n)) => {

@@ -43,6 +43,10 @@ pub(super) struct Eval {
     pub(super) int_vars: Vec<String>,
     /// Packages the command uninstalls or clears (see [`super::wipes`]).
     pub(super) packages: Vec<String>,
+    /// A program ran that may read files the command wrote without being told their names
+    /// (one the guard does not know, or a writer that reads its instructions from a file):
+    /// see [`Eval::files_left`].
+    pub(super) ran_unread: bool,
 }
 
 impl Eval {
@@ -57,6 +61,7 @@ impl Eval {
             parsed: std::collections::HashMap::new(),
             int_vars: Vec::new(),
             packages: Vec::new(),
+            ran_unread: false,
         }
     }
 
@@ -82,6 +87,16 @@ impl Eval {
                 env,
                 0,
             )?;
+        }
+        if matches!(
+            name,
+            "EXINIT" | "VIMINIT" | "LESSOPEN" | "LESSCLOSE" | "LD_PRELOAD" | "LD_AUDIT"
+        ) {
+            // vi runs `EXINIT` as ex commands, less runs `LESSOPEN`, the linker loads
+            // `LD_PRELOAD`: code the guard does not read.
+            return Err(cannot_read(&format!(
+                "`{name}`, which programs run as commands or load as code,"
+            )));
         }
         if matches!(
             name,

@@ -388,6 +388,9 @@ enum Form {
     /// It writes the files it names (`sed -i`), or into a directory (`tar -x`): the reason,
     /// and the arguments it writes to (`None`: any of them).
     Writer(String, Option<Vec<String>>),
+    /// It fills a directory with entries it does not name (`tar -x`, `cpio -i`, `unzip`):
+    /// the reason and the directory.
+    Fills(String, String),
     /// It runs text as commands (`sed e`, `nc -e`): refused outright, naming why.
     Runs(String),
 }
@@ -487,10 +490,7 @@ fn form(name: &str, args: &[String]) -> Form {
                     return Form::Runs("`tar --to-command`/`--xform`".into());
                 }
                 let dir = value_of('C', "directory").unwrap_or_else(|| ".".into());
-                Form::Writer(
-                    "`tar -x` writes what the archive holds".into(),
-                    Some(vec![dir]),
-                )
+                Form::Fills("`tar -x` writes what the archive holds".into(), dir)
             } else if mode.contains('t') || has_opt(args, 't', &["list"]) {
                 Form::Reader
             } else {
@@ -507,10 +507,7 @@ fn form(name: &str, args: &[String]) -> Form {
             } else {
                 ".".into()
             };
-            Form::Writer(
-                "`cpio` writes what it copies or extracts".into(),
-                Some(vec![dir]),
-            )
+            Form::Fills("`cpio` writes what it copies or extracts".into(), dir)
         }
         "unzip" if !has_opt(args, 'l', &[]) && !has_opt(args, 'p', &[]) => {
             let dir = args
@@ -518,15 +515,25 @@ fn form(name: &str, args: &[String]) -> Form {
                 .position(|a| a == "-d")
                 .and_then(|i| args.get(i + 1).cloned())
                 .unwrap_or_else(|| ".".into());
-            Form::Writer(
-                "`unzip` writes what the archive holds".into(),
-                Some(vec![dir]),
-            )
+            Form::Fills("`unzip` writes what the archive holds".into(), dir)
         }
         "zip" => Form::Writer("`zip` writes its archive file".into(), None),
         "patch" => Form::Writer("`patch` changes the files the patch names".into(), None),
         "split" | "csplit" => {
-            Form::Writer(format!("`{name}` writes files named by a prefix"), None)
+            // `split [IN [PREFIX]]`: the files are PREFIX and a suffix.
+            let ops: Vec<&String> = args
+                .iter()
+                .filter(|a| !a.starts_with('-') || *a == "-")
+                .collect();
+            let prefix = if name == "split" && ops.len() >= 2 {
+                ops[ops.len() - 1].clone()
+            } else {
+                "x".into()
+            };
+            Form::Writer(
+                format!("`{name}` writes files named by a prefix"),
+                Some(vec![format!("{prefix}*")]),
+            )
         }
         "wget" | "curl"
             if has_opt(args, 'O', &["output-document", "remote-name"])
@@ -538,6 +545,11 @@ fn form(name: &str, args: &[String]) -> Form {
         "nc" | "netcat" if has_opt(args, 'c', &[]) => {
             Form::Runs(format!("`{name} -c` runs a command for the network"))
         }
+        // `nc -f FILE` opens FILE as the connection and writes what it is sent into it.
+        "nc" | "netcat" if has_opt(args, 'f', &[]) => Form::Writer(
+            format!("`{name} -f` writes into the file it is given"),
+            None,
+        ),
         "sqlite3"
             if args
                 .iter()
@@ -687,7 +699,116 @@ fn path_tokens(a: &str) -> Vec<&str> {
     out
 }
 
+/// The command a listening `nc` (`-l`, `-L`) runs: the words after its options.
+fn nc_listen_command(args: &[String]) -> Option<Vec<String>> {
+    let mut i = 0;
+    let mut listens = false;
+    while let Some(a) = args.get(i) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a.starts_with('-') || a.len() < 2 {
+            break;
+        }
+        listens |= !a.starts_with("--") && a[1..].contains(['l', 'L']);
+        // Options that take a value, alone or at the end of a bundle.
+        if !a.starts_with("--") && a.ends_with(['p', 'q', 'W', 'w', 's', 'i', 'f', 'O', 'o']) {
+            i += 1;
+        }
+        i += 1;
+    }
+    (listens && i < args.len()).then(|| args[i..].to_vec())
+}
+
+/// Remembers that `dir` now holds entries the guard cannot see; filling a folder that is
+/// already such a place (a second archive over the first) is not read.
+pub(super) fn fill(env: &mut Env, dir: &str, by: &str) -> R<()> {
+    for r in resolve(dir, env) {
+        if let Some((d, first)) = env.fs.filled_under(&r, 0) {
+            return Err(Refusal::new(
+                "cannot-read",
+                format!(
+                    "cannot read this: {by} writes into `{}` ({}), which {first} filled with entries the guard cannot see (any may be a link to anywhere); run them as separate commands, or run it yourself",
+                    shown(dir),
+                    shown(d)
+                ),
+            ));
+        }
+        env.fs_mut().filled.push((r, by.to_string()));
+    }
+    Ok(())
+}
+
+/// Refuses going `depth` or more entries into a folder filled with entries the guard
+/// cannot see.
+pub(super) fn through_filled(op: &str, r: &str, env: &Env, depth: usize) -> R<()> {
+    if let Some((d, by)) = env.fs.filled_under(r, depth) {
+        return Err(Refusal::new(
+            "cannot-read",
+            format!(
+                "cannot read this: `{}` goes into `{}`, which {by} filled with entries the guard cannot see (any may be a link to anywhere); run them as separate commands, or run it yourself",
+                shown(op),
+                shown(d)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How a refusal names a place on the catastrophic list given to a program the guard does
+/// not follow.
+const GUARDED_PLACE: &str = "a place that must not be changed from here";
+
+/// Whether a refusal is for harm (or a protected place), not only for text the guard could
+/// not read.
+fn for_harm(r: &Refusal) -> bool {
+    !matches!(
+        r.rule,
+        "cannot-read" | "cannot-tell" | "too-deep" | "too-long"
+    ) || r.why.contains(GUARDED_PLACE)
+}
+
+/// At most this many files the command wrote are read back as scripts.
+const MAX_FILES_READ: usize = 32;
+
 impl Eval {
+    /// What the command leaves behind: a file holding a command refused for harm is
+    /// refused, whatever may run it later (a Makefile, `.profile`, `FPATH`, a program
+    /// reading its own startup file), so no one has to know every program that runs files.
+    pub(super) fn files_left(&mut self, env: &Env) -> R<()> {
+        if !self.ran_unread {
+            return Ok(());
+        }
+        let files: Vec<(String, super::state::Val)> = env
+            .fs
+            .files
+            .iter()
+            .filter(|(k, _)| !k.starts_with("/proc/self/fd/"))
+            .take(MAX_FILES_READ)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        for (path, v) in files {
+            for cand in v.cands.iter().filter(|c| !c.contains(UNKNOWN)) {
+                let mut ev = Eval::new();
+                let mut e = Env::android();
+                if let Err(r) = ev.script(cand, &mut e, None)
+                    && for_harm(&r)
+                {
+                    return Err(Refusal::new(
+                        r.rule,
+                        format!(
+                            "the command leaves `{}` holding a command that is refused, whatever runs it later: {}",
+                            shown(&path),
+                            r.why
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The inverted default for a program that is not one of the modelled verbs.
     pub(super) fn unmodelled(
         &mut self,
@@ -698,6 +819,15 @@ impl Eval {
     ) -> R<()> {
         if !is_known(name) {
             return self.unknown_program(name, args, env, input);
+        }
+        if matches!(name, "nc" | "netcat")
+            && let Some(argv) = nc_listen_command(args)
+        {
+            // toybox `nc -l`/`-L`: the words after the options run for each connection.
+            let from_net = Some(super::state::Val::unknown("what the network sends"));
+            let mut e = env.clone();
+            self.deeper(|ev| ev.run(argv, &mut e, &from_net))?;
+            return Ok(());
         }
         if matches!(name, "nc" | "netcat")
             && let Some(p) = args.iter().position(|a| a == "-e" || a == "--exec")
@@ -712,10 +842,29 @@ impl Eval {
         match form(name, args) {
             Form::Reader => Ok(()),
             Form::Runs(why) => Err(cannot_read(&why)),
+            Form::Fills(why, dir) => {
+                self.operands_guarded(std::slice::from_ref(&dir), env, &why)?;
+                fill(env, &dir, &format!("`{name}`"))?;
+                env.fs_mut().unread_writes = Some(format!("`{name}`"));
+                Ok(())
+            }
             Form::Writer(why, targets) => {
                 match targets {
-                    Some(t) => self.operands_guarded(&t, env, &why)?,
-                    None => self.operands_guarded(args, env, &why)?,
+                    Some(t) => {
+                        self.operands_guarded(&t, env, &why)?;
+                        for f in &t {
+                            super::rules::written(
+                                &super::state::Val::known(f.as_str()),
+                                env,
+                                self,
+                                &format!("`{name}`"),
+                            )?;
+                        }
+                    }
+                    None => {
+                        self.operands_guarded(args, env, &why)?;
+                        self.ran_unread = true;
+                    }
                 }
                 env.fs_mut().unread_writes = Some(format!("`{name}`"));
                 Ok(())
@@ -750,6 +899,7 @@ impl Eval {
                     continue;
                 }
                 for r in resolve(t, env) {
+                    through_filled(t, &r, env, 1)?;
                     // A plain word at `/` names an entry of `/` only if Android has one.
                     let depth = r.split('/').filter(|c| !c.is_empty()).count();
                     let plain_root_word = !t.contains('/')
@@ -759,7 +909,7 @@ impl Eval {
                         return Err(Refusal::new(
                             "cannot-read",
                             format!(
-                                "cannot read this: {why}, and it is given `{}` ({}), a place that must not be changed from here; run it yourself",
+                                "cannot read this: {why}, and it is given `{}` ({}), {GUARDED_PLACE}; run it yourself",
                                 shown(t),
                                 shown(&r)
                             ),
@@ -778,6 +928,7 @@ impl Eval {
         env: &mut Env,
         input: &Input,
     ) -> R<()> {
+        self.ran_unread = true;
         let why = format!("`{name}` is a program the guard does not know");
         self.operands_guarded(args, env, &why)?;
         // It may run its arguments: as a command from any position, or as a script.

@@ -196,9 +196,15 @@ impl Lexer {
                     // `(( expr ))`: an arithmetic command, read as `: $(( expr ))`.
                     self.i += 2;
                     let expr = self.balanced(')');
-                    if self.peek(0) == Some(')') {
-                        self.i += 1;
+                    if self.peek(0) != Some(')') {
+                        // mksh reads `((cmd) )` as nested subshells when no `))` closes it.
+                        self.toks.push(Tok::Unreadable(
+                            "a `((` that does not close with `))` (arithmetic or nested subshells)"
+                                .into(),
+                        ));
+                        continue;
                     }
+                    self.i += 1;
                     self.toks.push(Tok::Word(vec![Seg::Lit(":".into())]));
                     self.toks
                         .push(Tok::Word(vec![Seg::Arith { expr, quoted: true }]));
@@ -304,6 +310,7 @@ impl Lexer {
                     RedirKind::Here
                 }
                 (Some('<'), _) => {
+                    let glued_to_assignment = self.i >= 2 && self.c[self.i - 2] == '=';
                     self.i += 1;
                     if self.peek(0) == Some('-') {
                         self.i += 1;
@@ -312,6 +319,12 @@ impl Lexer {
                         self.i += 1;
                     }
                     let start = self.i;
+                    if glued_to_assignment {
+                        // mksh's `NAME=<<EOF` assigns the body to NAME.
+                        self.toks.push(Tok::Unreadable(
+                            "`NAME=<<`, mksh's here-document assignment".into(),
+                        ));
+                    }
                     let delim = self.target();
                     let quoted = self.c[start..self.i]
                         .iter()
@@ -320,6 +333,12 @@ impl Lexer {
                         .iter()
                         .map(|s| if let Seg::Lit(l) = s { l.as_str() } else { "" })
                         .collect();
+                    if text.is_empty() || text.contains(['\n', ';', '&', '|']) {
+                        // mksh ends a here-document with no marker at the next `<<` line.
+                        self.toks.push(Tok::Unreadable(
+                            "a here-document without a plain delimiter".into(),
+                        ));
+                    }
                     self.heredocs
                         .push((super::lex::unmark(&text), self.toks.len(), quoted));
                     self.toks.push(Tok::Redir(RedirKind::Here, Vec::new(), fd));

@@ -136,6 +136,11 @@ fn echo_escapes(s: &str) -> String {
 }
 
 fn printf(args: &[String]) -> Option<String> {
+    // toybox and busybox end options at `--`.
+    let args = match args.first() {
+        Some(a) if a == "--" => &args[1..],
+        _ => args,
+    };
     // Escapes and directives are read in one pass: `\x25s` prints `%s`, it is no directive.
     let fmt: Vec<char> = args.first()?.chars().collect();
     let mut rest = args[1..].iter();

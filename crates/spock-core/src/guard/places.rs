@@ -265,7 +265,14 @@ pub(super) fn resolve(p: &str, env: &Env) -> Vec<String> {
             join_path(&base, p)
         };
         let abs = proc_cwd(&abs);
-        let mut todo = vec![abs];
+        let mut todo = if base.contains(UNKNOWN) {
+            Vec::new()
+        } else if p.starts_with('/') {
+            physical(p, env)
+        } else {
+            physical(&format!("{base}/{p}"), env)
+        };
+        todo.push(abs);
         let mut n = 0;
         while let Some(a) = todo.pop() {
             n += 1;
@@ -285,6 +292,74 @@ pub(super) fn resolve(p: &str, env: &Env) -> Vec<String> {
         }
     }
     out
+}
+
+/// Links Android has at these places on some devices, for `..` after them.
+fn device_link(p: &str) -> Option<&'static str> {
+    Some(match p {
+        "/cache" => "/data/cache",
+        "/etc" => "/system/etc",
+        "/bin" => "/system/bin",
+        "/d" => "/sys/kernel/debug",
+        "/vendor" => "/system/vendor",
+        "/product" => "/system/product",
+        "/system_ext" => "/system/system_ext",
+        "/odm" => "/vendor/odm",
+        "/sdcard" | "/mnt/sdcard" | "/storage/self/primary" => "/storage/emulated/0",
+        "/bugreports" => "/data/user_de/0/com.android.shell/files/bugreports",
+        _ => return None,
+    })
+}
+
+/// The readings of a path with `..` after other entries as the device resolves it: `..`
+/// leaves where a link led (`/cache/../media` is `/data/media` where `/cache` links to
+/// `/data/cache`), through the device's links and those the command made. Empty when the
+/// path has no such `..`.
+fn physical(abs: &str, env: &Env) -> Vec<String> {
+    let parts: Vec<&str> = abs
+        .split('/')
+        .filter(|c| !c.is_empty() && *c != ".")
+        .collect();
+    if !parts.iter().skip(1).any(|c| *c == "..") {
+        return Vec::new();
+    }
+    let mut readings: Vec<String> = vec![String::new()];
+    for c in parts {
+        let mut next = Vec::new();
+        for r in &readings {
+            if c != ".." {
+                next.push(format!("{r}/{c}"));
+                continue;
+            }
+            let here = if r.is_empty() {
+                "/".to_string()
+            } else {
+                r.clone()
+            };
+            let mut bases = vec![here.clone(), canonical(&here)];
+            bases.extend(device_link(&here).map(str::to_string));
+            for (alias, real) in &env.fs.links {
+                if canonical(alias) == canonical(&here) {
+                    bases.push(real.clone());
+                }
+            }
+            for b in bases {
+                let up = match b.trim_end_matches('/').rsplit_once('/') {
+                    Some((parent, _)) => parent.to_string(),
+                    None => String::new(),
+                };
+                if !next.contains(&up) {
+                    next.push(up);
+                }
+            }
+        }
+        next.truncate(8);
+        readings = next;
+    }
+    readings
+        .into_iter()
+        .map(|r| if r.is_empty() { "/".into() } else { r })
+        .collect()
 }
 
 /// `/proc/<pid>/cwd/x` is `x` in some process's directory: anywhere.

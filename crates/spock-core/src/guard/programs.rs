@@ -99,6 +99,10 @@ impl Eval {
                         )
                     });
                     for it in &items {
+                        // What it finds in a folder filled with unseen entries may be links.
+                        for r in super::places::resolve(it, env) {
+                            super::known::through_filled(it, &r, env, 0)?;
+                        }
                         if deleting && cmd.iter().any(|a| a.contains("{}")) {
                             delete(it, env, self, "find -exec rm", "find-delete")?;
                         }

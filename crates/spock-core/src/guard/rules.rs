@@ -13,6 +13,7 @@
 //!   is also remembered, so a later delete of the new name is a delete of the old place.
 use super::Refusal;
 use super::eval::{Eval, R};
+use super::known::{fill, through_filled};
 use super::places::{canonical, glob_match, protected, protected_match, resolve};
 use super::state::{Env, UNKNOWN, Val};
 
@@ -56,6 +57,9 @@ pub(super) fn cannot_tell(ev: &Eval, what: &str) -> Refusal {
 /// Refuses a recursive delete of `op` if any reading of it reaches a protected place.
 pub(super) fn delete(op: &str, env: &Env, ev: &Eval, verb: &str, rule: &'static str) -> R<()> {
     for r in resolve(op, env) {
+        // Deleting an entry of a filled folder removes the entry (a link, not what it
+        // leads to); going through one does not.
+        through_filled(op, &r, env, if op.ends_with('/') { 1 } else { 2 })?;
         // `DIR/*`: everything in a protected folder is as much as the folder.
         if let Some((parent, last)) = r.rsplit_once('/')
             && !last.is_empty()
@@ -96,6 +100,7 @@ pub(super) fn delete(op: &str, env: &Env, ev: &Eval, verb: &str, rule: &'static 
 pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
     for cand in &path.cands {
         for r in resolve(cand, env) {
+            through_filled(cand, &r, env, 1)?;
             let blocks: Vec<&str> = env.fs.blockdevs.iter().map(String::as_str).collect();
             let hit = if r.contains(UNKNOWN) || r.contains(['*', '?', '[']) {
                 DANGEROUS_WRITES
@@ -225,6 +230,26 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
                 .iter()
                 .find_map(|s| env.fs.files.get(s).cloned());
             link(env, dest, operands[0], true);
+            // A recursive copy, or one that keeps or makes links (`-a`, `-d`, `-P`, `-l`,
+            // `-s`), leaves entries the guard cannot see: any may lead back to the source.
+            let keeps_links = args.iter().any(|a| {
+                if let Some(l) = a.strip_prefix("--") {
+                    [
+                        "recursive",
+                        "archive",
+                        "link",
+                        "symbolic-link",
+                        "no-dereference",
+                    ]
+                    .iter()
+                    .any(|x| l.starts_with(x))
+                } else {
+                    a.starts_with('-') && a[1..].contains(['r', 'R', 'a', 'd', 'P', 'l', 's'])
+                }
+            });
+            if name == "cp" && keeps_links {
+                fill(env, dest, "`cp`")?;
+            }
             for d in resolve(dest, env) {
                 let v = v.clone().unwrap_or_else(|| {
                     Val::unknown(format!("what `{name}` copied to `{}`", shown(dest)))

@@ -8,7 +8,7 @@
 //! A shell fed text the guard cannot compute (a pipe from an unknown program, `sh -c "$X"`
 //! with `X` unknown) is refused as "cannot tell"; a script file that existed before the
 //! command ran is not read here and goes to the person like any other command.
-use super::eval::{Eval, Input, R};
+use super::eval::{Eval, Input, R, cannot_read};
 use super::rules::{cannot_tell, shown};
 use super::state::{Env, Params, UNKNOWN, Val};
 
@@ -131,13 +131,17 @@ impl Eval {
         {
             // `exec -a NAME prog …`: a multiplexer (`toybox`, `busybox`) runs the applet
             // named by argv[0].
+            // Android's `/system/bin/ls`, `/system/bin/true`, … are links to toybox, so any
+            // program may be one: read it both as the applet argv[0] names and as itself.
             let rest = &args[(p + 2).min(args.len())..];
-            if let Some(prog) = rest.first()
-                && matches!(basename(prog), "toybox" | "busybox" | "toolbox")
-            {
+            if let Some(prog) = rest.first() {
                 let mut argv = vec![argv0.clone()];
                 argv.extend(rest[1..].iter().cloned());
-                return self.run(argv, env, input);
+                if matches!(basename(prog), "toybox" | "busybox" | "toolbox") {
+                    return self.run(argv, env, input);
+                }
+                let mut e = env.clone();
+                self.run(argv, &mut e, input)?;
             }
         } else if name == "exec" && args.iter().any(|a| a == "-a") {
             return Err(cannot_tell(self, "which program `exec -a` names"));
@@ -307,6 +311,19 @@ impl Eval {
             if a.contains(UNKNOWN) {
                 return Err(cannot_tell(self, "which options the shell is given"));
             }
+            let login = a == "--login"
+                || (!a.starts_with("--") && a[1..].contains(['l', 'i']))
+                || (matches!(a.as_str(), "-o" | "+o")
+                    && args
+                        .get(i + 1)
+                        .is_some_and(|o| matches!(o.as_str(), "login" | "interactive")));
+            if login {
+                // A login or interactive shell reads startup files and history first.
+                return Err(cannot_read(&format!(
+                    "a login or interactive shell (`{}`), which runs startup files the guard does not see",
+                    a
+                )));
+            }
             dash_c |= a[1..].contains('c') && !a.starts_with("--");
             dash_s |= a.starts_with('-') && a[1..].contains('s');
             if a == "-o" || a == "+o" {
@@ -338,7 +355,7 @@ impl Eval {
                     self,
                     &format!("the script `{}` deletes something", shown(file)),
                 )),
-                None if env.fs.unread_writes.is_some() => Err(super::eval::cannot_read(&format!(
+                None if env.fs.unread_writes.is_some() => Err(cannot_read(&format!(
                     "the script `{file}`, which {} may have written earlier in this command,",
                     env.fs.unread_writes.as_deref().unwrap_or("a program")
                 ))),

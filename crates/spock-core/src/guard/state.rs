@@ -141,6 +141,26 @@ pub(super) struct Fs {
     /// name (`uudecode`, `tar -x`): running a script that is not in [`Fs::files`] is then
     /// refused. Holds the program, for the message.
     pub(super) unread_writes: Option<String>,
+    /// `(dir, by)`: folders filled with entries the guard cannot see (`tar -x`, `cp -a`,
+    /// `cp -rs`): any of them may be a link anywhere, so going through them is not read.
+    pub(super) filled: Vec<(String, String)>,
+}
+
+impl Fs {
+    /// The fill that `r` (canonical) goes through at least `depth` entries below, if any.
+    pub(super) fn filled_under(&self, r: &str, depth: usize) -> Option<&(String, String)> {
+        self.filled.iter().find(|(d, _)| {
+            let rest = if d == "/" {
+                Some(r)
+            } else {
+                r.strip_prefix(d.as_str())
+            };
+            rest.is_some_and(|rest| {
+                (rest.is_empty() || rest.starts_with('/'))
+                    && rest.split('/').filter(|c| !c.is_empty()).count() >= depth
+            })
+        })
+    }
 }
 
 impl Fs {
@@ -159,10 +179,18 @@ impl Fs {
             let j = files.get(k).map_or_else(|| v.clone(), |a| a.join(v));
             files.insert(k.clone(), j);
         }
+        let mut filled = self.filled.clone();
+        filled.extend(
+            o.filled
+                .iter()
+                .filter(|f| !self.filled.contains(f))
+                .cloned(),
+        );
         Fs {
             links,
             files,
             blockdevs,
+            filled,
             unread_writes: self
                 .unread_writes
                 .clone()

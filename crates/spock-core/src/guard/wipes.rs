@@ -125,7 +125,8 @@ fn packages(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
     let Some(pkg) = words.get(i) else {
         return Ok(());
     };
-    if pkg.contains(UNKNOWN) {
+    // A pattern (`/data/user/0/*/` cut down to `*`) is a set the device computes.
+    if pkg.contains(UNKNOWN) || pkg.contains(['*', '?', '[']) {
         return Err(Refusal::new(
             "mass-uninstall",
             format!(

@@ -48,6 +48,11 @@ fn lex_fragment_at(src: &str, quoted: bool) -> Vec<Seg> {
                 lit.push(lx.c[lx.i]);
                 lx.i += 1;
             }
+            '`' => {
+                flush(&mut lit, &mut segs);
+                let script = lx.backtick();
+                segs.push(Seg::Subst { script, quoted });
+            }
             '\'' if !quoted => lit.push_str(&lx.until('\'')),
             '"' if !quoted => {}
             _ => lit.push(ch),
@@ -189,9 +194,14 @@ impl Lexer {
             Some('(') if self.peek(1) == Some('(') => {
                 self.i += 2;
                 let expr = self.balanced(')');
-                if self.peek(0) == Some(')') {
-                    self.i += 1;
+                if self.peek(0) != Some(')') {
+                    // mksh re-reads `$((cmd) )` as a command substitution of a subshell.
+                    return Seg::Unreadable {
+                        text: "$((…) )".into(),
+                        quoted,
+                    };
                 }
+                self.i += 1;
                 Seg::Arith { expr, quoted }
             }
             Some('(') => {
@@ -201,7 +211,16 @@ impl Lexer {
                     quoted,
                 }
             }
-            Some('{') if matches!(self.peek(1), Some(' ' | '\t' | '\n' | '|')) => {
+            Some('{') if self.peek(1) == Some('|') => {
+                // mksh's `${|list;}` is worth what the list leaves in REPLY.
+                self.i += 1;
+                self.balanced('}');
+                Seg::Unreadable {
+                    text: "${|…;}".into(),
+                    quoted,
+                }
+            }
+            Some('{') if matches!(self.peek(1), Some(' ' | '\t' | '\n')) => {
                 // mksh's `${ list;}` and `${|list;}`: the list runs in this shell.
                 self.i += 1;
                 let inner = self.balanced('}');
