@@ -120,6 +120,18 @@ fn round_three_programs_corpus_is_refused() {
     check("round3/programs.jsonl", "round 3, programs", 60, true);
 }
 
+/// Issue 34's round 4: written blind by two reviewers, measured before any fix (74.6 %),
+/// then used to fix.
+#[test]
+fn round_four_shell_corpus_is_refused() {
+    check("round4/shell.jsonl", "round 4, shell", 60, true);
+}
+
+#[test]
+fn round_four_programs_corpus_is_refused() {
+    check("round4/programs.jsonl", "round 4, programs", 55, true);
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     check("ordinary.jsonl", "ordinary", 100, false);
@@ -190,6 +202,29 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "factory-reset",
             "factory reset",
         ),
+        // Round 4 (issue 34): both readings of a wrapped program, loops' redirections.
+        ("alias rm='echo'; rm -rf /vendor", "rm-root", "/vendor"),
+        ("alias x='echo \"'", "cannot-read", "not a whole command"),
+        (
+            "cp -t /system/framework /data/local/tmp/x.jar",
+            "system-write",
+            "/system/framework",
+        ),
+        (
+            "echo 'rm -rf /vendor' | busybox unshare",
+            "rm-root",
+            "/vendor",
+        ),
+        (
+            "cpio -idu < /data/local/tmp/p.cpio",
+            "cannot-read",
+            "cpio -i",
+        ),
+        (
+            "while read -r l; do sh; done <<'EOF'\nrm -rf /vendor\nEOF",
+            "rm-root",
+            "/vendor",
+        ),
         // Round 3 (issue 34): what mksh reads differently, and programs that fill folders.
         ("echo $((id) )", "cannot-read", "$((…) )"),
         ("cmd ${|REPLY=x;} enable", "cannot-read", "${|…;}"),
@@ -235,6 +270,14 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
         "echo 'am broadcast -a android.intent.action.MASTER_CLEAR' > /data/local/tmp/notes.txt",
         "X=3; shift $X",
         "nc -l -p 5555 > /data/local/tmp/in.bin",
+        // Round 4's forms used harmlessly.
+        "alias ll='ls -l'\nll /sdcard",
+        "rm() { echo \"$@\"; }; rm -f /data/local/tmp/x.log",
+        "while read -r p; do echo $p; done <<'EOF'\ncom.example.app\nEOF",
+        "read A <<'EOF'\nsome\\_text\nEOF\necho $A",
+        "trap 'rm -f /data/local/tmp/lock' EXIT; touch /data/local/tmp/lock",
+        "cp -t /data/local/tmp/bak /sdcard/Download/a.txt",
+        "P=/data/local/tmp:~/bin; echo $P",
     ] {
         assert_eq!(guard::catastrophic(cmd), None, "{cmd:?}");
     }

@@ -132,6 +132,11 @@ impl Eval {
             "alias" => {
                 for a in args {
                     if let Some((k, body)) = a.split_once('=') {
+                        if !whole_command(body) {
+                            return Err(cannot_read(&format!(
+                                "the alias `{k}`, whose text is not a whole command (an open quote or compound goes on into the lines after it),"
+                            )));
+                        }
                         // The body is read now too: an alias exists to be run.
                         self.script(body, &mut env.clone(), None)?;
                         Rc::make_mut(&mut env.aliases).insert(k.to_string(), body.to_string());
@@ -262,6 +267,21 @@ impl Eval {
             names.push("REPLY".into());
         }
         let ifs = env.get("IFS").single().unwrap_or(" \t\n").to_string();
+        // Without `-r`, a backslash escapes the next character and joins lines.
+        let raw = args
+            .iter()
+            .any(|a| a.starts_with('-') && a.len() > 1 && a[1..].contains('r'));
+        let unescaped;
+        let input = match input {
+            Some(text) if !raw && !text.is_unknown() => {
+                unescaped = Some(Val::from_cands(
+                    text.cands.iter().map(|t| read_unescape(t)).collect(),
+                    text.why.clone(),
+                ));
+                &unescaped
+            }
+            _ => input,
+        };
         for (n, name) in names.iter().enumerate() {
             let v = match input {
                 Some(text) if !text.is_unknown() => {
@@ -400,4 +420,58 @@ fn xargs_items(s: &str) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+/// What `read` without `-r` makes of a line: `\\x` is `x`, a backslash-newline joins lines.
+fn read_unescape(t: &str) -> String {
+    let mut out = String::new();
+    let mut c = t.chars();
+    while let Some(ch) = c.next() {
+        if ch != '\\' {
+            out.push(ch);
+            continue;
+        }
+        match c.next() {
+            Some('\n') | None => {}
+            Some(n) => out.push(n),
+        }
+    }
+    out
+}
+
+/// Whether an alias's text is a whole command: quotes closed, no compound left open, no
+/// operator waiting for more.
+fn whole_command(body: &str) -> bool {
+    let mut quote: Option<char> = None;
+    let mut c = body.chars();
+    while let Some(ch) = c.next() {
+        match (quote, ch) {
+            (Some(q), x) if q == x => quote = None,
+            (Some('\''), _) => {}
+            // A backslash escapes the next character; one at the end continues the line.
+            (_, '\\') if c.next().is_none() => return false,
+            (Some(_), _) | (_, '\\') => {}
+            (None, '\'' | '"' | '`') => quote = Some(ch),
+            _ => {}
+        }
+    }
+    if quote.is_some() {
+        return false;
+    }
+    let t = body.trim_end();
+    if t.ends_with(['|', '&', '\\']) && !t.ends_with(";&") {
+        return false;
+    }
+    const OPENERS: &[&str] = &[
+        "for", "while", "until", "if", "case", "select", "do", "then", "else", "elif", "{", "(",
+        "function",
+    ];
+    const CLOSERS: &[&str] = &["done", "fi", "esac", "}", ")"];
+    let words: Vec<&str> = body
+        .split(|c: char| c.is_whitespace() || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let opens = words.iter().filter(|w| OPENERS.contains(w)).count();
+    let closes = words.iter().filter(|w| CLOSERS.contains(w)).count();
+    opens == 0 && closes == 0
 }

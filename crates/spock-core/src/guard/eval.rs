@@ -47,6 +47,10 @@ pub(super) struct Eval {
     /// (one the guard does not know, or a writer that reads its instructions from a file):
     /// see [`Eval::files_left`].
     pub(super) ran_unread: bool,
+    /// A function name the next lookup skips (`command NAME`, the plain reading).
+    pub(super) skip_func: Option<String>,
+    /// `trap` bodies, read again with the functions the command ends with.
+    pub(super) traps: Vec<String>,
 }
 
 impl Eval {
@@ -62,6 +66,8 @@ impl Eval {
             int_vars: Vec::new(),
             packages: Vec::new(),
             ran_unread: false,
+            skip_func: None,
+            traps: Vec::new(),
         }
     }
 

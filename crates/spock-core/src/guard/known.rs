@@ -327,6 +327,7 @@ const READERS: &[&str] = &[
     "runcon",
     "nsenter",
     "unshare",
+    "setpriv",
     "caffeinate",
     "fakeroot",
     "app_process",
@@ -489,6 +490,9 @@ fn form(name: &str, args: &[String]) -> Form {
                 }) {
                     return Form::Runs("`tar --to-command`/`--xform`".into());
                 }
+                if has_opt(args, 'P', &["absolute-names"]) {
+                    return Form::Runs("`tar -P`, which extracts to the paths it reads".into());
+                }
                 let dir = value_of('C', "directory").unwrap_or_else(|| ".".into());
                 Form::Fills("`tar -x` writes what the archive holds".into(), dir)
             } else if mode.contains('t') || has_opt(args, 't', &["list"]) {
@@ -498,17 +502,24 @@ fn form(name: &str, args: &[String]) -> Form {
                 Form::Writer("`tar` writes its archive file".into(), Some(vec![file]))
             }
         }
-        "cpio" if !has_opt(args, 't', &["list"]) => {
-            let dir = if has_opt(args, 'p', &["pass-through"]) {
-                args.iter()
-                    .rfind(|a| !a.starts_with('-'))
-                    .cloned()
-                    .unwrap_or_else(|| ".".into())
-            } else {
-                ".".into()
-            };
-            Form::Fills("`cpio` writes what it copies or extracts".into(), dir)
+        "cpio" if has_opt(args, 'o', &["create"]) => {
+            // The archive goes to `-F FILE` (`-O` in GNU cpio), or to standard output.
+            let file = args.iter().enumerate().find_map(|(i, a)| {
+                if let Some(v) = a.strip_prefix("--file=") {
+                    return Some(v.to_string());
+                }
+                (!a.starts_with("--") && a.starts_with('-') && a.ends_with(['F', 'O']))
+                    .then(|| args.get(i + 1).cloned())
+                    .flatten()
+            });
+            match file {
+                Some(f) => Form::Writer("`cpio -o` writes its archive".into(), Some(vec![f])),
+                None => Form::Reader,
+            }
         }
+        "cpio" if !has_opt(args, 't', &["list"]) => Form::Runs(
+            "`cpio -i`/`-p` writes wherever the names it reads point (`../`, `/`)".into(),
+        ),
         "unzip" if !has_opt(args, 'l', &[]) && !has_opt(args, 'p', &[]) => {
             let dir = args
                 .iter()
@@ -777,6 +788,11 @@ impl Eval {
     /// refused, whatever may run it later (a Makefile, `.profile`, `FPATH`, a program
     /// reading its own startup file), so no one has to know every program that runs files.
     pub(super) fn files_left(&mut self, env: &Env) -> R<()> {
+        // Traps run at the end, with the functions defined by then.
+        for body in std::mem::take(&mut self.traps) {
+            let mut e = env.clone();
+            self.script(&body, &mut e, None)?;
+        }
         if !self.ran_unread {
             return Ok(());
         }
@@ -789,7 +805,19 @@ impl Eval {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         for (path, v) in files {
-            for cand in v.cands.iter().filter(|c| !c.contains(UNKNOWN)) {
+            // Also as vi/ex read it (`.exrc`, `EXINIT`): `:!cmd` runs `cmd`.
+            let ex: Vec<String> = v
+                .cands
+                .iter()
+                .filter(|c| c.lines().any(|l| l.trim_start().starts_with([':', '!'])))
+                .map(|c| {
+                    c.lines()
+                        .map(|l| l.trim_start().trim_start_matches([':', '!', ' ']))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .collect();
+            for cand in v.cands.iter().chain(&ex).filter(|c| !c.contains(UNKNOWN)) {
                 let mut ev = Eval::new();
                 let mut e = Env::android();
                 if let Err(r) = ev.script(cand, &mut e, None)

@@ -183,7 +183,11 @@ impl Lexer {
                 }
                 '\n' => {
                     self.i += 1;
-                    self.toks.push(Tok::Op(Op::Seq));
+                    // After `|`, `&&`, `||` the command goes on past the newline (and past
+                    // any here-document bodies that follow it).
+                    if !matches!(self.toks.last(), Some(Tok::Op(Op::Pipe | Op::And | Op::Or))) {
+                        self.toks.push(Tok::Op(Op::Seq));
+                    }
                     self.read_heredocs();
                 }
                 '#' => {

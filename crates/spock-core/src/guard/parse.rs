@@ -74,6 +74,19 @@ pub(super) enum Conn {
 #[derive(Debug, Clone, Default)]
 pub(super) struct List(pub(super) Vec<(Conn, Vec<Node>)>);
 
+impl Node {
+    /// A compound command with the redirections after it (`done <<EOF`, `fi > FILE`): a
+    /// group, so its body reads and writes through them.
+    fn redirected(self, p: &mut Parser) -> Node {
+        let r = p.redirs();
+        if r.is_empty() {
+            self
+        } else {
+            Node::Group(List(vec![(Conn::Seq, vec![self])]), r)
+        }
+    }
+}
+
 pub(super) fn parse(src: &str) -> List {
     parse_tokens(lex(src), 0)
 }
@@ -208,17 +221,19 @@ impl Parser {
             _ => None,
         };
         match kw.as_deref() {
-            Some("if") => self.nested(|p| p.if_clause()),
-            Some("while" | "until") => self.nested(|p| {
-                p.i += 1;
-                let cond = p.list(&["do"]);
-                p.keyword("do");
-                let body = p.list(&["done"]);
-                p.keyword("done");
-                Node::Loop(cond, body)
-            }),
-            Some("for" | "select") => self.nested(|p| p.for_clause()),
-            Some("case") => self.nested(|p| p.case_clause()),
+            Some("if") => self.nested(|p| p.if_clause()).redirected(self),
+            Some("while" | "until") => self
+                .nested(|p| {
+                    p.i += 1;
+                    let cond = p.list(&["do"]);
+                    p.keyword("do");
+                    let body = p.list(&["done"]);
+                    p.keyword("done");
+                    Node::Loop(cond, body)
+                })
+                .redirected(self),
+            Some("for" | "select") => self.nested(|p| p.for_clause()).redirected(self),
+            Some("case") => self.nested(|p| p.case_clause()).redirected(self),
             Some("{") => self.nested(|p| {
                 p.i += 1;
                 let body = p.list(&["}"]);

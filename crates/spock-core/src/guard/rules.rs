@@ -172,6 +172,13 @@ pub(super) fn is_block_device(p: &str) -> bool {
 
 /// The deleting, overwriting and moving verbs, and what they leave behind in [`Env::fs`].
 pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -> R<()> {
+    let moved;
+    let args = if matches!(name, "cp" | "mv" | "ln" | "link" | "install") {
+        moved = target_last(args);
+        &moved[..]
+    } else {
+        args
+    };
     let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     match name {
         "rm" => rm(args, env, ev)?,
@@ -296,6 +303,43 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         _ => {}
     }
     Ok(())
+}
+
+/// `cp`/`mv`/`ln`/`install` with `-t DIR` (`--target-directory`): DIR moved to the end, where
+/// the destination usually is, so `cp -t /system/framework x.jar` reads as `cp x.jar
+/// /system/framework`.
+fn target_last(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dir = None;
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if let Some(d) = a.strip_prefix("--target-directory=") {
+            dir = Some(d.to_string());
+        } else if a == "--target-directory" {
+            dir = args.get(i).cloned();
+            i += 1;
+        } else if a.starts_with('-') && !a.starts_with("--") && a.len() > 1 {
+            if let Some(p) = a[1..].find('t') {
+                let attached = &a[1 + p + 1..];
+                if attached.is_empty() {
+                    dir = args.get(i).cloned();
+                    i += 1;
+                } else {
+                    dir = Some(attached.to_string());
+                }
+                if p > 0 {
+                    out.push(format!("-{}", &a[1..1 + p]));
+                }
+                continue;
+            }
+            out.push(a.clone());
+        } else {
+            out.push(a.clone());
+        }
+    }
+    out.extend(dir);
+    out
 }
 
 /// Remembers that `new` now reaches what `old` named (into `new/` when `new` is a directory

@@ -32,6 +32,20 @@ fn prefix_spec(name: &str) -> Option<(&'static [&'static str], usize)> {
         "chroot" | "runcon" => (&["--userspec", "--groups"], 1),
         "taskset" | "chrt" => (&[], 1),
         "nsenter" => (&["-t", "--target", "-S", "-G", "--setuid", "--setgid"], 0),
+        "setpriv" => (
+            &[
+                "--reuid",
+                "--regid",
+                "--groups",
+                "--inh-caps",
+                "--ambient-caps",
+                "--bounding-set",
+                "--securebits",
+                "--selinux-label",
+                "--pdeathsig",
+            ],
+            0,
+        ),
         "strace" | "ltrace" => (
             &["-o", "-e", "-p", "-s", "-a", "-E", "-u", "-P", "-O", "-S"],
             0,
@@ -108,13 +122,14 @@ impl Eval {
         }
         // Special builtins are found before functions (`eval() { :; }; eval '…'` runs the
         // builtin in mksh).
+        let skip_func = self.skip_func.take().is_some_and(|s| s == first);
         if let Some(body) = env
             .funcs
             .get(&first)
-            .filter(|_| !is_special_builtin(&first))
+            .filter(|_| !is_special_builtin(&first) && !skip_func)
             .cloned()
         {
-            return self.deeper(|ev| {
+            let out = self.deeper(|ev| {
                 let saved = std::mem::replace(
                     &mut env.params,
                     Params::Known(args.iter().map(|a| Val::known(a.as_str())).collect()),
@@ -122,7 +137,17 @@ impl Eval {
                 let out = ev.node(&body, env, input);
                 env.params = saved;
                 out
-            });
+            })?;
+            // `command NAME` skips the function, and a function defined on a line the
+            // shell reads later is not there yet: a known program is read as itself too.
+            if super::known::is_known(&first) {
+                let mut e = env.clone();
+                self.skip_func = Some(first.clone());
+                let plain = self.deeper(|ev| ev.run(argv.clone(), &mut e, input));
+                self.skip_func = None;
+                plain?;
+            }
+            return Ok(out);
         }
         let name = self.program_name(&first, env);
         if name == "exec"
@@ -155,7 +180,12 @@ impl Eval {
                 let script = args.get(i + 1).cloned().unwrap_or_default();
                 return self.child_shell(&script, "sh", &[], env, input);
             }
-            if name == "chroot" && i >= args.len() {
+            // With no command these run a shell, which reads its input.
+            if matches!(
+                name.as_str(),
+                "chroot" | "unshare" | "nsenter" | "setpriv" | "runcon"
+            ) && i >= args.len()
+            {
                 return self.shell(&[], env, input);
             }
             return self.run(args[i.min(args.len())..].to_vec(), env, input);
@@ -174,7 +204,11 @@ impl Eval {
                     return Ok(which(args.last().map(String::as_str).unwrap_or("")));
                 }
                 let i = skip_opts(args, &[]);
-                self.run(args[i..].to_vec(), env, input)
+                // `command NAME` runs the builtin or program, never a function.
+                self.skip_func = args.get(i).cloned();
+                let out = self.run(args[i..].to_vec(), env, input);
+                self.skip_func = None;
+                out
             }
             "which" | "type" | "whence" => Ok(which(args.last().map(String::as_str).unwrap_or(""))),
             "env" => self.env_cmd(args, env, input),
@@ -227,6 +261,11 @@ impl Eval {
                     }
                     let mut e = env.clone();
                     self.script(body, &mut e, None)?;
+                    // It runs later (at exit, on a signal), when functions defined after
+                    // this line exist: read again at the end.
+                    if self.traps.len() < 16 {
+                        self.traps.push(body.clone());
+                    }
                 }
                 Ok(Val::known(""))
             }

@@ -209,6 +209,9 @@ pub(super) struct Env {
     pub(super) aliases: Rc<BTreeMap<String, String>>,
     pub(super) funcs: Rc<BTreeMap<String, Rc<Node>>>,
     pub(super) fs: Rc<Fs>,
+    /// The shell's own standard input after `exec <<EOF` or `exec < FILE`: what a later
+    /// `sh`, `xargs` or `read` with no input of its own reads.
+    pub(super) stdin: Option<Val>,
 }
 
 impl Env {
@@ -222,6 +225,7 @@ impl Env {
             aliases: Rc::default(),
             funcs: Rc::default(),
             fs: Rc::default(),
+            stdin: None,
         }
     }
 
@@ -338,6 +342,10 @@ impl Env {
             aliases: merge(&self.aliases, &o.aliases),
             funcs,
             fs,
+            stdin: match (&self.stdin, &o.stdin) {
+                (Some(a), Some(b)) => Some(a.join(b)),
+                (a, b) => a.clone().or_else(|| b.clone()),
+            },
         }
     }
 
@@ -346,6 +354,7 @@ impl Env {
         (Rc::ptr_eq(&self.vars, &o.vars) || self.vars == o.vars)
             && self.params == o.params
             && self.cwd == o.cwd
+            && self.stdin == o.stdin
             && (Rc::ptr_eq(&self.fs, &o.fs) || self.fs == o.fs)
             && (Rc::ptr_eq(&self.aliases, &o.aliases) || self.aliases == o.aliases)
             && (Rc::ptr_eq(&self.funcs, &o.funcs) || self.funcs.len() == o.funcs.len())

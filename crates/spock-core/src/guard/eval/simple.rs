@@ -95,6 +95,15 @@ impl Eval {
         input: &Input,
     ) -> R<Val> {
         let (input, writes) = self.redirect(redirs, env, input)?;
+        // `exec <<EOF` (no command): the body becomes the shell's own input.
+        if let [w] = words
+            && crate::guard::parse::lit(w) == Some("exec")
+            && input.is_some()
+        {
+            env.stdin = input;
+            return Ok(record(&writes, Val::known(""), env));
+        }
+        let input = input.or_else(|| env.stdin.clone());
         let out = self.simple_argv(words, env, &input)?;
         Ok(record(&writes, out, env))
     }
@@ -130,7 +139,17 @@ impl Eval {
             let list = crate::guard::parse::parse_tokens(toks, 0);
             self.alias_active.push(name.to_string());
             let r = self.deeper(|ev| ev.list(&list, env, &input));
+            // mksh applies an alias only to lines read after it is defined, and `\\rm`
+            // skips it: a known program is read as itself too.
+            let plain = if crate::guard::known::is_known(name) {
+                let mut e = env.clone();
+                self.deeper(|ev| ev.simple_argv(rest, &mut e, &input))
+                    .map(|_| ())
+            } else {
+                Ok(())
+            };
             self.alias_active.pop();
+            plain?;
             return r;
         }
         let mut alts: Vec<Vec<String>> = vec![Vec::new()];

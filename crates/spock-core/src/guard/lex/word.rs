@@ -140,6 +140,19 @@ impl Lexer {
                         quoted: false,
                     });
                 }
+                // In an assignment, `~` after `=` or `:` is expanded (`P=/x:~/vendor`).
+                '~' if segs.is_empty()
+                    && (lit.ends_with(':') || lit.ends_with('='))
+                    && is_assignment_start(&lit)
+                    && matches!(
+                        self.peek(1),
+                        None | Some('/' | ':' | ' ' | '\t' | '\n' | ';')
+                    ) =>
+                {
+                    self.i += 1;
+                    flush(&mut lit, &mut segs);
+                    segs.push(Seg::Tilde);
+                }
                 _ => {
                     lit.push(ch);
                     self.i += 1;
@@ -236,7 +249,23 @@ impl Lexer {
             }
             Some('\'') if !quoted => {
                 self.i += 1;
-                Seg::Lit(ansi_c(&self.until('\'')).chars().map(mark).collect())
+                // `\'` inside `$'…'` is a quote, not the end.
+                let mut s = String::new();
+                while let Some(c) = self.peek(0) {
+                    self.i += 1;
+                    match c {
+                        '\'' => break,
+                        '\\' => {
+                            s.push(c);
+                            if let Some(d) = self.peek(0) {
+                                s.push(d);
+                                self.i += 1;
+                            }
+                        }
+                        _ => s.push(c),
+                    }
+                }
+                Seg::Lit(ansi_c(&s).chars().map(mark).collect())
             }
             Some(c) if c == '_' || c.is_ascii_alphabetic() => {
                 let mut name = String::new();
@@ -328,6 +357,11 @@ impl Lexer {
         }
         self.c[start..].iter().collect()
     }
+}
+
+/// Whether `lit` begins like `NAME=`.
+fn is_assignment_start(lit: &str) -> bool {
+    lit.split_once('=').is_some_and(|(n, _)| is_name(n))
 }
 
 fn param_braced(inner: &str, quoted: bool) -> Seg {
