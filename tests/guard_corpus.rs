@@ -132,6 +132,15 @@ fn round_four_programs_corpus_is_refused() {
     check("round4/programs.jsonl", "round 4, programs", 55, true);
 }
 
+/// Issue 34's round 5: written blind by three reviewers, measured before any fix (88.7 %),
+/// then used to fix.
+#[test]
+fn round_five_corpora_are_refused() {
+    check("round5/shell.jsonl", "round 5, shell", 55, true);
+    check("round5/programs.jsonl", "round 5, programs", 50, true);
+    check("round5/android.jsonl", "round 5, Android routes", 50, true);
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     check("ordinary.jsonl", "ordinary", 100, false);
@@ -201,6 +210,26 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "am start -d 'intent:#Intent;action=android.intent.action.MASTER%5FCLEAR;end'",
             "factory-reset",
             "factory reset",
+        ),
+        // Round 5 (issue 34): tar as tar reads its options, every app's data, busybox's
+        // readings.
+        ("tar xCf / /data/local/tmp/o.tar", "cannot-read", "`/`"),
+        (
+            "tar -C /data/local/tmp/o -C / -xf o.tar",
+            "cannot-read",
+            "more than one",
+        ),
+        ("tar -cf /dev/null -I sh x", "cannot-read", "tar -I"),
+        (
+            "truncate -s 0 /data/user_de/0/*/databases/*",
+            "app-data",
+            "every app",
+        ),
+        ("((cmd testharness enable))", "factory-reset", "testharness"),
+        (
+            "find /system/bin -name 'c?d' -exec {} x \\;",
+            "cannot-read",
+            "find -exec {}",
         ),
         // Round 4 (issue 34): both readings of a wrapped program, loops' redirections.
         ("alias rm='echo'; rm -rf /vendor", "rm-root", "/vendor"),
@@ -278,6 +307,13 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
         "trap 'rm -f /data/local/tmp/lock' EXIT; touch /data/local/tmp/lock",
         "cp -t /data/local/tmp/bak /sdcard/Download/a.txt",
         "P=/data/local/tmp:~/bin; echo $P",
+        // Round 5's forms used harmlessly.
+        "tar -xf /data/local/tmp/a.tar -C /data/local/tmp/out",
+        "tar cf /data/local/tmp/logs.tar -C /data/local/tmp logs",
+        "echo com.a com.b | xargs -n1 pm clear",
+        "rm -rf /data/data/com.example.app/cache/*",
+        "find /data/local/tmp -name '*.log' -exec rm {} \\;",
+        "i=0; ((i++)); echo $i",
     ] {
         assert_eq!(guard::catastrophic(cmd), None, "{cmd:?}");
     }

@@ -35,6 +35,8 @@ impl Eval {
                 ));
             }
             "export" | "readonly" | "local" | "typeset" | "declare" | "integer" => {
+                // busybox sh has no `typeset`, `declare` or `integer`: the old value may stay.
+                let may_not_run = matches!(name, "typeset" | "declare" | "integer");
                 let int = name == "integer"
                     || args
                         .iter()
@@ -53,6 +55,7 @@ impl Eval {
                         Val::known(v)
                     };
                     self.assigned(k, &v, env)?;
+                    let v = if may_not_run { env.get(k).join(&v) } else { v };
                     env.set(k, v);
                 }
                 return empty;
@@ -313,6 +316,7 @@ impl Eval {
         let mut replace: Option<String> = None;
         let mut data = input.clone().unwrap_or_else(|| Val::known(""));
         let mut null = false;
+        let mut per: Option<usize> = None;
         while let Some(a) = args.get(i) {
             match a.as_str() {
                 "-0" | "--null" => {
@@ -330,7 +334,15 @@ impl Eval {
                     );
                     i += 2;
                 }
-                "-n" | "-L" | "-P" | "-s" | "-d" | "-E" | "-l" => i += 2,
+                "-n" | "-L" => {
+                    per = args.get(i + 1).and_then(|n| n.parse().ok());
+                    i += 2;
+                }
+                "-P" | "-s" | "-d" | "-E" | "-l" => i += 2,
+                s if (s.starts_with("-n") || s.starts_with("-L")) && s.len() > 2 => {
+                    per = s[2..].parse().ok();
+                    i += 1;
+                }
                 s if s.starts_with("-I") && s.len() > 2 => {
                     replace = Some(s[2..].to_string());
                     i += 1;
@@ -368,9 +380,23 @@ impl Eval {
         items.truncate(64);
         let mut out = Val::known("");
         match replace {
+            // The program itself comes from the input.
+            Some(r) if cmd[0].contains(&r) => {
+                return Err(cannot_read(
+                    "`xargs -I` with the program taken from its input",
+                ));
+            }
             Some(r) => {
                 for item in &items {
                     let argv = cmd.iter().map(|a| a.replace(&r, item)).collect();
+                    out = out.join(&self.run(argv, &mut env.clone(), &None)?);
+                }
+            }
+            // `-n N`: one run per N items, each its own command.
+            None if per.is_some_and(|n| n > 0) && !items.is_empty() => {
+                for chunk in items.chunks(per.unwrap_or(1)) {
+                    let mut argv = cmd.clone();
+                    argv.extend(chunk.iter().cloned());
                     out = out.join(&self.run(argv, &mut env.clone(), &None)?);
                 }
             }
@@ -456,6 +482,12 @@ fn whole_command(body: &str) -> bool {
         }
     }
     if quote.is_some() {
+        return false;
+    }
+    // `$(`, `${`, `(` left open go on into the next line.
+    let opens = body.matches(['(', '{']).count();
+    let closes = body.matches([')', '}']).count();
+    if opens != closes {
         return false;
     }
     let t = body.trim_end();

@@ -295,6 +295,9 @@ impl Eval {
                 *env = end;
                 Ok(out)
             }
+            Node::Func(name, _) if env.aliases.contains_key(name) => Err(cannot_read(&format!(
+                "a function named after the alias `{name}` (busybox defines it under the alias's text)"
+            ))),
             Node::Func(name, body) => {
                 std::rc::Rc::make_mut(&mut env.funcs).insert(name.clone(), body.clone());
                 Ok(Val::known(""))

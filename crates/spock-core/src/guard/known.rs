@@ -464,44 +464,7 @@ fn form(name: &str, args: &[String]) -> Form {
         {
             Form::Writer(format!("`{name}` replaces the files it is given"), None)
         }
-        "tar" => {
-            let mode = args
-                .iter()
-                .find(|a| !a.starts_with("--"))
-                .map(|a| a.trim_start_matches('-'))
-                .unwrap_or("");
-            // The value after `f` (in a bundle `-cf X` or alone) and after `-C`.
-            let value_of = |flag: char, long: &str| -> Option<String> {
-                args.iter().enumerate().find_map(|(i, a)| {
-                    if let Some(v) = a.strip_prefix(&format!("--{long}=")) {
-                        return Some(v.to_string());
-                    }
-                    let bundle = a.strip_prefix('-').unwrap_or(if i == 0 { a } else { "" });
-                    (!a.starts_with("--") && bundle.ends_with(flag))
-                        .then(|| args.get(i + 1).cloned())
-                        .flatten()
-                })
-            };
-            if mode.contains('x') || has_opt(args, 'x', &["extract", "get"]) {
-                if args.iter().any(|a| {
-                    a.starts_with("--to-command")
-                        || a.starts_with("--xform")
-                        || a.starts_with("--transform")
-                }) {
-                    return Form::Runs("`tar --to-command`/`--xform`".into());
-                }
-                if has_opt(args, 'P', &["absolute-names"]) {
-                    return Form::Runs("`tar -P`, which extracts to the paths it reads".into());
-                }
-                let dir = value_of('C', "directory").unwrap_or_else(|| ".".into());
-                Form::Fills("`tar -x` writes what the archive holds".into(), dir)
-            } else if mode.contains('t') || has_opt(args, 't', &["list"]) {
-                Form::Reader
-            } else {
-                let file = value_of('f', "file").unwrap_or_else(|| "-".into());
-                Form::Writer("`tar` writes its archive file".into(), Some(vec![file]))
-            }
-        }
+        "tar" => tar_form(args),
         "cpio" if has_opt(args, 'o', &["create"]) => {
             // The archive goes to `-F FILE` (`-O` in GNU cpio), or to standard output.
             let file = args.iter().enumerate().find_map(|(i, a)| {
@@ -570,6 +533,105 @@ fn form(name: &str, args: &[String]) -> Form {
         }
         _ => Form::Reader,
     }
+}
+
+/// tar's options as tar reads them: an old-style first word (`xCf / a.tar`: each letter
+/// that takes a value takes the next word, in order), `-xC DIR` bundles (a value letter takes
+/// the rest of the bundle or the next word), `--long=V` and `--long V`.
+fn tar_form(args: &[String]) -> Form {
+    const TAKES: &str = "fCTXIbKNVgFLH";
+    const LONG_TAKES: &[&str] = &[
+        "file",
+        "directory",
+        "files-from",
+        "exclude-from",
+        "use-compress-program",
+        "to-command",
+        "transform",
+        "xform",
+    ];
+    let mut letters = String::new();
+    let mut values: Vec<(String, String)> = Vec::new();
+    let mut i = 0;
+    if let Some(first) = args.first()
+        && !first.starts_with('-')
+    {
+        i = 1;
+        for l in first.chars() {
+            letters.push(l);
+            if TAKES.contains(l) {
+                values.push((l.to_string(), args.get(i).cloned().unwrap_or_default()));
+                i += 1;
+            }
+        }
+    }
+    while let Some(a) = args.get(i) {
+        i += 1;
+        if let Some(long) = a.strip_prefix("--") {
+            match long.split_once('=') {
+                Some((k, v)) => values.push((k.to_string(), v.to_string())),
+                None if LONG_TAKES.contains(&long) => {
+                    values.push((long.to_string(), args.get(i).cloned().unwrap_or_default()));
+                    i += 1;
+                }
+                None => letters.push_str(match long {
+                    "extract" | "get" => "x",
+                    "list" => "t",
+                    "absolute-names" => "P",
+                    _ => "",
+                }),
+            }
+        } else if let Some(bundle) = a.strip_prefix('-') {
+            for (n, l) in bundle.char_indices() {
+                letters.push(l);
+                if TAKES.contains(l) {
+                    let rest = &bundle[n + l.len_utf8()..];
+                    let v = if rest.is_empty() {
+                        i += 1;
+                        args.get(i - 1).cloned().unwrap_or_default()
+                    } else {
+                        rest.to_string()
+                    };
+                    values.push((l.to_string(), v));
+                    break;
+                }
+            }
+        }
+    }
+    let of = |keys: &[&str]| -> Vec<String> {
+        values
+            .iter()
+            .filter(|(k, _)| keys.contains(&k.as_str()))
+            .map(|(_, v)| v.clone())
+            .collect()
+    };
+    if !of(&[
+        "I",
+        "use-compress-program",
+        "to-command",
+        "transform",
+        "xform",
+    ])
+    .is_empty()
+    {
+        return Form::Runs("`tar -I`/`--to-command`/`--xform`, which run a program".into());
+    }
+    if letters.contains('x') {
+        if letters.contains('P') {
+            return Form::Runs("`tar -P`, which extracts to the paths it reads".into());
+        }
+        let dirs = of(&["C", "directory"]);
+        if dirs.len() > 1 {
+            return Form::Runs("`tar -x` with more than one `-C`".into());
+        }
+        let dir = dirs.into_iter().next().unwrap_or_else(|| ".".into());
+        return Form::Fills("`tar -x` writes what the archive holds".into(), dir);
+    }
+    if letters.contains('t') {
+        return Form::Reader;
+    }
+    let file = of(&["f", "file"]).pop().unwrap_or_else(|| "-".into());
+    Form::Writer("`tar` writes its archive file".into(), Some(vec![file]))
 }
 
 enum SedUse {

@@ -210,8 +210,13 @@ impl Lexer {
                     }
                     self.i += 1;
                     self.toks.push(Tok::Word(vec![Seg::Lit(":".into())]));
-                    self.toks
-                        .push(Tok::Word(vec![Seg::Arith { expr, quoted: true }]));
+                    self.toks.push(Tok::Word(vec![Seg::Arith {
+                        expr: expr.clone(),
+                        quoted: true,
+                    }]));
+                    // busybox sh has no `((`: it runs `( (expr) )`. Read that too.
+                    self.toks.push(Tok::Op(Op::Seq));
+                    self.toks.push(Tok::Subshell(format!("({expr})")));
                 }
                 '(' => {
                     self.i += 1;
@@ -380,12 +385,22 @@ impl Lexer {
                 if self.i >= self.c.len() {
                     break;
                 }
-                let start = self.i;
-                while self.peek(0).is_some_and(|c| c != '\n') {
-                    self.i += 1;
+                let mut line = String::new();
+                loop {
+                    let start = self.i;
+                    while self.peek(0).is_some_and(|c| c != '\n') {
+                        self.i += 1;
+                    }
+                    line.extend(&self.c[start..self.i]);
+                    self.i = (self.i + 1).min(self.c.len());
+                    // In an unquoted here-document a backslash-newline joins lines, also
+                    // for the delimiter (`EO\` + `F` is `EOF`).
+                    let trailing = line.chars().rev().take_while(|c| *c == '\\').count();
+                    if quoted || trailing % 2 == 0 || self.i >= self.c.len() {
+                        break;
+                    }
+                    line.pop();
                 }
-                let line: String = self.c[start..self.i].iter().collect();
-                self.i = (self.i + 1).min(self.c.len());
                 if line.trim_start_matches('\t') == delim {
                     break;
                 }

@@ -91,6 +91,11 @@ impl Eval {
                         .position(|a| a == ";" || a == "+")
                         .map_or(expr.len(), |p| j + 1 + p);
                     let cmd = &expr[j + 1..end];
+                    if cmd.first().is_some_and(|c| c.contains("{}")) {
+                        return Err(super::eval::cannot_read(
+                            "`find -exec {}`, which runs the files it finds as programs,",
+                        ));
+                    }
                     // `-exec rm {}` over every match deletes as much as `rm -r` would.
                     let deleting = cmd.first().is_some_and(|c| {
                         matches!(

@@ -60,6 +60,9 @@ pub(super) fn delete(op: &str, env: &Env, ev: &Eval, verb: &str, rule: &'static 
         // Deleting an entry of a filled folder removes the entry (a link, not what it
         // leads to); going through one does not.
         through_filled(op, &r, env, if op.ends_with('/') { 1 } else { 2 })?;
+        if every_app(&r) {
+            return Err(every_app_refused(op, &r, &format!("`{verb}` of")));
+        }
         // `DIR/*`: everything in a protected folder is as much as the folder.
         if let Some((parent, last)) = r.rsplit_once('/')
             && !last.is_empty()
@@ -101,6 +104,9 @@ pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
     for cand in &path.cands {
         for r in resolve(cand, env) {
             through_filled(cand, &r, env, 1)?;
+            if every_app(&r) {
+                return Err(every_app_refused(cand, &r, &format!("{via} to")));
+            }
             let blocks: Vec<&str> = env.fs.blockdevs.iter().map(String::as_str).collect();
             let hit = if r.contains(UNKNOWN) || r.contains(['*', '?', '[']) {
                 DANGEROUS_WRITES
@@ -367,8 +373,44 @@ fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
 }
 
 /// Deleting one named file: refused in the OS image and system state.
+/// Whether `r` (canonical) reaches into the data of every app: a pattern in the package's
+/// place (`/data/data/*/databases`, `/data/user_de/0/*/…`, `Android/data/*`).
+pub(super) fn every_app(r: &str) -> bool {
+    let c: Vec<&str> = r.split('/').filter(|c| !c.is_empty()).collect();
+    let pkg = match c.as_slice() {
+        ["data", "data" | "app", p, ..] => Some(*p),
+        ["data", "user" | "user_de" | "misc_ce" | "misc_de", _, p, ..] => Some(*p),
+        [
+            "storage",
+            "emulated",
+            _,
+            "Android",
+            "data" | "obb" | "media",
+            p,
+            ..,
+        ] => Some(*p),
+        _ => None,
+    };
+    pkg.is_some_and(|p| p.contains(['*', '?', '[']))
+}
+
+/// The refusal for a change that reaches every app's data.
+fn every_app_refused(op: &str, r: &str, verb: &str) -> Refusal {
+    Refusal::new(
+        "app-data",
+        format!(
+            "{verb} `{}` reaches the data of every app (`{}`); that is never done from here",
+            shown(op),
+            shown(r)
+        ),
+    )
+}
+
 fn one_file(op: &str, env: &Env, verb: &str) -> R<()> {
     for r in resolve(op, env) {
+        if every_app(&r) {
+            return Err(every_app_refused(op, &r, &format!("`{verb}` of")));
+        }
         if super::known::guarded(&r) && !r.starts_with("/dev/") && !r.contains(UNKNOWN) {
             return Err(Refusal::new(
                 "system-write",

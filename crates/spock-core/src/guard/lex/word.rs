@@ -245,7 +245,23 @@ impl Lexer {
             Some('{') => {
                 self.i += 1;
                 let inner = self.balanced('}');
+                if quoted && inner.contains('\'') {
+                    // Inside double quotes, shells disagree on whether `'` quotes here.
+                    return Seg::Unreadable {
+                        text: format!("\"${{{inner}}}\""),
+                        quoted,
+                    };
+                }
                 param_braced(&inner, quoted)
+            }
+            Some('"') => {
+                // mksh's `$"…"`.
+                self.i += 1;
+                let body = self.until('"');
+                Seg::Unreadable {
+                    text: format!("$\"{body}\""),
+                    quoted,
+                }
             }
             Some('\'') if !quoted => {
                 self.i += 1;
