@@ -141,6 +141,15 @@ fn round_five_corpora_are_refused() {
     check("round5/android.jsonl", "round 5, Android routes", 50, true);
 }
 
+/// Issue 34's round 6: written blind by three reviewers, measured before any fix (80.6 %),
+/// then used to fix.
+#[test]
+fn round_six_corpora_are_refused() {
+    check("round6/shell.jsonl", "round 6, shell", 55, true);
+    check("round6/programs.jsonl", "round 6, programs", 50, true);
+    check("round6/android.jsonl", "round 6, Android routes", 50, true);
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     check("ordinary.jsonl", "ordinary", 100, false);
@@ -211,6 +220,35 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "factory-reset",
             "factory reset",
         ),
+        // Round 6 (issue 34): a `cd` that may fail, prefix assignments, applets the guard
+        // does not follow, daemons' fixed paths, awk's output variables.
+        (
+            "cd /data/local/tmp/old 2>/dev/null; rm -rf vendor",
+            "rm-root",
+            "/vendor",
+        ),
+        (
+            "X=/vendor; X=/data/local/tmp/x rm -rf $X",
+            "rm-root",
+            "/vendor",
+        ),
+        ("busybox dpkg -r tidy", "cannot-read", "applet"),
+        (
+            "busybox time -o /cache/recovery/command true",
+            "recovery-command",
+            "recovery",
+        ),
+        (
+            "ln -s /dev/block/by-name/misc /data/local/tmp/l",
+            "raw-block-write",
+            "link",
+        ),
+        (
+            "awk '{print > f}' f=/vendor/build.prop /data/local/tmp/x",
+            "cannot-read",
+            "/vendor/build.prop",
+        ),
+        ("cd /sdcard && rm *", "rm-root", "/storage/emulated/0"),
         // Round 5 (issue 34): tar as tar reads its options, every app's data, busybox's
         // readings.
         ("tar xCf / /data/local/tmp/o.tar", "cannot-read", "`/`"),
@@ -272,9 +310,9 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "/storage/emulated/0",
         ),
         (
-            "printf 'all:\\n\\trm -rf /vendor\\n' > /data/local/tmp/Mimfile; busybox mim",
+            "printf 'all:\\n\\trm -rf /vendor\\n' > /data/local/tmp/Makefile; cd /data/local/tmp && mymake",
             "rm-root",
-            "leaves `/data/local/tmp/Mimfile`",
+            "leaves `/data/local/tmp/Makefile`",
         ),
     ];
     for (cmd, rule, words) in cases {
@@ -314,6 +352,16 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
         "rm -rf /data/data/com.example.app/cache/*",
         "find /data/local/tmp -name '*.log' -exec rm {} \\;",
         "i=0; ((i++)); echo $i",
+        // Round 6's forms used harmlessly.
+        "cd /data/local/tmp; rm -rf build",
+        "X=1 sh -c 'echo $X'",
+        "f() { local T=/data/local/tmp/x; rm -rf \"$T\"; }; f",
+        "awk '{print > \"/data/local/tmp/out.txt\"}' /data/local/tmp/in.txt",
+        "time ls /sdcard",
+        "busybox ls -l /sdcard",
+        "ln -s /sdcard/Download /data/local/tmp/dl",
+        "rm /sdcard/Download/*.tmp",
+        "V=a; V+=b; echo $V",
     ] {
         assert_eq!(guard::catastrophic(cmd), None, "{cmd:?}");
     }

@@ -35,6 +35,13 @@ impl Eval {
                 ));
             }
             "export" | "readonly" | "local" | "typeset" | "declare" | "integer" => {
+                if name == "export" {
+                    self.unexported.retain(|n| {
+                        !args
+                            .iter()
+                            .any(|a| a.split_once('=').map_or(a.as_str(), |(k, _)| k) == n)
+                    });
+                }
                 // busybox sh has no `typeset`, `declare` or `integer`: the old value may stay.
                 let may_not_run = matches!(name, "typeset" | "declare" | "integer");
                 let int = name == "integer"
@@ -47,6 +54,11 @@ impl Eval {
                         self.int_vars.push(k.to_string());
                     }
                     if !a.contains('=') {
+                        // mksh's `local T` starts T unset; busybox keeps the value.
+                        if matches!(name, "local" | "typeset" | "declare") {
+                            let v = env.get(k).join(&Val::known(""));
+                            env.set(k, v);
+                        }
                         continue;
                     }
                     let v = if v.contains(UNKNOWN) {
@@ -84,6 +96,11 @@ impl Eval {
                         Rc::make_mut(&mut env.funcs).remove(a);
                     } else {
                         env.set(a, Val::unknown(format!("what `${a}` holds after `unset`")));
+                        // `unset` also drops the export: a later plain assignment stays in
+                        // this shell, and a child shell may not see it.
+                        if !self.unexported.contains(a) {
+                            self.unexported.push(a.clone());
+                        }
                     }
                 }
                 return empty;
@@ -246,7 +263,17 @@ impl Eval {
                 Val::from_cands(cands, Some(Rc::from("which directory `cd` leads to")))
             }
         };
-        env.cwd = new;
+        // A `cd` that fails (the folder is missing) leaves the shell where it was; only
+        // `cd DIR && …` is sure to go on in DIR.
+        let sure = new
+            .cands
+            .iter()
+            .all(|c| !c.contains(UNKNOWN) && super::places::always_there(c));
+        env.cwd = if self.cd_may_fail && !sure && args.first().is_some_and(|d| *d != "-") {
+            old.join(&new)
+        } else {
+            new
+        };
         env.set("OLDPWD", old);
     }
 

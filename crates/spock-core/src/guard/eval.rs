@@ -49,6 +49,11 @@ pub(super) struct Eval {
     pub(super) ran_unread: bool,
     /// A function name the next lookup skips (`command NAME`, the plain reading).
     pub(super) skip_func: Option<String>,
+    /// Whether a `cd` in the pipeline being read may fail and leave the shell where it was
+    /// (it is not followed by `&&`, nor by `|| exit`).
+    pub(super) cd_may_fail: bool,
+    /// Variables `unset` took the export from: a child shell may not see their new value.
+    pub(super) unexported: Vec<String>,
     /// `trap` bodies, read again with the functions the command ends with.
     pub(super) traps: Vec<String>,
 }
@@ -67,6 +72,8 @@ impl Eval {
             packages: Vec::new(),
             ran_unread: false,
             skip_func: None,
+            cd_may_fail: false,
+            unexported: Vec::new(),
             traps: Vec::new(),
         }
     }
@@ -174,7 +181,12 @@ impl Eval {
         // Where the current and-or chain may have stopped early: `a && b` runs `b` in the
         // state after `a`, and the chain ends in any of those states.
         let mut stops: Vec<Env> = Vec::new();
-        for (conn, pipe) in &l.0 {
+        for (k, (conn, pipe)) in l.0.iter().enumerate() {
+            self.cd_may_fail = match l.0.get(k + 1) {
+                Some((Conn::And, _)) => false,
+                Some((Conn::Or, next)) => !next.first().is_some_and(stops_the_shell),
+                _ => true,
+            };
             let o = if *conn == Conn::Seq {
                 for s in stops.drain(..) {
                     *env = env.join(&s);
@@ -193,6 +205,11 @@ impl Eval {
     }
 
     fn pipeline(&mut self, cmds: &[Node], env: &mut Env, input: &Input) -> R<Val> {
+        // Only the pipeline's own `cd` is judged by what follows it.
+        let may_fail = std::mem::replace(&mut self.cd_may_fail, true);
+        if cmds.len() == 1 {
+            self.cd_may_fail = may_fail;
+        }
         let mut data = input.clone();
         let last = cmds.len().saturating_sub(1);
         for (i, node) in cmds.iter().enumerate() {
@@ -363,4 +380,20 @@ pub(super) fn concat(a: &Val, b: &Val) -> Val {
         }
     }
     Val::from_cands(cands, a.why.clone().or_else(|| b.why.clone()))
+}
+
+/// `exit` or `return` (after `||`): the shell goes no further when the left side failed.
+fn stops_the_shell(n: &Node) -> bool {
+    match n {
+        Node::Simple { words, .. } => words
+            .first()
+            .and_then(|w| super::parse::lit(w))
+            .is_some_and(|w| matches!(w, "exit" | "return")),
+        Node::Group(l, _) => {
+            l.0.last()
+                .and_then(|(_, p)| p.first())
+                .is_some_and(stops_the_shell)
+        }
+        _ => false,
+    }
 }

@@ -189,6 +189,40 @@ const READERS: &[&str] = &[
     "taskset",
     "nohup",
     "setsid",
+    // busybox and toybox applets that only read and print
+    "arch",
+    "ascii",
+    "count",
+    "help",
+    "hostid",
+    "last",
+    "logname",
+    "lsscsi",
+    "mcookie",
+    "mktemp",
+    "pwdx",
+    "pwgen",
+    "readelf",
+    "sha3sum",
+    "uuidgen",
+    "w",
+    "who",
+    "ipcalc",
+    "dnsdomainname",
+    "fsync",
+    "findfs",
+    "fstype",
+    "modinfo",
+    "getopt",
+    "gpiodetect",
+    "gpioinfo",
+    "gpiofind",
+    "i2cdetect",
+    "lzcat",
+    "logread",
+    "iconv",
+    "unicode",
+    "ts",
     // metadata only: a person judges these
     "touch",
     "chmod",
@@ -373,6 +407,125 @@ const READERS: &[&str] = &[
     "zstd",
     "lzop",
     "pigz",
+];
+
+/// busybox 1.35 and toybox 0.8.9 applets the guard does not follow: daemons, package and
+/// service managers, editors, loaders, partition and device tools. Any of them may be a link
+/// to busybox on a device, and each may run, write or wipe in ways of its own, so a command
+/// that calls one is refused whatever it is given.
+const APPLETS_NOT_FOLLOWED: &[&str] = &[
+    "acpi",
+    "acpid",
+    "adjtimex",
+    "ar",
+    "arping",
+    "blockdev",
+    "brctl",
+    "chattr",
+    "chvt",
+    "crond",
+    "crontab",
+    "cttyhack",
+    "deallocvt",
+    "depmod",
+    "devmem",
+    "dpkg",
+    "dpkg-deb",
+    "dumpkmap",
+    "dumpleases",
+    "ed",
+    "eject",
+    "fatattr",
+    "freeramdisk",
+    "fsfreeze",
+    "fstrim",
+    "ftpget",
+    "ftpput",
+    "getty",
+    "gpioget",
+    "gpioset",
+    "halt",
+    "hexedit",
+    "httpd",
+    "hwclock",
+    "i2cdump",
+    "i2cget",
+    "i2cset",
+    "i2ctransfer",
+    "ifdown",
+    "ifup",
+    "init",
+    "inotifyd",
+    "insmod",
+    "iorenice",
+    "ipneigh",
+    "killall5",
+    "klogd",
+    "link",
+    "linux32",
+    "linux64",
+    "linuxrc",
+    "loadfont",
+    "loadkmap",
+    "logger",
+    "login",
+    "losetup",
+    "makedevs",
+    "mdev",
+    "mim",
+    "mix",
+    "mkdosfs",
+    "mkpasswd",
+    "modprobe",
+    "mt",
+    "nameif",
+    "nbd-client",
+    "nbd-server",
+    "nologin",
+    "nuke",
+    "oneit",
+    "openvt",
+    "partprobe",
+    "passwd",
+    "pivot_root",
+    "poweroff",
+    "prlimit",
+    "rdate",
+    "readahead",
+    "resume",
+    "rfkill",
+    "rmmod",
+    "rpm",
+    "rpm2cpio",
+    "rtcwake",
+    "run-init",
+    "run-parts",
+    "setfattr",
+    "setkeycodes",
+    "sntp",
+    "ssl_client",
+    "start-stop-daemon",
+    "sulogin",
+    "svok",
+    "swapoff",
+    "swapon",
+    "switch_root",
+    "sysctl",
+    "syslogd",
+    "telnet",
+    "telnetd",
+    "tftp",
+    "tunctl",
+    "ubirename",
+    "uclampset",
+    "udhcpc",
+    "udhcpd",
+    "uevent",
+    "uncompress",
+    "uudecode",
+    "vconfig",
+    "vi",
+    "watchdog",
 ];
 
 /// Whether the guard models or knows `name` at all.
@@ -568,13 +721,21 @@ fn tar_form(args: &[String]) -> Form {
     while let Some(a) = args.get(i) {
         i += 1;
         if let Some(long) = a.strip_prefix("--") {
+            // GNU and busybox take any unambiguous prefix (`--dir`, `--to-c`).
+            let full = |k: &str| -> String {
+                LONG_TAKES
+                    .iter()
+                    .chain(&["extract", "get", "list", "absolute-names"])
+                    .find(|f| k.len() >= 2 && f.starts_with(k))
+                    .map_or_else(|| k.to_string(), |f| f.to_string())
+            };
             match long.split_once('=') {
-                Some((k, v)) => values.push((k.to_string(), v.to_string())),
-                None if LONG_TAKES.contains(&long) => {
-                    values.push((long.to_string(), args.get(i).cloned().unwrap_or_default()));
+                Some((k, v)) => values.push((full(k), v.to_string())),
+                None if LONG_TAKES.contains(&full(long).as_str()) => {
+                    values.push((full(long), args.get(i).cloned().unwrap_or_default()));
                     i += 1;
                 }
-                None => letters.push_str(match long {
+                None => letters.push_str(match full(long).as_str() {
                     "extract" | "get" => "x",
                     "list" => "t",
                     "absolute-names" => "P",
@@ -763,6 +924,13 @@ pub(super) fn guarded(p: &str) -> bool {
 fn path_tokens(a: &str) -> Vec<&str> {
     let mut out = vec![a];
     if let Some((_, v)) = a.split_once('=') {
+        out.push(v);
+    }
+    // A value glued to its option letter (`-o/data/system/x`).
+    if a.starts_with('-')
+        && !a.starts_with("--")
+        && let Some(v) = a.get(2..).filter(|v| v.starts_with(['/', '.', '~']))
+    {
         out.push(v);
     }
     out.extend(
@@ -1019,6 +1187,11 @@ impl Eval {
         input: &Input,
     ) -> R<()> {
         self.ran_unread = true;
+        if APPLETS_NOT_FOLLOWED.contains(&name) {
+            return Err(cannot_read(&format!(
+                "`{name}`, a busybox or toybox applet the guard does not follow (it may run, write or wipe on its own),"
+            )));
+        }
         let why = format!("`{name}` is a program the guard does not know");
         self.operands_guarded(args, env, &why)?;
         // It may run its arguments: as a command from any position, or as a script.

@@ -130,6 +130,23 @@ fn children(dir: &str) -> &'static [&'static str] {
     }
 }
 
+/// Whether the folder `p` (absolute) exists on every Android device, so `cd p` cannot fail.
+pub(super) fn always_there(p: &str) -> bool {
+    let c = canonical(p);
+    if matches!(
+        c.as_str(),
+        "/" | "/data/local/tmp" | "/data/local" | "/system/bin" | "/system/etc" | "/vendor/bin"
+    ) {
+        return true;
+    }
+    match c.rsplit_once('/') {
+        Some((parent, last)) => {
+            children(if parent.is_empty() { "/" } else { parent }).contains(&last)
+        }
+        None => false,
+    }
+}
+
 /// Whether deleting `p` (canonical, absolute) would wipe the device or its user's data.
 pub(super) fn protected(p: &str) -> bool {
     let c: Vec<&str> = p.split('/').filter(|c| !c.is_empty()).collect();

@@ -158,6 +158,19 @@ impl Eval {
                 .map(str::to_string)
                 .collect();
             self.operands_guarded(&literals, env, "awk's `>` writes a file")?;
+            // `print > f` with `f` a variable: set by `f=/path` operands, `-v`, or the input.
+            if awk_output_not_literal(&program) {
+                self.operands_guarded(args, env, "awk's `>` writes a file its variables name")?;
+                if !args.iter().any(|a| {
+                    a.split_once('=').is_some_and(|(k, _)| {
+                        !k.is_empty() && k.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+                    })
+                }) {
+                    return Err(super::eval::cannot_read(
+                        "awk's `print > NAME` writing to a file named by a value it reads,",
+                    ));
+                }
+            }
         }
         let runs_commands = program.contains("system")
             || program.contains("| \"")
@@ -231,4 +244,52 @@ fn awk_print(program: &str) -> Option<String> {
         out.push('\n');
     }
     Some(out)
+}
+
+/// Whether an awk program redirects `print`/`printf` output to a target that is not a string
+/// literal (`print > f`, `print >> $1`).
+fn awk_output_not_literal(program: &str) -> bool {
+    let c: Vec<char> = program.chars().collect();
+    let mut i = 0;
+    while i < c.len() {
+        if c[i] == '"' {
+            i += 1;
+            while i < c.len() && c[i] != '"' {
+                i += if c[i] == '\\' { 2 } else { 1 };
+            }
+            i += 1;
+            continue;
+        }
+        let word_start = i == 0 || !(c[i - 1].is_ascii_alphanumeric() || c[i - 1] == '_');
+        if word_start
+            && program[program.char_indices().nth(i).map_or(0, |(b, _)| b)..].starts_with("print")
+        {
+            // The statement runs to `;`, `}` or a newline at parenthesis depth 0.
+            let mut j = i + 5;
+            let mut depth = 0i32;
+            while j < c.len() && !(depth == 0 && matches!(c[j], ';' | '}' | '\n')) {
+                match c[j] {
+                    '"' => {
+                        j += 1;
+                        while j < c.len() && c[j] != '"' {
+                            j += if c[j] == '\\' { 2 } else { 1 };
+                        }
+                    }
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    '>' if depth == 0 => {
+                        let rest: String = c[j + 1..].iter().collect();
+                        let t = rest.trim_start_matches('>').trim_start();
+                        return !t.starts_with('"');
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            i = j;
+            continue;
+        }
+        i += 1;
+    }
+    false
 }

@@ -107,6 +107,15 @@ pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
             if every_app(&r) {
                 return Err(every_app_refused(cand, &r, &format!("{via} to")));
             }
+            if let Some(dir) = guarded_prefix(&r) {
+                return Err(Refusal::new(
+                    "system-write",
+                    format!(
+                        "{via} to `{}` writes into `{dir}`, the OS image or system state, whatever the rest of the name turns out to be; that is never done from here",
+                        shown(cand)
+                    ),
+                ));
+            }
             let blocks: Vec<&str> = env.fs.blockdevs.iter().map(String::as_str).collect();
             let hit = if r.contains(UNKNOWN) || r.contains(['*', '?', '[']) {
                 DANGEROUS_WRITES
@@ -230,6 +239,7 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         }
         "cp" | "install" if operands.len() >= 2 => {
             let dest = operands[operands.len() - 1];
+            no_follow_dest(name, args, dest, env)?;
             written(&Val::known(dest.as_str()), env, ev, &format!("`{name}`"))?;
             // Into a directory: the file keeps its name there.
             for src in &operands[..operands.len() - 1] {
@@ -272,6 +282,7 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         }
         "mv" if operands.len() >= 2 => {
             let dest = operands[operands.len() - 1];
+            no_follow_dest(name, args, dest, env)?;
             written(&Val::known(dest.as_str()), env, ev, "`mv`")?;
             for src in &operands[..operands.len() - 1] {
                 let base = src.trim_end_matches('/').rsplit('/').next().unwrap_or(src);
@@ -284,8 +295,22 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         }
         "ln" | "link" if operands.len() >= 2 => {
             let dest = operands[operands.len() - 1];
+            no_follow_dest(name, args, dest, env)?;
             written(&Val::known(dest.as_str()), env, ev, &format!("`{name}`"))?;
             for src in &operands[..operands.len() - 1] {
+                // A link to a partition lets any program that writes a fixed path (a pid
+                // file, a daemon's control file) write the partition.
+                for r in resolve(src, env) {
+                    if is_block_device(&r) || env.fs.blockdevs.contains(&r) {
+                        return Err(Refusal::new(
+                            "raw-block-write",
+                            format!(
+                                "`{name}` makes a link to the block device `{}`; anything that writes the link writes the partition",
+                                shown(&r)
+                            ),
+                        ));
+                    }
+                }
                 link(env, dest, src, true);
             }
         }
@@ -311,6 +336,39 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
     Ok(())
 }
 
+/// With `-n`/`-T` (`ln -sfn`, `mv -T`, `cp -T`) the destination is replaced itself, not
+/// followed: `/sdcard` then names the link at `/`, not the storage it leads to.
+fn no_follow_dest(name: &str, args: &[String], dest: &str, env: &Env) -> R<()> {
+    let flag = args.iter().any(|a| {
+        a.starts_with("--no-target-directory")
+            || a.starts_with("--no-dereference")
+            || (a.starts_with('-')
+                && !a.starts_with("--")
+                && a[1..].contains(if name == "ln" { ['n', 'T'] } else { ['T', 'T'] }))
+    });
+    if !flag {
+        return Ok(());
+    }
+    let bases: Vec<String> = if dest.starts_with('/') {
+        vec!["/".into()]
+    } else {
+        env.cwd.cands.clone()
+    };
+    for b in bases.iter().filter(|b| !b.contains(UNKNOWN)) {
+        let p = super::places::join_path(b, dest);
+        if super::known::guarded(&p) || protected(&p) {
+            return Err(Refusal::new(
+                "system-write",
+                format!(
+                    "`{name}` replaces `{}` itself, which is part of the OS image, system state or storage; that is never done from here",
+                    shown(&p)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// `cp`/`mv`/`ln`/`install` with `-t DIR` (`--target-directory`): DIR moved to the end, where
 /// the destination usually is, so `cp -t /system/framework x.jar` reads as `cp x.jar
 /// /system/framework`.
@@ -320,11 +378,21 @@ fn target_last(args: &[String]) -> Vec<String> {
     let mut i = 0;
     while let Some(a) = args.get(i) {
         i += 1;
-        if let Some(d) = a.strip_prefix("--target-directory=") {
-            dir = Some(d.to_string());
-        } else if a == "--target-directory" {
-            dir = args.get(i).cloned();
-            i += 1;
+        // Any unambiguous prefix of `--target-directory` (`--targ=DIR`).
+        let long = a
+            .strip_prefix("--")
+            .map(|l| l.split_once('=').map_or((l, None), |(k, v)| (k, Some(v))));
+        if let Some((k, v)) = long
+            && k.len() >= 2
+            && "target-directory".starts_with(k)
+        {
+            match v {
+                Some(d) => dir = Some(d.to_string()),
+                None => {
+                    dir = args.get(i).cloned();
+                    i += 1;
+                }
+            }
         } else if a.starts_with('-') && !a.starts_with("--") && a.len() > 1 {
             if let Some(p) = a[1..].find('t') {
                 let attached = &a[1 + p + 1..];
@@ -373,6 +441,22 @@ fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
 }
 
 /// Deleting one named file: refused in the OS image and system state.
+/// For a path with unknown text or a pattern in it: the fixed folder before that part, when
+/// the folder is in the OS image or system state (`/data/system/users/$(…)*.xml`).
+fn guarded_prefix(r: &str) -> Option<String> {
+    let c: Vec<&str> = r.split('/').filter(|c| !c.is_empty()).collect();
+    let at = c
+        .iter()
+        .position(|p| p.contains(UNKNOWN) || p.contains(['*', '?', '[']))?;
+    let dir = format!("/{}", c[..at].join("/"));
+    (at >= 2
+        && super::known::guarded(&dir)
+        && !["/dev/", "/proc/", "/storage/", "/mnt/", "/sys/"]
+            .iter()
+            .any(|p| dir.starts_with(p)))
+    .then_some(dir)
+}
+
 /// Whether `r` (canonical) reaches into the data of every app: a pattern in the package's
 /// place (`/data/data/*/databases`, `/data/user_de/0/*/…`, `Android/data/*`).
 pub(super) fn every_app(r: &str) -> bool {
@@ -411,6 +495,15 @@ fn one_file(op: &str, env: &Env, verb: &str) -> R<()> {
         if every_app(&r) {
             return Err(every_app_refused(op, &r, &format!("`{verb}` of")));
         }
+        if let Some(dir) = guarded_prefix(&r) {
+            return Err(Refusal::new(
+                "system-write",
+                format!(
+                    "`{verb} {}` deletes from `{dir}`, the OS image or system state, whatever the rest of the name turns out to be; that is never done from here",
+                    shown(op)
+                ),
+            ));
+        }
         if super::known::guarded(&r) && !r.starts_with("/dev/") && !r.contains(UNKNOWN) {
             return Err(Refusal::new(
                 "system-write",
@@ -431,6 +524,10 @@ fn rm(args: &[String], env: &Env, ev: &Eval) -> R<()> {
     let mut operands = Vec::new();
     let mut opts_done = false;
     for a in args {
+        // A pattern may match a file named `-rf` (`: > -rf; rm *`).
+        if !opts_done && a.contains(['*', '?', '[']) {
+            recursive = true;
+        }
         if opts_done || !a.starts_with('-') || a == "-" {
             operands.push(a);
         } else if a == "--" {

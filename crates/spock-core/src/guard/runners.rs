@@ -23,8 +23,9 @@ pub(super) fn basename(a: &str) -> &str {
 fn prefix_spec(name: &str) -> Option<(&'static [&'static str], usize)> {
     Some(match name {
         "exec" => (&["-a"], 0),
-        "builtin" | "nohup" | "time" | "setsid" | "logwrapper" | "unshare" | "caffeinate"
-        | "fakeroot" | "nohup.sh" => (&[], 0),
+        "time" => (&["-o", "-f", "--output", "--format"], 0),
+        "builtin" | "nohup" | "setsid" | "logwrapper" | "unshare" | "caffeinate" | "fakeroot"
+        | "nohup.sh" => (&[], 0),
         "nice" => (&["-n", "--adjustment"], 0),
         "ionice" => (&["-c", "-n", "-p", "--class", "--classdata"], 0),
         "stdbuf" => (&["-i", "-o", "-e"], 0),
@@ -175,7 +176,29 @@ impl Eval {
             if matches!(name.as_str(), "busybox" | "toybox" | "toolbox") && args.is_empty() {
                 return Ok(Val::known(""));
             }
+            // busybox's `svc` is daemontools' (it writes control bytes), not Android's.
+            if name == "busybox" && args.first().is_some_and(|a| a == "svc") {
+                return Err(cannot_read(
+                    "`busybox svc`, daemontools' service control (not Android's `svc`),",
+                ));
+            }
             let i = skip_opts(args, takes) + positionals;
+            // `time -o FILE`, `strace -o FILE` write their report over FILE.
+            if matches!(name.as_str(), "time" | "strace" | "ltrace") {
+                for (n, a) in args[..i.min(args.len())].iter().enumerate() {
+                    let file = match a.as_str() {
+                        "-o" | "--output" => args.get(n + 1).cloned(),
+                        _ => a
+                            .strip_prefix("--output=")
+                            .or_else(|| a.strip_prefix("-o"))
+                            .filter(|v| !v.is_empty())
+                            .map(str::to_string),
+                    };
+                    if let Some(f) = file {
+                        super::rules::written(&Val::known(f), env, self, &format!("`{name} -o`"))?;
+                    }
+                }
+            }
             if name == "flock" && args.get(i).is_some_and(|a| a == "-c") {
                 let script = args.get(i + 1).cloned().unwrap_or_default();
                 return self.child_shell(&script, "sh", &[], env, input);
@@ -325,6 +348,10 @@ impl Eval {
             ));
         }
         let mut child = env.child();
+        for n in &self.unexported {
+            let v = child.get(n).join(&Val::known(""));
+            child.set(n, v);
+        }
         child.set("0", Val::known(zero));
         child.params = Params::Known(args.iter().map(|a| Val::known(a.as_str())).collect());
         let out = self.script(script, &mut child, input.clone())?;

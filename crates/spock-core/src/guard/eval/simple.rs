@@ -113,11 +113,21 @@ impl Eval {
         // `NAME=value` words before the command name are assignments.
         let mut rest = words;
         let mut assigned = false;
+        let before = env.clone();
         while let Some((w, tail)) = rest.split_first() {
             let Some((name, value)) = assignment(w) else {
                 break;
             };
-            let v = self.expand_joined(&value, env)?;
+            let mut v = self.expand_joined(&value, env)?;
+            // mksh's `NAME+=text` appends; busybox sh runs it as a command named `NAME+=text`.
+            let name = match name.strip_suffix('+') {
+                Some(n) => {
+                    let old = env.get(n);
+                    v = super::concat(&old, &v).join(&old);
+                    n.to_string()
+                }
+                None => name,
+            };
             self.assigned(&name, &v, env)?;
             env.set(&name, v);
             assigned = true;
@@ -152,9 +162,16 @@ impl Eval {
             plain?;
             return r;
         }
+        // `X=new cmd $X`: the command's words see the old value (the command gets the new
+        // one); `IFS=: cmd $P` splits with the old IFS. Both readings are kept.
+        let words_env = if assigned {
+            before.join(env)
+        } else {
+            env.clone()
+        };
         let mut alts: Vec<Vec<String>> = vec![Vec::new()];
         for w in rest {
-            let exp = self.expand(w, env)?;
+            let exp = self.expand(w, &words_env)?;
             let mut next = Vec::new();
             for a in &alts {
                 for e in &exp {
@@ -237,11 +254,12 @@ fn assignment(w: &Word) -> Option<(String, Word)> {
         return None;
     };
     let (name, rest) = first.split_once('=')?;
-    let valid = name
+    let bare = name.strip_suffix('+').unwrap_or(name);
+    let valid = bare
         .chars()
         .next()
         .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
-        && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
+        && bare.chars().all(|c| c == '_' || c.is_ascii_alphanumeric());
     if !valid {
         return None;
     }
