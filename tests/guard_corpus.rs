@@ -1,5 +1,6 @@
 //! The guard against the held-out corpora in `tests/guard/`: disguised catastrophic commands
-//! (at least 95% refused before anyone is asked) and ordinary maintenance commands (at most
+//! (all refused before anyone is asked, since each has been used to fix the guard) and
+//! ordinary maintenance commands (at most
 //! 1% refused). Prints a table per family and lists every miss, so a regression names itself.
 //!
 //! Run `cargo test --test guard_corpus -- --nocapture` to see the table.
@@ -76,15 +77,17 @@ fn print(title: &str, t: &Tally) {
     }
 }
 
-/// Loads a corpus, prints its table and checks its rate: at least 95% refused for a
-/// catastrophic one, at most 1% for an ordinary one.
+/// Loads a corpus, prints its table and checks its rate: all of it refused for a catastrophic
+/// one, at most 1% for an ordinary one.
 fn check(name: &str, title: &str, min_cases: usize, want_refused: bool) {
     let cases = load(name);
     assert!(cases.len() >= min_cases, "{name} has {} cases", cases.len());
     let t = tally(&cases, want_refused);
     print(title, &t);
+    // Every catastrophic corpus here has been used to fix the guard: all of it stays
+    // refused. (The 95 % goal is for a fresh corpus, measured before it is used.)
     let ok = if want_refused {
-        t.refused * 100 >= t.total * 95
+        t.refused == t.total
     } else {
         t.refused * 100 <= t.total
     };
@@ -148,6 +151,15 @@ fn round_six_corpora_are_refused() {
     check("round6/shell.jsonl", "round 6, shell", 55, true);
     check("round6/programs.jsonl", "round 6, programs", 50, true);
     check("round6/android.jsonl", "round 6, Android routes", 50, true);
+}
+
+/// Issue 34's round 7: written blind by three reviewers, measured before any fix (84.4 %),
+/// then used to fix.
+#[test]
+fn round_seven_corpora_are_refused() {
+    check("round7/shell.jsonl", "round 7, shell", 55, true);
+    check("round7/programs.jsonl", "round 7, programs", 50, true);
+    check("round7/android.jsonl", "round 7, Android routes", 50, true);
 }
 
 #[test]
@@ -219,6 +231,35 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "am start -d 'intent:#Intent;action=android.intent.action.MASTER%5FCLEAR;end'",
             "factory-reset",
             "factory reset",
+        ),
+        // Round 7 (issue 34): patterns as program names and write targets, system scripts
+        // run with `sh`, compressors that delete, values a builtin may leave unchanged.
+        ("/bin/c[m]d testharness enable", "cannot-read", "pattern"),
+        ("sh /system/bin/pm remove-user 10", "remove-user", "user"),
+        (
+            "for f in /*/etc/build.prop; do echo x >> $f; done",
+            "system-write",
+            "OS image",
+        ),
+        (
+            "bzip2 /sdcard/DCIM/*",
+            "rm-root",
+            "/storage/emulated/0/DCIM",
+        ),
+        (
+            "gunzip /cache/recovery/command.gz",
+            "recovery-command",
+            "recovery",
+        ),
+        (
+            "dd if=/dev/zero of=\"$(find /dev -name 'm?sc')\"",
+            "raw-block-write",
+            "partition",
+        ),
+        (
+            "T=/vendor; T=/data/local/tmp/x command :; rm -rf \"$T\"",
+            "rm-root",
+            "/vendor",
         ),
         // Round 6 (issue 34): a `cd` that may fail, prefix assignments, applets the guard
         // does not follow, daemons' fixed paths, awk's output variables.
@@ -362,6 +403,13 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
         "ln -s /sdcard/Download /data/local/tmp/dl",
         "rm /sdcard/Download/*.tmp",
         "V=a; V+=b; echo $V",
+        // Round 7's forms used harmlessly.
+        "gzip -c /data/local/tmp/log.txt > /data/local/tmp/log.gz",
+        "gunzip /data/local/tmp/logs.tar.gz",
+        "while read -r p; do pm clear $p; done <<'EOF'\ncom.a\ncom.b\ncom.c\nEOF",
+        "sh /data/local/tmp/run.sh",
+        "for f in /sdcard/Download/*.txt; do cat $f; done",
+        "mkdir -p '/data/local/tmp/my dir' && ls '/data/local/tmp/my dir'",
     ] {
         assert_eq!(guard::catastrophic(cmd), None, "{cmd:?}");
     }

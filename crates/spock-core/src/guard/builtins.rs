@@ -35,6 +35,15 @@ impl Eval {
                 ));
             }
             "export" | "readonly" | "local" | "typeset" | "declare" | "integer" => {
+                if name == "readonly" || args.iter().any(|a| a.starts_with('-') && a.contains('r'))
+                {
+                    for a in args.iter().filter(|a| !a.starts_with(['-', '+'])) {
+                        let k = a.split_once('=').map_or(a.as_str(), |(k, _)| k).to_string();
+                        if !self.readonly.contains(&k) {
+                            self.readonly.push(k);
+                        }
+                    }
+                }
                 if name == "export" {
                     self.unexported.retain(|n| {
                         !args
@@ -141,6 +150,13 @@ impl Eval {
                 return empty;
             }
             "getopts" => {
+                // It sets or unsets OPTARG and moves OPTIND.
+                for n in ["OPTARG", "OPTIND"] {
+                    env.set(
+                        n,
+                        Val::unknown(format!("what `${n}` holds after `getopts`")),
+                    );
+                }
                 if let Some(v) = args.get(1) {
                     env.set(
                         v,
@@ -334,6 +350,11 @@ impl Eval {
                 }
                 _ => Val::unknown(format!("what `${name}` holds after `read`")),
             };
+            // `read` may fail (a readonly name, the end of input) and leave the old value.
+            // `read` into a readonly name fails, and the shell goes on with the old value.
+            if self.readonly.contains(name) {
+                continue;
+            }
             env.set(name, v);
         }
     }
@@ -495,42 +516,42 @@ fn read_unescape(t: &str) -> String {
 /// Whether an alias's text is a whole command: quotes closed, no compound left open, no
 /// operator waiting for more.
 fn whole_command(body: &str) -> bool {
+    // The text outside quotes, quoted parts kept as `x` (so words and brackets are counted
+    // only where the shell reads them).
+    let mut bare = String::new();
     let mut quote: Option<char> = None;
     let mut c = body.chars();
     while let Some(ch) = c.next() {
         match (quote, ch) {
             (Some(q), x) if q == x => quote = None,
-            (Some('\''), _) => {}
+            (Some('\''), _) => bare.push('x'),
             // A backslash escapes the next character; one at the end continues the line.
             (_, '\\') if c.next().is_none() => return false,
-            (Some(_), _) | (_, '\\') => {}
+            (_, '\\') | (Some(_), _) => bare.push('x'),
             (None, '\'' | '"' | '`') => quote = Some(ch),
-            _ => {}
+            _ => bare.push(ch),
         }
     }
     if quote.is_some() {
         return false;
     }
     // `$(`, `${`, `(` left open go on into the next line.
-    let opens = body.matches(['(', '{']).count();
-    let closes = body.matches([')', '}']).count();
-    if opens != closes {
+    if bare.matches(['(', '{']).count() != bare.matches([')', '}']).count() {
         return false;
     }
-    let t = body.trim_end();
-    if t.ends_with(['|', '&', '\\']) && !t.ends_with(";&") {
+    let t = bare.trim_end();
+    // `a &&`, `a ||`, `a |` wait for more; `a &` is whole.
+    if t.ends_with("&&") || t.ends_with('|') {
         return false;
     }
-    const OPENERS: &[&str] = &[
-        "for", "while", "until", "if", "case", "select", "do", "then", "else", "elif", "{", "(",
-        "function",
-    ];
-    const CLOSERS: &[&str] = &["done", "fi", "esac", "}", ")"];
-    let words: Vec<&str> = body
+    let words: Vec<&str> = bare
         .split(|c: char| c.is_whitespace() || c == ';')
         .filter(|w| !w.is_empty())
         .collect();
-    let opens = words.iter().filter(|w| OPENERS.contains(w)).count();
-    let closes = words.iter().filter(|w| CLOSERS.contains(w)).count();
-    opens == 0 && closes == 0
+    let n = |set: &[&str]| words.iter().filter(|w| set.contains(w)).count();
+    // Every compound the alias opens, it closes.
+    n(&["for", "while", "until", "select"]) == n(&["done"])
+        && n(&["if"]) == n(&["fi"])
+        && n(&["case"]) == n(&["esac"])
+        && n(&["{"]) == n(&["}"])
 }

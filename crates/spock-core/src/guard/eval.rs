@@ -54,6 +54,8 @@ pub(super) struct Eval {
     pub(super) cd_may_fail: bool,
     /// Variables `unset` took the export from: a child shell may not see their new value.
     pub(super) unexported: Vec<String>,
+    /// Names made readonly: `read` cannot change them.
+    pub(super) readonly: Vec<String>,
     /// `trap` bodies, read again with the functions the command ends with.
     pub(super) traps: Vec<String>,
 }
@@ -74,6 +76,7 @@ impl Eval {
             skip_func: None,
             cd_may_fail: false,
             unexported: Vec::new(),
+            readonly: Vec::new(),
             traps: Vec::new(),
         }
     }

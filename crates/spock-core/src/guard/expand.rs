@@ -40,6 +40,7 @@ impl Eval {
         }];
         for seg in w {
             let (mut vals, quoted) = self.seg(seg, env)?;
+            let keep_braces = quoted && !matches!(seg, Seg::Lit(_));
             if parts.len() * vals.len() > MAX_ALTS {
                 self.why
                     .push(Rc::from("what a word with too many possible values holds"));
@@ -52,9 +53,9 @@ impl Eval {
                     if p.cur.len() + v.len() > super::state::MAX_VALUE {
                         self.why
                             .push(Rc::from("what a value too long to follow holds"));
-                        push(&mut p, UNKNOWN_S, quoted, &ifs);
+                        push(&mut p, UNKNOWN_S, quoted, keep_braces, &ifs);
                     } else {
-                        push(&mut p, v, quoted, &ifs);
+                        push(&mut p, v, quoted, keep_braces, &ifs);
                     }
                     next.push(p);
                 }
@@ -333,7 +334,7 @@ fn trim(s: &str, pat: &str, suffix: bool, longest: bool) -> String {
     s.to_string()
 }
 
-fn push(p: &mut Part, v: &str, quoted: bool, ifs: &str) {
+fn push(p: &mut Part, v: &str, quoted: bool, keep_braces: bool, ifs: &str) {
     for c in v.chars() {
         if c == FIELD_BREAK || (!quoted && ifs.contains(c)) {
             if p.have || c == FIELD_BREAK {
@@ -341,7 +342,12 @@ fn push(p: &mut Part, v: &str, quoted: bool, ifs: &str) {
             }
             p.have = false;
         } else {
-            p.cur.push(c);
+            // A quoted value takes no part in brace expansion (`"$X"` with X=`{ a,b; }`).
+            p.cur.push(if keep_braces && matches!(c, '{' | '}' | ',') {
+                super::lex::mark(c)
+            } else {
+                c
+            });
             p.have = true;
         }
     }

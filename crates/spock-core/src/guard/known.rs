@@ -1097,6 +1097,7 @@ impl Eval {
             self.deeper(|ev| ev.run(argv, &mut e, &from_net))?;
             return Ok(());
         }
+        self.compressed_away(name, args, env)?;
         match form(name, args) {
             Form::Reader => Ok(()),
             Form::Runs(why) => Err(cannot_read(&why)),
@@ -1130,6 +1131,74 @@ impl Eval {
         }
     }
 
+    /// `gzip FILE`, `bzip2 FILE`, `lzop -U FILE` delete FILE once compressed (as `rm FILE`
+    /// would), and `gunzip F.gz` writes `F`: read as those.
+    fn compressed_away(&mut self, name: &str, args: &[String], env: &mut Env) -> R<()> {
+        const TOOLS: &[&str] = &[
+            "gzip",
+            "gunzip",
+            "bzip2",
+            "bunzip2",
+            "xz",
+            "unxz",
+            "lzma",
+            "unlzma",
+            "zstd",
+            "unzstd",
+            "lzop",
+            "pigz",
+            "unpigz",
+            "uncompress",
+            "compress",
+        ];
+        if !TOOLS.contains(&name)
+            || has_opt(args, 'c', &["stdout", "to-stdout"])
+            || has_opt(args, 'k', &["keep"])
+            || has_opt(args, 'l', &["list"])
+            || has_opt(args, 't', &["test"])
+        {
+            return Ok(());
+        }
+        // lzop keeps its input unless told `-U`; zstd keeps it unless `--rm`.
+        let removes = match name {
+            "lzop" => has_opt(args, 'U', &["unlink", "delete"]),
+            "zstd" | "unzstd" => args.iter().any(|a| a == "--rm"),
+            _ => true,
+        };
+        let decompress = matches!(
+            name,
+            "gunzip" | "bunzip2" | "unxz" | "unlzma" | "unzstd" | "unpigz" | "uncompress"
+        ) || has_opt(args, 'd', &["decompress", "uncompress"]);
+        let files: Vec<String> = args
+            .iter()
+            .filter(|a| !a.starts_with('-') || a.as_str() == "-")
+            .filter(|a| a.as_str() != "-")
+            .cloned()
+            .collect();
+        if removes && !files.is_empty() {
+            let mut argv = vec!["-f".to_string()];
+            argv.extend(files.iter().cloned());
+            super::rules::check("rm", &argv, env, self)?;
+        }
+        if decompress {
+            for f in &files {
+                let out = [
+                    ".gz", ".bz2", ".xz", ".lzma", ".lz", ".lzo", ".zst", ".Z", ".tgz",
+                ]
+                .iter()
+                .find_map(|s| f.strip_suffix(s))
+                .unwrap_or(f);
+                super::rules::written(
+                    &super::state::Val::known(out),
+                    env,
+                    self,
+                    &format!("`{name}`"),
+                )?;
+            }
+        }
+        Ok(())
+    }
+
     /// Refuses when an operand (or a path inside an argument) is on the catastrophic list.
     pub(super) fn operands_guarded(&mut self, args: &[String], env: &Env, why: &str) -> R<()> {
         for a in args {
@@ -1158,6 +1227,15 @@ impl Eval {
                 }
                 for r in resolve(t, env) {
                     through_filled(t, &r, env, 1)?;
+                    if let Some(hit) = super::rules::guarded_glob(&r) {
+                        return Err(Refusal::new(
+                            "cannot-read",
+                            format!(
+                                "cannot read this: {why}, and it is given `{}`, which can match `{hit}`, {GUARDED_PLACE}; run it yourself",
+                                shown(t)
+                            ),
+                        ));
+                    }
                     // A plain word at `/` names an entry of `/` only if Android has one.
                     let depth = r.split('/').filter(|c| !c.is_empty()).count();
                     let plain_root_word = !t.contains('/')

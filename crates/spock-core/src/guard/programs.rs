@@ -74,8 +74,23 @@ impl Eval {
         } else {
             items.iter().map(|s| format!("{s}/{UNKNOWN}")).collect()
         };
+        // Names made earlier with blanks or newlines in them are printed whole, and split
+        // by whatever reads the listing.
+        let odd: Vec<String> = env
+            .fs
+            .odd_names
+            .iter()
+            .filter(|o| {
+                starts.iter().any(|s| {
+                    super::places::resolve(s, env)
+                        .iter()
+                        .any(|r| o.starts_with(&format!("{}/", r.trim_end_matches('/'))))
+                })
+            })
+            .map(|o| format!("{o}\n"))
+            .collect();
         let mut out = Val::from_cands(
-            listed.iter().map(|l| format!("{l}\n")).collect(),
+            listed.iter().map(|l| format!("{l}\n")).chain(odd).collect(),
             Some(std::rc::Rc::from("which files `find` lists")),
         );
         while j < expr.len() {

@@ -116,6 +116,26 @@ pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
                     ),
                 ));
             }
+            if let Some(hit) = guarded_glob(&r) {
+                return Err(Refusal::new(
+                    "system-write",
+                    format!(
+                        "{via} to `{}` can reach `{hit}`, in the OS image or system state; that is never done from here",
+                        shown(cand)
+                    ),
+                ));
+            }
+            // A device node named by a pattern or by text computed on the device (`$(find
+            // /dev -name 'm?sc')`) may be any partition.
+            if (r.contains(UNKNOWN) || r.contains(['*', '?', '['])) && r.starts_with("/dev/") {
+                return Err(Refusal::new(
+                    "raw-block-write",
+                    format!(
+                        "{via} to `{}`: a device named by a pattern or computed text may be a partition",
+                        shown(cand)
+                    ),
+                ));
+            }
             let blocks: Vec<&str> = env.fs.blockdevs.iter().map(String::as_str).collect();
             let hit = if r.contains(UNKNOWN) || r.contains(['*', '?', '[']) {
                 DANGEROUS_WRITES
@@ -196,6 +216,15 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
     };
     let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     match name {
+        "mkdir" | "touch" => {
+            for op in operands.iter().filter(|o| o.contains(char::is_whitespace)) {
+                for r in resolve(op, env) {
+                    if env.fs.odd_names.len() < 32 {
+                        env.fs_mut().odd_names.push(r);
+                    }
+                }
+            }
+        }
         "rm" => rm(args, env, ev)?,
         "unlink" => {
             for op in &operands {
@@ -441,6 +470,20 @@ fn link(env: &mut Env, new: &str, old: &str, may_be_dir: bool) {
 }
 
 /// Deleting one named file: refused in the OS image and system state.
+/// For a path with a pattern in it: a place in the OS image or system state it can match
+/// (`/*/etc/build.prop` is `/system/etc/build.prop`, `/vendor/etc/build.prop`, …).
+pub(super) fn guarded_glob(r: &str) -> Option<String> {
+    if !r.contains(['*', '?', '[']) || r.contains(UNKNOWN) {
+        return None;
+    }
+    protected_match(r).filter(|h| {
+        !h.starts_with("everything in")
+            && super::known::guarded(h)
+            && !h.starts_with("/storage/")
+            && !h.starts_with("/mnt/")
+    })
+}
+
 /// For a path with unknown text or a pattern in it: the fixed folder before that part, when
 /// the folder is in the OS image or system state (`/data/system/users/$(…)*.xml`).
 fn guarded_prefix(r: &str) -> Option<String> {

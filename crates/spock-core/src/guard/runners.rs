@@ -74,6 +74,25 @@ fn skip_opts(args: &[String], takes_value: &[&str]) -> usize {
     i.min(args.len())
 }
 
+/// The program a path in a system `bin` folder names (`/system/bin/pm` is `pm`).
+fn system_program(path: &str) -> Option<String> {
+    let c = super::places::canonical(path);
+    let (dir, base) = c.rsplit_once('/')?;
+    let system_bin = matches!(
+        dir,
+        "/system/bin"
+            | "/system/xbin"
+            | "/bin"
+            | "/xbin"
+            | "/vendor/bin"
+            | "/product/bin"
+            | "/system_ext/bin"
+            | "/odm/bin"
+            | "/sbin"
+    ) || (dir.starts_with("/apex/") && dir.ends_with("/bin"));
+    system_bin.then(|| base.to_string())
+}
+
 impl Eval {
     /// Runs one expanded argv and returns its standard output.
     pub(super) fn run(&mut self, argv: Vec<String>, env: &mut Env, input: &Input) -> R<Val> {
@@ -82,6 +101,13 @@ impl Eval {
             return Ok(Val::known(""));
         };
         let args = &argv[1..];
+        if first.contains(['*', '?', '[']) && first.len() > 1 && first != "[[" {
+            // The shell runs whatever the pattern matches (`/bin/c[m]d` is `cmd`).
+            return Err(cannot_read(&format!(
+                "`{}`, a pattern as the program's name,",
+                shown(&first)
+            )));
+        }
         if first.contains(UNKNOWN) {
             return Err(cannot_tell(
                 self,
@@ -425,6 +451,13 @@ impl Eval {
                     "the script `{file}`, which {} may have written earlier in this command,",
                     env.fs.unread_writes.as_deref().unwrap_or("a program")
                 ))),
+                // Android's `am`, `pm`, `cmd`, … in a system `bin` folder: `sh /system/bin/pm
+                // ARGS` is `pm ARGS` (they are shell scripts, or run as such).
+                None if system_program(file).is_some() => {
+                    let mut argv = vec![system_program(file).unwrap_or_default()];
+                    argv.extend(args[i + 1..].iter().cloned());
+                    self.run(argv, env, input)
+                }
                 None => Ok(Val::unknown(format!("what `sh {file}` prints"))),
             };
         }

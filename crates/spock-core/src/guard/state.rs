@@ -144,6 +144,9 @@ pub(super) struct Fs {
     /// `(dir, by)`: folders filled with entries the guard cannot see (`tar -x`, `cp -a`,
     /// `cp -rs`): any of them may be a link anywhere, so going through them is not read.
     pub(super) filled: Vec<(String, String)>,
+    /// Files and folders the command made whose names hold blanks or newlines: a listing
+    /// that prints them (`find`) splits into other paths when read word by word or by line.
+    pub(super) odd_names: Vec<String>,
 }
 
 impl Fs {
@@ -179,6 +182,13 @@ impl Fs {
             let j = files.get(k).map_or_else(|| v.clone(), |a| a.join(v));
             files.insert(k.clone(), j);
         }
+        let mut odd_names = self.odd_names.clone();
+        odd_names.extend(
+            o.odd_names
+                .iter()
+                .filter(|f| !self.odd_names.contains(f))
+                .cloned(),
+        );
         let mut filled = self.filled.clone();
         filled.extend(
             o.filled
@@ -191,6 +201,7 @@ impl Fs {
             files,
             blockdevs,
             filled,
+            odd_names,
             unread_writes: self
                 .unread_writes
                 .clone()

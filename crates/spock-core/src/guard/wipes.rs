@@ -122,7 +122,7 @@ fn packages(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
             break;
         }
     }
-    let Some(pkg) = words.get(i) else {
+    let Some(pkg) = words.get(i).filter(|p| !p.is_empty()) else {
         return Ok(());
     };
     // A pattern (`/data/user/0/*/` cut down to `*`) is a set the device computes.

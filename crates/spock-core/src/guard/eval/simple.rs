@@ -94,7 +94,24 @@ impl Eval {
         env: &mut Env,
         input: &Input,
     ) -> R<Val> {
+        let before = (!redirs.is_empty()).then(|| env.clone());
         let (input, writes) = self.redirect(redirs, env, input)?;
+        // `X=v <FILE`: when the redirection fails (no such file or folder), the assignment
+        // is not made.
+        if let Some(before) = before
+            && !words.is_empty()
+            && words.iter().all(|w| assignment(w).is_some())
+        {
+            let out = self.simple_argv(words, env, &input)?;
+            for w in words {
+                if let Some((name, _)) = assignment(w) {
+                    let name = name.trim_end_matches('+');
+                    let v = before.get(name).join(&env.get(name));
+                    env.set(name, v);
+                }
+            }
+            return Ok(record(&writes, out, env));
+        }
         // `exec <<EOF` (no command): the body becomes the shell's own input.
         if let [w] = words
             && crate::guard::parse::lit(w) == Some("exec")
@@ -209,6 +226,17 @@ impl Eval {
                 o
             };
             out = Some(out.map_or(o.clone(), |a| a.join(&o)));
+        }
+        // `X=v cmd`: X stays v after a special builtin (mksh), and goes back for anything
+        // else (`command :`, a program): both.
+        if assigned {
+            for w in &words[..words.len() - rest.len()] {
+                if let Some((name, _)) = assignment(w) {
+                    let name = name.trim_end_matches('+');
+                    let v = before.get(name).join(&env.get(name));
+                    env.set(name, v);
+                }
+            }
         }
         Ok(out.unwrap_or_else(|| Val::known("")))
     }
