@@ -162,6 +162,15 @@ fn round_seven_corpora_are_refused() {
     check("round7/android.jsonl", "round 7, Android routes", 50, true);
 }
 
+/// Issue 34's round 8: written blind by three reviewers, measured before any fix (92.4 %),
+/// then used to fix.
+#[test]
+fn round_eight_corpora_are_refused() {
+    check("round8/shell.jsonl", "round 8, shell", 55, true);
+    check("round8/programs.jsonl", "round 8, programs", 50, true);
+    check("round8/android.jsonl", "round 8, Android routes", 50, true);
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     check("ordinary.jsonl", "ordinary", 100, false);
@@ -231,6 +240,29 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "am start -d 'intent:#Intent;action=android.intent.action.MASTER%5FCLEAR;end'",
             "factory-reset",
             "factory reset",
+        ),
+        // Round 8 (issue 34): bytes or characters, traps inside `$( )`, busybox's pattern
+        // escapes, `nsenter -w`, `diff | patch`.
+        (
+            "X='ü/system_ext'; rm -rf -- \"${X#??}\"",
+            "cannot-tell",
+            "beyond ASCII",
+        ),
+        (
+            "T=$(trap 'echo /vendor' EXIT; echo /data/local/tmp/x); rm -rf $T",
+            "rm-root",
+            "/vendor",
+        ),
+        ("B='\\vendor'; rm -rf /$B*", "rm-root", "/vendor"),
+        (
+            "busybox nsenter -w/cache/recovery sh -c 'echo x > command'",
+            "recovery-command",
+            "recovery",
+        ),
+        (
+            "diff -u /system/etc/hosts /dev/null | patch -p0",
+            "cannot-read",
+            "patch",
         ),
         // Round 7 (issue 34): patterns as program names and write targets, system scripts
         // run with `sh`, compressors that delete, values a builtin may leave unchanged.
@@ -410,6 +442,11 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
         "sh /data/local/tmp/run.sh",
         "for f in /sdcard/Download/*.txt; do cat $f; done",
         "mkdir -p '/data/local/tmp/my dir' && ls '/data/local/tmp/my dir'",
+        // Round 8's forms used harmlessly.
+        "for f in /sdcard/Download/*.jpg; do echo \"${f%.jpg}\"; done",
+        "X=café; echo ${#X}",
+        "T=$(readlink -f /sdcard); echo $T",
+        "patch -p1 -i /data/local/tmp/fix.diff --dry-run || true",
     ] {
         assert_eq!(guard::catastrophic(cmd), None, "{cmd:?}");
     }

@@ -121,7 +121,13 @@ impl Eval {
             Seg::Param { name, quoted, op } => (self.param(name, op, *quoted, env)?, *quoted),
             Seg::Subst { script, quoted } => {
                 let mut sub = env.clone();
-                let out = self.script(script, &mut sub, None)?;
+                let traps = self.traps.len();
+                let mut out = self.script(script, &mut sub, None)?;
+                // A trap set inside `$( )` runs when it ends: its output is captured too.
+                for body in self.traps.split_off(traps.min(self.traps.len())) {
+                    let t = self.script(&body, &mut sub, None)?;
+                    out = super::eval::concat(&out, &t).join(&out);
+                }
                 let trimmed: Vec<String> = out
                     .cands
                     .iter()
@@ -197,6 +203,15 @@ impl Eval {
                 out.why = out.why.or(v.why);
                 out
             }
+            // `sh -c` is not in UTF-8 mode: lengths, slices and `?` count bytes there and
+            // characters elsewhere. Text beyond ASCII is not followed through them.
+            ParamOp::Len | ParamOp::Slice(..) | ParamOp::Trim { .. }
+                if v.cands.iter().any(|c| !c.is_ascii()) =>
+            {
+                Val::unknown(
+                    "what a length, slice or pattern over text beyond ASCII gives (bytes or characters)",
+                )
+            }
             ParamOp::Len => map(&v, |c| Some(c.chars().count().to_string())),
             ParamOp::Slice(off, len) => map(&v, |c| {
                 let chars: Vec<char> = c.chars().collect();
@@ -239,7 +254,19 @@ impl Eval {
                 let Some(p) = p.single().map(str::to_string) else {
                     return Ok(Val::unknown("what a `${X#…}` pattern holds"));
                 };
-                map(&v, |c| Some(trim(c, &p, *suffix, *longest)))
+                if p.contains('\\') {
+                    return Ok(Val::unknown(
+                        "what a `${X#…}` pattern with a backslash gives",
+                    ));
+                }
+                // A pattern that matched nothing stays as text (`/data/misc/*.lck`), and a
+                // trim can cut at its `*`: read both.
+                let cut = map(&v, |c| {
+                    c.find(['*', '?', '['])
+                        .map(|i| c[..i].to_string())
+                        .or_else(|| Some(trim(c, &p, *suffix, *longest)))
+                });
+                map(&v, |c| Some(trim(c, &p, *suffix, *longest))).join(&cut)
             }
         })
     }

@@ -1098,6 +1098,9 @@ impl Eval {
             return Ok(());
         }
         self.compressed_away(name, args, env)?;
+        if name == "patch" && !args.iter().any(|a| a == "--dry-run") {
+            self.patch(args, env, input)?;
+        }
         match form(name, args) {
             Form::Reader => Ok(()),
             Form::Runs(why) => Err(cannot_read(&why)),
@@ -1197,6 +1200,39 @@ impl Eval {
             }
         }
         Ok(())
+    }
+
+    /// `patch` creates, changes and deletes the files its diff names: a diff the guard has no
+    /// text for (`diff … | patch`) is not read; one this command wrote is checked by name.
+    fn patch(&mut self, args: &[String], env: &Env, input: &Input) -> R<()> {
+        let file = args.iter().enumerate().find_map(|(i, a)| match a.as_str() {
+            "-i" | "--input" => args.get(i + 1).cloned(),
+            _ => a
+                .strip_prefix("--input=")
+                .or_else(|| a.strip_prefix("-i"))
+                .filter(|v| !v.is_empty())
+                .map(str::to_string),
+        });
+        let diff = match file {
+            Some(f) => super::places::file_contents(&super::state::Val::known(f), env),
+            None => input
+                .clone()
+                .unwrap_or_else(|| super::state::Val::unknown("what `patch` reads")),
+        };
+        if diff.is_unknown() || diff.cands.iter().any(|c| c.contains(UNKNOWN)) {
+            return Err(cannot_read(
+                "`patch` applying a diff the guard has no text for (it may create or delete any file it names),",
+            ));
+        }
+        let names: Vec<String> = diff
+            .cands
+            .iter()
+            .flat_map(|c| c.lines())
+            .filter_map(|l| l.strip_prefix("+++ ").or_else(|| l.strip_prefix("--- ")))
+            .filter_map(|l| l.split_whitespace().next())
+            .map(str::to_string)
+            .collect();
+        self.operands_guarded(&names, env, "`patch` changes the files its diff names")
     }
 
     /// Refuses when an operand (or a path inside an argument) is on the catastrophic list.

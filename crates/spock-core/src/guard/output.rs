@@ -49,6 +49,23 @@ pub(super) fn output_of(
                 None => ".\n".into(),
             }
         }
+        // `readlink LINK` prints where a link points: known only for a link this command
+        // made (a device's own links, `/bin`, `/cache`, …, are not all known).
+        "readlink"
+            if !args
+                .iter()
+                .any(|a| a.starts_with('-') && a.contains(['f', 'e', 'm'])) =>
+        {
+            let p = args.iter().rfind(|a| !a.starts_with('-'))?;
+            let r = super::places::resolve(p, env);
+            let target = env
+                .fs
+                .links
+                .iter()
+                .find(|(alias, _)| r.first() == Some(alias))
+                .map(|(_, real)| real.clone())?;
+            format!("{target}\n")
+        }
         "realpath" | "readlink" => {
             let p = args.iter().rfind(|a| !a.starts_with('-'))?;
             let r = super::places::resolve(p, env);

@@ -270,6 +270,11 @@ fn normalise(full: &str) -> String {
 /// could be anywhere.
 pub(super) fn resolve(p: &str, env: &Env) -> Vec<String> {
     let mut out = Vec::new();
+    // busybox sh lets a backslash that came from a variable escape in a pattern (`/\vendor*`
+    // is `/vendor*`); mksh keeps it. Both.
+    if p.contains('\\') && p.contains(['*', '?', '[']) {
+        out.extend(resolve(&p.replace('\\', ""), env));
+    }
     let bases: Vec<String> = if p.starts_with('/') {
         vec!["/".into()]
     } else {

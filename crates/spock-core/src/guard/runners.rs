@@ -32,7 +32,12 @@ fn prefix_spec(name: &str) -> Option<(&'static [&'static str], usize)> {
         "timeout" => (&["-s", "-k", "--signal", "--kill-after"], 1),
         "chroot" | "runcon" => (&["--userspec", "--groups"], 1),
         "taskset" | "chrt" => (&[], 1),
-        "nsenter" => (&["-t", "--target", "-S", "-G", "--setuid", "--setgid"], 0),
+        "nsenter" => (
+            &[
+                "-t", "--target", "-S", "-G", "--setuid", "--setgid", "-w", "--wd",
+            ],
+            0,
+        ),
         "setpriv" => (
             &[
                 "--reuid",
@@ -209,6 +214,25 @@ impl Eval {
                 ));
             }
             let i = skip_opts(args, takes) + positionals;
+            // `nsenter -w DIR` (`-wDIR`, `--wd=DIR`) runs the command in DIR.
+            if name == "nsenter" {
+                for (n, a) in args[..i.min(args.len())].iter().enumerate() {
+                    let dir = match a.as_str() {
+                        "-w" | "--wd" => args.get(n + 1).cloned(),
+                        _ => a
+                            .strip_prefix("--wd=")
+                            .or_else(|| a.strip_prefix("-w"))
+                            .filter(|d| !d.is_empty())
+                            .map(str::to_string),
+                    };
+                    if let Some(d) = dir {
+                        let mut e = env.clone();
+                        let cwd = e.cwd.cands.first().cloned().unwrap_or_else(|| "/".into());
+                        e.cwd = Val::known(super::places::join_path(&cwd, &d));
+                        return self.run(args[i.min(args.len())..].to_vec(), &mut e, input);
+                    }
+                }
+            }
             // `time -o FILE`, `strace -o FILE` write their report over FILE.
             if matches!(name.as_str(), "time" | "strace" | "ltrace") {
                 for (n, a) in args[..i.min(args.len())].iter().enumerate() {
