@@ -171,6 +171,15 @@ fn round_eight_corpora_are_refused() {
     check("round8/android.jsonl", "round 8, Android routes", 50, true);
 }
 
+/// Issue 34's round 9: written blind by three reviewers, measured before any fix (88.3 %),
+/// then used to fix.
+#[test]
+fn round_nine_corpora_are_refused() {
+    check("round9/shell.jsonl", "round 9, shell", 55, true);
+    check("round9/programs.jsonl", "round 9, programs", 50, true);
+    check("round9/android.jsonl", "round 9, Android routes", 50, true);
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     check("ordinary.jsonl", "ordinary", 100, false);
@@ -241,6 +250,24 @@ fn what_the_guard_cannot_read_is_refused_by_name() {
             "factory-reset",
             "factory reset",
         ),
+        // Round 9 (issue 34): POSIX classes, `read -u`, `PS4`, `set -s`, `rmdir -p`.
+        (
+            "rm -rf /sdcard/[[:upper:]]*",
+            "rm-root",
+            "/storage/emulated/0",
+        ),
+        (
+            "read -u3 T 3<<'B'\n/odm\nB\nrm -rf \"$T\"",
+            "cannot-tell",
+            "read -u",
+        ),
+        ("PS4='rm -rf '; set -x", "cannot-read", "PS4"),
+        (
+            "set -s -- /x /data/app; rm -rf \"$1\"",
+            "cannot-tell",
+            "set -s",
+        ),
+        ("rmdir -p /oem/cache/tmp", "system-write", "/oem"),
         // Round 8 (issue 34): bytes or characters, traps inside `$( )`, busybox's pattern
         // escapes, `nsenter -w`, `diff | patch`.
         (

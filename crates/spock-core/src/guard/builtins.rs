@@ -123,7 +123,13 @@ impl Eval {
                         (!args.is_empty() && !args[0].starts_with(['-', '+'])).then_some(0)
                     });
                 if let Some(i) = i {
-                    env.params = if args[i..].iter().any(|a| a.contains(UNKNOWN)) {
+                    // mksh's `set -s` sorts them.
+                    let sorts = args[..i]
+                        .iter()
+                        .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains('s'));
+                    env.params = if sorts {
+                        Params::Unknown(Rc::from("after `set -s`, which sorts them"))
+                    } else if args[i..].iter().any(|a| a.contains(UNKNOWN)) {
                         Params::Unknown(Rc::from(
                             "after `set --` with a value the guard cannot know",
                         ))
@@ -355,6 +361,15 @@ impl Eval {
             if self.readonly.contains(name) {
                 continue;
             }
+            // `read -u N` reads descriptor N; mksh's `read -p` the co-process (and fails
+            // without one, keeping the old value; busybox's `-p` is a prompt).
+            let v = if args.iter().any(|a| a.starts_with("-u")) {
+                Val::unknown(format!("what `${name}` holds after `read -u`"))
+            } else if args.iter().any(|a| a == "-p") {
+                v.join(&env.get(name))
+            } else {
+                v
+            };
             env.set(name, v);
         }
     }

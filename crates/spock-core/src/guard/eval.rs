@@ -118,6 +118,13 @@ impl Eval {
             name,
             "PS1" | "PS2" | "PS3" | "PS4" | "ENV" | "BASH_ENV" | "PROMPT_COMMAND" | "FPATH"
         ) {
+            // The trace prefix `set -x` writes before each command (`PS4='rm -rf '; set
+            // -x; : /vendor` piped into `sh`).
+            if name == "PS4" {
+                return Err(cannot_read(
+                    "`PS4`, the prefix of the shell's trace, which can be fed back as commands,",
+                ));
+            }
             for c in &v.cands {
                 if c.contains(UNKNOWN) {
                     return Err(cannot_read(&format!(

@@ -216,6 +216,31 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
     };
     let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
     match name {
+        // `rmdir -p a/b/c` also removes each parent it leaves empty, up to an entry of `/`.
+        "rmdir"
+            if args.iter().any(|a| {
+                a == "--parents" || (a.starts_with('-') && !a.starts_with("--") && a.contains('p'))
+            }) =>
+        {
+            for op in &operands {
+                for r in resolve(op, env) {
+                    let mut p = r.as_str();
+                    while let Some((parent, _)) = p.rsplit_once('/') {
+                        if !parent.is_empty() && super::known::guarded(parent) {
+                            return Err(Refusal::new(
+                                "system-write",
+                                format!(
+                                    "`rmdir -p {}` may remove `{}`, part of the OS image or system state",
+                                    shown(op),
+                                    shown(parent)
+                                ),
+                            ));
+                        }
+                        p = parent;
+                    }
+                }
+            }
+        }
         "mkdir" | "touch" => {
             for op in operands.iter().filter(|o| o.contains(char::is_whitespace)) {
                 for r in resolve(op, env) {

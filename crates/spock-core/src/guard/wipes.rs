@@ -296,7 +296,8 @@ fn fastboot(words: &[&str]) -> R<()> {
         || words.windows(2).any(|p| {
             matches!(
                 p,
-                ["flashing", "unlock" | "unlock_critical"] | ["oem", "unlock"]
+                ["flashing", "unlock" | "unlock_critical"]
+                    | ["oem", "unlock" | "unlock-go" | "unlock_critical"]
             )
         })
         || words.iter().any(|w| w.starts_with("format:"));

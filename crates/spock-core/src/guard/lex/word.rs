@@ -234,11 +234,12 @@ impl Lexer {
                 }
             }
             Some('{') if matches!(self.peek(1), Some(' ' | '\t' | '\n')) => {
-                // mksh's `${ list;}` and `${|list;}`: the list runs in this shell.
+                // mksh's `${ list;}` runs the list in this shell (its assignments and `cd`
+                // stay); busybox reads it as a bad substitution.
                 self.i += 1;
-                let inner = self.balanced('}');
-                Seg::Subst {
-                    script: inner.strip_prefix('|').unwrap_or(&inner).to_string(),
+                self.balanced('}');
+                Seg::Unreadable {
+                    text: "${ …;}".into(),
                     quoted,
                 }
             }

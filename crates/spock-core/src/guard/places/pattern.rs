@@ -118,6 +118,11 @@ pub(in crate::guard) fn glob_match(pat: &str, s: &str) -> bool {
 fn class_match(p: &[char], c: char) -> Option<usize> {
     match p[0] {
         '?' => Some(1),
+        // A POSIX class (`[[:upper:]]`) is read as any one character.
+        '[' if p.get(1) == Some(&'[') && p.get(2) == Some(&':') => {
+            let end = p.windows(3).position(|w| w == [':', ']', ']'])?;
+            Some(end + 3)
+        }
         '[' => {
             let close = p.iter().skip(2).position(|x| *x == ']').map(|i| i + 2)?;
             let body = &p[1..close];
