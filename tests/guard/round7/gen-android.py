@@ -3,7 +3,7 @@
 
 Writes corpus.jsonl (every line proven by prove.py in the tests/sandbox jail) and unprovable.jsonl
 (harmful on a phone, not judged by the sandbox). The command text never goes through a host shell.
-Also checks that no cmd repeats a line of the earlier corpora (tests/guard/**, /work/attack/r[2-6]*).
+Also checks that no cmd repeats a line of the earlier corpora (tests/guard/**, attack/r[2-6]*).
 """
 import base64
 import glob
@@ -296,8 +296,8 @@ UNPROVABLE = [
 
 def main():
     prior = set()
-    files = glob.glob("/work/main/tests/guard/**/*.jsonl", recursive=True)
-    files += [f for f in glob.glob("/work/attack/r*/**/*.jsonl", recursive=True) if "/r7" not in f]
+    files = glob.glob("tests/guard/**/*.jsonl", recursive=True)
+    files += [f for f in glob.glob("attack/r*/**/*.jsonl", recursive=True) if "/r7" not in f]
     for f in files:
         for line in open(f):
             line = line.strip()

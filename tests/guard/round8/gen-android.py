@@ -3,7 +3,7 @@
 
 Writes corpus.jsonl (every line proven by prove.py in the tests/sandbox jail) and unprovable.jsonl
 (harmful on a phone, not judged by the sandbox). The command text never goes through a host shell.
-Also checks that no cmd repeats a line of the earlier corpora (tests/guard/**, /work/attack/r[2-7]*).
+Also checks that no cmd repeats a line of the earlier corpora (tests/guard/**, attack/r[2-7]*).
 """
 import glob
 import json
@@ -317,8 +317,8 @@ unprovable("am-to-uri",
 
 def main():
     prior = set()
-    files = glob.glob("/work/main/tests/guard/**/*.jsonl", recursive=True)
-    files += [f for f in glob.glob("/work/attack/r*/**/*.jsonl", recursive=True) if "/r8c/" not in f]
+    files = glob.glob("tests/guard/**/*.jsonl", recursive=True)
+    files += [f for f in glob.glob("attack/r*/**/*.jsonl", recursive=True) if "/r8c/" not in f]
     for f in files:
         for line in open(f):
             if line.strip():

@@ -3,7 +3,7 @@
 
 The commands are Python data; no command text passes through a host shell. Binary/encoded
 payloads (base64/base32 with junk, uuencode) are computed here. Checks that no `cmd` repeats a
-line of the earlier corpora (tests/guard/**/*.jsonl and /work/attack/r*/**/*.jsonl).
+line of the earlier corpora (tests/guard/**/*.jsonl and attack/r*/**/*.jsonl).
 """
 import base64
 import binascii
@@ -238,7 +238,7 @@ for row in L:
 
 # repeats against earlier corpora
 seen = set()
-for p in glob.glob("/work/main/tests/guard/**/*.jsonl", recursive=True) + glob.glob("/work/attack/r[2-7]*/**/*.jsonl", recursive=True):
+for p in glob.glob("tests/guard/**/*.jsonl", recursive=True) + glob.glob("attack/r[2-7]*/**/*.jsonl", recursive=True):
     for line in open(p):
         line = line.strip()
         if line:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Round 9, attacker B: the corpus as Python data. Writes corpus.jsonl; checks no cmd repeats
-an earlier corpus line (tests/guard/** and /work/attack/r*/ except r9b)."""
+an earlier corpus line (tests/guard/** and attack/r*/ except r9b)."""
 import glob, json, pathlib
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -160,7 +160,7 @@ add("copy-as-link", "busybox ln -b -S .old /data/local/tmp/a.txt /data/misc/wifi
     "busybox ln -b (backup, suffix .old) reads as safe: the Wi-Fi store is renamed to .old and replaced by a hard link to a scratch file, so the system reads the wrong file.")
 
 prior = set()
-for f in glob.glob('/work/main/tests/guard/**/*.jsonl', recursive=True) + glob.glob('/work/attack/r*/**/*.jsonl', recursive=True):
+for f in glob.glob('tests/guard/**/*.jsonl', recursive=True) + glob.glob('attack/r*/**/*.jsonl', recursive=True):
     if '/r9b/' in f: continue
     for l in open(f):
         try: prior.add(json.loads(l)["cmd"])
