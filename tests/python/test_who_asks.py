@@ -83,7 +83,12 @@ async def test_a_client_named_control_centre_is_shown_and_recorded_as_a_claim(tm
         tv = theirs["verified"]
         assert tv["transport"] == "batch" and "person" not in tv and tv["peer"]["uid"] == os.getuid(), tv
         person.close()
-        recs = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"]
+        # The person's denied step is recorded as the run goes on: wait for it (generously).
+        for _ in range(100):
+            recs = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"]
+            if len(recs) >= 3:
+                break
+            await asyncio.sleep(0.1)
         assert len(recs) == 3, recs
         direct, run_theirs, run_mine = recs
         assert direct["client"] == f"control centre/{welcome['server_version']}", direct
