@@ -180,6 +180,21 @@ fn round_nine_corpora_are_refused() {
     check("round9/android.jsonl", "round 9, Android routes", 50, true);
 }
 
+/// Round 10 (167 lines, 89.2 % before any fix): bracket sets read as POSIX (`[!]]`,
+/// `[[=v=]]`), descriptors followed through redirections (`2>&1 >/dev/null | sh`), busybox
+/// `mount.TYPE` helpers, `basename -a` package sets.
+#[test]
+fn round_ten_corpora_are_refused() {
+    check("round10/shell.jsonl", "round 10, shell", 61, true);
+    check("round10/programs.jsonl", "round 10, programs", 52, true);
+    check(
+        "round10/android.jsonl",
+        "round 10, Android routes",
+        54,
+        true,
+    );
+}
+
 #[test]
 fn ordinary_commands_are_not_refused() {
     check("ordinary.jsonl", "ordinary", 100, false);

@@ -190,6 +190,21 @@ const MORE_CATASTROPHIC: &[&str] = &[
     "sh -c 'rm -rf \"$0\"' /",
     "rm -rf /product",
     "rm -rf /data/user/0",
+    // Descriptors followed through redirections, in order.
+    "echo rm -rf /odm 2>/dev/null | sh",
+    "{ echo ok; echo rm -rf /odm >&2; } 2>&1 >/dev/null | sh",
+    "ls '/;rm -rf /vendor;' 2>&1 | sh",
+    "( echo x; echo rm -rf /odm >&2 ) 3>&1 1>/dev/null 2>&3 | sh",
+    // Bracket sets as POSIX reads them.
+    "rm -rf /[!]]endor",
+    "rm -rf /[[=v=]]endor",
+    "rm -rf /[[.o.]]dm",
+    "rm -rf /[^x]endor",
+    "rm -rf /[\\v]endor",
+    // busybox mount helpers and computed basenames.
+    "busybox mount -t fuse/../../../../system/bin/cmd testharness enable",
+    "busybox mount -a -T /data/local/tmp/tab",
+    "basename -a /data/data/* | xargs -n1 pm clear",
 ];
 
 /// More everyday commands, including ones that mention the dangerous words harmlessly.
@@ -236,6 +251,12 @@ const MORE_ORDINARY: &[&str] = &[
     "echo hi 2>&1 >/dev/null",
     "cmd wifi status",
     "svc wifi enable",
+    "logcat -d 2>&1 | grep -i error",
+    "ls /sdcard >/dev/null 2>&1 && echo ok",
+    "echo rm -rf /vendor >&2 | sh",
+    "ls /sdcard/[a-z]* /sdcard/[!.]*",
+    "mount -t ext4 /dev/block/by-name/cache /cache",
+    "pm uninstall $(basename /data/app/com.example.app-1)",
 ];
 
 #[test]

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use super::eval::{Eval, MAX_ALTS, R};
 use super::lex::{ParamOp, Seg};
 use super::parse::Word;
-use super::places::glob_match;
+use super::places::{glob_match, pattern_exact};
 use super::state::{Env, Params, UNKNOWN, UNKNOWN_S, Val};
 
 /// Separates the fields of a quoted `"$@"` inside one candidate.
@@ -254,9 +254,9 @@ impl Eval {
                 let Some(p) = p.single().map(str::to_string) else {
                     return Ok(Val::unknown("what a `${X#…}` pattern holds"));
                 };
-                if p.contains('\\') {
+                if p.contains('\\') || !pattern_exact(&p) {
                     return Ok(Val::unknown(
-                        "what a `${X#…}` pattern with a backslash gives",
+                        "what a `${X#…}` pattern with a backslash or a bracket class gives",
                     ));
                 }
                 // A pattern that matched nothing stays as text (`/data/misc/*.lck`), and a

@@ -677,6 +677,17 @@ fn form(name: &str, args: &[String]) -> Form {
             format!("`{name} -f` writes into the file it is given"),
             None,
         ),
+        // busybox `mount` runs the helper `mount.TYPE` when the mount fails: a type with a
+        // `/` (`fuse/../../system/bin/cmd`) or one computed on the device names any program,
+        // and so does a type in a table read with `-T`.
+        "mount"
+            if has_opt(args, 'T', &["fstab"])
+                || mount_types(args)
+                    .iter()
+                    .any(|t| t.contains(['/', UNKNOWN]) || t.is_empty()) =>
+        {
+            Form::Runs("busybox `mount` runs `mount.TYPE` for the type it is given or reads".into())
+        }
         "sqlite3"
             if args
                 .iter()
@@ -686,6 +697,36 @@ fn form(name: &str, args: &[String]) -> Form {
         }
         _ => Form::Reader,
     }
+}
+
+/// The filesystem types `mount` is given (`-t T`, `-tT`, `--types T`, `--types=T`,
+/// comma-separated).
+fn mount_types(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        let v = if a == "--types" {
+            i += 1;
+            args.get(i).cloned()
+        } else if let Some(v) = a.strip_prefix("--types=") {
+            Some(v.to_string())
+        } else if a.starts_with('-') && !a.starts_with("--") {
+            // A short bundle: `t` takes the rest of it, or the next word.
+            match a[1..].find('t') {
+                Some(at) if at + 2 < a.len() => Some(a[at + 2..].to_string()),
+                Some(_) => {
+                    i += 1;
+                    Some(args.get(i).cloned().unwrap_or_default())
+                }
+                None => None,
+            }
+        } else {
+            None
+        };
+        out.extend(v.iter().flat_map(|v| v.split(',').map(str::to_string)));
+        i += 1;
+    }
+    out
 }
 
 /// tar's options as tar reads them: an old-style first word (`xCf / a.tar`: each letter

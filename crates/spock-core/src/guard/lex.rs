@@ -104,16 +104,20 @@ pub(super) enum Op {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum RedirKind {
-    /// `>`, `>|`, `&>`, `<>`: a file written to.
+    /// `>`, `>|`, `&>`: a file written to.
     Out,
+    /// `<>`: a file opened to read and write (descriptor 0 unless one is named).
+    ReadWrite,
     /// `>>`: a file appended to.
     Append,
     /// `<`: a file read from.
     In,
     /// `<<<` here-string, or `<<` here-document (its body is the target).
     Here,
-    /// `>&N`, `<&N`: descriptor duplication, no file involved.
-    Dup,
+    /// `>&N`, `>&-`: an output descriptor duplicated or closed, no file involved.
+    DupOut,
+    /// `<&N`, `<&-`: an input descriptor duplicated or closed.
+    DupIn,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -280,6 +284,12 @@ impl Lexer {
                 }
                 let target = self.target();
                 self.toks.push(Tok::Redir(RedirKind::Out, target, None));
+                // `&>FILE` is `>FILE 2>&1`.
+                self.toks.push(Tok::Redir(
+                    RedirKind::DupOut,
+                    vec![Seg::Lit("1".into())],
+                    Some(2),
+                ));
                 return;
             }
             _ => Op::Seq,
@@ -306,8 +316,17 @@ impl Lexer {
                     let t = self.target();
                     // `>&file` writes to a file in bash; `>&2` duplicates a descriptor.
                     let dup = matches!(t.as_slice(), [Seg::Lit(s)] if s == "-" || s.chars().all(|c| c.is_ascii_digit()));
-                    let kind = if dup { RedirKind::Dup } else { RedirKind::Out };
-                    self.toks.push(Tok::Redir(kind, t, fd));
+                    if dup {
+                        self.toks.push(Tok::Redir(RedirKind::DupOut, t, fd));
+                    } else {
+                        // `>&FILE` is `>FILE 2>&1`.
+                        self.toks.push(Tok::Redir(RedirKind::Out, t, fd));
+                        self.toks.push(Tok::Redir(
+                            RedirKind::DupOut,
+                            vec![Seg::Lit("1".into())],
+                            Some(2),
+                        ));
+                    }
                     return;
                 }
                 _ => RedirKind::Out,
@@ -356,12 +375,12 @@ impl Lexer {
                 (Some('&'), _) => {
                     self.i += 1;
                     let t = self.target();
-                    self.toks.push(Tok::Redir(RedirKind::Dup, t, fd));
+                    self.toks.push(Tok::Redir(RedirKind::DupIn, t, fd));
                     return;
                 }
                 (Some('>'), _) => {
                     self.i += 1;
-                    RedirKind::Out
+                    RedirKind::ReadWrite
                 }
                 _ => RedirKind::In,
             }

@@ -3,7 +3,7 @@
 //! `tr`, `sed s///` and `sh -c "$(printf …)"` are read as the command they decode to.
 //! Anything else has unknown output (`None`).
 use super::escape::{ansi_c, sed, tr};
-use super::state::Env;
+use super::state::{Env, UNKNOWN};
 
 const MAX_OUTPUT: usize = 256 * 1024;
 
@@ -37,10 +37,26 @@ pub(super) fn output_of(
         "tee" => stdin?,
         "tr" => tr(args, &stdin?)?,
         "sed" => sed(args, &stdin?)?,
-        "basename" => format!(
-            "{}\n",
-            args.first()?.trim_end_matches('/').rsplit('/').next()?
-        ),
+        // `basename NAME [SUFFIX]`, `dirname NAME`: options (`-a`, `-s`) and patterns make
+        // the output a list the guard does not compute.
+        "basename" | "dirname"
+            if args.len() > if name == "basename" { 2 } else { 1 }
+                || args
+                    .iter()
+                    .any(|a| a.starts_with('-') || a.contains(['*', '?', '[', UNKNOWN])) =>
+        {
+            return None;
+        }
+        "basename" => {
+            let base = args.first()?.trim_end_matches('/').rsplit('/').next()?;
+            let base = match args.get(1) {
+                Some(suffix) if base != suffix => {
+                    base.strip_suffix(suffix.as_str()).unwrap_or(base)
+                }
+                _ => base,
+            };
+            format!("{base}\n")
+        }
         "dirname" => {
             let a = args.first()?.trim_end_matches('/');
             match a.rsplit_once('/') {

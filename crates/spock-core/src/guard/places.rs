@@ -12,7 +12,7 @@ use super::state::{Env, UNKNOWN, Val};
 
 mod pattern;
 
-pub(super) use pattern::{glob_match, protected_match};
+pub(super) use pattern::{glob_match, pattern_exact, protected_match};
 
 /// The canonical root of the primary user's shared storage.
 const PRIMARY: &str = "/storage/emulated/0";

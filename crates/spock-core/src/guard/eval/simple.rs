@@ -10,19 +10,19 @@ use crate::guard::parse::{Redir, Word};
 use crate::guard::state::{Env, UNKNOWN, Val};
 
 impl Eval {
-    /// Applies input redirections and checks output ones. Returns the new input and the
-    /// files the output goes to (`true`: appended).
+    /// Applies input redirections and checks output ones. Returns the new input and where
+    /// the output goes.
     pub(super) fn redirect(
         &mut self,
         redirs: &[Redir],
         env: &mut Env,
         input: &Input,
-    ) -> R<(Input, Vec<(Val, bool)>)> {
+    ) -> R<(Input, Outs)> {
         let mut input = input.clone();
-        let mut writes = Vec::new();
+        let mut writes = Outs::default();
         for r in redirs {
             let fd = r.fd.unwrap_or(match r.kind {
-                RedirKind::Out | RedirKind::Append => 1,
+                RedirKind::Out | RedirKind::Append | RedirKind::DupOut => 1,
                 _ => 0,
             });
             match r.kind {
@@ -49,7 +49,7 @@ impl Eval {
                     let v = crate::guard::places::file_contents(&path, env);
                     self.open_fd(fd, v, env, &mut input);
                 }
-                RedirKind::Dup if fd == 0 => {
+                RedirKind::DupIn if fd == 0 => {
                     // `<&3`: what descriptor 3 holds, if this command opened it.
                     let from = self.expand_joined(&r.target, env)?;
                     let v = from
@@ -63,12 +63,31 @@ impl Eval {
                         });
                     input = Some(v);
                 }
-                RedirKind::Out | RedirKind::Append => {
+                RedirKind::Out | RedirKind::Append | RedirKind::ReadWrite => {
                     let path = self.expand_joined(&r.target, env)?;
                     crate::guard::rules::written(&path, env, self, "a redirection `>`")?;
-                    writes.push((path, r.kind == RedirKind::Append));
+                    if r.kind == RedirKind::ReadWrite && fd == 0 {
+                        // `<>FILE` opens standard input; the file may be written through it.
+                        writes.files.push((path, false, true));
+                    } else {
+                        writes
+                            .files
+                            .push((path, r.kind == RedirKind::Append, false));
+                        writes.set(fd as usize, Dest::File(writes.files.len() - 1));
+                    }
                 }
-                RedirKind::Dup => {}
+                RedirKind::DupOut | RedirKind::DupIn => {
+                    let to = self.expand_joined(&r.target, env)?;
+                    let d = match to.single() {
+                        Some("-") => Dest::Closed,
+                        Some(n) => match n.parse::<usize>() {
+                            Ok(n) if n < FDS => writes.dest[n],
+                            _ => Dest::Unknown,
+                        },
+                        None => Dest::Unknown,
+                    };
+                    writes.set(fd as usize, d);
+                }
             }
         }
         Ok((input, writes))
@@ -256,25 +275,104 @@ impl Eval {
 }
 
 /// Keeps a command's output in the files it was redirected to; what is left on stdout.
-pub(super) fn record(writes: &[(Val, bool)], out: Val, env: &mut Env) -> Val {
-    if writes.is_empty() {
-        return out;
+/// Descriptors the guard follows through redirections (0–9).
+const FDS: usize = 10;
+
+/// Where a descriptor of a command points after its redirections.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Dest {
+    /// Where this command's standard output went before its redirections (the pipe or the
+    /// `$( )` that reads it).
+    Out,
+    /// Where any other descriptor pointed before (the error output, or one not open).
+    Inherited,
+    /// One of the files the redirections name.
+    File(usize),
+    Closed,
+    /// A descriptor computed on the device.
+    Unknown,
+}
+
+/// Where a command's output goes after its redirections, applied in order: the files they
+/// name (appended; opened on standard input by `<>`) and where each descriptor points.
+pub(super) struct Outs {
+    files: Vec<(Val, bool, bool)>,
+    dest: [Dest; FDS],
+}
+
+impl Default for Outs {
+    fn default() -> Self {
+        let mut dest = [Dest::Inherited; FDS];
+        dest[1] = Dest::Out;
+        Outs {
+            files: Vec::new(),
+            dest,
+        }
     }
-    for (path, append) in writes {
+}
+
+impl Outs {
+    fn set(&mut self, fd: usize, d: Dest) {
+        if fd < FDS {
+            self.dest[fd] = d;
+        } else {
+            // A descriptor above 9: the guard does not follow it.
+            self.dest[FDS - 1] = Dest::Unknown;
+        }
+    }
+}
+
+/// Stores what a command printed in the files it was redirected to, and returns what reaches
+/// its standard output. The guard models what a command prints on descriptor 1. What goes
+/// to the error output (a program's messages, which can repeat the arguments it was given,
+/// or text an inner command wrote with `>&2`) or to another descriptor is unknown text: a
+/// file or a pipe that receives it holds unknown text. So `2>&1 >/dev/null | sh` pipes
+/// unknown text into the shell, and `echo … >&2` prints nothing on this command's output.
+pub(super) fn record(writes: &Outs, out: Val, env: &mut Env) -> Val {
+    let elsewhere =
+        || Val::unknown("what a command writes to its error output or another descriptor");
+    let mut fill: Vec<Option<Val>> = vec![None; writes.files.len()];
+    let mut result: Option<Val> = None;
+    for (fd, d) in writes.dest.iter().enumerate() {
+        // Descriptor 0 only writes where `<>` opened it.
+        if fd == 0 && !matches!(d, Dest::File(_)) {
+            continue;
+        }
+        let text = if fd == 1 { out.clone() } else { elsewhere() };
+        match d {
+            // Two descriptors into the output: their texts interleave.
+            Dest::Out => result = Some(if result.is_some() { elsewhere() } else { text }),
+            Dest::File(i) => {
+                fill[*i] = Some(match &fill[*i] {
+                    None => text,
+                    Some(_) => elsewhere(),
+                });
+            }
+            Dest::Unknown => result = Some(elsewhere()),
+            Dest::Inherited | Dest::Closed => {}
+        }
+    }
+    for (i, (_, _, on_input)) in writes.files.iter().enumerate() {
+        if *on_input && fill[i].is_none() {
+            fill[i] = Some(elsewhere());
+        }
+    }
+    for ((path, append, _), v) in writes.files.iter().zip(fill) {
+        let Some(v) = v else { continue };
         for cand in &path.cands {
             for r in crate::guard::places::resolve(cand, env) {
                 if r.starts_with("/dev/") {
                     continue;
                 }
                 let v = match (append, env.fs.files.get(&r)) {
-                    (true, Some(old)) => concat(old, &out),
-                    _ => out.clone(),
+                    (true, Some(old)) => concat(old, &v),
+                    _ => v.clone(),
                 };
                 env.fs_mut().files.insert(r, v);
             }
         }
     }
-    Val::known("")
+    result.unwrap_or_else(|| Val::known(""))
 }
 
 fn assignment(w: &Word) -> Option<(String, Word)> {

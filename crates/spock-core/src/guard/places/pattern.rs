@@ -114,36 +114,109 @@ pub(in crate::guard) fn glob_match(pat: &str, s: &str) -> bool {
     p[pi..].iter().all(|c| *c == '*' || *c == UNKNOWN)
 }
 
+/// Whether [`glob_match`] reads `pat` exactly: false when a bracket set holds a member it
+/// reads as "any character" (a class, an equivalence class, a collating element, an
+/// escape, a leading `^`). Where a match computes a value (`${X#…}`) rather than a reach,
+/// such a pattern leaves the value unknown.
+pub(in crate::guard) fn pattern_exact(pat: &str) -> bool {
+    let p: Vec<char> = pat.chars().collect();
+    (0..p.len())
+        .filter(|i| p[*i] == '[')
+        .all(|i| bracket(&p[i..]).is_none_or(|(_, set)| !set.any && !set.caret))
+}
+
 /// Matches one pattern element at the start of `p` against `c`; returns its length.
+///
+/// A bracket set is read as POSIX and both shells read it: `!` (and, for busybox's
+/// fnmatch, `^`) negates, a `]` first in the set is a member, and a set with no closing
+/// `]` is a plain `[`. Members the guard does not model exactly (classes `[:alpha:]`,
+/// equivalence classes `[=v=]`, collating elements `[.o.]`, escapes) make the set match
+/// any one character: reading more places than the shell reaches only refuses more.
 fn class_match(p: &[char], c: char) -> Option<usize> {
     match p[0] {
         '?' => Some(1),
-        // A POSIX class (`[[:upper:]]`) is read as any one character.
-        '[' if p.get(1) == Some(&'[') && p.get(2) == Some(&':') => {
-            let end = p.windows(3).position(|w| w == [':', ']', ']'])?;
-            Some(end + 3)
-        }
-        '[' => {
-            let close = p.iter().skip(2).position(|x| *x == ']').map(|i| i + 2)?;
-            let body = &p[1..close];
-            let (neg, body) = match body.first() {
-                Some('!' | '^') => (true, &body[1..]),
-                _ => (false, body),
-            };
-            let mut hit = false;
-            let mut i = 0;
-            while i < body.len() {
-                if i + 2 < body.len() && body[i + 1] == '-' {
-                    hit |= body[i] <= c && c <= body[i + 2];
-                    i += 3;
-                } else {
-                    hit |= body[i] == c;
-                    i += 1;
-                }
-            }
-            (hit != neg).then_some(close + 1)
-        }
+        '[' => match bracket(p) {
+            None => (c == '[').then_some(1),
+            Some((len, set)) => set.matches(c).then_some(len),
+        },
         x if x == c => Some(1),
         _ => None,
+    }
+}
+
+/// A parsed bracket set: its members, whether it is negated, and whether it holds a
+/// member read as "any character".
+struct Set {
+    neg: bool,
+    caret: bool,
+    any: bool,
+    items: Vec<(char, char)>,
+}
+
+impl Set {
+    fn matches(&self, c: char) -> bool {
+        if self.any {
+            return true;
+        }
+        // `[^…]`: busybox negates, mksh reads `^` as a member; one reading or the other
+        // matches every character.
+        if self.caret {
+            return true;
+        }
+        let hit = self.items.iter().any(|(lo, hi)| *lo <= c && c <= *hi);
+        hit != self.neg
+    }
+}
+
+/// Parses the bracket set at the start of `p` (`p[0] == '['`): its length and the set, or
+/// `None` when it has no closing `]`.
+fn bracket(p: &[char]) -> Option<(usize, Set)> {
+    let mut i = 1;
+    let mut set = Set {
+        neg: false,
+        caret: false,
+        any: false,
+        items: Vec::new(),
+    };
+    match p.get(i) {
+        Some('!') => {
+            set.neg = true;
+            i += 1;
+        }
+        Some('^') => {
+            set.caret = true;
+            i += 1;
+        }
+        _ => {}
+    }
+    let first = i;
+    loop {
+        let c = *p.get(i)?;
+        if c == ']' && i > first {
+            return Some((i + 1, set));
+        }
+        if c == '[' && matches!(p.get(i + 1), Some(':' | '=' | '.')) {
+            let kind = p[i + 1];
+            let close = p[i + 2..]
+                .windows(2)
+                .position(|w| w[0] == kind && w[1] == ']')?;
+            set.any = true;
+            i += close + 4;
+            continue;
+        }
+        let lo = if c == '\\' {
+            i += 1;
+            set.any = true;
+            *p.get(i)?
+        } else {
+            c
+        };
+        if p.get(i + 1) == Some(&'-') && p.get(i + 2).is_some_and(|x| *x != ']') {
+            set.items.push((lo, p[i + 2]));
+            i += 3;
+        } else {
+            set.items.push((lo, lo));
+            i += 1;
+        }
     }
 }
