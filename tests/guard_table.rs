@@ -205,6 +205,19 @@ const MORE_CATASTROPHIC: &[&str] = &[
     "busybox mount -t fuse/../../../../system/bin/cmd testharness enable",
     "busybox mount -a -T /data/local/tmp/tab",
     "basename -a /data/data/* | xargs -n1 pm clear",
+    // What the shell reads differently from a forgiving parser.
+    "if true; then :; fi >/system/framework/framework.jar",
+    "case x in (x|esac) rm -rf /product;; esac",
+    "for r in a b; do r=${r#*{}; rm -rf /vendor; done",
+    // Recursive deletes in the OS image and system state, not only of protected folders.
+    "rm -rf /data/app/~~r4nd0m==/com.example.app-1",
+    "rm -f /data/system/packages.*",
+    "rmdir /*",
+    // Files named like options, and patterns that can expand to them.
+    ": > ./-delete; find /sdcard/DCIM *",
+    "cd /data/local/tmp && find /sdcard/DCIM *",
+    "touch ./--checkpoint-action=exec=sh",
+    "busybox nc -f /dev/block/by-name/misc -e echo boot-recovery",
 ];
 
 /// More everyday commands, including ones that mention the dangerous words harmlessly.
@@ -257,6 +270,10 @@ const MORE_ORDINARY: &[&str] = &[
     "ls /sdcard/[a-z]* /sdcard/[!.]*",
     "mount -t ext4 /dev/block/by-name/cache /cache",
     "pm uninstall $(basename /data/app/com.example.app-1)",
+    "case $x in a|b) echo ab;; (c) echo c;; *) echo other;; esac",
+    "if [ -f /sdcard/a ]; then echo yes; else echo no; fi > /data/local/tmp/r.txt",
+    "find /sdcard -name '*.jpg' -type f",
+    "rmdir /sdcard/mydir",
 ];
 
 #[test]

@@ -101,6 +101,9 @@ pub fn catastrophic(command: &str) -> Option<Refusal> {
         .and_then(|_| ev.files_left(&env))
     {
         Err(r) => Some(r),
+        Ok(_) if ev.malformed.is_some() => Some(eval::cannot_read(
+            ev.malformed.as_deref().unwrap_or_default(),
+        )),
         Ok(_) if ev.reboots_to_recovery && ev.mentions_wipe => Some(Refusal::new(
             "reboot-wipe",
             "the command reboots to recovery or the bootloader and asks for a wipe: that is a factory reset",

@@ -47,6 +47,9 @@ pub(super) struct Eval {
     /// (one the guard does not know, or a writer that reads its instructions from a file):
     /// see [`Eval::files_left`].
     pub(super) ran_unread: bool,
+    /// The first place the parser read differently from the shell ([`Node::Malformed`]):
+    /// refused when nothing else is.
+    pub(super) malformed: Option<String>,
     /// A function name the next lookup skips (`command NAME`, the plain reading).
     pub(super) skip_func: Option<String>,
     /// Whether a `cd` in the pipeline being read may fail and leave the shell where it was
@@ -73,6 +76,7 @@ impl Eval {
             int_vars: Vec::new(),
             packages: Vec::new(),
             ran_unread: false,
+            malformed: None,
             skip_func: None,
             cd_may_fail: false,
             unexported: Vec::new(),
@@ -334,6 +338,10 @@ impl Eval {
                 "cannot tell what this does: it nests commands too deeply to read; write it as plain commands",
             )),
             Node::Unreadable(what) => Err(cannot_read(what)),
+            Node::Malformed(what) => {
+                self.malformed.get_or_insert_with(|| what.clone());
+                Ok(Val::known(""))
+            }
         }
     }
 

@@ -1119,6 +1119,16 @@ impl Eval {
         if !is_known(name) {
             return self.unknown_program(name, args, env, input);
         }
+        // `nc -f FILE` uses FILE as the connection: what the program run by `-e` or `-l`
+        // prints goes into it.
+        if matches!(name, "nc" | "netcat") && has_opt(args, 'f', &[]) {
+            let opts: Vec<String> = args
+                .iter()
+                .take_while(|a| *a != "-e" && *a != "--exec")
+                .cloned()
+                .collect();
+            self.operands_guarded(&opts, env, "`nc -f` writes into the file it is given")?;
+        }
         if matches!(name, "nc" | "netcat")
             && let Some(argv) = nc_listen_command(args)
         {

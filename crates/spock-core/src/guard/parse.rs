@@ -61,6 +61,9 @@ pub(super) enum Node {
     TooDeep,
     /// Something the lexer could not read ([`Tok::Unreadable`]).
     Unreadable(String),
+    /// Tokens the shell would not read as this parser did (a missing `fi`, a stray `)`):
+    /// the command is refused unless something in it is refused by name first.
+    Malformed(String),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,16 +95,47 @@ pub(super) fn parse(src: &str) -> List {
 }
 
 pub(super) fn parse_tokens(toks: Vec<Tok>, nest: usize) -> List {
-    let mut p = Parser { toks, i: 0, nest };
+    let mut p = Parser {
+        toks,
+        i: 0,
+        nest,
+        errors: Vec::new(),
+    };
     let mut out = List::default();
     loop {
         let l = p.list(&[]);
         out.0.extend(l.0);
-        // A stray terminator (`fi`, `done`, `)`, `;;`) at the top: skip it and go on.
         if p.i >= p.toks.len() {
-            return out;
+            break;
         }
+        // A stray terminator (`fi`, `done`, `)`, `;;`) at the top: the shell stops there
+        // with a syntax error, after running what came before.
+        p.error(format!("a stray `{}`", shown_tok(&p.toks[p.i])));
         p.i += 1;
+    }
+    // What the shell reads differently from this parser (a missing `fi`, a `case` arm
+    // without its `)`): refused as a form the guard cannot read.
+    if let Some(e) = p.errors.first() {
+        out.0.insert(
+            0,
+            (
+                Conn::Seq,
+                vec![Node::Malformed(format!("a command with {e}"))],
+            ),
+        );
+    }
+    out
+}
+
+fn shown_tok(t: &Tok) -> String {
+    match t {
+        Tok::Word(w) => lit(w).unwrap_or("…").to_string(),
+        Tok::Op(Op::Close) => ")".into(),
+        Tok::Op(Op::DSemi) => ";;".into(),
+        Tok::Op(_) => "operator".into(),
+        Tok::Subshell(_) => "( )".into(),
+        Tok::Redir(..) => "redirection".into(),
+        Tok::Unreadable(w) => w.clone(),
     }
 }
 
@@ -109,6 +143,8 @@ struct Parser {
     toks: Vec<Tok>,
     i: usize,
     nest: usize,
+    /// Where the tokens are not a command the shell would read the same way.
+    errors: Vec<String>,
 }
 
 fn is_kw(t: Option<&Tok>, kws: &[&str]) -> bool {
@@ -138,7 +174,13 @@ impl Parser {
         self.skip_seps();
         if is_kw(self.peek(), &[kw]) {
             self.i += 1;
+        } else {
+            self.error(format!("a missing `{kw}`"));
         }
+    }
+
+    fn error(&mut self, e: String) {
+        self.errors.push(e);
     }
 
     /// Pipelines until one of `stop` in command position, `)`, `;;` or the end.
@@ -329,7 +371,6 @@ impl Parser {
                 otherwise = Some(self.list(&["fi"]));
             }
             self.keyword("fi");
-            let _ = self.redirs();
             return Node::If { arms, otherwise };
         }
     }
@@ -379,16 +420,33 @@ impl Parser {
             }
             let start = self.i;
             let mut pats = Vec::new();
-            while let Some(t) = self.peek() {
-                match t {
-                    Tok::Word(w) => pats.push(w.clone()),
-                    Tok::Subshell(_) | Tok::Op(Op::Pipe) | Tok::Redir(..) | Tok::Unreadable(_) => {}
-                    Tok::Op(_) => break,
+            if let Some(Tok::Subshell(inner)) = self.peek() {
+                // `(PAT|PAT) body`: the lexer read the optional opening parenthesis and the
+                // patterns as one group.
+                let inner = inner.clone();
+                self.i += 1;
+                for t in lex(&inner) {
+                    match t {
+                        Tok::Word(w) => pats.push(w),
+                        Tok::Op(Op::Pipe) => {}
+                        _ => self.error("a `case` pattern the guard cannot read".into()),
+                    }
                 }
-                self.i += 1;
-            }
-            if matches!(self.peek(), Some(Tok::Op(Op::Close))) {
-                self.i += 1;
+            } else {
+                while let Some(t) = self.peek() {
+                    match t {
+                        Tok::Word(w) => pats.push(w.clone()),
+                        Tok::Op(Op::Pipe) => {}
+                        Tok::Op(_) => break,
+                        _ => self.error("a `case` pattern the guard cannot read".into()),
+                    }
+                    self.i += 1;
+                }
+                if matches!(self.peek(), Some(Tok::Op(Op::Close))) {
+                    self.i += 1;
+                } else {
+                    self.error("a `case` arm without its `)`".into());
+                }
             }
             let body = self.list(&["esac"]);
             if matches!(self.peek(), Some(Tok::Op(Op::DSemi))) {

@@ -30,6 +30,25 @@ impl Eval {
         if starts.is_empty() {
             starts.push(".".into());
         }
+        // `find DIR *`: a pattern in the current folder can expand to a file named
+        // `-delete` or `-exec`, which find reads as its expression.
+        const PRIMARIES: &[&str] = &[
+            "-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf",
+            "-fls",
+        ];
+        // (The value of a primary, `-name '*'`, is one word.)
+        let after_primary = |k: usize| k > 0 && args[k - 1].starts_with('-');
+        if let Some(a) = args.iter().enumerate().skip(1).find_map(|(k, a)| {
+            (!after_primary(k)
+                && !a.contains('/')
+                && a.contains(['*', '?', '['])
+                && PRIMARIES.iter().any(|p| super::places::glob_match(a, p)))
+            .then_some(a)
+        }) {
+            return Err(super::eval::cannot_read(&format!(
+                "`find` given the pattern `{a}`, which can expand to a file named `-delete` or `-exec`,"
+            )));
+        }
         let expr = &args[i..];
         let negated = expr
             .iter()

@@ -95,6 +95,24 @@ pub(super) fn delete(op: &str, env: &Env, ev: &Eval, verb: &str, rule: &'static 
             ));
         }
     }
+    // What deleting one file refuses, a recursive delete refuses too: a folder or a pattern
+    // in the OS image or system state (`/data/app/~~…/com.example-1`, `/data/system/users/0*`).
+    one_file(op, env, verb)
+}
+
+/// Refuses making a file whose name reads as an option (`: > ./-delete`, `touch -- -rf`):
+/// a later pattern in the same folder (`find DIR *`, `rm *`, `tar cf a.tar *`) passes it to
+/// a program as an option the guard never saw.
+pub(super) fn option_named(op: &str, env: &Env, via: &str) -> R<()> {
+    for r in resolve(op, env) {
+        let base = r.rsplit('/').next().unwrap_or(&r);
+        if base.len() > 1 && base.starts_with('-') {
+            return Err(super::eval::cannot_read(&format!(
+                "{via} making `{}`, a file named like an option (a pattern would pass it to a program as one),",
+                shown(base)
+            )));
+        }
+    }
     Ok(())
 }
 
@@ -102,6 +120,7 @@ pub(super) fn delete(op: &str, env: &Env, ev: &Eval, verb: &str, rule: &'static 
 /// command file.
 pub(super) fn written(path: &Val, env: &Env, ev: &Eval, via: &str) -> R<()> {
     for cand in &path.cands {
+        option_named(cand, env, via)?;
         for r in resolve(cand, env) {
             through_filled(cand, &r, env, 1)?;
             if every_app(&r) {
@@ -215,6 +234,11 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         args
     };
     let operands: Vec<&String> = args.iter().filter(|a| !a.starts_with('-')).collect();
+    if matches!(name, "cp" | "mv" | "ln" | "link" | "install")
+        && let Some(dest) = operands.last()
+    {
+        option_named(dest, env, name)?;
+    }
     match name {
         // `rmdir -p a/b/c` also removes each parent it leaves empty, up to an entry of `/`.
         "rmdir"
@@ -239,9 +263,19 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
                         p = parent;
                     }
                 }
+                delete(op, env, ev, "rmdir", "rm-root")?;
+            }
+        }
+        // Only empty folders go, but an entry of `/` or a storage folder is no less gone.
+        "rmdir" => {
+            for op in &operands {
+                delete(op, env, ev, "rmdir", "rm-root")?;
             }
         }
         "mkdir" | "touch" => {
+            for op in &operands {
+                option_named(op, env, name)?;
+            }
             for op in operands.iter().filter(|o| o.contains(char::is_whitespace)) {
                 for r in resolve(op, env) {
                     if env.fs.odd_names.len() < 32 {
