@@ -318,6 +318,14 @@ impl Eval {
         if names.is_empty() {
             names.push("REPLY".into());
         }
+        // Only `-r` (and `-s`) are modelled: `-N6`, `-n`, `-d`, `-u`, `-t`, `-a` change what is
+        // read, so the names then hold unknown text.
+        let exact = args
+            .iter()
+            .filter(|a| a.starts_with('-') && a.len() > 1)
+            .all(|a| a[1..].chars().all(|c| matches!(c, 'r' | 's')));
+        let unread = None;
+        let input = if exact { input } else { &unread };
         let ifs = env.get("IFS").single().unwrap_or(" \t\n").to_string();
         // Without `-r`, a backslash escapes the next character and joins lines.
         let raw = args
