@@ -218,6 +218,14 @@ const MORE_CATASTROPHIC: &[&str] = &[
     "cd /data/local/tmp && find /sdcard/DCIM *",
     "touch ./--checkpoint-action=exec=sh",
     "busybox nc -f /dev/block/by-name/misc -e echo boot-recovery",
+    "read -N6 v <<<vendor_boot; rm -rf /$v/etc",
+    "read a b <<'E'\n/tmp/x\\ /system_ext\nE\nrm -rf $a",
+    "pm $(print 'remove\\055user') 10",
+    "pm $(cat /data/local/tmp/x) 10",
+    "cd /data/local/tmp && printf 'rm -rf /vendor\\n' > xzcat && chmod 755 xzcat && PATH=/data/local/tmp:$PATH tar -xJf a.txz",
+    "cd / && printf -- '--- a/vendor/build.prop\\n+++ b/vendor/build.prop\\n' | patch -p1",
+    "mv /data/local/tmp/a.txt /sdcard/*",
+    "cd /system && ln -sf /data/local/tmp/stage/build.prop",
 ];
 
 /// More everyday commands, including ones that mention the dangerous words harmlessly.
@@ -274,6 +282,11 @@ const MORE_ORDINARY: &[&str] = &[
     "if [ -f /sdcard/a ]; then echo yes; else echo no; fi > /data/local/tmp/r.txt",
     "find /sdcard -name '*.jpg' -type f",
     "rmdir /sdcard/mydir",
+    "read -r a b <<< 'x y'; echo $a",
+    "print -r 'hello world'",
+    "PATH=/data/local/tmp:$PATH; echo hi > /data/local/tmp/notes.txt",
+    "mv /sdcard/a.txt /sdcard/Download/",
+    "cd /data/local/tmp && ln -s /sdcard/Download",
 ];
 
 #[test]

@@ -335,7 +335,7 @@ impl Eval {
         let input = match input {
             Some(text) if !raw && !text.is_unknown() => {
                 unescaped = Some(Val::from_cands(
-                    text.cands.iter().map(|t| read_unescape(t)).collect(),
+                    text.cands.iter().map(|t| read_unescape(t, &ifs)).collect(),
                     text.why.clone(),
                 ));
                 &unescaped
@@ -357,7 +357,7 @@ impl Eval {
                             } else {
                                 fields.get(n).map(|f| f.to_string()).unwrap_or_default()
                             };
-                            cands.push(v);
+                            cands.push(unescape_separators(&v));
                         }
                     }
                     Val::from_cands(cands, None)
@@ -520,7 +520,9 @@ fn xargs_items(s: &str) -> Vec<String> {
 }
 
 /// What `read` without `-r` makes of a line: `\\x` is `x`, a backslash-newline joins lines.
-fn read_unescape(t: &str) -> String {
+/// `read` without `-r`: a backslash escapes the next character (an escaped separator does
+/// not split: it is kept as [`escaped`] until the fields are cut) and joins lines.
+fn read_unescape(t: &str, ifs: &str) -> String {
     let mut out = String::new();
     let mut c = t.chars();
     while let Some(ch) = c.next() {
@@ -530,10 +532,26 @@ fn read_unescape(t: &str) -> String {
         }
         match c.next() {
             Some('\n') | None => {}
+            Some(n) if ifs.contains(n) => out.push(escaped(n)),
             Some(n) => out.push(n),
         }
     }
     out
+}
+
+/// An escaped separator, out of the way of field splitting (a private-use character).
+fn escaped(c: char) -> char {
+    char::from_u32(0xF0000 + c as u32).unwrap_or(c)
+}
+
+/// The separators [`escaped`] set aside, back as themselves.
+fn unescape_separators(s: &str) -> String {
+    s.chars()
+        .map(|c| match c as u32 {
+            v @ 0xF0000..=0xF00FF => char::from_u32(v - 0xF0000).unwrap_or(c),
+            _ => c,
+        })
+        .collect()
 }
 
 /// Whether an alias's text is a whole command: quotes closed, no compound left open, no

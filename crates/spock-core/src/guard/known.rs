@@ -1064,7 +1064,8 @@ impl Eval {
             let mut e = env.clone();
             self.script(&body, &mut e, None)?;
         }
-        if !self.ran_unread {
+        // Also when `PATH` was set: programs run helpers found through it (tar's `xzcat`).
+        if !self.ran_unread && !env.fs.path_set {
             return Ok(());
         }
         let files: Vec<(String, super::state::Val)> = env
@@ -1283,7 +1284,34 @@ impl Eval {
             .filter_map(|l| l.split_whitespace().next())
             .map(str::to_string)
             .collect();
-        self.operands_guarded(&names, env, "`patch` changes the files its diff names")
+        // `-pN` strips N leading folders, and with no `-p` only the base name is kept: read
+        // every strip (`a/vendor/build.prop` is `vendor/build.prop` in `/` with `-p1`), in the
+        // folder `-d DIR` names too.
+        let dir = args.iter().enumerate().find_map(|(i, a)| match a.as_str() {
+            "-d" | "--directory" => args.get(i + 1).cloned(),
+            _ => a
+                .strip_prefix("--directory=")
+                .or_else(|| a.strip_prefix("-d"))
+                .filter(|v| !v.is_empty())
+                .map(str::to_string),
+        });
+        let mut strips = Vec::new();
+        for n in &names {
+            let parts: Vec<&str> = n.split('/').filter(|p| !p.is_empty()).collect();
+            for k in 0..parts.len() {
+                let rest = parts[k..].join("/");
+                let rest = if k == 0 && n.starts_with('/') {
+                    format!("/{rest}")
+                } else {
+                    rest
+                };
+                strips.push(match &dir {
+                    Some(d) if !rest.starts_with('/') => format!("{d}/{rest}"),
+                    _ => rest,
+                });
+            }
+        }
+        self.operands_guarded(&strips, env, "`patch` changes the files its diff names")
     }
 
     /// Refuses when an operand (or a path inside an argument) is on the catastrophic list.

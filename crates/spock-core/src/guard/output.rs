@@ -20,6 +20,7 @@ pub(super) fn output_of(
     let stdin = Some(stdin.to_string());
     let out = match name {
         "echo" => return Some(echo(args)),
+        "print" => return print(args),
         "printf" => printf(args)?,
         "base64" | "openssl"
             if args
@@ -128,6 +129,41 @@ fn echo(args: &[String]) -> Vec<String> {
         o.truncate(MAX_OUTPUT);
     }
     outs
+}
+
+/// mksh's `print`: `-n` drops the newline, `-r`/`-R` print the words as written; otherwise
+/// backslash escapes are decoded (octal with or without a leading 0, `\x41`): every
+/// reading is a candidate. Other options (`-p`, `-u`, `-s`) are not followed.
+fn print(args: &[String]) -> Option<Vec<String>> {
+    let mut newline = true;
+    let mut raw_only = false;
+    let mut i = 0;
+    while let Some(a) = args.get(i).filter(|a| a.len() > 1 && a.starts_with('-')) {
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        if !a[1..].chars().all(|c| "nrRe".contains(c)) {
+            return None;
+        }
+        newline &= !a.contains('n');
+        raw_only |= a.contains(['r', 'R']);
+        i += 1;
+    }
+    let raw = args[i.min(args.len())..].join(" ");
+    let mut outs = if raw_only {
+        vec![raw]
+    } else {
+        vec![ansi_c(&raw), echo_escapes(&raw), raw]
+    };
+    outs.dedup();
+    for o in &mut outs {
+        if newline {
+            o.push('\n');
+        }
+        o.truncate(MAX_OUTPUT);
+    }
+    Some(outs)
 }
 
 /// The escapes an XSI `echo` (mksh) decodes: `\\0nnn` octal and the single letters;

@@ -228,7 +228,12 @@ pub(super) fn is_block_device(p: &str) -> bool {
 pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -> R<()> {
     let moved;
     let args = if matches!(name, "cp" | "mv" | "ln" | "link" | "install") {
-        moved = target_last(args);
+        let mut m = target_last(args);
+        // `ln TARGET` alone makes `./BASENAME` in the current folder.
+        if name == "ln" && m.iter().filter(|a| !a.starts_with('-')).count() == 1 {
+            m.push(".".into());
+        }
+        moved = m;
         &moved[..]
     } else {
         args
@@ -370,6 +375,11 @@ pub(super) fn check(name: &str, args: &[String], env: &mut Env, ev: &mut Eval) -
         }
         "mv" if operands.len() >= 2 => {
             let dest = operands[operands.len() - 1];
+            // `mv FILE DIR/*`: the pattern's last match is the destination and every other
+            // match is moved into it.
+            if dest.contains(['*', '?', '[']) {
+                delete(dest, env, ev, "mv", "move-protected")?;
+            }
             no_follow_dest(name, args, dest, env)?;
             written(&Val::known(dest.as_str()), env, ev, "`mv`")?;
             for src in &operands[..operands.len() - 1] {

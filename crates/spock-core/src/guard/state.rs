@@ -147,6 +147,9 @@ pub(super) struct Fs {
     /// Files and folders the command made whose names hold blanks or newlines: a listing
     /// that prints them (`find`) splits into other paths when read word by word or by line.
     pub(super) odd_names: Vec<String>,
+    /// `PATH` was set: programs then find helpers (tar's `xzcat`, `sh`) among the files the
+    /// command wrote, so those files are read back ([`super::eval::Eval::files_left`]).
+    pub(super) path_set: bool,
 }
 
 impl Fs {
@@ -206,6 +209,7 @@ impl Fs {
                 .unread_writes
                 .clone()
                 .or_else(|| o.unread_writes.clone()),
+            path_set: self.path_set || o.path_set,
         }
     }
 }
@@ -274,6 +278,9 @@ impl Env {
     pub(super) fn set(&mut self, name: &str, v: Val) {
         if name == "PWD" {
             self.cwd = v.clone();
+        }
+        if name == "PATH" && !self.fs.path_set {
+            self.fs_mut().path_set = true;
         }
         Rc::make_mut(&mut self.vars).insert(name.to_string(), v);
     }

@@ -236,15 +236,18 @@ pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
     }
     // A wiping verb whose intent, component or subcommand is unknown text.
     let can_wipe = match name {
-        "am" => matches!(
-            first,
-            "broadcast"
-                | "start"
-                | "start-activity"
-                | "startservice"
-                | "start-service"
-                | "start-foreground-service"
-        ),
+        // A computed verb may be a wiping one (`pm` too: `uninstall`, `clear`, `remove-user`).
+        "am" => {
+            matches!(
+                first,
+                "broadcast"
+                    | "start"
+                    | "start-activity"
+                    | "startservice"
+                    | "start-service"
+                    | "start-foreground-service"
+            ) || first.contains(UNKNOWN)
+        }
         "cmd" => {
             matches!(
                 first,
@@ -252,6 +255,8 @@ pub(super) fn check(name: &str, args: &[String], ev: &mut Eval) -> R<()> {
             ) || first.contains(UNKNOWN)
         }
         "content" => first == "call",
+        // A computed verb may be `uninstall`, `clear`, `remove-user` or a wiping intent.
+        "pm" => first.contains(UNKNOWN),
         "vdc" | "sm" | "recovery" | "wipe" | "fastboot" => true,
         _ => false,
     };
