@@ -31,10 +31,10 @@ mod commands;
 mod controller;
 mod local;
 mod serve;
-pub mod signals;
 
+use crate::transport::switch::ServerHandle;
 pub use commands::main;
-pub use controller::{ServerCtl, ServerHandle, ServerStatus, spawn_controller};
+pub use controller::spawn_controller;
 
 /// How many daily log files are kept.
 pub const LOG_DAYS: usize = 7;
@@ -241,14 +241,6 @@ pub async fn start_demo(
         .adb_server
         .context("the demo adb server did not bind")?;
     Ok((handle, AdbEndpoint::new(addr.ip().to_string(), addr.port())))
-}
-
-/// The multi-threaded runtime every entry point runs on.
-pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")
 }
 
 /// What both entry points (`serve` and the control centre) set up before the runtime: the

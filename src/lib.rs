@@ -14,6 +14,8 @@ pub mod app;
 pub mod cli;
 pub mod clientconfig;
 pub mod doctor;
+pub mod process;
+pub mod protocol;
 pub mod transport;
 pub mod tui;
 

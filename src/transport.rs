@@ -1,7 +1,7 @@
 //! Transports adapt bytes to the one MCP core: streamable HTTP and legacy SSE (`http`, `sse`),
 //! a local socket for stdio clients (`socket`) reached through `spock-tui relay` (`relay`),
 //! and the attach channel for control centres in other terminals (`control`; its own
-//! credential, never the MCP token).
+//! credential, never the MCP token), which reaches the server controller through `switch`.
 //! All of them check the same token and write under the same write timeout (`stall`); none
 //! implements any MCP logic of its own. The socket files come back when their directory is
 //! removed under a running server (`rebind`).
@@ -17,6 +17,7 @@ pub mod sessions;
 pub mod socket;
 pub mod sse;
 pub mod stall;
+pub mod switch;
 
 use std::sync::Arc;
 

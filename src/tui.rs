@@ -20,7 +20,6 @@
 pub mod action;
 pub mod attach;
 pub mod batch;
-pub mod batch_io;
 pub mod catalogue;
 pub mod dispatch;
 pub mod edit;

@@ -16,8 +16,8 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use spock_tui::app::{self, ControlChannel, Listen};
 use spock_tui::config::Config;
 use spock_tui::config::token::TokenStore;
+use spock_tui::protocol::PROTOCOL_VERSION;
 use spock_tui::sim::device::SimDevice;
-use spock_tui::transport::control::proto::PROTOCOL_VERSION;
 
 const TOKEN: &str = "mcp-token-never-on-the-attach-wire";
 
@@ -186,7 +186,7 @@ async fn the_sync_carries_no_secret_and_commands_reach_the_core() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_clients_toolsets_reach_the_attached_view() {
     use spock_tui::mcp::events::{ClientId, Transport};
-    use spock_tui::transport::control::proto::ViewWire;
+    use spock_tui::protocol::ViewWire;
     let tmp = tempfile::tempdir().unwrap();
     let (core, ch, sim) = channel(tmp.path()).await;
     let (mut c, credential) = open(&ch);

@@ -213,3 +213,45 @@ fn cli_parses_app_wires_tui_runs() {
     let main = naming(&rust_files("src/main.rs"), &["cli::"]);
     assert!(main.is_empty(), "{main:#?}");
 }
+
+/// The attach protocol owns its types (issue 35): `protocol` imports nothing of the control
+/// centre, the transports or the wiring; the transports (the control server included) import
+/// nothing of the control centre or the wiring; and the control centre reaches the server only
+/// through the protocol and the socket's location, never the server's internals (its sessions,
+/// its Batch performer, its command handlers, the controller's handle) nor the wiring.
+#[test]
+fn the_protocol_sits_below_the_control_centre_and_the_server() {
+    let files = |rels: &[&str]| -> Vec<std::path::PathBuf> {
+        rels.iter().flat_map(|r| rust_files(r)).collect()
+    };
+    let protocol = files(&["src/protocol.rs", "src/protocol"]);
+    assert!(protocol.len() >= 3, "{protocol:?}");
+    let found = naming(
+        &protocol,
+        &["crate::tui", "crate::transport", "crate::app", "crate::cli"],
+    );
+    assert!(found.is_empty(), "the protocol reaches up: {found:#?}");
+
+    let transport = files(&["src/transport.rs", "src/transport"]);
+    let found = naming(&transport, &["crate::tui", "crate::app", "crate::cli"]);
+    assert!(
+        found.is_empty(),
+        "the transports reach the control centre or the wiring: {found:#?}"
+    );
+
+    let tui = files(&["src/tui.rs", "src/tui"]);
+    let found = naming(
+        &tui,
+        &[
+            "crate::app",
+            "control::session",
+            "control::batch_io",
+            "control::commands",
+            "transport::switch",
+        ],
+    );
+    assert!(
+        found.is_empty(),
+        "the control centre reaches the server's internals or the wiring: {found:#?}"
+    );
+}

@@ -15,8 +15,8 @@ use spock_tui::batch::{
 };
 use spock_tui::mcp::events::{Outcome, Transport};
 use spock_tui::mcp::registry::Level;
+use spock_tui::protocol::{BatchCmd, BatchData, BatchReply, RunRow};
 use spock_tui::tui::State;
-use spock_tui::tui::batch::{BatchCmd, BatchData, BatchReply, RunRow};
 use spock_tui::tui::event::Event;
 use spock_tui::tui::screen::ScreenId;
 use spock_tui::tui::state::{InputTarget, Layer};
@@ -490,24 +490,23 @@ mod live {
     use spock_tui::device::AdbEndpoint;
     use spock_tui::mcp::events::{Outcome, Transport};
     use spock_tui::mcp::logbuf::LogBuffer;
+    use spock_tui::protocol::{BatchCmd, BatchData, BatchReply, ServerMsg};
     use spock_tui::sim::cli::{SimOptions, start};
     use spock_tui::sim::device::SimDevice;
-    use spock_tui::tui::batch::{BatchCmd, BatchData, BatchReply};
-    use spock_tui::tui::batch_io::BatchLink;
-    use spock_tui::tui::event::Event;
+    use spock_tui::transport::control::batch_io::BatchLink;
     use tokio::sync::mpsc;
 
     async fn next_batch(
-        rx: &mut mpsc::UnboundedReceiver<Event>,
+        rx: &mut mpsc::UnboundedReceiver<ServerMsg>,
         what: &str,
         ok: impl Fn(&BatchData) -> bool,
     ) -> BatchData {
         let wait = async {
             loop {
-                if let Some(Event::Batch(d)) = rx.recv().await
-                    && ok(&d)
+                if let Some(ServerMsg::Batch { data }) = rx.recv().await
+                    && ok(&data)
                 {
-                    return d;
+                    return data;
                 }
             }
         };
@@ -516,11 +515,11 @@ mod live {
             .unwrap_or_else(|_| panic!("no snapshot with {what}"))
     }
 
-    async fn next_reply(rx: &mut mpsc::UnboundedReceiver<Event>) -> BatchReply {
+    async fn next_reply(rx: &mut mpsc::UnboundedReceiver<ServerMsg>) -> BatchReply {
         let wait = async {
             loop {
-                if let Some(Event::BatchReply(r)) = rx.recv().await {
-                    return r;
+                if let Some(ServerMsg::BatchReply { reply }) = rx.recv().await {
+                    return reply;
                 }
             }
         };
@@ -615,7 +614,7 @@ mod live {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let link = BatchLink::spawn(&core, &tx);
         next_batch(&mut rx, "an empty store", |_| true).await;
-        let picked = spock_tui::tui::batch::PickedCall {
+        let picked = spock_tui::protocol::PickedCall {
             tool: "android_press_key".into(),
             level: spock_tui::mcp::registry::Level::SafeAction,
             transport: Transport::Http,

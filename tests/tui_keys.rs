@@ -12,13 +12,13 @@ use crossterm::event::KeyCode;
 use fixture::*;
 use spock_tui::batch::{Source, Step, Task};
 use spock_tui::mcp::registry::HostGroup;
+use spock_tui::protocol::{AccessChange, BatchData};
 use spock_tui::tui::State;
-use spock_tui::tui::batch::BatchData;
 use spock_tui::tui::event::Event;
 use spock_tui::tui::screen::ScreenId;
 use spock_tui::tui::settings::Row;
 use spock_tui::tui::state::Layer;
-use spock_tui::tui::update::{AccessChange, Effect};
+use spock_tui::tui::update::Effect;
 
 fn typed(s: &mut State, text: &str) -> Vec<Effect> {
     text.chars().flat_map(|c| s.update(key(c))).collect()

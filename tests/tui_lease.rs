@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use crossterm::event::KeyCode;
 use fixture::*;
+use spock_tui::protocol::LeaseRow;
 use spock_tui::tui::event::Event;
-use spock_tui::tui::leases::LeaseRow;
 use spock_tui::tui::screen::ScreenId;
 use spock_tui::tui::state::Layer;
 use spock_tui::tui::update::Effect;

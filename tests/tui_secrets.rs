@@ -230,8 +230,8 @@ mod from_history {
     use std::os::unix::fs::PermissionsExt;
 
     use spock_tui::batch::StepOutcome;
-    use spock_tui::tui::batch::{BatchCmd, BatchReply};
-    use spock_tui::tui::batch_io::BatchLink;
+    use spock_tui::protocol::{BatchCmd, BatchReply, ServerMsg};
+    use spock_tui::transport::control::batch_io::BatchLink;
     use spock_tui::tui::update::Effect;
     use tokio::sync::mpsc;
 
@@ -256,14 +256,14 @@ mod from_history {
 
     async fn saved(
         link: &BatchLink,
-        rx: &mut mpsc::UnboundedReceiver<Event>,
+        rx: &mut mpsc::UnboundedReceiver<ServerMsg>,
         cmd: BatchCmd,
     ) -> (spock_tui::batch::Task, String) {
         link.perform(cmd);
         let wait = async {
             loop {
-                if let Some(Event::BatchReply(r)) = rx.recv().await {
-                    return r;
+                if let Some(ServerMsg::BatchReply { reply }) = rx.recv().await {
+                    return reply;
                 }
             }
         };
@@ -281,7 +281,7 @@ mod from_history {
     async fn kept_task(
         rig: &Rig,
         link: &BatchLink,
-        rx: &mut mpsc::UnboundedReceiver<Event>,
+        rx: &mut mpsc::UnboundedReceiver<ServerMsg>,
         cmd: BatchCmd,
     ) -> (spock_tui::batch::Task, Value) {
         let (task, note) = saved(link, rx, cmd).await;

@@ -10,12 +10,13 @@ use fixture::*;
 use serde_json::json;
 use spock_tui::mcp::events::{DecidedBy, Decision, Outcome};
 use spock_tui::mcp::registry::Level;
+use spock_tui::protocol::{AccessChange, ServerCtl, ServerStatus, SettingField};
 use spock_tui::tui::action::Action;
-use spock_tui::tui::event::{Event, ServerStatus};
+use spock_tui::tui::event::Event;
 use spock_tui::tui::keymap::{Keymap, Scope};
 use spock_tui::tui::screen::ScreenId;
-use spock_tui::tui::state::{Button, Layer, SettingField};
-use spock_tui::tui::update::{AccessChange, Effect, ServerCtl};
+use spock_tui::tui::state::{Button, Layer};
+use spock_tui::tui::update::Effect;
 
 #[test]
 fn number_keys_and_tab_switch_screens() {

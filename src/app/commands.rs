@@ -20,7 +20,7 @@ pub fn main() -> ExitCode {
         return relay_main();
     }
     // Before anything registers a handler: a SIGHUP ignored at start (`nohup`) stays ignored.
-    super::signals::hangup_ignored();
+    crate::process::signals::hangup_ignored();
     let cli = Cli::parse();
     let result = match cli.command {
         None => super::local::run(cli.run).map(|()| ExitCode::SUCCESS),
@@ -331,7 +331,7 @@ fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     } else {
         crate::doctor::Servers::Given(super::adb_endpoints(&args.adb, &config)?)
     };
-    let report = super::runtime()?.block_on(crate::doctor::run(&paths, servers));
+    let report = crate::process::runtime()?.block_on(crate::doctor::run(&paths, servers));
     // The report ends with its own summary; the exit status carries the rest.
     print_out(&report.text)?;
     Ok(if report.problems > 0 {

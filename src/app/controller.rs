@@ -5,73 +5,11 @@
 //! the attach channel itself is not part of [`Server`] and stays up across a restart.
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-use tokio::sync::{mpsc, watch};
-
 use super::{Listen, Server};
 use crate::config::token::TokenStore;
 use crate::mcp::Core;
-
-/// Start, stop or restart both MCP transports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServerCtl {
-    Start,
-    Stop,
-    Restart,
-}
-
-/// Whether the server (both transports) is up, as its controller reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "state", content = "error", rename_all = "snake_case")]
-pub enum ServerStatus {
-    Starting,
-    Running,
-    Stopping,
-    Stopped,
-    Failed(String),
-}
-
-impl ServerStatus {
-    pub fn label(&self) -> &str {
-        match self {
-            ServerStatus::Starting => "starting",
-            ServerStatus::Running => "running",
-            ServerStatus::Stopping => "stopping",
-            ServerStatus::Stopped => "stopped",
-            ServerStatus::Failed(_) => "failed",
-        }
-    }
-}
-
-enum Cmd {
-    Ctl(ServerCtl),
-    /// The process is stopping: stop the server and end the controller.
-    Quit,
-}
-
-/// How the control centres reach the controller: commands in, status out.
-#[derive(Clone)]
-pub struct ServerHandle {
-    tx: mpsc::UnboundedSender<Cmd>,
-    status: watch::Receiver<ServerStatus>,
-}
-
-impl ServerHandle {
-    /// False when the controller has ended (the process is stopping).
-    pub fn send(&self, c: ServerCtl) -> bool {
-        self.tx.send(Cmd::Ctl(c)).is_ok()
-    }
-
-    pub fn status(&self) -> watch::Receiver<ServerStatus> {
-        self.status.clone()
-    }
-
-    /// Stop the server and end the controller (its task then finishes).
-    pub fn quit(&self) {
-        let _ = self.tx.send(Cmd::Quit);
-    }
-}
+use crate::protocol::{ServerCtl, ServerStatus};
+use crate::transport::switch::{self, Cmd, ServerHandle};
 
 /// Start the controller, owning `running` if the server was already started.
 pub fn spawn_controller(
@@ -81,12 +19,13 @@ pub fn spawn_controller(
     port_fixed: bool,
     running: Option<Server>,
 ) -> (ServerHandle, tokio::task::JoinHandle<()>) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Cmd>();
-    let (status_tx, status) = watch::channel(if running.is_some() {
+    let (server_handle, ends) = switch::channel(if running.is_some() {
         ServerStatus::Running
     } else {
         ServerStatus::Stopped
     });
+    let mut rx = ends.commands;
+    let status_tx = ends.status;
     let set = move |s: ServerStatus| {
         status_tx.send_replace(s);
     };
@@ -131,5 +70,5 @@ pub fn spawn_controller(
             set(ServerStatus::Stopped);
         }
     });
-    (ServerHandle { tx, status }, handle)
+    (server_handle, handle)
 }

@@ -10,10 +10,10 @@ use tokio::sync::mpsc;
 
 use crate::app as wiring;
 use crate::cli::RunArgs;
+use crate::protocol::ServerCtl;
 use crate::transport::control;
 use crate::tui::Event;
 use crate::tui::attach::{self, Mode, Target, TokenShown};
-use wiring::ServerCtl;
 
 /// `spock-tui` without a subcommand: the control centre, serving both transports.
 pub fn run(args: RunArgs) -> anyhow::Result<()> {
@@ -28,7 +28,7 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         tokens,
         guard: _guard,
     } = wiring::prepare(&args, false)?;
-    let rt = wiring::runtime()?;
+    let rt = crate::process::runtime()?;
     rt.block_on(async move {
         let (core, demo) = wiring::assemble(paths.clone(), config, logs, &args).await?;
         // Registered before the server starts: a signal can never meet the default action.

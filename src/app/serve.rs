@@ -13,10 +13,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
         tokens,
         guard: _guard,
     } = super::prepare(&args, true)?;
-    super::runtime()?.block_on(async move {
+    crate::process::runtime()?.block_on(async move {
         // SIGINT, SIGTERM or SIGHUP (an SSH session ending) all stop it cleanly, and a SIGHUP
         // arriving before the first await must not kill the process uncleanly.
-        let stop = super::signals::stop();
+        let stop = crate::process::signals::stop();
         let (core, demo) = super::assemble(paths, config, logs, &args).await?;
         // One controller owns the transports: attached control centres can stop and restart
         // them through it. The attach channel is up before the server writes its descriptor
@@ -32,14 +32,14 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
             .inspect_err(|e| tracing::error!(error = %format!("{e:#}"), "no attach channel: `spock-tui attach` cannot connect"))
             .ok();
         let mut status = ctl.status();
-        ctl.send(super::ServerCtl::Start);
+        ctl.send(crate::protocol::ServerCtl::Start);
         let started = status
-            .wait_for(|s| matches!(s, super::ServerStatus::Running | super::ServerStatus::Failed(_)))
+            .wait_for(|s| matches!(s, crate::protocol::ServerStatus::Running | crate::protocol::ServerStatus::Failed(_)))
             .await
             .map(|s| s.clone());
         match started {
-            Ok(super::ServerStatus::Running) => {}
-            Ok(super::ServerStatus::Failed(e)) => anyhow::bail!("{e}"),
+            Ok(crate::protocol::ServerStatus::Running) => {}
+            Ok(crate::protocol::ServerStatus::Failed(e)) => anyhow::bail!("{e}"),
             _ => anyhow::bail!("the server controller ended before the server started"),
         }
         // Headless: nobody can approve unless a control centre attaches (no responder).

@@ -5,8 +5,9 @@
 //! control credential (its own 0600 file; the MCP token does not work), and an approval counts
 //! only after that client acknowledged displaying the request and the arming time has passed
 //! since; an early or unacknowledged approval is refused, audited, and the call keeps waiting.
-//! The messages are in [`proto`]; a session's loop is in [`session`]; what the person's
-//! commands do to the core is in [`commands`], shared with the in-process control centre.
+//! The messages are the [`crate::protocol`]; a session's loop is in [`session`], the Batch
+//! screen's server side in [`batch_io`]; what the person's commands do to the core is in
+//! [`commands`], shared with the in-process control centre.
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,8 +17,8 @@ use super::Shared;
 use super::rebind::SocketFile;
 use crate::config::paths::{Paths, private_dir};
 
+pub mod batch_io;
 pub mod commands;
-pub mod proto;
 mod session;
 
 /// `sun_path` is 108 bytes on Linux, including the NUL.
@@ -75,7 +76,7 @@ pub async fn serve(
     mut listener: UnixListener,
     shared: Shared,
     opts: ControlOptions,
-    server: crate::app::ServerHandle,
+    server: super::switch::ServerHandle,
 ) {
     let mut file = SocketFile::bound(&opts.socket, "the attach socket").await;
     let mut tick = tokio::time::interval(Duration::from_secs(1));
@@ -113,7 +114,7 @@ pub async fn serve(
 pub fn in_process(
     shared: Shared,
     opts: ControlOptions,
-    server: crate::app::ServerHandle,
+    server: super::switch::ServerHandle,
 ) -> tokio::io::DuplexStream {
     let (client, end) = tokio::io::duplex(256 * 1024);
     tokio::spawn(session::run_in_process(end, shared, opts, server));

@@ -32,8 +32,8 @@ use super::terminal::{FENCE_QUERY, TerminalGuard, spawn_input, spawn_resize};
 use super::ui;
 use super::update::Effect;
 use crate::config::Paths;
+use crate::protocol::ClientMsg;
 use crate::transport::control;
-use crate::transport::control::proto::ClientMsg;
 
 mod link;
 
@@ -53,7 +53,7 @@ const RECONNECT_SECS: u64 = 30;
 
 pub fn run() -> anyhow::Result<()> {
     let paths = Paths::discover()?;
-    let rt = crate::app::runtime()?;
+    let rt = crate::process::runtime()?;
     let ended: link::Ended = Arc::default();
     let reconnect_for = std::env::var("SPOCK_TUI_ATTACH_RECONNECT_SECS")
         .ok()
@@ -307,7 +307,7 @@ fn clear<W: std::io::Write>(terminal: &mut Terminal<CrosstermBackend<W>>) -> std
 /// Registered at once (not in the task), so a signal arriving before the server starts never
 /// meets the default action.
 pub fn spawn_signals(tx: mpsc::UnboundedSender<Event>) {
-    let stop = crate::app::signals::stop();
+    let stop = crate::process::signals::stop();
     tokio::spawn(async move {
         let by = stop.await;
         tracing::info!("stopped by {by}");

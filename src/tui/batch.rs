@@ -4,90 +4,14 @@
 //! recorder are reached only through [`BatchCmd`] effects, which the loop carries out
 //! (`batch_io`) and answers with [`BatchReply`] events and fresh [`BatchData`] snapshots.
 use ratatui_textarea::TextArea;
-use serde_json::Value;
 
 use super::action::Action;
 use super::input::LineInput;
 use super::prompt::Prompt;
 use super::state::{InputTarget, State};
 use super::update::Effect;
-use crate::batch::{BatchStatus, Recording, RunState, RunSummary, RunnerState, Task};
-use crate::mcp::events::Transport;
-use crate::mcp::registry::Level;
-
-/// What the loop read from `core.batch`, copied out so drawing never touches the store.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct BatchData {
-    /// Sorted by name, as the store lists them.
-    pub tasks: Vec<Task>,
-    /// Newest first, the run in progress included.
-    pub runs: Vec<RunRow>,
-    pub status: BatchStatus,
-    /// The tool of the step running now, when it is known.
-    pub current_tool: Option<String>,
-    pub recording: Option<Recording>,
-    /// Reading the store failed; shown instead of pretending it is empty.
-    pub error: Option<String>,
-}
-
-/// One line of the run history: the summary, how many of its steps ended `ok` and, for a run
-/// that stopped early, why (its failed step and the error, in the runner's words).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct RunRow {
-    pub summary: RunSummary,
-    pub ok: usize,
-    pub stopped: Option<String>,
-}
-
-/// A call marked in History, as much of it as a task step needs (and the audit shape wants).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct PickedCall {
-    pub tool: String,
-    pub level: Level,
-    pub transport: Transport,
-    pub arguments: Value,
-    /// The call's audit record (its `seq`): where a password it typed is found again.
-    pub audit_seq: Option<u64>,
-}
-
-/// What the loop does to `core.batch` on the person's behalf.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "cmd", rename_all = "snake_case")]
-pub enum BatchCmd {
-    Run {
-        task_id: String,
-    },
-    Cancel {
-        run_id: String,
-    },
-    Delete {
-        task_id: String,
-    },
-    /// Already checked with `validate_json`; the store checks again.
-    Save {
-        task: Task,
-    },
-    StartRecording {
-        name: String,
-    },
-    StopRecording,
-    FromCalls {
-        name: String,
-        calls: Vec<PickedCall>,
-    },
-}
-
-/// How a [`BatchCmd`] went.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BatchReply {
-    /// A line for the footer.
-    Done(String),
-    /// A task was stored (editor save, recording stopped, made from History): select it.
-    Saved { task: Task, note: String },
-    /// `save` says whether it was the editor's save, which then shows the error in place.
-    Failed { save: bool, message: String },
-}
+use crate::batch::{Recording, RunState, RunnerState, Task};
+use crate::protocol::{BatchCmd, BatchData, BatchReply, PickedCall};
 
 /// Where `validate_json` (or the store) found a problem; `at` is 1-based (line, column).
 #[derive(Debug, Clone, PartialEq, Eq)]

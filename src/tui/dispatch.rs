@@ -5,12 +5,12 @@
 use serde_json::json;
 
 use super::action::Action;
-use super::event::ServerStatus;
 use super::images;
+use crate::protocol::{ServerCtl, ServerStatus};
 
 use super::screen::ScreenId;
 use super::state::{Blocked, Button, Layer, State};
-use super::update::{Effect, ServerCtl};
+use super::update::Effect;
 
 impl State {
     /// Rows a page key moves by: the body height less the chrome around a list.

@@ -4,8 +4,9 @@
 use super::action::Action;
 use super::input::LineInput;
 use super::settings::{self, Row};
-use super::state::{FilterKind, InputTarget, Picker, SettingField, State};
-use super::update::{AccessChange, Effect};
+use super::state::{FilterKind, InputTarget, Picker, State};
+use super::update::Effect;
+use crate::protocol::{AccessChange, SettingField};
 
 impl State {
     pub(super) fn activate_setting(&mut self, fx: &mut Vec<Effect>) {

@@ -1,42 +1,14 @@
 //! Device leases on the Status screen: who holds which device and for how long, and a person
 //! breaking one (`x`, then `y` at the yes/no prompt; audited as the control centre's act).
 //! `L` moves between leases when there are several (`l` is the message log everywhere).
-use chrono::{DateTime, Utc};
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use tokio::time::Instant;
 
 use super::action::Action;
 use super::escape;
 use super::prompt::Prompt;
 use super::state::State;
 use super::update::Effect;
-use crate::mcp::core::Core;
-
-/// A lease as Status shows it, copied out of the core with the rest of [`super::event::CoreView`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LeaseRow {
-    pub id: u64,
-    pub device: String,
-    /// `client/version (stdio#3)`.
-    pub holder: String,
-    pub expires_at: DateTime<Utc>,
-    pub deadline: Instant,
-}
-
-pub fn rows(core: &Core) -> Vec<LeaseRow> {
-    core.leases
-        .list()
-        .into_iter()
-        .map(|l| LeaseRow {
-            id: l.id,
-            holder: l.holder.describe(),
-            device: l.device,
-            expires_at: l.expires_at,
-            deadline: l.deadline,
-        })
-        .collect()
-}
 
 impl State {
     fn lease_cursor(&self) -> usize {

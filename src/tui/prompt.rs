@@ -3,11 +3,12 @@
 //! on; narrowing asks nothing), or break another client's device lease. Each has the keyboard
 //! (below a destructive-call confirmation); y goes ahead, n or Esc does not.
 use super::action::Action;
-use super::batch::BatchCmd;
 use super::escape;
 use super::state::State;
-use super::update::{AccessChange, Effect};
+use super::update::Effect;
 use crate::mcp::registry::HostGroup;
+use crate::protocol::AccessChange;
+use crate::protocol::BatchCmd;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Prompt {

@@ -1,8 +1,9 @@
 //! The Settings screen's rows, derived from the state: the two one-click decisions, the host
 //! groups, the numeric settings, then every tool grouped by level. Drawing and key handling
 //! both walk this one list, so what is shown is what the cursor moves over.
-use super::state::{SettingField, State};
+use super::state::State;
 use crate::mcp::registry::{HostGroup, Level};
+use crate::protocol::SettingField;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Row {

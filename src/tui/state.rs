@@ -8,7 +8,7 @@ use chrono::{DateTime, FixedOffset, Offset as _, Utc};
 use tokio::time::Instant;
 
 use super::batch::BatchView;
-use super::event::{CoreView, DeviceRow, ServerStatus};
+use super::event::DeviceRow;
 use super::history::{History, HistorySource, SessionOnly};
 use super::input::LineInput;
 use super::keymap::Keymap;
@@ -17,6 +17,7 @@ use super::prompt::Prompt;
 use super::screen::ScreenId;
 use crate::mcp::confirm::ConfirmRequest;
 use crate::mcp::registry::{Level, Registry};
+use crate::protocol::{CoreView, ServerStatus, SettingField};
 
 pub use super::catalogue::{Param, ToolInfo, catalogue};
 
@@ -170,24 +171,6 @@ pub enum InputTarget {
     RecordingName,
     /// The name of a task made from the calls marked in History.
     TaskName,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SettingField {
-    HistorySize,
-    ConfirmTimeout,
-    Port,
-}
-
-impl SettingField {
-    pub fn label(self) -> &'static str {
-        match self {
-            SettingField::HistorySize => "History size (calls kept)",
-            SettingField::ConfirmTimeout => "Confirmation timeout (seconds)",
-            SettingField::Port => "HTTP port (applies on restart)",
-        }
-    }
 }
 
 /// History's multi-select filters; an empty set means "all".

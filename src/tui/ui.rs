@@ -26,12 +26,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
 use super::action::Action;
-use super::event::ServerStatus;
 use super::keymap::{Keymap, Scope};
 use super::screen::ScreenId;
 use super::state::{Layer, State};
 use crate::mcp::events::Outcome;
 use crate::mcp::registry::Level;
+use crate::protocol::ServerStatus;
 
 pub const ACCENT: Color = Color::Cyan;
 

@@ -3,27 +3,17 @@
 use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 
 use super::action::Action;
-use super::event::{CoreView, Event};
+use super::event::Event;
 use super::history::Finished;
 use super::images::FoundImage;
 use super::screen::ScreenId;
-use super::state::{Button, Layer, SettingField, State, Withdrawn};
+use super::state::{Button, Layer, State, Withdrawn};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::DecidedBy;
-use crate::mcp::registry::HostGroup;
 use crate::mcp::uilink::NavRequest;
+use crate::protocol::CoreView;
 
-pub use crate::app::ServerCtl;
-
-/// A change to the access switches (Tools), as the attach protocol's `access` command too.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "change", rename_all = "snake_case")]
-pub enum AccessChange {
-    SetEnabled { tool: String, on: bool },
-    SetGroup { group: HostGroup, on: bool },
-    EnableAll,
-    ReadOnlyOnly,
-}
+use crate::protocol::{AccessChange, ServerCtl, SettingField};
 
 /// What the loop does on the state's behalf.
 #[derive(Debug)]
@@ -48,7 +38,7 @@ pub enum Effect {
     /// Answer a navigation request after `Core::screen` has been updated.
     NavReply(NavRequest, Result<(), String>),
     /// Run, cancel, save, delete or record a batch task.
-    Batch(super::batch::BatchCmd),
+    Batch(crate::protocol::BatchCmd),
     /// Break lease `id` on `device` (the person said yes).
     BreakLease {
         id: u64,

@@ -18,7 +18,8 @@ use spock_tui::mcp::registry::{Level, Meta, Registry};
 use spock_tui::mcp::result::ToolError;
 use spock_tui::mcp::server::Ctx;
 use spock_tui::mcp::toolsets::Toolset;
-use spock_tui::tui::event::{CoreView, Event, ServerStatus};
+use spock_tui::protocol::{CoreView, ServerStatus};
+use spock_tui::tui::event::Event;
 use spock_tui::tui::state::State;
 
 #[derive(Deserialize, JsonSchema)]

@@ -10,8 +10,7 @@ use crate::audit::AuditRecord;
 use crate::mcp::Core;
 use crate::mcp::events::{ClientId, DecidedBy, Decision, Outcome, Transport};
 use crate::mcp::registry::Level;
-use crate::tui::state::SettingField;
-use crate::tui::update::AccessChange;
+use crate::protocol::{AccessChange, SettingField};
 
 /// The audit trail's name for a person's change of the access switches or host groups.
 pub const ACCESS_TOOL: &str = "control_access";

@@ -17,13 +17,13 @@ use tokio::net::UnixStream;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::app::ServerStatus;
 use crate::mcp::ServerEvent;
 use crate::mcp::confirm::{Ask, ConfirmRequest, Remote};
 use crate::mcp::registry::Registry;
 use crate::mcp::uilink::NavRequest;
-use crate::transport::control::proto::{
-    ARMING_MS, AskWire, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg, ViewWire,
+use crate::protocol::{
+    ARMING_MS, AskWire, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg, ServerStatus,
+    ViewWire,
 };
 use crate::tui::event::{DeviceRow, Event};
 use crate::tui::history::CallEntry;

@@ -6,11 +6,12 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::{Screen, paged_row_at};
+use crate::protocol::AccessChange;
 use crate::tui::action::Action;
 use crate::tui::keymap::{Key, ch, key};
 use crate::tui::state::State;
 use crate::tui::ui;
-use crate::tui::update::{AccessChange, Effect};
+use crate::tui::update::Effect;
 
 /// The screen's own keys, in help's order; `hint` puts one in the footer.
 const KEYS: &[Key] = &[

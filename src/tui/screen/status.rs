@@ -8,8 +8,8 @@ use ratatui::layout::Rect;
 
 use super::Screen;
 use crate::clientconfig::{self, Client};
+use crate::protocol::ServerStatus;
 use crate::tui::action::Action;
-use crate::tui::event::ServerStatus;
 use crate::tui::keymap::{Key, ch, key};
 use crate::tui::state::State;
 use crate::tui::ui;

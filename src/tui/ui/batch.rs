@@ -11,7 +11,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{ACCENT, block, bold, dim, selected};
 use crate::batch::{RunState, RunnerState, Source};
-use crate::tui::batch::{BatchData, Editor};
+use crate::protocol::BatchData;
+use crate::tui::batch::Editor;
 use crate::tui::escape;
 use crate::tui::state::{InputTarget, State, page_offset};
 

@@ -11,8 +11,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 
 use super::{block, bold, dim, server_span};
 use crate::mcp::core::NO_CLIENT_YET;
+use crate::protocol::ServerStatus;
 use crate::tui::escape;
-use crate::tui::event::ServerStatus;
 use crate::tui::state::State;
 
 /// `http://127.0.0.1:8765/mcp` → `HTTP (127.0.0.1:8765)`.

@@ -4,13 +4,12 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use super::super::proto::{
-    AskWire, DeviceWire, HISTORY_CHUNK_BYTES, MAX_LINE, ServerMsg, ViewWire,
-};
 use crate::audit::AuditRecord;
 use crate::mcp::confirm::ConfirmRequest;
 use crate::mcp::{Core, ServerEvent};
-use crate::tui::event::CoreView;
+use crate::protocol::{
+    AskWire, CoreView, DeviceWire, HISTORY_CHUNK_BYTES, MAX_LINE, ServerMsg, ViewWire,
+};
 
 /// The History preload as the in-process History reads it (the audit trail's recent records,
 /// as stored: already redacted), as `history` lines under [`HISTORY_CHUNK_BYTES`], the last

@@ -1,8 +1,8 @@
 //! The Batch screen's server side (each attach session has one): a watcher that re-reads
 //! `core.batch` (tasks, runs, the runner's position, the recording) whenever the runner's
 //! status changes, a call finishes (a recording grew, an agent saved a task) or a command asks
-//! for it, and sends the copy as [`Event::Batch`]; and the performer of [`BatchCmd`]s, which
-//! answers with [`Event::BatchReply`]. The session sends both to its control centre. The
+//! for it, and sends the copy as [`ServerMsg::Batch`]; and the performer of [`BatchCmd`]s,
+//! which answers with [`ServerMsg::BatchReply`]. The session sends both to its control centre. The
 //! store's methods touch files, so they run on the blocking pool.
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -10,13 +10,12 @@ use std::time::Duration;
 
 use tokio::sync::{Notify, broadcast, mpsc, watch};
 
-use super::batch::{BatchCmd, BatchData, BatchReply, RunRow};
-use super::event::Event;
 use crate::audit::AuditRecord;
 use crate::batch::{BatchError, BatchStatus, RunOptions, RunState, RunnerState, StepOutcome};
 use crate::mcp::events::{ClientId, Transport};
 use crate::mcp::server::Origin;
 use crate::mcp::{Core, ServerEvent};
+use crate::protocol::{BatchCmd, BatchData, BatchReply, RunRow, ServerMsg};
 
 /// Runs shown in the history; older ones stay on disk and in `android_batch_history_list`.
 pub const MAX_RUNS: usize = 50;
@@ -26,13 +25,13 @@ const SETTLE: Duration = Duration::from_millis(50);
 
 pub struct BatchLink {
     core: Arc<Core>,
-    tx: mpsc::UnboundedSender<Event>,
+    tx: mpsc::UnboundedSender<ServerMsg>,
     refresh: Arc<Notify>,
 }
 
 impl BatchLink {
     /// Start the watcher; it sends a first snapshot at once and stops when the loop is gone.
-    pub fn spawn(core: &Arc<Core>, tx: &mpsc::UnboundedSender<Event>) -> BatchLink {
+    pub fn spawn(core: &Arc<Core>, tx: &mpsc::UnboundedSender<ServerMsg>) -> BatchLink {
         let link = BatchLink {
             core: core.clone(),
             tx: tx.clone(),
@@ -51,7 +50,7 @@ impl BatchLink {
                     break;
                 };
                 done = known;
-                if tx.send(Event::Batch(data)).is_err() {
+                if tx.send(ServerMsg::Batch { data }).is_err() {
                     break;
                 }
                 if !changed(&mut status, &mut events, &refresh).await {
@@ -73,7 +72,7 @@ impl BatchLink {
         let (core, tx, refresh) = (self.core.clone(), self.tx.clone(), self.refresh.clone());
         tokio::spawn(async move {
             let reply = execute(&core, cmd, &who).await;
-            let _ = tx.send(Event::BatchReply(reply));
+            let _ = tx.send(ServerMsg::BatchReply { reply });
             refresh.notify_one();
         });
     }
@@ -252,43 +251,10 @@ fn failed(message: String) -> BatchReply {
 /// Carry out `cmd` as `who` (the in-process control centre, or an attached terminal): the
 /// person's calls are audited with it as their client.
 pub async fn execute(core: &Arc<Core>, cmd: BatchCmd, who: &ClientId) -> BatchReply {
-    let c = core.clone();
     match cmd {
-        BatchCmd::Run { task_id } => {
-            let task = match blocking(move || c.batch.get(&task_id)).await {
-                Ok(t) => t,
-                Err(e) => return failed(e),
-            };
-            let name = task.name.clone();
-            // The person at the terminal starts it: steps are audited as batch calls of a
-            // run started from the control centre, and destructive ones still ask here.
-            let origin = Origin {
-                transport: Transport::Tui,
-                client: Some(who.clone()),
-                session: None,
-            };
-            match core.batch.run(core, task, origin, RunOptions::default()) {
-                Ok(run_id) => BatchReply::Done(format!("started {name:?} as {run_id}")),
-                Err(e) => failed(e.to_string()),
-            }
-        }
+        BatchCmd::Run { task_id } => run_task(core, task_id, who).await,
         // The same tool an agent calls, as the person's call: audited, shown in Activity.
-        BatchCmd::Cancel { run_id } => {
-            let args = serde_json::json!({ "runId": run_id });
-            match as_person(core, who, "android_batch_cancel", args).await {
-                Ok(v) => BatchReply::Done(format!(
-                    "{run_id} {}",
-                    v["stoppedReason"]
-                        .as_str()
-                        .map(str::to_string)
-                        .unwrap_or_else(|| format!(
-                            "is {}",
-                            v["state"].as_str().unwrap_or("cancelled")
-                        ))
-                )),
-                Err(e) => failed(e),
-            }
-        }
+        BatchCmd::Cancel { run_id } => cancel(core, run_id, who).await,
         // One gate: the person's own deletes and edits are calls through the pipeline, origin
         // `tui`, audited like an agent's; the person's y at the prompt is the approval.
         BatchCmd::Delete { task_id } => {
@@ -298,80 +264,126 @@ pub async fn execute(core: &Arc<Core>, cmd: BatchCmd, who: &ClientId) -> BatchRe
                 Err(e) => failed(e),
             }
         }
-        BatchCmd::Save { task } => {
-            let args = serde_json::json!({
-                "id": task.id,
-                "name": task.name,
-                "description": task.description,
-                "steps": task.steps,
-            });
-            let saved = as_person(core, who, "android_batch_save", args)
-                .await
-                .and_then(|json| {
-                    serde_json::from_value::<crate::batch::Task>(json["task"].clone())
-                        .map_err(|e| format!("the saved task could not be read back: {e}"))
-                });
-            match saved {
-                Ok(task) => BatchReply::Saved {
-                    note: format!("saved task {:?} ({})", task.name, task.id),
-                    task,
-                },
-                Err(message) => BatchReply::Failed {
-                    save: true,
-                    message,
-                },
-            }
-        }
+        BatchCmd::Save { task } => save(core, task, who).await,
         BatchCmd::StartRecording { name } => match core.batch.start_recording(&name) {
             Ok(()) => BatchReply::Done(format!(
                 "recording {name:?}: each successful call is a step until you press m again"
             )),
             Err(e) => failed(e.to_string()),
         },
-        BatchCmd::StopRecording => {
-            let task = match blocking(move || c.batch.finish_recording()).await {
-                Ok(t) => t,
-                Err(e) => return failed(e),
-            };
-            match store_as_person(core, who, task).await {
-                Ok(task) => BatchReply::Saved {
-                    note: format!(
-                        "recording saved as task {:?} with {} steps",
-                        task.name,
-                        task.steps.len()
-                    ),
-                    task,
-                },
-                Err(e) => failed(e),
-            }
-        }
-        BatchCmd::FromCalls { name, calls } => {
-            let records: Vec<AuditRecord> = calls
-                .into_iter()
-                .map(|p| {
-                    let mut r = AuditRecord::new(p.tool, p.level, p.transport, p.arguments);
-                    r.seq = p.audit_seq.unwrap_or(0);
-                    r
-                })
-                .collect();
-            let made =
-                tokio::task::spawn_blocking(move || c.batch.task_from_history(&name, &records))
-                    .await;
-            let Ok((task, lost)) = made else {
-                return failed("the batch store did not answer".into());
-            };
-            match store_as_person(core, who, task).await {
-                Ok(task) => BatchReply::Saved {
-                    note: format!(
-                        "made task {:?} from {} calls{}",
-                        task.name,
-                        task.steps.len(),
-                        lost_note(&lost)
-                    ),
-                    task,
-                },
-                Err(e) => failed(e),
-            }
-        }
+        BatchCmd::StopRecording => stop_recording(core, who).await,
+        BatchCmd::FromCalls { name, calls } => from_calls(core, name, calls, who).await,
+    }
+}
+
+async fn run_task(core: &Arc<Core>, task_id: String, who: &ClientId) -> BatchReply {
+    let c = core.clone();
+    let task = match blocking(move || c.batch.get(&task_id)).await {
+        Ok(t) => t,
+        Err(e) => return failed(e),
+    };
+    let name = task.name.clone();
+    // The person at the terminal starts it: steps are audited as batch calls of a run started
+    // from the control centre, and destructive ones still ask here.
+    let origin = Origin {
+        transport: Transport::Tui,
+        client: Some(who.clone()),
+        session: None,
+    };
+    match core.batch.run(core, task, origin, RunOptions::default()) {
+        Ok(run_id) => BatchReply::Done(format!("started {name:?} as {run_id}")),
+        Err(e) => failed(e.to_string()),
+    }
+}
+
+async fn cancel(core: &Arc<Core>, run_id: String, who: &ClientId) -> BatchReply {
+    let args = serde_json::json!({ "runId": run_id });
+    match as_person(core, who, "android_batch_cancel", args).await {
+        Ok(v) => BatchReply::Done(format!(
+            "{run_id} {}",
+            v["stoppedReason"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("is {}", v["state"].as_str().unwrap_or("cancelled")))
+        )),
+        Err(e) => failed(e),
+    }
+}
+
+async fn save(core: &Arc<Core>, task: crate::batch::Task, who: &ClientId) -> BatchReply {
+    let args = serde_json::json!({
+        "id": task.id,
+        "name": task.name,
+        "description": task.description,
+        "steps": task.steps,
+    });
+    let saved = as_person(core, who, "android_batch_save", args)
+        .await
+        .and_then(|json| {
+            serde_json::from_value::<crate::batch::Task>(json["task"].clone())
+                .map_err(|e| format!("the saved task could not be read back: {e}"))
+        });
+    match saved {
+        Ok(task) => BatchReply::Saved {
+            note: format!("saved task {:?} ({})", task.name, task.id),
+            task,
+        },
+        Err(message) => BatchReply::Failed {
+            save: true,
+            message,
+        },
+    }
+}
+
+async fn stop_recording(core: &Arc<Core>, who: &ClientId) -> BatchReply {
+    let c = core.clone();
+    let task = match blocking(move || c.batch.finish_recording()).await {
+        Ok(t) => t,
+        Err(e) => return failed(e),
+    };
+    match store_as_person(core, who, task).await {
+        Ok(task) => BatchReply::Saved {
+            note: format!(
+                "recording saved as task {:?} with {} steps",
+                task.name,
+                task.steps.len()
+            ),
+            task,
+        },
+        Err(e) => failed(e),
+    }
+}
+
+async fn from_calls(
+    core: &Arc<Core>,
+    name: String,
+    calls: Vec<crate::protocol::PickedCall>,
+    who: &ClientId,
+) -> BatchReply {
+    let records: Vec<AuditRecord> = calls
+        .into_iter()
+        .map(|p| {
+            let mut r = AuditRecord::new(p.tool, p.level, p.transport, p.arguments);
+            r.seq = p.audit_seq.unwrap_or(0);
+            r
+        })
+        .collect();
+    let c = core.clone();
+    let made =
+        tokio::task::spawn_blocking(move || c.batch.task_from_history(&name, &records)).await;
+    let Ok((task, lost)) = made else {
+        return failed("the batch store did not answer".into());
+    };
+    match store_as_person(core, who, task).await {
+        Ok(task) => BatchReply::Saved {
+            note: format!(
+                "made task {:?} from {} calls{}",
+                task.name,
+                task.steps.len(),
+                lost_note(&lost)
+            ),
+            task,
+        },
+        Err(e) => failed(e),
     }
 }

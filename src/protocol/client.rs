@@ -1,0 +1,122 @@
+//! What a control centre sends: [`ClientMsg`], one variant a message, and the commands it
+//! carries (the person's acts: access switches, settings, batch commands, the server).
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::batch::Task;
+use crate::mcp::events::Transport;
+use crate::mcp::registry::{HostGroup, Level};
+
+/// Client → server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// First line. `credential` is the control credential (not the MCP token); `pid` and `tty`
+    /// name the terminal (the server checks `pid` against the socket's peer credentials).
+    Hello {
+        protocol_version: u32,
+        credential: String,
+        pid: u32,
+        #[serde(default)]
+        tty: Option<String>,
+    },
+    /// The whole confirmation for `call_id` is on this client's screen: arming starts now.
+    Displayed { call_id: u64 },
+    /// Approve or deny `call_id`. An approval counts only [`super::ARMING_MS`] after `displayed`.
+    Decide { call_id: u64, approve: bool },
+    /// Leave; the server keeps serving.
+    Detach,
+    /// Switch tools or host groups on or off (Tools).
+    Access { change: AccessChange },
+    /// Change a setting (Settings); saved to the config file.
+    Setting { field: SettingField, value: u64 },
+    /// Run, cancel, save, delete or record a batch task; answered with `batch_reply`.
+    Batch { cmd: BatchCmd },
+    /// Break lease `id` on `device` (the person said yes at the prompt).
+    BreakLease { id: u64, device: String },
+    /// Start, stop or restart the MCP transports (the attach channel stays up).
+    Server { action: ServerCtl },
+    /// This terminal now shows `screen` (what `spock_get_status` reports).
+    Screen { name: String },
+    /// The answer to `navigate` `id`: `error` is why the screen did not change.
+    Navigated {
+        id: u64,
+        #[serde(default)]
+        error: Option<String>,
+    },
+}
+
+/// A change to the access switches (Tools), as the attach protocol's `access` command too.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum AccessChange {
+    SetEnabled { tool: String, on: bool },
+    SetGroup { group: HostGroup, on: bool },
+    EnableAll,
+    ReadOnlyOnly,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SettingField {
+    HistorySize,
+    ConfirmTimeout,
+    Port,
+}
+
+impl SettingField {
+    pub fn label(self) -> &'static str {
+        match self {
+            SettingField::HistorySize => "History size (calls kept)",
+            SettingField::ConfirmTimeout => "Confirmation timeout (seconds)",
+            SettingField::Port => "HTTP port (applies on restart)",
+        }
+    }
+}
+
+/// Start, stop or restart both MCP transports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerCtl {
+    Start,
+    Stop,
+    Restart,
+}
+
+/// A call marked in History, as much of it as a task step needs (and the audit shape wants).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PickedCall {
+    pub tool: String,
+    pub level: Level,
+    pub transport: Transport,
+    pub arguments: Value,
+    /// The call's audit record (its `seq`): where a password it typed is found again.
+    pub audit_seq: Option<u64>,
+}
+
+/// What the loop does to `core.batch` on the person's behalf.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "cmd", rename_all = "snake_case")]
+pub enum BatchCmd {
+    Run {
+        task_id: String,
+    },
+    Cancel {
+        run_id: String,
+    },
+    Delete {
+        task_id: String,
+    },
+    /// Already checked with `validate_json`; the store checks again.
+    Save {
+        task: Task,
+    },
+    StartRecording {
+        name: String,
+    },
+    StopRecording,
+    FromCalls {
+        name: String,
+        calls: Vec<PickedCall>,
+    },
+}
