@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex, MutexGuard, mpsc};
 
 use tokio::sync::broadcast;
 
+pub mod acts;
 pub mod anchor;
 mod chain;
 mod file;

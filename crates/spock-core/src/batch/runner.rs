@@ -19,14 +19,13 @@ use super::runlog::{RunLog, RunState, StepLog, StepOutcome};
 use super::task::{Task, new_id, now};
 use super::verdict::{self, Stop};
 use super::{Active, BatchError, RunOptions};
-use crate::audit::{AuditRecord, scrub_binary};
+use crate::audit::scrub_binary;
 use crate::mcp::Core;
 use crate::mcp::events::{ClientId, Outcome, Transport};
 use crate::mcp::result::ToolOutput;
 use crate::mcp::server::{Origin, call_in_run, call_step_typing_kept_password, call_tool_def};
 use crate::mcp::tools::batch::keep_screen_on_tool;
 use crate::mcp::typed::{hide_text, is_placeholder, kept_slots};
-use crate::model::Level;
 use crate::redact::Audience;
 
 /// Why a step that stands for a password no longer kept does not run.
@@ -321,7 +320,7 @@ fn stop_words(stop: &Mutex<Option<Stop>>) -> Option<String> {
 }
 
 /// The tool name of a run's closing audit record.
-pub const RUN_END_TOOL: &str = "android_batch_run_end";
+pub use crate::audit::acts::RUN_END_TOOL;
 
 /// One audit record closes each run, linked to it (`batchRun`), from the client that started
 /// it: its final state as the outcome (`ok` only for `succeeded`; `error` for failed,
@@ -334,18 +333,14 @@ async fn audit_end(core: &Arc<Core>, rec: &RunLog, took: Duration) {
         RunState::Cancelled => Outcome::Cancelled,
         RunState::TimedOut => Outcome::Timeout,
     };
-    let mut a = AuditRecord::new(
-        RUN_END_TOOL,
-        Level::ReadOnly,
-        Transport::Batch,
-        json!({ "runId": rec.run_id }),
+    let a = crate::audit::acts::run_ended(
+        &rec.run_id,
+        rec.client.clone(),
+        outcome,
+        took.as_millis() as u64,
+        serde_json::to_value(rec.summary()).ok(),
+        rec.stopped_reason.clone(),
     );
-    a.client = rec.client.clone();
-    a.outcome = outcome;
-    a.duration_ms = took.as_millis() as u64;
-    a.batch_run = Some(rec.run_id.clone());
-    a.result = serde_json::to_value(rec.summary()).ok();
-    a.error = rec.stopped_reason.clone();
     core.audit.append_answered(a).await;
 }
 

@@ -28,9 +28,7 @@ use tokio::sync::Notify;
 use tokio::time::Instant;
 
 use super::core::Core;
-use super::events::{ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
-use super::registry::Level;
-use crate::audit::AuditRecord;
+use super::events::{ClientId, ServerEvent, Transport};
 
 /// Bounds and default of `durationSeconds`.
 pub const MIN_SECS: u64 = 10;
@@ -38,7 +36,7 @@ pub const MAX_SECS: u64 = 3600;
 pub const DEFAULT_SECS: u64 = 600;
 
 /// The tool whose name lease events carry in the audit trail.
-pub const TOOL: &str = "android_lease_device";
+pub use crate::audit::acts::LEASE_TOOL as TOOL;
 
 /// Which connection a call came through, as leases tell holders apart.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -653,28 +651,24 @@ fn record_all(core: &Core, leases: &[Lease], how: Ended) {
 /// `android_lease_device`, arguments `{serial, event}`. Expiry and disconnection are the
 /// holder's (its client and transport); a break is the person's, approved by key.
 fn record(core: &Core, lease: &Lease, how: Ended) {
-    let args = json!({ "serial": lease.device, "event": how.label() });
     let (transport, client) = match how {
         Ended::Broken(by) => (Transport::Tui, by.to_string()),
         _ => (lease.holder.transport(), lease.holder.client.clone()),
     };
-    let mut rec = AuditRecord::new(TOOL, Level::SafeAction, transport, args);
-    rec.client = client;
-    rec.device = Some(lease.device.clone());
-    rec.outcome = Outcome::Ok;
-    if matches!(how, Ended::Broken(_)) {
-        rec.decision = Some(Decision {
-            approved: true,
-            by: DecidedBy::Key,
-        });
-    }
     let mut info = serde_json::to_value(lease.info(Instant::now())).unwrap_or_default();
     if let Some(m) = info.as_object_mut() {
         m.insert("event".into(), json!(how.label()));
         // The holder's identity beside the public holder object, so History shows who it was.
         m.insert("heldBy".into(), json!(lease.holder.describe()));
     }
-    rec.result = Some(info);
+    let rec = crate::audit::acts::lease_ended(
+        &lease.device,
+        how.label(),
+        transport,
+        client,
+        matches!(how, Ended::Broken(_)),
+        info,
+    );
     tracing::info!(device = %lease.device, holder = %lease.holder.describe(), event = how.label(), "lease ended");
     core.audit.append(rec);
 }

@@ -6,16 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
 use tokio::sync::{broadcast, mpsc, watch};
 use tokio::time::Instant;
 
 use super::outgoing::{event, view, wire};
 use super::{Line, VIEW_SETTLE, notice_or_error};
-use crate::audit::AuditRecord;
 use crate::mcp::confirm::{ConfirmRequest, Notice};
-use crate::mcp::events::{Outcome, Transport};
-use crate::mcp::registry::Level;
 use crate::mcp::uilink::NavRequest;
 use crate::mcp::{Core, ServerEvent};
 use crate::protocol::{
@@ -360,15 +356,7 @@ impl Session {
     async fn audit_refusal(&self, call_id: u64, code: ErrorCode, message: &str) {
         let tool = self.held.get(&call_id).map(|r| r.ask.tool).unwrap_or("?");
         tracing::warn!(terminal = %self.you, call_id, tool, ?code, "attach approval refused");
-        let mut r = AuditRecord::new(
-            "attach_decide",
-            Level::Destructive,
-            Transport::Tui,
-            json!({ "callId": call_id, "tool": tool, "approve": true }),
-        );
-        r.client = self.you.clone();
-        r.outcome = Outcome::Refused;
-        r.error = Some(message.to_string());
+        let r = crate::audit::acts::approval_refused(call_id, tool, &self.you, message);
         self.core.audit.append_answered(r).await;
     }
 }
