@@ -55,6 +55,7 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
     );
     let mcp = Router::new()
         .fallback_service(mcp)
+        .layer(axum::middleware::map_request(request_facts))
         .layer(axum::middleware::from_fn(super::collapse::collapse))
         .layer(axum::middleware::from_fn_with_state(
             super::ids::InFlightIds::default(),
@@ -81,6 +82,35 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
             opts.max_body_bytes,
             refuse_declared_oversize,
         ))
+}
+
+/// What the core needs of a request, as typed values ([`crate::mcp::who::RequestFacts`]): the
+/// MCP session it belongs to (none for a 2026-07-28 request, whatever `Mcp-Session-Id` it
+/// carries) and the toolsets its endpoint asks for (`?toolsets=`, percent-decoded). The core
+/// reads no header and no query text. Runs innermost, on the request as rmcp gets it.
+async fn request_facts(mut request: axum::extract::Request) -> axum::extract::Request {
+    let headers = request.headers();
+    let modern = headers
+        .get("mcp-protocol-version")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.trim() >= "2026-07-28");
+    let session_id = headers
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|s| !s.is_empty() && !modern)
+        .map(str::to_string);
+    // The first `toolsets=`, as the endpoint's query gives it.
+    let toolsets = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(request.uri())
+        .ok()
+        .and_then(|q| q.0.into_iter().find(|(k, _)| k == "toolsets"))
+        .map(|(_, v)| v);
+    request
+        .extensions_mut()
+        .insert(crate::mcp::who::RequestFacts {
+            session_id,
+            toolsets,
+        });
+    request
 }
 
 /// Legacy HTTP sessions alive at once. Each holds a server and its buffers (about 66 KB), and
@@ -313,4 +343,55 @@ pub async fn serve_router(
     }
     drop(conns_rx);
     conns_tx.closed().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::who::RequestFacts;
+
+    async fn facts(uri: &str, headers: &[(&str, &str)]) -> RequestFacts {
+        let mut b = http::Request::builder().method("POST").uri(uri);
+        for (k, v) in headers {
+            b = b.header(*k, *v);
+        }
+        let r = request_facts(b.body(axum::body::Body::empty()).unwrap()).await;
+        r.extensions()
+            .get::<RequestFacts>()
+            .cloned()
+            .expect("facts")
+    }
+
+    #[tokio::test]
+    async fn the_core_gets_the_session_and_the_toolsets_as_values() {
+        let f = facts(
+            "/?toolsets=core%2Capps&x=1&toolsets=debug",
+            &[
+                ("mcp-session-id", "abc"),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+        )
+        .await;
+        assert_eq!(f.session_id.as_deref(), Some("abc"));
+        // Decoded, and the first one given.
+        assert_eq!(f.toolsets.as_deref(), Some("core,apps"));
+        let f = facts("/?toolsets=ui+apps", &[]).await;
+        assert_eq!(f.toolsets.as_deref(), Some("ui apps"));
+        assert_eq!(f.session_id, None);
+    }
+
+    #[tokio::test]
+    async fn a_2026_request_has_no_session_whatever_header_it_carries() {
+        let f = facts(
+            "/",
+            &[
+                ("mcp-session-id", "someone-elses"),
+                ("mcp-protocol-version", "2026-07-28"),
+            ],
+        )
+        .await;
+        assert_eq!(f.session_id, None);
+        let f = facts("/", &[("mcp-session-id", "")]).await;
+        assert_eq!(f.session_id, None);
+    }
 }

@@ -895,16 +895,11 @@ impl McpServer {
             return Ok(s.clone());
         }
         let parts = ctx.extensions.get::<http::request::Parts>();
-        // A 2026-07-28 request has no session, whatever header it carries: another client's
-        // session id on it would let it act as that session (its leases, its selection).
-        let modern = parts
-            .and_then(|p| p.headers.get("mcp-protocol-version"))
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.trim() >= "2026-07-28");
-        let sid = parts
-            .and_then(|p| p.headers.get("mcp-session-id"))
-            .and_then(|v| v.to_str().ok())
-            .filter(|s| !s.is_empty() && !modern);
+        let facts = parts
+            .and_then(|p| p.extensions.get::<super::who::RequestFacts>())
+            .cloned()
+            .unwrap_or_default();
+        let sid = facts.session_id.as_deref();
         let session = match sid {
             Some(sid) => Session::http(sid),
             None => Session::stateless(client),
@@ -917,10 +912,10 @@ impl McpServer {
                 ..Default::default()
             });
         let session = session.with_peer(addr);
-        let asked = parts
-            .and_then(|p| p.uri.query())
-            .and_then(endpoint_toolsets)
-            .map(|q| Selection::parse(&q))
+        let asked = facts
+            .toolsets
+            .as_deref()
+            .map(Selection::parse)
             .transpose()
             .map_err(|e| {
                 McpError::invalid_params(format!("?toolsets= on the endpoint: {e}"), None)
@@ -974,14 +969,6 @@ fn not_listed(tool: &ToolDef, stateless: bool) -> String {
             tool.name
         )
     }
-}
-
-/// The `toolsets` parameter of an endpoint's query (`toolsets=core,apps`), commas decoded.
-fn endpoint_toolsets(query: &str) -> Option<String> {
-    query
-        .split('&')
-        .find_map(|kv| kv.strip_prefix("toolsets="))
-        .map(|v| v.replace("%2C", ",").replace("%2c", ",").replace('+', " "))
 }
 
 pub const INSTRUCTIONS: &str = "spock-tui gives safe, audited access to Android devices. Device tools \

@@ -8,6 +8,17 @@ use super::events::ClientId;
 use super::server::Origin;
 use crate::model::Verified;
 
+/// What the HTTP transport read from a request for the core, as typed values (the core reads
+/// no header and no query text): the MCP session the request belongs to (none for a
+/// 2026-07-28 request, whatever `Mcp-Session-Id` it carries: another client's id on it would let
+/// it act as that session) and the toolsets its endpoint asks for (`/mcp?toolsets=core,apps`,
+/// decoded). Put in each request's extensions by the transport.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestFacts {
+    pub session_id: Option<String>,
+    pub toolsets: Option<String>,
+}
+
 /// The address an HTTP connection was accepted from, put in each request's extensions by the
 /// HTTP server and read back as the session's verified peer.
 #[derive(Debug, Clone, Copy)]
