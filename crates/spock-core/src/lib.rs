@@ -17,11 +17,15 @@
 //!    centre's own actions and batch steps enter the same function
 //!    (`call_as_person`, `call_in_run`): there is no side door.
 //! 3. **Declaration.** `mcp::registry` finds the tool's one declaration (`mcp::tools::*`: name,
-//!    level, schema, handler); arguments are validated against it.
-//! 4. **Access.** `mcp::access` (the person's switches) and `mcp::lease` (who holds the device,
-//!    under every name that reaches it: `device::identity`). A call naming no device uses its
-//!    own session's selection (`mcp::selection`).
-//! 5. **Device and consent.** The device is resolved and pinned (`device::Devices`); a
+//!    level, schema, handler).
+//! 4. **Started.** `ServerEvent::CallStarted` at once, with arguments redacted for the person
+//!    (`redact`) and typed passwords withheld (`mcp::typed`): the control centre lists every
+//!    call as it arrives, also one the steps below refuse (its `CallFinished` says why).
+//! 5. **Access and arguments.** `mcp::access` (the person's switches), then the arguments are
+//!    validated against the declaration, then `mcp::lease` (who holds the device, under every
+//!    name that reaches it: `device::identity`). A call naming no device uses its own
+//!    session's selection (`mcp::selection`).
+//! 6. **Device and consent.** The device is resolved and pinned (`device::Devices`); a
 //!    destructive call (or a safe one escalated by what it would destroy) is refused if the
 //!    person could not see it whole, then asks `mcp::confirm::Confirmer`, which every control
 //!    centre answers (in the `spock-tui` package): the in-process one (`tui`) and those
@@ -32,8 +36,6 @@
 //!    (`mcp::server::device_checks`); a new file or package is created one call at a time
 //!    (`mcp::claims`). With nobody attached it is denied (or waits:
 //!    `safety.wait_for_attach`).
-//! 6. **Started.** `ServerEvent::CallStarted` with arguments redacted for the person
-//!    (`redact`), typed passwords withheld (`mcp::typed`).
 //! 7. **The tool.** A destructive call about to run first gets its `started` audit record
 //!    (`Outcome::Started`), synced and anchored before the tool does anything, so a crash
 //!    mid-call leaves it on record; its ending (step 8) names it (`AuditRecord::started`) and

@@ -1,5 +1,7 @@
 //! The rmcp `ServerHandler` every transport serves, and the one call pipeline:
-//! registry → access → arguments → escalation → confirmation → events → the tool → events.
+//! registry → `CallStarted` → access → arguments → lease → escalation → confirmation → the
+//! tool → record and `CallFinished` (the order `lib.rs` lists; a call refused on the way is
+//! still shown from its start).
 //! The same pipeline runs for batch steps (and a run's keepScreenOn) and calls made from the
 //! control centre.
 use std::sync::Arc;
