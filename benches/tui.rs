@@ -56,7 +56,7 @@ fn frames(c: &mut Criterion) {
             c.bench_function(&format!("frame/{screen}/{w}x{h}/10k-history"), |b| {
                 b.iter(|| {
                     terminal
-                        .draw(|f| spock_tui::tui::ui::draw(f, black_box(&s)))
+                        .draw(|f| spock_tui::tui::frame::draw(f, black_box(&s)))
                         .map(drop)
                         .unwrap()
                 })

@@ -325,7 +325,9 @@ async fn preloaded_entries_show_the_trails_details_as_before() {
     for _ in 0..s.history.len() {
         press(&mut s, KeyCode::Enter);
         let mut terminal = Terminal::new(TestBackend::new(100, 70)).unwrap();
-        terminal.draw(|f| spock_tui::tui::ui::draw(f, &s)).unwrap();
+        terminal
+            .draw(|f| spock_tui::tui::frame::draw(f, &s))
+            .unwrap();
         shown.push(terminal.backend().to_string());
         press(&mut s, KeyCode::Esc);
         press(&mut s, KeyCode::Down);

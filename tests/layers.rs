@@ -255,3 +255,289 @@ fn the_protocol_sits_below_the_control_centre_and_the_server() {
         "the control centre reaches the server's internals or the wiring: {found:#?}"
     );
 }
+
+/// The binary's import graph, file by file: `src/a/b.rs` is module `a::b` (`src/a.rs` is `a`);
+/// an arrow runs from a file to every module file its code names through `crate::`, `super::`
+/// or `self::` (in `use` trees and in paths written inline), to the longest prefix that is a
+/// file. `mod` lines, comments and test modules (from `#[cfg(test)]` on) draw nothing.
+fn import_graph(root: &str) -> std::collections::BTreeMap<Vec<String>, Vec<Vec<String>>> {
+    let base = spock_tui::testdata::repo_root().join(root);
+    let mut modules = std::collections::BTreeMap::new();
+    for f in rust_files(root) {
+        let rel = f.strip_prefix(&base).unwrap().with_extension("");
+        let path: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into()).collect();
+        if path == ["main"] {
+            continue; // its own crate
+        }
+        let path = if path == ["lib"] { vec![] } else { path };
+        modules.insert(path, f);
+    }
+    let mut graph = std::collections::BTreeMap::new();
+    for (me, file) in &modules {
+        let text = std::fs::read_to_string(file).unwrap();
+        let text = text.split("#[cfg(test)]").next().unwrap_or("");
+        let code: String = text
+            .lines()
+            .map(|l| l.split("//").next().unwrap_or(""))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let mut paths = Vec::new();
+        let mut rest = code.as_str();
+        let mut inline = String::new();
+        // `use` trees, expanded; the rest of the text is searched for inline paths.
+        while let Some(at) = find_use(rest) {
+            inline.push_str(&rest[..at]);
+            let end = rest[at..].find(';').map_or(rest.len(), |e| at + e);
+            paths.extend(expand_use(rest[at + 4..end].trim()));
+            rest = &rest[(end + 1).min(rest.len())..];
+        }
+        inline.push_str(rest);
+        let ident = |c: char| c.is_alphanumeric() || c == '_';
+        // A child module is named by its own name too (`batch::Batch` in `screen.rs`).
+        let children: Vec<String> = code
+            .lines()
+            .filter_map(|l| {
+                let l = l
+                    .trim()
+                    .trim_start_matches("pub ")
+                    .trim_start_matches("mod ");
+                let name = l.strip_suffix(';')?;
+                let child: Vec<String> = me.iter().cloned().chain([name.to_string()]).collect();
+                modules.contains_key(&child).then(|| name.to_string())
+            })
+            .collect();
+        let heads: Vec<String> = ["crate::", "super::", "self::"]
+            .iter()
+            .map(|h| h.to_string())
+            .chain(children.iter().map(|c| format!("{c}::")))
+            .collect();
+        for head in &heads {
+            let start = head.as_str();
+            for (at, _) in inline.match_indices(start) {
+                if at > 0 && (inline[..at].ends_with(ident) || inline[..at].ends_with("::")) {
+                    continue;
+                }
+                let tail: String = inline[at..]
+                    .chars()
+                    .take_while(|c| ident(*c) || *c == ':')
+                    .collect();
+                let child = !["crate::", "super::", "self::"].contains(&start);
+                paths.push(if child { format!("self::{tail}") } else { tail });
+            }
+        }
+        let mut to = std::collections::BTreeSet::new();
+        for p in paths {
+            let segs: Vec<&str> = p.split("::").filter(|s| !s.is_empty()).collect();
+            let mut at: Vec<String> = me.clone();
+            let mut segs = segs.as_slice();
+            match segs.first() {
+                Some(&"crate") => {
+                    at.clear();
+                    segs = &segs[1..];
+                }
+                Some(&"self") => segs = &segs[1..],
+                Some(&"super") => {
+                    while segs.first() == Some(&"super") {
+                        at.pop();
+                        segs = &segs[1..];
+                    }
+                }
+                _ => continue, // another crate's path
+            }
+            at.extend(segs.iter().map(|s| s.to_string()));
+            while !at.is_empty() && !modules.contains_key(&at) {
+                at.pop();
+            }
+            if !at.is_empty() && at != *me {
+                to.insert(at);
+            }
+        }
+        graph.insert(me.clone(), to.into_iter().collect());
+    }
+    graph
+}
+
+/// The next `use` item's start (after `use ` or `pub use `, `pub(crate) use `…) in `code`.
+fn find_use(code: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = code[from..].find("use ") {
+        let at = from + at;
+        let before = code[..at].trim_end_matches([' ', '\t']);
+        let line_start = before.is_empty()
+            || before.ends_with('\n')
+            || before.ends_with(';')
+            || before.ends_with('{')
+            || before.ends_with('}')
+            || before.ends_with("pub")
+            || before.ends_with(')');
+        if line_start
+            && (at == 0 || !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+        {
+            return Some(at);
+        }
+        from = at + 4;
+    }
+    None
+}
+
+/// `a::{b, c::{d, self}}` as `a::b`, `a::c::d`, `a::c`.
+fn expand_use(tree: &str) -> Vec<String> {
+    let tree: String = tree.split_whitespace().collect::<Vec<_>>().join(" ");
+    let Some(open) = tree.find('{') else {
+        let one = tree.split(" as ").next().unwrap_or("").trim();
+        return vec![one.trim_end_matches("::self").to_string()];
+    };
+    let prefix = &tree[..open];
+    let mut depth = 0;
+    let mut items = Vec::new();
+    let mut cur = String::new();
+    for c in tree[open + 1..].chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => break,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    items.push(cur);
+    items
+        .iter()
+        .map(|i| i.trim())
+        .filter(|i| !i.is_empty())
+        .flat_map(|i| {
+            if i == "self" {
+                vec![prefix.trim_end_matches("::").to_string()]
+            } else {
+                expand_use(&format!("{prefix}{i}"))
+            }
+        })
+        .collect()
+}
+
+/// The import circles of `graph` (strongly connected components of more than one file).
+fn circles(
+    graph: &std::collections::BTreeMap<Vec<String>, Vec<Vec<String>>>,
+) -> Vec<Vec<Vec<String>>> {
+    // Kosaraju: finish order on the graph, then components on the reversed graph.
+    let nodes: Vec<&Vec<String>> = graph.keys().collect();
+    let index = |m: &Vec<String>| nodes.iter().position(|n| *n == m);
+    let mut order = Vec::new();
+    let mut seen = vec![false; nodes.len()];
+    for start in 0..nodes.len() {
+        if seen[start] {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        seen[start] = true;
+        while let Some((n, i)) = stack.pop() {
+            let out = &graph[nodes[n]];
+            if i < out.len() {
+                stack.push((n, i + 1));
+                if let Some(m) = index(&out[i])
+                    && !seen[m]
+                {
+                    seen[m] = true;
+                    stack.push((m, 0));
+                }
+            } else {
+                order.push(n);
+            }
+        }
+    }
+    let mut back = vec![Vec::new(); nodes.len()];
+    for (from, tos) in graph {
+        for to in tos {
+            if let (Some(f), Some(t)) = (index(from), index(to)) {
+                back[t].push(f);
+            }
+        }
+    }
+    let mut comp = vec![usize::MAX; nodes.len()];
+    let mut out = Vec::new();
+    for &n in order.iter().rev() {
+        if comp[n] != usize::MAX {
+            continue;
+        }
+        let id = out.len();
+        let mut members = Vec::new();
+        let mut stack = vec![n];
+        comp[n] = id;
+        while let Some(x) = stack.pop() {
+            members.push(nodes[x].clone());
+            for &y in &back[x] {
+                if comp[y] == usize::MAX {
+                    comp[y] = id;
+                    stack.push(y);
+                }
+            }
+        }
+        out.push(members);
+    }
+    out.into_iter().filter(|c| c.len() > 1).collect()
+}
+
+/// The folder a module file stands in: `tui/ui/modal` and `tui/ui` (the folder's own file,
+/// `tui/ui.rs`) are both in `tui/ui`; `tui/state` is in `tui`.
+fn folder(
+    m: &[String],
+    graph: &std::collections::BTreeMap<Vec<String>, Vec<Vec<String>>>,
+) -> Vec<String> {
+    let has_children = graph
+        .keys()
+        .any(|k| k.len() == m.len() + 1 && k.starts_with(m));
+    if has_children {
+        m.to_vec()
+    } else {
+        m[..m.len().saturating_sub(1)].to_vec()
+    }
+}
+
+/// Issue 35: no import circle in the binary's code crosses folders (the control centre's
+/// screens, its drawing and its state each stand on their own floor), and the graph this
+/// reads is the real one (it finds the arrows every file is known to have).
+#[test]
+fn no_import_circle_crosses_folders() {
+    let graph = import_graph("src");
+    let m = |s: &str| s.split('/').map(String::from).collect::<Vec<_>>();
+    // The reader sees what is there: a `use` tree, an inline path, a `super::super`.
+    for (from, to) in [
+        ("tui/update", "tui/state"),
+        ("tui/ui/modal", "tui/state"),
+        ("app/local", "tui"),
+        ("tui/attach/link", "protocol"),
+    ] {
+        assert!(
+            graph[&m(from)].contains(&m(to)),
+            "{from} -> {to} not read: {:?}",
+            graph[&m(from)]
+        );
+    }
+    let crossing: Vec<String> = circles(&graph)
+        .into_iter()
+        .filter(|c| {
+            let f = folder(&c[0], &graph);
+            c.iter().any(|x| folder(x, &graph) != f)
+        })
+        .map(|c| {
+            // The circle's arrows, so the failure says what to cut.
+            let mut arrows = Vec::new();
+            for from in &c {
+                for to in &graph[from] {
+                    if c.contains(to) {
+                        arrows.push(format!("{} -> {}", from.join("/"), to.join("/")));
+                    }
+                }
+            }
+            arrows.join("; ")
+        })
+        .collect();
+    assert!(
+        crossing.is_empty(),
+        "import circles across folders: {crossing:#?}"
+    );
+}

@@ -379,7 +379,7 @@ fn editor_checks_keeps_the_text_and_saves() {
 #[tokio::test]
 async fn a_destructive_call_outranks_the_editor_and_the_prompt() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = on_batch(data());
+    let mut s = Console::new(on_batch(data()));
     s.update(key('e'));
     let (req, _h) = asker
         .ask(ask(
@@ -388,7 +388,7 @@ async fn a_destructive_call_outranks_the_editor_and_the_prompt() {
             None,
         ))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     assert_eq!(s.layer(), Layer::Confirm);
     look(&mut s);
     let before = s.batch.editor.as_ref().unwrap().content();
@@ -405,7 +405,7 @@ async fn a_destructive_call_outranks_the_editor_and_the_prompt() {
     let (req, _h) = asker
         .ask(ask("android_uninstall_app", json!({}), None))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     assert_eq!(s.layer(), Layer::Confirm);
     look(&mut s);
     assert!(
@@ -965,7 +965,9 @@ fn reversed_rows(s: &mut State) -> Vec<String> {
     use ratatui::style::Modifier;
     s.size = (80, 24);
     let mut terminal = ratatui::Terminal::new(ratatui::backend::TestBackend::new(80, 24)).unwrap();
-    terminal.draw(|f| spock_tui::tui::ui::draw(f, s)).unwrap();
+    terminal
+        .draw(|f| spock_tui::tui::frame::draw(f, s))
+        .unwrap();
     let buf = terminal.backend().buffer();
     let mut out = Vec::new();
     for y in 0..buf.area.height {

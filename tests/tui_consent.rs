@@ -15,9 +15,10 @@ use ratatui::backend::TestBackend;
 use ratatui::style::{Color, Modifier};
 use serde_json::json;
 use spock_tui::mcp::events::{DecidedBy, Decision};
-use spock_tui::tui::event::Event;
+use spock_tui::tui::event::{AskEnded, Event, Pending};
 use spock_tui::tui::screen::ScreenId;
 use spock_tui::tui::state::{Blocked, Button, Layer};
+use spock_tui::tui::update::Effect;
 
 fn key_at(c: char, at: tokio::time::Instant) -> Event {
     Event::KeyAt(
@@ -30,7 +31,7 @@ fn key_at(c: char, at: tokio::time::Instant) -> Event {
 #[tokio::test]
 async fn padding_cannot_push_the_tail_of_a_command_out_of_sight() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let command = format!(
         "shell echo hello{}; pm uninstall com.example.notes",
         " ".repeat(2100)
@@ -42,7 +43,7 @@ async fn padding_cannot_push_the_tail_of_a_command_out_of_sight() {
             Some("say hello"),
         ))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     let screen = render(&mut s, 100, 30);
     assert!(
         screen.contains("echo hello␠×2100; pm uninstall com.example.notes"),
@@ -58,7 +59,7 @@ async fn padding_cannot_push_the_tail_of_a_command_out_of_sight() {
 #[tokio::test]
 async fn approval_waits_until_the_arguments_were_scrolled_to_the_end() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let long = "A".repeat(4000);
     let command = format!("shell echo {long}; pm uninstall com.example.notes");
     let (req, h) = asker
@@ -68,7 +69,7 @@ async fn approval_waits_until_the_arguments_were_scrolled_to_the_end() {
             Some("print a long line"),
         ))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     let screen = render(&mut s, 80, 24);
     assert!(!screen.contains("pm uninstall"), "{screen}");
     let below = spock_tui::tui::ui::modal::lines_below(&s);
@@ -132,7 +133,7 @@ async fn approval_waits_until_the_arguments_were_scrolled_to_the_end() {
 #[tokio::test]
 async fn jumping_to_the_end_skips_rows_so_approval_waits_for_them() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let long = "B".repeat(4000);
     let command = format!("shell echo {long}; pm uninstall com.example.notes");
     let (req, h) = asker
@@ -142,7 +143,7 @@ async fn jumping_to_the_end_skips_rows_so_approval_waits_for_them() {
             Some("print a long line"),
         ))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     render(&mut s, 80, 24);
     look(&mut s);
     s.update(code(KeyCode::End));
@@ -180,9 +181,9 @@ async fn jumping_to_the_end_skips_rows_so_approval_waits_for_them() {
 async fn a_terminal_too_small_to_show_the_request_cannot_approve_it() {
     let mut asker = Asker::new(Duration::from_secs(60));
     for (w, h) in [(20, 6), (120, 7), (29, 40)] {
-        let mut s = state();
+        let mut s = Console::new(state());
         let (req, answer) = asker.uninstall("com.example.notes").await;
-        s.update(Event::Confirm(req));
+        s.confirm(req);
         let screen = render(&mut s, w, h);
         look(&mut s);
         for k in [KeyCode::End, KeyCode::PageDown] {
@@ -213,9 +214,9 @@ async fn a_terminal_too_small_to_show_the_request_cannot_approve_it() {
 #[tokio::test]
 async fn focus_keys_and_enter_typed_ahead_do_nothing_until_armed() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (req, h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     render(&mut s, 100, 30);
     for k in [KeyCode::Tab, KeyCode::Right, KeyCode::Left, KeyCode::Tab] {
         s.update(code(k));
@@ -227,7 +228,8 @@ async fn focus_keys_and_enter_typed_ahead_do_nothing_until_armed() {
     assert_eq!(s.focus, Button::Deny);
     s.update(code(KeyCode::Enter));
     assert_eq!(s.confirms.len(), 1, "Enter decided during the arming time");
-    s.now += s.gate.arming;
+    let step = s.gate.arming;
+    s.now += step;
     s.update(code(KeyCode::Enter));
     assert!(
         !h.await.unwrap().approved,
@@ -257,11 +259,11 @@ fn click(x: u16, y: u16) -> Event {
 #[tokio::test]
 async fn keys_before_the_modal_was_drawn_or_within_its_arming_time_do_not_approve() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     assert!(s.gate.arming >= Duration::from_millis(600));
     let (req, h) = asker.uninstall("com.x").await;
     let typed = s.now;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     s.now += Duration::from_millis(10);
     // In the same batch as the request, before any frame: not seen, so not even a denial.
     s.update(key('y'));
@@ -299,11 +301,11 @@ async fn keys_before_the_modal_was_drawn_or_within_its_arming_time_do_not_approv
 #[tokio::test]
 async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (a, ha) = asker.uninstall("com.shown").await;
     let (b, hb) = asker.uninstall("com.queued").await;
-    s.update(Event::Confirm(a));
-    s.update(Event::Confirm(b));
+    s.confirm(a);
+    s.confirm(b);
     render(&mut s, 100, 30);
     look(&mut s);
     // The client withdraws the request on screen (its call is cancelled).
@@ -319,7 +321,8 @@ async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
     assert!(!screen.contains("com.queued"), "{screen}");
     assert!(screen.contains("Keys do nothing"), "{screen}");
     // Still held just before the hold ends.
-    s.now += s.gate.hold - Duration::from_millis(1);
+    let step = s.gate.hold - Duration::from_millis(1);
+    s.now += step;
     s.update(Event::Tick);
     s.update(key('y'));
     assert!(s.gate.withdrawn.is_some());
@@ -332,7 +335,8 @@ async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
     assert!(screen.contains("y available in"), "{screen}");
     s.update(key('y'));
     assert_eq!(s.confirms.len(), 1);
-    s.now += s.gate.arming;
+    let step = s.gate.arming;
+    s.now += step;
     s.update(key('y'));
     assert!(hb.await.unwrap().approved);
     assert_eq!(s.layer(), Layer::Screen(ScreenId::STATUS));
@@ -343,9 +347,9 @@ async fn a_withdrawn_request_says_so_and_the_next_one_arms_afresh() {
 #[tokio::test]
 async fn a_request_the_server_withdraws_says_why_and_takes_no_key() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (a, ha) = asker.uninstall("com.shown").await;
-    s.update(Event::Confirm(a));
+    s.confirm(a);
     render(&mut s, 100, 30);
     look(&mut s);
     asker.confirmer.withdraw_because(
@@ -371,11 +375,11 @@ async fn a_request_the_server_withdraws_says_why_and_takes_no_key() {
 #[tokio::test]
 async fn a_typed_ahead_second_y_does_not_approve_the_next_request() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (a, ha) = asker.uninstall("a").await;
     let (b, hb) = asker.uninstall("b").await;
-    s.update(Event::Confirm(a));
-    s.update(Event::Confirm(b));
+    s.confirm(a);
+    s.confirm(b);
     render(&mut s, 100, 30);
     look(&mut s);
     s.update(key('y'));
@@ -385,7 +389,8 @@ async fn a_typed_ahead_second_y_does_not_approve_the_next_request() {
     render(&mut s, 100, 30);
     s.update(key('y'));
     assert_eq!(s.confirms.len(), 1, "within b's arming time");
-    s.now += s.gate.arming;
+    let step = s.gate.arming;
+    s.now += step;
     s.update(key('n'));
     assert!(!hb.await.unwrap().approved);
 }
@@ -395,14 +400,14 @@ async fn a_typed_ahead_second_y_does_not_approve_the_next_request() {
 #[tokio::test]
 async fn the_focused_button_is_marked_without_colour() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (req, _h) = asker.uninstall("a").await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     look(&mut s);
     let draw = |s: &mut spock_tui::tui::State| {
         s.size = (80, 24);
         let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
-        t.draw(|f| spock_tui::tui::ui::draw(f, s)).unwrap();
+        t.draw(|f| spock_tui::tui::frame::draw(f, s)).unwrap();
         t.backend().buffer().clone()
     };
     let marked = |buf: &ratatui::buffer::Buffer, label: &str| -> (bool, bool) {
@@ -456,25 +461,18 @@ async fn the_focused_button_is_marked_without_colour() {
 /// which terminal decided and how; keys meanwhile answer nothing.
 #[tokio::test]
 async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
-    use spock_tui::mcp::confirm::ConfirmRequest;
     let mut s = state();
-    let a = ask(
-        "android_uninstall_app",
-        json!({"packageName": "com.example.notes"}),
-        None,
-    );
-    let (req, remote) = ConfirmRequest::remote(
+    s.update(Event::Confirm(pending(
         7,
-        a,
-        tokio::time::Instant::now() + Duration::from_secs(60),
-        Duration::from_secs(60),
-        "attach pid 1 on /dev/pts/1",
-    );
-    s.update(Event::Confirm(req));
+        ask(
+            "android_uninstall_app",
+            json!({"packageName": "com.example.notes"}),
+            None,
+        ),
+    )));
     render(&mut s, 100, 30);
     look(&mut s);
-    remote.close(Some((true, "attach pid 2 on /dev/pts/2".into())));
-    s.update(Event::Tick);
+    s.update(decided_elsewhere(7));
     let screen = render(&mut s, 100, 30);
     assert!(screen.contains("Decided in another terminal"), "{screen}");
     assert!(
@@ -482,12 +480,35 @@ async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
         "{screen}"
     );
     assert_eq!(s.layer(), Layer::Confirm);
-    s.update(key('y'));
+    let fx = s.update(key('y'));
     assert!(s.confirms.is_empty());
     assert!(
-        remote.take_answer().await.is_none(),
-        "a key here answered it"
+        !fx.iter().any(|e| matches!(e, Effect::Decide { .. })),
+        "a key here answered it: {fx:?}"
     );
+}
+
+/// A request as the attach link hands it to the state.
+fn pending(id: u64, ask: spock_tui::mcp::confirm::Ask) -> Pending {
+    Pending {
+        id,
+        ask,
+        deadline: tokio::time::Instant::now() + Duration::from_secs(60),
+        timeout: Duration::from_secs(60),
+        client_says: None,
+        gone: None,
+    }
+}
+
+/// The server says another terminal approved request `id`.
+fn decided_elsewhere(id: u64) -> Event {
+    Event::ConfirmGone {
+        id,
+        gone: AskEnded {
+            decided: Some((true, "attach pid 2 on /dev/pts/2".into())),
+            why: None,
+        },
+    }
 }
 
 /// The state as a control centre with a terminal keeps it: requests are shown when the
@@ -501,10 +522,10 @@ fn fenced() -> spock_tui::tui::state::State {
 /// An uninstall asked and drawn (not yet answered by the terminal): its id and its decision.
 async fn drawn_uninstall(
     asker: &mut Asker,
-    s: &mut spock_tui::tui::state::State,
+    s: &mut Console,
 ) -> (u64, tokio::task::JoinHandle<Decision>) {
     let (req, h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     render(s, 100, 30);
     (s.confirms.front().unwrap().id, h)
 }
@@ -516,11 +537,12 @@ async fn drawn_uninstall(
 #[tokio::test]
 async fn a_request_arms_from_the_terminals_answer_to_the_fence_after_its_frame() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = fenced();
+    let mut s = Console::new(fenced());
     let (id, h) = drawn_uninstall(&mut asker, &mut s).await;
     assert_eq!(s.gate.fence.as_ref().unwrap().wanted, Some(id));
     assert_eq!(s.gate.shown, None, "written is not seen");
-    s.fence_sent(id, s.now);
+    let at = s.now;
+    s.fence_sent(id, at);
     // A round trip later, long past the old arming time: keys typed before the person's
     // screen showed it still answer nothing, and neither does Tab Enter.
     s.now += Duration::from_millis(1200);
@@ -557,14 +579,16 @@ async fn a_request_arms_from_the_terminals_answer_to_the_fence_after_its_frame()
 #[tokio::test]
 async fn an_answer_to_an_earlier_fence_does_not_arm_a_later_request() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = fenced();
+    let mut s = Console::new(fenced());
     render(&mut s, 100, 30);
-    s.fence_sent(u64::MAX, s.now); // the probe at start, not answered yet
+    let at = s.now;
+    s.fence_sent(u64::MAX, at); // the probe at start, not answered yet
     let (req, h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     render(&mut s, 100, 30);
     let id = s.confirms.front().unwrap().id;
-    s.fence_sent(id, s.now);
+    let at = s.now;
+    s.fence_sent(id, at);
     s.now += Duration::from_secs(2);
     s.update(Event::Fence(s.now)); // the probe's answer
     assert_eq!(s.gate.shown, None);
@@ -573,7 +597,8 @@ async fn an_answer_to_an_earlier_fence_does_not_arm_a_later_request() {
     s.now += Duration::from_millis(300);
     s.update(Event::Fence(s.now)); // the request's
     assert_eq!(s.gate.shown, Some((id, s.now)));
-    s.now += s.gate.arming;
+    let step = s.gate.arming;
+    s.now += step;
     s.update(key('n'));
     assert!(!h.await.unwrap().approved);
 }
@@ -583,11 +608,13 @@ async fn an_answer_to_an_earlier_fence_does_not_arm_a_later_request() {
 #[tokio::test]
 async fn a_resize_during_a_request_fences_and_arms_again() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = fenced();
+    let mut s = Console::new(fenced());
     let (id, h) = drawn_uninstall(&mut asker, &mut s).await;
-    s.fence_sent(id, s.now);
+    let at = s.now;
+    s.fence_sent(id, at);
     s.update(Event::Fence(s.now));
-    s.now += s.gate.arming;
+    let step = s.gate.arming;
+    s.now += step;
     assert_eq!(s.approve_blocked(s.now), None);
     s.update(Event::Resize(90, 28));
     assert_eq!(s.approve_blocked(s.now), Some(Blocked::NotShown));
@@ -595,9 +622,11 @@ async fn a_resize_during_a_request_fences_and_arms_again() {
     assert_eq!(s.confirms.len(), 1);
     render(&mut s, 90, 28);
     assert_eq!(s.gate.fence.as_ref().unwrap().wanted, Some(id));
-    s.fence_sent(id, s.now);
+    let at = s.now;
+    s.fence_sent(id, at);
     s.update(Event::Fence(s.now));
-    s.now += s.gate.arming;
+    let step = s.gate.arming;
+    s.now += step;
     s.update(key('y'));
     assert!(h.await.unwrap().approved);
 }
@@ -607,9 +636,9 @@ async fn a_resize_during_a_request_fences_and_arms_again() {
 #[tokio::test]
 async fn a_terminal_that_never_answers_falls_back_to_the_frame_and_says_so() {
     let mut asker = Asker::new(Duration::from_secs(600));
-    let mut s = fenced();
+    let mut s = Console::new(fenced());
     let (req, h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     render(&mut s, 100, 30);
     let id = s.confirms.front().unwrap().id;
     let sent = s.now;
@@ -636,9 +665,9 @@ async fn a_terminal_that_never_answers_falls_back_to_the_frame_and_says_so() {
 #[tokio::test]
 async fn a_click_on_approve_only_moves_focus() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (req, h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     render(&mut s, 100, 30);
     look(&mut s);
     let (x, y) = approve_button(&s);
@@ -656,21 +685,16 @@ async fn a_click_on_approve_only_moves_focus() {
 /// nothing, not "y approve") and stays in the message log.
 #[tokio::test]
 async fn the_footer_belongs_to_the_request_on_screen() {
-    use spock_tui::mcp::confirm::ConfirmRequest;
     let mut s = state();
     s.notify("approved android_uninstall_app");
-    let (req, remote) = ConfirmRequest::remote(
+    s.update(Event::Confirm(pending(
         7,
         ask(
             "android_uninstall_app",
             json!({"packageName": "com.example.notes"}),
             None,
         ),
-        tokio::time::Instant::now() + Duration::from_secs(60),
-        Duration::from_secs(60),
-        "attach pid 1 on /dev/pts/1",
-    );
-    s.update(Event::Confirm(req));
+    )));
     let screen = render(&mut s, 80, 24);
     let footer = screen.lines().last().unwrap().to_string();
     assert!(
@@ -682,8 +706,7 @@ async fn the_footer_belongs_to_the_request_on_screen() {
         "{footer}"
     );
     look(&mut s);
-    remote.close(Some((true, "attach pid 2 on /dev/pts/2".into())));
-    s.update(Event::Tick);
+    s.update(decided_elsewhere(7));
     let screen = render(&mut s, 80, 24);
     let footer = screen.lines().last().unwrap().to_string();
     assert!(footer.contains("keys do nothing"), "{footer}");
@@ -698,7 +721,8 @@ async fn the_footer_belongs_to_the_request_on_screen() {
         s.notices.iter().map(|n| &n.text).collect::<Vec<_>>()
     );
     // After the hold, the footer says it (until the notice expires).
-    s.now += s.gate.hold;
+    let step = s.gate.hold;
+    s.now += step;
     s.update(Event::Tick);
     let screen = render(&mut s, 80, 24);
     let footer = screen.lines().last().unwrap().to_string();
@@ -710,9 +734,9 @@ async fn the_footer_belongs_to_the_request_on_screen() {
 #[tokio::test]
 async fn a_wide_character_behind_the_modal_does_not_cover_its_border() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (req, _h) = asker.uninstall("com.example.notes").await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     let mut terminal = Terminal::new(TestBackend::new(60, 20)).unwrap();
     terminal
         .draw(|f| {
@@ -754,7 +778,7 @@ async fn a_wide_character_behind_the_modal_does_not_cover_its_border() {
 #[tokio::test]
 async fn scroll_keys_typed_before_the_request_was_seen_move_nothing() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = fenced();
+    let mut s = Console::new(fenced());
     let command = format!(
         "shell echo {}; pm uninstall com.example.notes",
         "A".repeat(4000)
@@ -766,10 +790,11 @@ async fn scroll_keys_typed_before_the_request_was_seen_move_nothing() {
             Some("print a long line"),
         ))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     render(&mut s, 80, 24);
     let id = s.confirms.front().unwrap().id;
-    s.fence_sent(id, s.now);
+    let at = s.now;
+    s.fence_sent(id, at);
     for _ in 0..30 {
         s.update(code(KeyCode::PageDown));
         s.update(code(KeyCode::End));
@@ -780,7 +805,8 @@ async fn scroll_keys_typed_before_the_request_was_seen_move_nothing() {
         "scrolled by keys typed before it was seen"
     );
     s.update(Event::Fence(s.now));
-    s.now += s.gate.arming;
+    let step = s.gate.arming;
+    s.now += step;
     s.update(key('y'));
     assert_eq!(s.confirms.len(), 1, "approved with rows never on screen");
     assert!(matches!(s.approve_blocked(s.now), Some(Blocked::Scroll(_))));

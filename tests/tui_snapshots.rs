@@ -191,7 +191,7 @@ fn help_overlay() {
 #[tokio::test]
 async fn confirmation_modal() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = session();
+    let mut s = Console::new(session());
     let args = json!({"command": "shell pm clear com.example.todo", "reason": "reset the app between test runs; no typed tool clears only the cache", "serial": "emulator-5554"});
     let (req, _h1) = asker
         .ask(ask(
@@ -202,7 +202,7 @@ async fn confirmation_modal() {
         .await;
     // A fixed countdown: the snapshot's clock stands 60 s before the deadline.
     s.now = req.deadline - Duration::from_secs(60);
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     let (req2, _h2) = asker
         .ask(ask(
             "android_uninstall_app",
@@ -210,6 +210,6 @@ async fn confirmation_modal() {
             None,
         ))
         .await;
-    s.update(Event::Confirm(req2));
+    s.confirm(req2);
     snap("confirm_modal", &mut s);
 }

@@ -67,7 +67,7 @@ fn help_is_generated_from_the_keymap() {
 #[tokio::test]
 async fn confirmation_takes_the_keyboard_from_everything() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     s.update(key('?'));
     s.update(key('2'));
     s.update(key('/'));
@@ -78,7 +78,7 @@ async fn confirmation_takes_the_keyboard_from_everything() {
             None,
         ))
         .await;
-    let fx = s.update(Event::Confirm(req));
+    let fx = s.confirm(req);
     assert!(
         matches!(&fx[..], [Effect::Alert { body, .. }] if body.contains("android_uninstall_app"))
     );
@@ -100,11 +100,11 @@ async fn y_approves_n_and_esc_deny() {
         (key('n'), false),
         (code(KeyCode::Esc), false),
     ] {
-        let mut s = state();
+        let mut s = Console::new(state());
         let (req, h) = asker
             .ask(ask("android_uninstall_app", json!({}), None))
             .await;
-        s.update(Event::Confirm(req));
+        s.confirm(req);
         look(&mut s);
         s.update(k);
         assert!(s.confirms.is_empty());
@@ -121,11 +121,11 @@ async fn y_approves_n_and_esc_deny() {
 #[tokio::test]
 async fn enter_presses_the_focused_button_which_starts_on_deny() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (req, h) = asker
         .ask(ask("android_uninstall_app", json!({}), None))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     look(&mut s);
     s.update(code(KeyCode::Enter));
     assert!(
@@ -136,7 +136,7 @@ async fn enter_presses_the_focused_button_which_starts_on_deny() {
     let (req, h) = asker
         .ask(ask("android_uninstall_app", json!({}), None))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     look(&mut s);
     s.update(code(KeyCode::Tab));
     assert_eq!(s.focus, Button::Approve);
@@ -152,7 +152,7 @@ async fn enter_presses_the_focused_button_which_starts_on_deny() {
 #[tokio::test]
 async fn requests_queue_and_the_count_shows() {
     let mut asker = Asker::new(Duration::from_secs(60));
-    let mut s = state();
+    let mut s = Console::new(state());
     let mut handles = Vec::new();
     for pkg in ["a", "b", "c"] {
         let (req, h) = asker
@@ -162,7 +162,7 @@ async fn requests_queue_and_the_count_shows() {
                 None,
             ))
             .await;
-        s.update(Event::Confirm(req));
+        s.confirm(req);
         handles.push(h);
     }
     assert_eq!(s.confirms.len(), 3);
@@ -187,11 +187,11 @@ async fn requests_queue_and_the_count_shows() {
 #[tokio::test]
 async fn abandoned_requests_leave_the_queue() {
     let mut asker = Asker::new(Duration::from_millis(50));
-    let mut s = state();
+    let mut s = Console::new(state());
     let (req, h) = asker
         .ask(ask("android_uninstall_app", json!({}), None))
         .await;
-    s.update(Event::Confirm(req));
+    s.confirm(req);
     assert!(s.needs_tick());
     assert_eq!(h.await.unwrap(), Decision::deny(DecidedBy::Timeout));
     s.update(Event::Tick);

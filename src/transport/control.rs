@@ -19,7 +19,10 @@ use crate::config::paths::{Paths, private_dir};
 
 pub mod batch_io;
 pub mod commands;
+mod peer;
 mod session;
+
+pub use peer::{ControlOptions, own_uid, same_user};
 
 /// `sun_path` is 108 bytes on Linux, including the NUL.
 const SUN_PATH_MAX: usize = 107;
@@ -32,25 +35,6 @@ pub fn socket_path(paths: &Paths) -> PathBuf {
 /// different file and a different secret. Never printed in any client configuration.
 pub fn credential_file(paths: &Paths) -> PathBuf {
     paths.config.join("control-credential")
-}
-
-#[derive(Debug, Clone)]
-pub struct ControlOptions {
-    pub socket: PathBuf,
-    pub credential: String,
-    pub handshake_timeout: Duration,
-    pub write_timeout: Duration,
-}
-
-/// Only this user's processes may attach. (The 0700 directory already keeps others out; this
-/// holds even if the directory's mode is changed.)
-pub fn same_user(peer_uid: u32, own_uid: u32) -> bool {
-    peer_uid == own_uid
-}
-
-pub fn own_uid() -> u32 {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    unsafe { libc::geteuid() }
 }
 
 /// Bind the control socket. A path too long for `sun_path` or an unusable directory means no

@@ -1,7 +1,7 @@
 //! The person's intents: every [`Action`] a key (or a click) can mean, with the words help
 //! and the footer use for it. Which key means which action where is the keymap (`keymap`);
 //! what an action does is `dispatch` and each screen's `act`.
-use super::screen::ScreenId;
+use super::tab::ScreenId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {

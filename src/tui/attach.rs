@@ -23,14 +23,14 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use tokio::sync::mpsc;
 
+use super::effect::Effect;
 use super::event::Event;
 use super::history::Preloaded;
 use super::osc;
-use super::screen::ScreenId;
 use super::state::State;
+use super::tab::ScreenId;
 use super::terminal::{FENCE_QUERY, TerminalGuard, spawn_input, spawn_resize};
 use super::ui;
-use super::update::Effect;
 use crate::config::Paths;
 use crate::protocol::ClientMsg;
 use crate::transport::control;
@@ -179,7 +179,7 @@ pub async fn run_loop(
             break;
         }
         front_drawn = front;
-        if let Err(e) = terminal.draw(|f| ui::draw(f, &state)) {
+        if let Err(e) = terminal.draw(|f| super::frame::draw(f, &state)) {
             tracing::warn!(error = %e, "the terminal went away; stopping as on SIGHUP");
             lost = Some(e);
             break;
@@ -341,6 +341,10 @@ fn perform<W: std::io::Write>(
         }
         // Written by the loop after the next frame, the one that shows the request.
         Effect::Alert { .. } => None,
+        Effect::Decide { call_id, approve } => {
+            link.decide(call_id, approve);
+            None
+        }
         Effect::NavReply(req, result) => {
             // The link sends the answer to the server.
             match result {

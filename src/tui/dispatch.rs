@@ -8,9 +8,9 @@ use super::action::Action;
 use super::images;
 use crate::protocol::{ServerCtl, ServerStatus};
 
-use super::screen::ScreenId;
+use super::effect::Effect;
 use super::state::{Blocked, Button, Layer, State};
-use super::update::Effect;
+use super::tab::ScreenId;
 
 impl State {
     /// Rows a page key moves by: the body height less the chrome around a list.
@@ -20,7 +20,7 @@ impl State {
 
     pub(super) fn act(&mut self, action: Action, fx: &mut Vec<Effect>) {
         match self.layer() {
-            Layer::Confirm => self.act_confirm(action, self.now),
+            Layer::Confirm => self.act_confirm(action, self.now, fx),
             Layer::Help => {
                 let page = self.page() as u16;
                 match action {
@@ -54,7 +54,7 @@ impl State {
                 }
             }
             Layer::Screen(s) => {
-                if !s.act(self, action, fx) {
+                if !super::screen::of(s).act(self, action, fx) {
                     self.act_global(action, fx);
                 }
             }
@@ -83,7 +83,12 @@ impl State {
     /// A key (read at `at`) on the confirmation. Nothing answers a request no frame
     /// has shown yet, nothing answers anything while a withdrawn request is on screen, and
     /// approval also waits for the arming time and for the arguments' last line.
-    pub(super) fn act_confirm(&mut self, action: Action, at: tokio::time::Instant) {
+    pub(super) fn act_confirm(
+        &mut self,
+        action: Action,
+        at: tokio::time::Instant,
+        fx: &mut Vec<Effect>,
+    ) {
         if self.gate.withdrawn.is_some() {
             return;
         }
@@ -161,7 +166,10 @@ impl State {
                 if approved { "approved" } else { "denied" },
                 req.ask.tool
             ));
-            req.answer(approved);
+            fx.push(Effect::Decide {
+                call_id: req.id,
+                approve: approved,
+            });
             // The next request starts from the safe default again, and arms afresh.
             self.front_changed();
         }

@@ -2,10 +2,10 @@
 //! Enter after validation, batch names on Enter), History's filter picker, and the Settings
 //! rows' toggles.
 use super::action::Action;
+use super::effect::Effect;
 use super::input::LineInput;
 use super::settings::{self, Row};
 use super::state::{FilterKind, InputTarget, Picker, State};
-use super::update::Effect;
 use crate::protocol::{AccessChange, SettingField};
 
 impl State {

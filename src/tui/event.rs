@@ -6,7 +6,7 @@
 use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::mcp::ServerEvent;
-use crate::mcp::confirm::ConfirmRequest;
+use crate::mcp::confirm::Ask;
 use crate::mcp::uilink::NavRequest;
 use crate::protocol::{BatchData, BatchReply, CoreView, ServerStatus};
 
@@ -25,7 +25,20 @@ pub enum Event {
     /// The event channel overflowed and this many events were lost.
     Lagged(u64),
     Sync(CoreView),
-    Confirm(ConfirmRequest),
+    /// A destructive call waits for this person (plain data: the answer goes out as
+    /// `Effect::Decide`, never through the state).
+    Confirm(Pending),
+    /// A waiting request went away: decided in another terminal, or withdrawn.
+    ConfirmGone {
+        id: u64,
+        gone: AskEnded,
+    },
+    /// The calling client answered a waiting request (a claim, shown as one).
+    ClientSaid {
+        id: u64,
+        approved: bool,
+        by: String,
+    },
     Navigate(NavRequest),
     ServerStatus(ServerStatus),
     /// The server's History preload again, after the attach link reconnected.
@@ -50,4 +63,28 @@ pub struct DeviceRow {
     pub state: String,
     pub model: Option<String>,
     pub selected: bool,
+}
+
+/// A destructive call waiting for this person, as plain data: what the modal shows and what
+/// decides when a key may answer it. The state never holds the request's answer slot: a
+/// decision leaves `update` as [`super::effect::Effect::Decide`], and the loop (the attach link)
+/// carries it to the server.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    pub id: u64,
+    pub ask: Ask,
+    pub deadline: tokio::time::Instant,
+    pub timeout: std::time::Duration,
+    /// What the calling client answered while this waits: a claim, shown as one.
+    pub client_says: Option<(bool, String)>,
+    /// Set when the request went away.
+    pub gone: Option<AskEnded>,
+}
+
+/// How a waiting request went away: decided in another terminal (how, by whom), or withdrawn
+/// by the server (why, when it said).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AskEnded {
+    pub decided: Option<(bool, String)>,
+    pub why: Option<String>,
 }

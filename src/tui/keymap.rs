@@ -6,8 +6,8 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::action::Action;
-use super::screen::{self, ScreenId};
 use super::state::Layer;
+use super::tab::ScreenId;
 
 /// Where a binding applies. A layer consults its own scope, then (for screens and details)
 /// `Global`.
@@ -44,7 +44,7 @@ impl Scope {
     /// Every scope: the screens in tab order, then the layers that are not screens.
     pub fn all() -> Vec<Scope> {
         let mut v = vec![Scope::Global];
-        v.extend(screen::ALL.iter().map(|s| Scope::Screen(*s)));
+        v.extend(ScreenId::ALL.iter().map(|s| Scope::Screen(*s)));
         v.extend([
             Scope::Details,
             Scope::Picker,
@@ -264,13 +264,17 @@ impl Default for Keymap {
                 .iter()
                 .map(|k| Binding::new(Scope::Global, *k)),
         );
-        for (i, s) in screen::ALL.iter().enumerate().take(9) {
+        for (i, s) in ScreenId::ALL.iter().enumerate().take(9) {
             let digit = char::from(b'1' + i as u8);
             b.push(Binding::new(Scope::Global, key(ch(digit), Action::Go(*s))));
         }
         b.extend(GLOBAL_AFTER.iter().map(|k| Binding::new(Scope::Global, *k)));
-        for s in screen::ALL {
-            b.extend(s.keys().iter().map(|k| Binding::new(Scope::Screen(*s), *k)));
+        for s in ScreenId::ALL {
+            b.extend(
+                screens::of(*s)
+                    .iter()
+                    .map(|k| Binding::new(Scope::Screen(*s), *k)),
+            );
         }
         b.extend(DETAILS.iter().map(|k| Binding::new(Scope::Details, *k)));
         Keymap { bindings: b }
@@ -436,6 +440,78 @@ pub fn key_label(code: KeyCode, mods: KeyModifiers) -> String {
     }
 }
 
+/// Each screen's own keys (its scope), in help's order; `hint` puts one in the footer.
+pub mod screens {
+    use super::*;
+    use crossterm::event::KeyCode::*;
+
+    /// The Status screen's.
+    const STATUS: &[Key] = &[
+        // Works everywhere; repeated here so Status's footer offers it.
+        key(ch('s'), Action::ServerStartStop).hint(1),
+        key(ch('y'), Action::CopyConfig).hint(2),
+        key(ch('t'), Action::ToggleConfigKind).hint(3),
+        key(Right, Action::NextClient),
+        key(Left, Action::PrevClient),
+        key(ch('x'), Action::BreakLease),
+        key(ch('L'), Action::NextLease),
+    ];
+
+    /// The Tools screen's.
+    const TOOLS: &[Key] = &[
+        key(ch('/'), Action::Search).hint(1),
+        key(ch('d'), Action::ToggleDestructiveOnly).hint(2),
+        key(Esc, Action::ClearFilters),
+    ];
+
+    /// The Activity screen's.
+    const ACTIVITY: &[Key] = &[key(Enter, Action::Open).hint(1)];
+
+    /// The History screen's.
+    const HISTORY: &[Key] = &[
+        key(Enter, Action::Open).hint(1),
+        key(ch('/'), Action::Search).hint(2),
+        key(ch('f'), Action::Filter).hint(3),
+        key(ch('x'), Action::ClearFilters),
+        key(Esc, Action::ClearFilters),
+        key(ch(' '), Action::Mark).hint(4),
+        key(ch('b'), Action::TaskFromMarked),
+    ];
+
+    /// The Settings screen's.
+    const SETTINGS: &[Key] = &[
+        key(Enter, Action::Open),
+        key(ch(' '), Action::Toggle).hint(1),
+        key(ch('a'), Action::EnableAll).hint(2),
+        key(ch('r'), Action::ReadOnlyOnly).hint(3),
+    ];
+
+    /// The Batch screen's.
+    const BATCH: &[Key] = &[
+        key(Enter, Action::RunTask).hint(1),
+        key(ch('r'), Action::RunTask),
+        key(ch('x'), Action::CancelRun).hint(1),
+        key(ch('e'), Action::EditTask).hint(3),
+        key(ch('n'), Action::NewTask),
+        key(ch('d'), Action::DeleteTask).hint(4),
+        key(Delete, Action::DeleteTask),
+        key(ch('m'), Action::ToggleRecording).hint(2),
+    ];
+
+    /// The keys of screen `id`.
+    pub fn of(id: ScreenId) -> &'static [Key] {
+        match id.name() {
+            "status" => STATUS,
+            "tools" => TOOLS,
+            "activity" => ACTIVITY,
+            "history" => HISTORY,
+            "settings" => SETTINGS,
+            "batch" => BATCH,
+            _ => &[],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -475,7 +551,7 @@ mod tests {
     #[test]
     fn every_screen_has_a_number_key() {
         let map = Keymap::default();
-        for (i, s) in screen::ALL.iter().enumerate() {
+        for (i, s) in ScreenId::ALL.iter().enumerate() {
             assert_eq!(
                 map.first_key(Scope::Global, Action::Go(*s)),
                 Some((i + 1).to_string())

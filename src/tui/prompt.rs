@@ -3,9 +3,9 @@
 //! on; narrowing asks nothing), or break another client's device lease. Each has the keyboard
 //! (below a destructive-call confirmation); y goes ahead, n or Esc does not.
 use super::action::Action;
+use super::effect::Effect;
 use super::escape;
 use super::state::State;
-use super::update::Effect;
 use crate::mcp::registry::HostGroup;
 use crate::protocol::AccessChange;
 use crate::protocol::BatchCmd;

@@ -1,20 +1,15 @@
-//! Drawing: a pure function of `&State` into a ratatui `Frame`. No I/O, no locks, no clock.
-//! The chrome (tab bar with the recording indicator, the footer, whose key hints come from the
-//! live keymap) lives here; each screen's body (called through its `Screen::draw`), the modal
-//! and the help overlay have their own file. Geometry helpers (`tab_at`, `row_at`) are pure
-//! too, so a mouse click maps back to what was drawn without the draw code remembering
-//! anything.
-pub mod activity;
-pub mod batch;
+//! Drawing: pure functions of `&State` into a ratatui `Frame`. No I/O, no locks, no clock.
+//! What the screens and the layers share lives here (styles, the chrome's layout, the tab
+//! bar, bordered lists, boxes over the screen); each screen's body, the modal and the help
+//! overlay have their own file. The frame is put together above, in `frame.rs`. Geometry
+//! helpers (`tab_at`, `chrome`) are pure too, so a mouse click maps back to what was drawn
+//! without the draw code remembering anything.
 pub mod details;
 pub mod help;
-pub mod history;
 pub mod messages;
 pub mod modal;
 pub mod picker;
-pub mod settings;
-pub mod status;
-pub mod tools;
+pub mod style;
 
 use std::time::Duration;
 
@@ -25,27 +20,13 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph};
 
-use super::action::Action;
-use super::keymap::{Keymap, Scope};
-use super::screen::ScreenId;
-use super::state::{Layer, State};
+use super::state::State;
+use super::tab::ScreenId;
 use crate::mcp::events::Outcome;
 use crate::mcp::registry::Level;
 use crate::protocol::ServerStatus;
 
-pub const ACCENT: Color = Color::Cyan;
-
-pub fn bold() -> Style {
-    Style::new().add_modifier(Modifier::BOLD)
-}
-
-pub fn dim() -> Style {
-    Style::new().fg(Color::DarkGray)
-}
-
-pub fn selected() -> Style {
-    Style::new().add_modifier(Modifier::REVERSED)
-}
+pub use style::{ACCENT, bold, dim, rec_style, selected};
 
 pub fn level_style(l: Level) -> Style {
     match l {
@@ -87,48 +68,6 @@ pub fn fmt_duration(d: Duration) -> String {
 pub fn running_for(s: &State, at: &DateTime<Utc>) -> String {
     let secs = (s.wall - *at).num_seconds().max(0);
     format!("{secs} s…")
-}
-
-/// The frame: tab bar, the screen, footer, then whatever layer sits on top.
-pub fn draw(f: &mut Frame, s: &State) {
-    let [tabs, body, footer] = chrome(f.area());
-    draw_tabs(f, tabs, s);
-    if let Some(ed) = &s.batch.editor {
-        batch::draw_editor(f, body, ed);
-    } else if let Some(d) = &s.details {
-        details::draw(f, body, s, d);
-    } else {
-        s.screen.draw(f, body, s);
-    }
-    draw_footer(f, footer, s);
-    if s.picker.is_some() {
-        picker::draw(f, body, s);
-    }
-    if s.messages.is_some() {
-        messages::draw(f, f.area(), s);
-    }
-    if s.help {
-        help::draw(f, f.area(), s);
-    }
-    if s.prompt.is_some() {
-        modal::draw_prompt(f, f.area(), s);
-    }
-    if !s.confirms.is_empty() || s.gate.withdrawn.is_some() {
-        modal::draw(f, f.area(), s);
-    }
-    if s.no_color {
-        strip_colours(f);
-    }
-}
-
-/// `NO_COLOR`: no cell sets a colour, so none is written. (crossterm writes a colour change
-/// under `NO_COLOR` as `ESC [ ; m`, which resets bold and reverse video too: the focused
-/// button lost its only mark.) Modifiers — bold, reverse, dim — stay.
-fn strip_colours(f: &mut Frame) {
-    for cell in f.buffer_mut().content.iter_mut() {
-        cell.fg = ratatui::style::Color::Reset;
-        cell.bg = ratatui::style::Color::Reset;
-    }
 }
 
 pub fn chrome(area: Rect) -> [Rect; 3] {
@@ -181,7 +120,7 @@ pub fn tab_at(width: u16, col: u16, row: u16) -> Option<ScreenId> {
         .flatten()
 }
 
-fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
+pub fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
     let narrow = area.width < 100;
     let mut spans = vec![Span::styled(brand(area.width), bold().fg(ACCENT))];
     if narrow {
@@ -218,7 +157,7 @@ fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
         } else {
             format!("● REC {n} step{}", if n == 1 { "" } else { "s" })
         };
-        right.push(Span::styled(label, batch::rec_style()));
+        right.push(Span::styled(label, rec_style()));
         right.push(Span::raw(" "));
     }
     if s.demo {
@@ -247,98 +186,15 @@ pub fn server_span(st: &ServerStatus) -> Span<'static> {
     Span::styled(format!("[{}]", st.label()), style)
 }
 
-/// The keys marked as hints for the current layer in the live keymap (those a screen finds
-/// worth showing now), or the latest message.
-fn draw_footer(f: &mut Frame, area: Rect, s: &State) {
-    // A request that went away under the person's finger holds the keys: the footer says
-    // so instead of offering y and n.
-    if let Some(w) = &s.gate.withdrawn {
-        let left = w.until.saturating_duration_since(s.now);
-        let line = Line::from(Span::styled(
-            format!(
-                " keys do nothing for {:.1}s: the request went away (l: messages)",
-                left.as_secs_f32(),
-            ),
-            Style::new().fg(Color::Yellow),
-        ));
-        f.render_widget(Paragraph::new(line), area);
-        return;
-    }
-    // A message takes the footer while it lasts; the key hints come back when it expires.
-    if let Some(n) = s.notice() {
-        let line = Line::from(notice_span(&s.keymap, n, usize::from(area.width)));
-        f.render_widget(Paragraph::new(line), area);
-        return;
-    }
-    let layer = s.layer();
-    let mut spans = Vec::new();
-    // An agent's navigation that waited for the person: one key shows it.
-    if let Some(o) = s.nav_offer()
-        && matches!(layer, Layer::Screen(_) | Layer::Details)
-        && let Some(k) = s.keymap.first_key(Scope::Global, Action::FollowNav)
-    {
-        spans.push(Span::styled(
-            format!(" {k} "),
-            Style::new().fg(Color::Black).bg(ACCENT),
-        ));
-        spans.push(Span::styled(
-            format!(" show {} (an agent asks) ", o.screen.title()),
-            Style::new().fg(ACCENT),
-        ));
-    }
-    for (scope, a, k) in s.keymap.hints(layer) {
-        if let Scope::Screen(sc) = scope
-            && !sc.hint_now(s, a)
-        {
-            continue;
-        }
-        spans.push(Span::styled(
-            format!(" {k} "),
-            Style::new().fg(Color::Black).bg(Color::Gray),
-        ));
-        spans.push(Span::raw(format!(" {} ", a.short())));
-    }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
-}
-
-/// The footer's message in `room` columns; cut short, it says which key shows it whole.
-fn notice_span(keymap: &Keymap, text: &str, room: usize) -> Span<'static> {
-    let text = format!(" {}", super::escape::line(text));
-    let fits = Span::raw(text.as_str()).width() <= room;
-    let shown = if fits {
-        text
-    } else {
-        let key = keymap
-            .first_key(Scope::Global, Action::Messages)
-            .unwrap_or_default();
-        let more = format!("… ({key}: all)");
-        let mut cut = String::new();
-        for c in text.chars() {
-            if Span::raw(format!("{cut}{c}{more}")).width() > room {
-                break;
-            }
-            cut.push(c);
-        }
-        format!("{cut}{more}")
-    };
-    Span::styled(shown, Style::new().fg(ACCENT))
-}
-
 /// A bordered list's rows: inside the border of `area`, below `above` lines (a header,
 /// search and filter lines).
-pub(super) fn rows_below(area: Rect, above: u16) -> Rect {
+pub(crate) fn rows_below(area: Rect, above: u16) -> Rect {
     Rect {
         x: area.x + 1,
         y: area.y + 1 + above,
         width: area.width.saturating_sub(2),
         height: area.height.saturating_sub(2 + above),
     }
-}
-
-/// The list position under a click, for screens that draw a list.
-pub fn row_at(s: &State, screen: ScreenId, col: u16, row: u16) -> Option<usize> {
-    let [_, body, _] = chrome(Rect::new(0, 0, s.size.0, s.size.1));
-    screen.row_at(s, body, col, row)
 }
 
 /// Clear `b` for a box drawn over the screen, and the cell left of it when that cell holds a

@@ -5,46 +5,13 @@ use crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
 use super::action::Action;
 use super::event::Event;
 use super::history::Finished;
-use super::images::FoundImage;
-use super::screen::ScreenId;
 use super::state::{Button, Layer, State, Withdrawn};
+use super::tab::ScreenId;
 use crate::mcp::ServerEvent;
 use crate::mcp::events::DecidedBy;
-use crate::mcp::uilink::NavRequest;
 use crate::protocol::CoreView;
 
-use crate::protocol::{AccessChange, ServerCtl, SettingField};
-
-/// What the loop does on the state's behalf.
-#[derive(Debug)]
-pub enum Effect {
-    Server(ServerCtl),
-    /// OSC 52 to the clipboard; `what` names it in the footer.
-    Copy {
-        what: String,
-        text: String,
-    },
-    /// Bell and desktop notification: a confirmation is waiting.
-    Alert {
-        title: String,
-        body: String,
-    },
-    Access(AccessChange),
-    Setting(SettingField, u64),
-    SaveImages {
-        stem: String,
-        images: Vec<FoundImage>,
-    },
-    /// Answer a navigation request after `Core::screen` has been updated.
-    NavReply(NavRequest, Result<(), String>),
-    /// Run, cancel, save, delete or record a batch task.
-    Batch(crate::protocol::BatchCmd),
-    /// Break lease `id` on `device` (the person said yes).
-    BreakLease {
-        id: u64,
-        device: String,
-    },
-}
+pub use super::effect::Effect;
 
 impl State {
     pub fn update(&mut self, event: Event) -> Vec<Effect> {
@@ -80,6 +47,16 @@ impl State {
                 self.confirms.push_back(req);
                 if first {
                     self.front_changed();
+                }
+            }
+            Event::ConfirmGone { id, gone } => {
+                if let Some(r) = self.confirms.iter_mut().find(|r| r.id == id) {
+                    r.gone = Some(gone);
+                }
+            }
+            Event::ClientSaid { id, approved, by } => {
+                if let Some(r) = self.confirms.iter_mut().find(|r| r.id == id) {
+                    r.client_says = Some((approved, by));
                 }
             }
             Event::Navigate(req) => fx.push(self.navigate(req)),
@@ -118,7 +95,7 @@ impl State {
     fn drop_abandoned(&mut self) {
         let front = self.confirms.front().map(|r| r.id);
         if let Some(r) = self.confirms.front()
-            && r.is_abandoned()
+            && r.gone.is_some()
             && self.gate.withdrawn.is_none()
             && self.drawn(r.id)
         {
@@ -126,8 +103,8 @@ impl State {
                 tool: r.ask.tool.to_string(),
                 client: super::escape::full(&crate::mcp::events::ClientId::label(&r.ask.client)),
                 timed_out: self.now >= r.deadline,
-                decided: r.decided_elsewhere(),
-                why: r.withdrawn_why(),
+                decided: r.gone.as_ref().and_then(|g| g.decided.clone()),
+                why: r.gone.as_ref().and_then(|g| g.why.clone()),
                 until: self.now + self.gate.hold,
             };
             // Also in the footer after the notice goes, and in the message log for good.
@@ -140,7 +117,7 @@ impl State {
             self.gate.withdrawn = Some(w);
             self.notify(said);
         }
-        self.confirms.retain(|r| !r.is_abandoned());
+        self.confirms.retain(|r| r.gone.is_none());
         if self.confirms.front().map(|r| r.id) != front {
             self.front_changed();
         }
@@ -311,7 +288,7 @@ impl State {
         }
         if layer == Layer::Confirm {
             if let Some(a) = self.keymap.lookup(layer, &key) {
-                self.act_confirm(a, at);
+                self.act_confirm(a, at, fx);
             }
             return;
         }
@@ -358,9 +335,9 @@ impl State {
                 if let Some(s) = super::ui::tab_at(self.size.0, m.column, m.row) {
                     self.go(s);
                 } else if let Layer::Screen(s) = layer
-                    && let Some(pos) = super::ui::row_at(self, s, m.column, m.row)
+                    && let Some(pos) = super::frame::row_at(self, s, m.column, m.row)
                 {
-                    s.click(self, pos, fx);
+                    super::screen::of(s).click(self, pos, fx);
                 }
             }
             _ => {}

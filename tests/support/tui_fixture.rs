@@ -19,8 +19,9 @@ use spock_tui::mcp::result::ToolError;
 use spock_tui::mcp::server::Ctx;
 use spock_tui::mcp::toolsets::Toolset;
 use spock_tui::protocol::{CoreView, ServerStatus};
-use spock_tui::tui::event::Event;
+use spock_tui::tui::event::{AskEnded, Event, Pending};
 use spock_tui::tui::state::State;
+use spock_tui::tui::update::Effect;
 
 #[derive(Deserialize, JsonSchema)]
 pub struct Uninstall {
@@ -120,6 +121,99 @@ pub fn t0() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 14, 9, 26, 53)
         .single()
         .unwrap()
+}
+
+/// The control centre's state with what the loop does around it for confirmations, as the
+/// attach link does in the product: it holds the core's requests (the state holds plain data),
+/// tells the state what became of them before each event (decided elsewhere, withdrawn, timed
+/// out, the client's claim), and carries the state's decisions (`Effect::Decide`) to them.
+pub struct Console {
+    pub state: State,
+    held: std::collections::HashMap<u64, ConfirmRequest>,
+    /// The client's claim last told to the state, by request.
+    told: std::collections::HashMap<u64, (bool, String)>,
+}
+
+impl std::ops::Deref for Console {
+    type Target = State;
+    fn deref(&self) -> &State {
+        &self.state
+    }
+}
+
+impl std::ops::DerefMut for Console {
+    fn deref_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+}
+
+impl Console {
+    pub fn new(state: State) -> Console {
+        Console {
+            state,
+            held: Default::default(),
+            told: Default::default(),
+        }
+    }
+
+    /// A request from the core reaches this control centre.
+    pub fn confirm(&mut self, req: ConfirmRequest) -> Vec<Effect> {
+        let p = Pending {
+            id: req.id,
+            ask: req.ask.clone(),
+            deadline: req.deadline,
+            timeout: req.timeout,
+            client_says: None,
+            gone: None,
+        };
+        self.held.insert(req.id, req);
+        self.update(Event::Confirm(p))
+    }
+
+    pub fn update(&mut self, ev: Event) -> Vec<Effect> {
+        self.sync();
+        let fx = self.state.update(ev);
+        for e in &fx {
+            if let Effect::Decide { call_id, approve } = e
+                && let Some(r) = self.held.remove(call_id)
+            {
+                r.answer(*approve);
+            }
+        }
+        fx
+    }
+
+    /// What became of the held requests, told to the state as the link tells it.
+    fn sync(&mut self) {
+        let ids: Vec<u64> = self.held.keys().copied().collect();
+        for id in ids {
+            let r = &self.held[&id];
+            if let Some(said) = r.client_says()
+                && self.told.get(&id) != Some(&said)
+            {
+                self.told.insert(id, said.clone());
+                self.state.update(Event::ClientSaid {
+                    id,
+                    approved: said.0,
+                    by: said.1,
+                });
+            }
+            let r = &self.held[&id];
+            if r.is_abandoned() {
+                let gone = AskEnded {
+                    decided: r.decided_elsewhere(),
+                    why: r.withdrawn_why(),
+                };
+                self.held.remove(&id);
+                self.state.update(Event::ConfirmGone { id, gone });
+            }
+        }
+    }
+}
+
+/// [`state`] with the confirmation loop around it.
+pub fn console() -> Console {
+    Console::new(state())
 }
 
 pub fn state() -> State {
@@ -264,7 +358,9 @@ impl Asker {
 pub fn render(s: &mut State, w: u16, h: u16) -> String {
     s.size = (w, h);
     let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
-    terminal.draw(|f| spock_tui::tui::ui::draw(f, s)).unwrap();
+    terminal
+        .draw(|f| spock_tui::tui::frame::draw(f, s))
+        .unwrap();
     // As the loop does: a confirmation on this frame has now been shown.
     s.frame_drawn(s.now);
     terminal.backend().to_string()

@@ -18,7 +18,7 @@ use tokio::time::Instant;
 
 use super::batch_io::BatchLink;
 use super::commands::Actor;
-use super::{ControlOptions, own_uid, same_user};
+use super::peer::{ControlOptions, own_uid, same_user};
 use crate::mcp::Core;
 use crate::mcp::confirm::{ConfirmRequest, Notice};
 use crate::mcp::uilink::NavRequest;

@@ -1,9 +1,11 @@
 //! The attached control centre's side of the wire: the hello and the initial sync (History,
 //! the server's status, the view), then server messages turned into the loop's [`Event`]s, and
 //! the control centre's answers and commands turned into client messages. A confirmation
-//! becomes a local [`ConfirmRequest`] mirroring the server's, so the modal, its arming and its
-//! keys are the in-process control centre's own; the server checks them again. When the server
-//! goes away the link withdraws every mirrored request (never approvable), says so, and
+//! becomes a plain [`Pending`] for the state (the modal, its arming and its keys are the
+//! control centre's own; the server checks them again); the person's answer comes back as
+//! [`Link::decide`], and what the server says of the request later (decided elsewhere,
+//! withdrawn, the client's claim) as events. When the server goes away the link withdraws
+//! every request it mirrored (never approvable), says so, and
 //! reconnects for a bounded time; every message is tagged with its connection, so nothing
 //! meant for the old server (a late `decide`) reaches the new one.
 use std::collections::HashMap;
@@ -18,14 +20,14 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use crate::mcp::ServerEvent;
-use crate::mcp::confirm::{Ask, ConfirmRequest, Remote};
+use crate::mcp::confirm::Ask;
 use crate::mcp::registry::Registry;
 use crate::mcp::uilink::NavRequest;
 use crate::protocol::{
     ARMING_MS, AskWire, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg, ServerStatus,
     ViewWire,
 };
-use crate::tui::event::{DeviceRow, Event};
+use crate::tui::event::{AskEnded, DeviceRow, Event, Pending};
 use crate::tui::history::CallEntry;
 
 /// What the server said in its welcome.
@@ -291,10 +293,11 @@ pub async fn connect_io(
     })
 }
 
-/// A confirmation the server asked this terminal, mirrored locally.
+/// A confirmation the server asked this terminal: as it came, and the connection that asked
+/// (the answer goes to that server only).
 struct Mirrored {
     wire: AskWire,
-    remote: Arc<Remote>,
+    conn: u64,
 }
 
 /// The running link: commands go out through `out`, tagged with the connection they are
@@ -353,7 +356,7 @@ impl Link {
                 // Nothing meant for that server goes to the next one, and nothing it asked
                 // stays answerable.
                 l.conn.fetch_add(1, Ordering::SeqCst);
-                l.withdraw_all();
+                l.withdraw_all(&tx);
                 if target.socket.is_some() {
                     let secs = target.reconnect_for.as_secs();
                     let _ = tx.send(Event::ServerStatus(ServerStatus::Failed(
@@ -616,31 +619,29 @@ impl Link {
                 by,
             } => {
                 let mine = self.you.lock().is_ok_and(|you| **you == *by);
-                self.close(call_id, (!mine).then_some((approved, by)));
-                vec![Event::Tick]
+                let decided = (!mine).then_some((approved, by));
+                self.close(call_id);
+                vec![Event::ConfirmGone {
+                    id: call_id,
+                    gone: AskEnded { decided, why: None },
+                }]
             }
             ServerMsg::Withdrawn { call_id, why, .. } => {
-                if let Some(m) = self.asks.lock().ok().and_then(|mut a| a.remove(&call_id)) {
-                    m.remote.close_because(why);
-                }
-                self.close(call_id, None);
-                vec![Event::Tick]
+                self.close(call_id);
+                vec![Event::ConfirmGone {
+                    id: call_id,
+                    gone: AskEnded { decided: None, why },
+                }]
             }
             ServerMsg::ClientSaid {
                 call_id,
                 approved,
                 by,
-            } => {
-                let remote = self
-                    .asks
-                    .lock()
-                    .ok()
-                    .and_then(|a| a.get(&call_id).map(|m| m.remote.clone()));
-                if let Some(r) = remote {
-                    r.client_said(approved, &by);
-                }
-                vec![Event::Tick]
-            }
+            } => vec![Event::ClientSaid {
+                id: call_id,
+                approved,
+                by,
+            }],
             ServerMsg::Error {
                 code,
                 message,
@@ -668,9 +669,9 @@ impl Link {
         }
     }
 
-    fn close(&self, call_id: u64, decided: Option<(bool, String)>) {
-        if let Some(m) = self.asks.lock().ok().and_then(|mut a| a.remove(&call_id)) {
-            m.remote.close(decided);
+    fn close(&self, call_id: u64) {
+        if let Ok(mut a) = self.asks.lock() {
+            a.remove(&call_id);
         }
         if let Ok(mut s) = self.shown.lock() {
             s.remove(&call_id);
@@ -678,14 +679,17 @@ impl Link {
     }
 
     /// The server went away: every request it asked is withdrawn from the screen.
-    fn withdraw_all(&self) {
-        let all: Vec<Mirrored> = self
+    fn withdraw_all(&self, tx: &mpsc::UnboundedSender<Event>) {
+        let all: Vec<u64> = self
             .asks
             .lock()
-            .map(|mut a| a.drain().map(|(_, m)| m).collect())
+            .map(|mut a| a.drain().map(|(id, _)| id).collect())
             .unwrap_or_default();
-        for m in all {
-            m.remote.close(None);
+        for id in all {
+            let _ = tx.send(Event::ConfirmGone {
+                id,
+                gone: AskEnded::default(),
+            });
         }
         if let Ok(mut s) = self.shown.lock() {
             s.clear();
@@ -718,53 +722,46 @@ impl Link {
             arguments: wire.arguments.clone(),
             reason: wire.reason.clone(),
         };
-        let deadline = Instant::now() + Duration::from_millis(wire.remaining_ms);
-        let you = self.you.lock().map(|y| y.to_string()).unwrap_or_default();
-        let (req, remote) = ConfirmRequest::remote(
-            wire.call_id,
+        let pending = Pending {
+            id: wire.call_id,
             ask,
-            deadline,
-            Duration::from_millis(wire.timeout_ms),
-            &you,
-        );
-        let remote = Arc::new(remote);
-        let call_id = wire.call_id;
+            deadline: Instant::now() + Duration::from_millis(wire.remaining_ms),
+            timeout: Duration::from_millis(wire.timeout_ms),
+            client_says: None,
+            gone: None,
+        };
+        let conn = self.conn.load(Ordering::SeqCst);
         if let Ok(mut a) = self.asks.lock() {
-            a.insert(
-                call_id,
-                Mirrored {
-                    wire,
-                    remote: remote.clone(),
-                },
-            );
+            a.insert(wire.call_id, Mirrored { wire, conn });
         }
-        let (link, conn) = (self.clone(), self.conn.load(Ordering::SeqCst));
-        tokio::spawn(async move { link.forward_answer(conn, call_id, remote).await });
-        Event::Confirm(req)
+        Event::Confirm(pending)
     }
 
-    /// The person answered in this terminal: tell the server (the one that asked: `conn`),
-    /// an approval no sooner than the server's arming time after this terminal said it
-    /// displayed the request.
-    async fn forward_answer(self, conn: u64, call_id: u64, remote: Arc<Remote>) {
-        let Some(answered) = remote.take_answer().await else {
+    /// The person answered request `call_id` in this terminal: tell the server that asked, an
+    /// approval no sooner than the server's arming time after this terminal said it displayed
+    /// the request. A request no longer mirrored (decided elsewhere, withdrawn, its server
+    /// gone) is not answered.
+    pub fn decide(&self, call_id: u64, approve: bool) {
+        let Some(conn) = self
+            .asks
+            .lock()
+            .ok()
+            .and_then(|a| a.get(&call_id).map(|m| m.conn))
+        else {
             return;
         };
-        let approve = answered.decision.approved;
-        if approve {
-            let since = self
-                .shown
-                .lock()
-                .ok()
-                .and_then(|s| s.get(&call_id).copied());
-            if let Some(at) = since {
+        let since = self
+            .shown
+            .lock()
+            .ok()
+            .and_then(|s| s.get(&call_id).copied());
+        let out = self.out.clone();
+        tokio::spawn(async move {
+            if approve && let Some(at) = since {
                 // The server measures from when it read `displayed`: a little margin.
-                let armed = at + Duration::from_millis(ARMING_MS + 50);
-                tokio::time::sleep_until(armed).await;
+                tokio::time::sleep_until(at + Duration::from_millis(ARMING_MS + 50)).await;
             }
-        }
-        let _ = self
-            .out
-            .send((conn, ClientMsg::Decide { call_id, approve }));
+            let _ = out.send((conn, ClientMsg::Decide { call_id, approve }));
+        });
     }
 }

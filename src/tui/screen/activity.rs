@@ -1,34 +1,25 @@
 //! Activity as a [`Screen`]: the session's calls, newest first; the selection follows the
-//! newest call until the person moves, and Enter opens a call's details. Drawn by
-//! `ui::activity`.
-use crossterm::event::KeyCode::Enter;
+//! newest call until the person moves, and Enter opens a call's details. Drawn by `draw`
+//! (`screen/activity/draw.rs`).
+pub mod draw;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::{Screen, paged_row_at};
+use super::kit::{Screen, paged_row_at};
 use crate::tui::action::Action;
-use crate::tui::keymap::{Key, key};
+use crate::tui::effect::Effect;
 use crate::tui::state::{Details, State};
-use crate::tui::ui;
-use crate::tui::update::Effect;
-
-/// The screen's own keys, in help's order; `hint` puts one in the footer.
-const KEYS: &[Key] = &[key(Enter, Action::Open).hint(1)];
+use crate::tui::tab::ScreenId;
 
 pub struct Activity;
 
 impl Screen for Activity {
-    fn name(&self) -> &'static str {
-        "activity"
-    }
-    fn title(&self) -> &'static str {
-        "Activity"
-    }
-    fn keys(&self) -> &'static [Key] {
-        KEYS
+    fn id(&self) -> ScreenId {
+        ScreenId::ACTIVITY
     }
     fn draw(&self, f: &mut Frame, body: Rect, s: &State) {
-        ui::activity::draw(f, body, s)
+        draw::draw(f, body, s)
     }
     fn act(&self, s: &mut State, action: Action, _fx: &mut Vec<Effect>) -> bool {
         match action {
@@ -49,7 +40,7 @@ impl Screen for Activity {
         true
     }
     fn row_at(&self, s: &State, body: Rect, col: u16, row: u16) -> Option<usize> {
-        paged_row_at(ui::activity::list_rows(body), s.activity_cursor(), col, row)
+        paged_row_at(draw::list_rows(body), s.activity_cursor(), col, row)
     }
     fn click(&self, s: &mut State, pos: usize, _fx: &mut Vec<Effect>) {
         s.activity.selected = s.activity_seq_at(pos);

@@ -1,42 +1,25 @@
 //! History as a [`Screen`]: open, search, filter, mark calls and make a batch task of them.
-//! Drawn by `ui::history`.
-use crossterm::event::KeyCode::{Enter, Esc};
+//! Drawn by `draw` (`screen/history/draw.rs`).
+pub mod draw;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::{Screen, paged_row_at};
+use super::kit::{Screen, paged_row_at};
 use crate::tui::action::Action;
+use crate::tui::effect::Effect;
 use crate::tui::input::LineInput;
-use crate::tui::keymap::{Key, ch, key};
 use crate::tui::state::{Details, InputTarget, State};
-use crate::tui::ui;
-use crate::tui::update::Effect;
-
-/// The screen's own keys, in help's order; `hint` puts one in the footer.
-const KEYS: &[Key] = &[
-    key(Enter, Action::Open).hint(1),
-    key(ch('/'), Action::Search).hint(2),
-    key(ch('f'), Action::Filter).hint(3),
-    key(ch('x'), Action::ClearFilters),
-    key(Esc, Action::ClearFilters),
-    key(ch(' '), Action::Mark).hint(4),
-    key(ch('b'), Action::TaskFromMarked),
-];
+use crate::tui::tab::ScreenId;
 
 pub struct History;
 
 impl Screen for History {
-    fn name(&self) -> &'static str {
-        "history"
-    }
-    fn title(&self) -> &'static str {
-        "History"
-    }
-    fn keys(&self) -> &'static [Key] {
-        KEYS
+    fn id(&self) -> ScreenId {
+        ScreenId::HISTORY
     }
     fn draw(&self, f: &mut Frame, body: Rect, s: &State) {
-        ui::history::draw(f, body, s)
+        draw::draw(f, body, s)
     }
     fn act(&self, s: &mut State, action: Action, _fx: &mut Vec<Effect>) -> bool {
         match action {
@@ -71,7 +54,7 @@ impl Screen for History {
         true
     }
     fn row_at(&self, s: &State, body: Rect, col: u16, row: u16) -> Option<usize> {
-        paged_row_at(ui::history::list_rows(body), s.history_cursor(), col, row)
+        paged_row_at(draw::list_rows(body), s.history_cursor(), col, row)
     }
     fn click(&self, s: &mut State, pos: usize, _fx: &mut Vec<Effect>) {
         s.history_view.selected = s.history_seq_at(pos);

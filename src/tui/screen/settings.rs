@@ -1,40 +1,26 @@
 //! Settings as a [`Screen`]: moving between the selectable rows, toggling access, Enable all,
-//! Read-only only, and editing the numeric settings. Drawn by `ui::settings`; the rows and
-//! what activating one does are `tui::settings`.
-use crossterm::event::KeyCode::Enter;
+//! Read-only only, and editing the numeric settings. Drawn by `draw`; the rows, derived from
+//! the state, are `tui::settings`.
+pub mod draw;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::{Screen, paged_row_at};
+use super::kit::{Screen, paged_row_at};
 use crate::protocol::AccessChange;
 use crate::tui::action::Action;
-use crate::tui::keymap::{Key, ch, key};
+use crate::tui::effect::Effect;
 use crate::tui::state::State;
-use crate::tui::ui;
-use crate::tui::update::Effect;
-
-/// The screen's own keys, in help's order; `hint` puts one in the footer.
-const KEYS: &[Key] = &[
-    key(Enter, Action::Open),
-    key(ch(' '), Action::Toggle).hint(1),
-    key(ch('a'), Action::EnableAll).hint(2),
-    key(ch('r'), Action::ReadOnlyOnly).hint(3),
-];
+use crate::tui::tab::ScreenId;
 
 pub struct Settings;
 
 impl Screen for Settings {
-    fn name(&self) -> &'static str {
-        "settings"
-    }
-    fn title(&self) -> &'static str {
-        "Settings"
-    }
-    fn keys(&self) -> &'static [Key] {
-        KEYS
+    fn id(&self) -> ScreenId {
+        ScreenId::SETTINGS
     }
     fn draw(&self, f: &mut Frame, body: Rect, s: &State) {
-        ui::settings::draw(f, body, s)
+        draw::draw(f, body, s)
     }
     fn act(&self, s: &mut State, action: Action, fx: &mut Vec<Effect>) -> bool {
         match action {
@@ -52,7 +38,7 @@ impl Screen for Settings {
         true
     }
     fn row_at(&self, s: &State, body: Rect, col: u16, row: u16) -> Option<usize> {
-        paged_row_at(ui::settings::list_rows(body), s.settings_cursor, col, row)
+        paged_row_at(draw::list_rows(body), s.settings_cursor, col, row)
     }
     fn click(&self, s: &mut State, pos: usize, fx: &mut Vec<Effect>) {
         if crate::tui::settings::rows(s)

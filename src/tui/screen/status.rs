@@ -1,46 +1,28 @@
 //! Status as a [`Screen`]: its keys (copy the client configuration, stdio or HTTP, the client
 //! format, leases) and what they do; the moving keys scroll the configuration, as Status has
-//! no list of its own. Drawn by `ui::status`.
-use KeyCode::{Left, Right};
-use crossterm::event::KeyCode;
+//! no list of its own. Drawn by `draw`; device leases (listing, breaking one) are `leases`.
+pub mod draw;
+pub mod leases;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::Screen;
+use super::kit::Screen;
 use crate::clientconfig::{self, Client};
 use crate::protocol::ServerStatus;
 use crate::tui::action::Action;
-use crate::tui::keymap::{Key, ch, key};
+use crate::tui::effect::Effect;
 use crate::tui::state::State;
-use crate::tui::ui;
-use crate::tui::update::Effect;
-
-/// The screen's own keys, in help's order; `hint` puts one in the footer.
-const KEYS: &[Key] = &[
-    // Works everywhere; repeated here so Status's footer offers it.
-    key(ch('s'), Action::ServerStartStop).hint(1),
-    key(ch('y'), Action::CopyConfig).hint(2),
-    key(ch('t'), Action::ToggleConfigKind).hint(3),
-    key(Right, Action::NextClient),
-    key(Left, Action::PrevClient),
-    key(ch('x'), Action::BreakLease),
-    key(ch('L'), Action::NextLease),
-];
+use crate::tui::tab::ScreenId;
 
 pub struct Status;
 
 impl Screen for Status {
-    fn name(&self) -> &'static str {
-        "status"
-    }
-    fn title(&self) -> &'static str {
-        "Status"
-    }
-    fn keys(&self) -> &'static [Key] {
-        KEYS
+    fn id(&self) -> ScreenId {
+        ScreenId::STATUS
     }
     fn draw(&self, f: &mut Frame, body: Rect, s: &State) {
-        ui::status::draw(f, body, s)
+        draw::draw(f, body, s)
     }
     fn act(&self, s: &mut State, action: Action, fx: &mut Vec<Effect>) -> bool {
         match action {
@@ -66,7 +48,7 @@ impl Screen for Status {
             a @ (Action::NextLease | Action::BreakLease) => return s.act_lease(a),
             // Status has no list: the moving keys scroll the client configuration.
             a => {
-                let max = ui::status::config_max_scroll(s);
+                let max = draw::config_max_scroll(s);
                 let pos = usize::from(s.status.scroll.min(max));
                 let Some(p) = s.moved(a, pos, usize::from(max) + 1) else {
                     return false;

@@ -1,38 +1,25 @@
 //! Tools as a [`Screen`]: search, the destructive-only filter, moving through the catalogue,
-//! and `spock_navigate` selecting a tool. Drawn by `ui::tools`.
-use crossterm::event::KeyCode::Esc;
+//! and `spock_navigate` selecting a tool. Drawn by `draw` (`screen/tools/draw.rs`).
+pub mod draw;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::Screen;
+use super::kit::Screen;
 use crate::tui::action::Action;
+use crate::tui::effect::Effect;
 use crate::tui::input::LineInput;
-use crate::tui::keymap::{Key, ch, key};
 use crate::tui::state::{InputTarget, State};
-use crate::tui::ui;
-use crate::tui::update::Effect;
-
-/// The screen's own keys, in help's order; `hint` puts one in the footer.
-const KEYS: &[Key] = &[
-    key(ch('/'), Action::Search).hint(1),
-    key(ch('d'), Action::ToggleDestructiveOnly).hint(2),
-    key(Esc, Action::ClearFilters),
-];
+use crate::tui::tab::ScreenId;
 
 pub struct Tools;
 
 impl Screen for Tools {
-    fn name(&self) -> &'static str {
-        "tools"
-    }
-    fn title(&self) -> &'static str {
-        "Tools"
-    }
-    fn keys(&self) -> &'static [Key] {
-        KEYS
+    fn id(&self) -> ScreenId {
+        ScreenId::TOOLS
     }
     fn draw(&self, f: &mut Frame, body: Rect, s: &State) {
-        ui::tools::draw(f, body, s)
+        draw::draw(f, body, s)
     }
     fn act(&self, s: &mut State, action: Action, _fx: &mut Vec<Effect>) -> bool {
         match action {
@@ -58,11 +45,11 @@ impl Screen for Tools {
         true
     }
     fn row_at(&self, s: &State, body: Rect, col: u16, row: u16) -> Option<usize> {
-        let area = ui::tools::list_rows(body);
+        let area = draw::list_rows(body);
         if !area.contains(ratatui::layout::Position { x: col, y: row }) {
             return None;
         }
-        ui::tools::tool_at_display_row(s, area.height as usize, usize::from(row - area.y))
+        draw::tool_at_display_row(s, area.height as usize, usize::from(row - area.y))
     }
     fn click(&self, s: &mut State, pos: usize, _fx: &mut Vec<Effect>) {
         s.tools_view.cursor = pos;

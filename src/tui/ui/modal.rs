@@ -17,8 +17,8 @@ use ratatui::widgets::{Block, Paragraph, Wrap};
 use unicode_width::UnicodeWidthChar as _;
 
 use super::{bold, centered, dim};
-use crate::mcp::confirm::ConfirmRequest;
 use crate::tui::escape;
+use crate::tui::event::Pending;
 use crate::tui::state::{Blocked, Button, State};
 use spock_core::model::who;
 
@@ -91,7 +91,7 @@ pub fn button_at(size: (u16, u16), col: u16, row: u16) -> Option<Button> {
 type Pieces = Vec<(String, Style)>;
 
 /// The request as the person reads it, one entry per logical line.
-fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
+fn request_lines(req: &Pending) -> Vec<Pieces> {
     let label = |k: &str| (format!("{k:<10}"), bold());
     let a = &req.ask;
     // What the server verified, then what the client claims, never one for the other.
@@ -126,7 +126,7 @@ fn request_lines(req: &ConfirmRequest) -> Vec<Pieces> {
             ),
         ]);
     }
-    if let Some((approved, by)) = req.client_says() {
+    if let Some((approved, by)) = req.client_says.clone() {
         out.push(vec![
             label("Client"),
             (

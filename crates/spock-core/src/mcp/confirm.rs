@@ -24,7 +24,7 @@ use crate::model::Verified;
 mod request;
 
 use request::Slot;
-pub use request::{Answered, ConfirmRequest, Remote};
+pub use request::{Answered, ConfirmRequest};
 
 /// What the core knows about a call when it asks.
 #[derive(Debug, Clone)]

@@ -178,28 +178,6 @@ impl ConfirmRequest {
     pub fn client_says(&self) -> Option<(bool, String)> {
         self.slot.client_said.lock().ok().and_then(|c| c.clone())
     }
-
-    /// A request that mirrors one held by a server elsewhere (an attached control centre):
-    /// the local answer arrives on the returned [`Remote`], and [`Remote::close`] makes this
-    /// copy abandoned when the server says the request went away.
-    pub fn remote(
-        id: u64,
-        ask: Ask,
-        deadline: Instant,
-        timeout: Duration,
-        by: &str,
-    ) -> (ConfirmRequest, Remote) {
-        let (tx, rx) = oneshot::channel();
-        let slot = Arc::new(Slot::new(tx, Arc::new(AtomicBool::new(true))));
-        let req = slot.copy(id, &ask, deadline, timeout, &Arc::from(by));
-        (
-            req,
-            Remote {
-                answer: Mutex::new(Some(rx)),
-                slot,
-            },
-        )
-    }
 }
 
 impl Drop for ConfirmRequest {
@@ -210,45 +188,6 @@ impl Drop for ConfirmRequest {
             && let Ok(mut r) = self.slot.reply.lock()
         {
             // Nobody holds it any more: the asker hears "dropped" (no) at once.
-            r.take();
-        }
-    }
-}
-
-/// The far side of a [`ConfirmRequest::remote`].
-#[derive(Debug)]
-pub struct Remote {
-    answer: Mutex<Option<oneshot::Receiver<Answered>>>,
-    slot: Arc<Slot>,
-}
-
-impl Remote {
-    /// The local answer, once given; `None` if the request went away first.
-    pub async fn take_answer(&self) -> Option<Answered> {
-        let rx = self.answer.lock().ok()?.take()?;
-        rx.await.ok()
-    }
-
-    /// The server withdrew the request, for `why`.
-    pub fn close_because(&self, why: Option<String>) {
-        if let Some(why) = why {
-            self.slot.set_why(why);
-        }
-        self.close(None);
-    }
-
-    /// The server says the calling client answered (a claim; see
-    /// [`ConfirmRequest::client_says`]).
-    pub fn client_said(&self, approved: bool, by: &str) {
-        self.slot.note_client(approved, by);
-    }
-
-    /// The server says the request is gone: decided by `decided` (how, by whom) or withdrawn.
-    pub fn close(&self, decided: Option<(bool, String)>) {
-        if let Ok(mut d) = self.slot.decided.lock() {
-            *d = decided;
-        }
-        if let Ok(mut r) = self.slot.reply.lock() {
             r.take();
         }
     }

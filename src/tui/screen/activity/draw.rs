@@ -6,12 +6,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{
-    block, bold, dim, fmt_duration, fmt_time, level_style, outcome_style, running_for, selected,
-};
 use crate::tui::escape;
 use crate::tui::history::CallEntry;
 use crate::tui::state::{State, page_offset};
+use crate::tui::ui::{
+    block, bold, dim, fmt_duration, fmt_time, level_style, outcome_style, running_for, selected,
+};
 
 /// Column widths for a list `width` wide: (tool, device, client).
 pub fn widths(width: u16) -> (usize, usize, usize) {
@@ -73,7 +73,7 @@ pub fn row(s: &State, r: &CallEntry, width: u16, is_selected: bool) -> Line<'sta
 
 /// The list's rows inside the border, below the header.
 pub fn list_rows(body: Rect) -> Rect {
-    super::rows_below(body, 1)
+    crate::tui::ui::rows_below(body, 1)
 }
 
 pub fn draw(f: &mut Frame, body: Rect, s: &State) {

@@ -9,11 +9,11 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{block, bold, dim, server_span};
 use crate::mcp::core::NO_CLIENT_YET;
 use crate::protocol::ServerStatus;
 use crate::tui::escape;
 use crate::tui::state::State;
+use crate::tui::ui::{block, bold, dim, server_span};
 
 /// `http://127.0.0.1:8765/mcp` → `HTTP (127.0.0.1:8765)`.
 pub fn http_label(url: &str) -> String {
@@ -173,7 +173,7 @@ fn client_lines(s: &State) -> Vec<Line<'static>> {
                         c.transport.label(),
                         escape::cell(&c.protocol, 12),
                         c.calls,
-                        super::fmt_time(s, &c.last_seen)
+                        crate::tui::ui::fmt_time(s, &c.last_seen)
                     ),
                     dim(),
                 ),
@@ -258,7 +258,7 @@ fn config_lines(s: &State, width: usize) -> Vec<Line<'static>> {
 /// How far the configuration panel can scroll in the state's terminal size: what key
 /// handling clamps to, so the first key back up always moves.
 pub fn config_max_scroll(s: &State) -> u16 {
-    let [_, body, _] = super::chrome(Rect::new(0, 0, s.size.0, s.size.1));
+    let [_, body, _] = crate::tui::ui::chrome(Rect::new(0, 0, s.size.0, s.size.1));
     let [.., cfg] = panels(body, s);
     let inner = block("").inner(cfg);
     let rows = config_lines(s, inner.width as usize).len();
@@ -267,10 +267,10 @@ pub fn config_max_scroll(s: &State) -> u16 {
 
 pub fn draw(f: &mut Frame, area: Rect, s: &State) {
     let [server, dev, cli, held, cfg] = panels(area, s);
-    let leases = crate::tui::leases::lines(s);
+    let leases = super::leases::lines(s);
     if !leases.is_empty() {
         f.render_widget(
-            Paragraph::new(leases).block(block(crate::tui::leases::title(s))),
+            Paragraph::new(leases).block(block(super::leases::title(s))),
             held,
         );
     }

@@ -9,19 +9,12 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{ACCENT, block, bold, dim, selected};
 use crate::batch::{RunState, RunnerState, Source};
 use crate::protocol::BatchData;
 use crate::tui::batch::Editor;
 use crate::tui::escape;
 use crate::tui::state::{InputTarget, State, page_offset};
-
-pub fn rec_style() -> Style {
-    Style::new()
-        .fg(Color::White)
-        .bg(Color::Red)
-        .add_modifier(Modifier::BOLD)
-}
+use crate::tui::ui::{ACCENT, block, bold, dim, rec_style, selected};
 
 fn state_label(st: RunState) -> (&'static str, Style) {
     match st {
@@ -81,7 +74,7 @@ fn runner_lines(s: &State, d: Option<&BatchData>) -> Vec<Line<'static>> {
             Span::styled(
                 s.keymap
                     .first_key(
-                        crate::tui::keymap::Scope::Screen(crate::tui::screen::ScreenId::BATCH),
+                        crate::tui::keymap::Scope::Screen(crate::tui::tab::ScreenId::BATCH),
                         crate::tui::action::Action::CancelRun,
                     )
                     .map(|k| format!("   {k} cancel"))

@@ -7,13 +7,14 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{ACCENT, activity, block, dim};
 use crate::tui::escape;
+use crate::tui::screen::activity::draw as activity;
 use crate::tui::state::{InputTarget, State, page_offset};
+use crate::tui::ui::{ACCENT, block, dim};
 
 /// The list's rows: below the search and filter lines, inside the border, below the header.
 pub fn list_rows(body: Rect) -> Rect {
-    super::rows_below(body, 3)
+    crate::tui::ui::rows_below(body, 3)
 }
 
 fn chips(s: &State) -> Line<'static> {

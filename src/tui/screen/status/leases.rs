@@ -4,11 +4,11 @@
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
-use super::action::Action;
-use super::escape;
-use super::prompt::Prompt;
-use super::state::State;
-use super::update::Effect;
+use crate::tui::action::Action;
+use crate::tui::effect::Effect;
+use crate::tui::escape;
+use crate::tui::prompt::Prompt;
+use crate::tui::state::State;
 
 impl State {
     fn lease_cursor(&self) -> usize {
@@ -18,7 +18,7 @@ impl State {
     }
 
     /// Status's lease keys; `false` for any other action.
-    pub(super) fn act_lease(&mut self, action: Action) -> bool {
+    pub(in crate::tui) fn act_lease(&mut self, action: Action) -> bool {
         let n = self.core.leases.len();
         match action {
             Action::NextLease if n == 0 => self.notify("no device is leased"),
@@ -39,7 +39,7 @@ impl State {
     }
 
     /// The answer to "break the lease?": y breaks it, n or Esc keeps it.
-    pub(super) fn answer_break(
+    pub(in crate::tui) fn answer_break(
         &mut self,
         yes: bool,
         id: u64,
@@ -75,16 +75,16 @@ pub fn lines(s: &State) -> Vec<Line<'static>> {
             let mark = if many && i == cursor { "▸ " } else { "  " };
             Line::from(vec![
                 Span::raw(mark),
-                Span::styled(escape::cell(&l.device, 32), super::ui::bold()),
+                Span::styled(escape::cell(&l.device, 32), crate::tui::ui::bold()),
                 Span::raw("  held by "),
                 Span::styled(escape::cell(&l.holder, 40), Style::new().fg(Color::Yellow)),
                 Span::styled(
                     format!(
                         "  {} (until {})",
                         left(l.deadline.saturating_duration_since(s.now).as_secs()),
-                        super::ui::fmt_time(s, &l.expires_at)
+                        crate::tui::ui::fmt_time(s, &l.expires_at)
                     ),
-                    super::ui::dim(),
+                    crate::tui::ui::dim(),
                 ),
             ])
         })

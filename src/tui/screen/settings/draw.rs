@@ -6,10 +6,10 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{ACCENT, block, bold, dim, level_style, selected};
 use crate::tui::escape;
 use crate::tui::settings::{Row, field_value, group_on, rows};
 use crate::tui::state::{InputTarget, State, page_offset};
+use crate::tui::ui::{ACCENT, block, bold, dim, level_style, selected};
 
 fn split(body: Rect) -> [Rect; 2] {
     if body.width >= 120 {
@@ -21,7 +21,7 @@ fn split(body: Rect) -> [Rect; 2] {
 
 pub fn list_rows(body: Rect) -> Rect {
     let [left, _] = split(body);
-    super::rows_below(left, 0)
+    crate::tui::ui::rows_below(left, 0)
 }
 
 fn check(on: bool) -> &'static str {

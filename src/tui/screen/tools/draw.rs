@@ -7,11 +7,11 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use super::{ACCENT, block, bold, dim, level_style, selected};
 use crate::mcp::registry::Level;
 use crate::mcp::toolsets::Toolset;
 use crate::tui::escape;
 use crate::tui::state::{InputTarget, State, ToolInfo, page_offset};
+use crate::tui::ui::{ACCENT, block, bold, dim, level_style, selected};
 
 enum Row<'a> {
     Heading(Level, usize),
@@ -49,7 +49,7 @@ fn split(body: Rect) -> [Rect; 2] {
 /// The list's rows inside its border, below the search line.
 pub fn list_rows(body: Rect) -> Rect {
     let [left, _] = split(body);
-    super::rows_below(left, 1)
+    crate::tui::ui::rows_below(left, 1)
 }
 
 fn offset(s: &State, rows: &[Row], height: usize) -> usize {
