@@ -10,9 +10,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use spock_tui::config::Config;
 use spock_tui::mcp::events::Transport;
-use spock_tui::mcp::server::{Origin, call};
+use spock_tui::mcp::server::{CallRequest, Origin};
 use spock_tui::sim::device::SimDevice;
-use tokio_util::sync::CancellationToken;
 
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -57,15 +56,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function("tool: android_get_current_activity", |b| {
         b.iter(|| {
             rt.block_on(async {
-                let r = call(
-                    &core,
-                    origin.clone(),
-                    "android_get_current_activity",
-                    json!({}),
-                    CancellationToken::new(),
-                )
-                .await
-                .expect("tool");
+                let r = CallRequest::new(origin.clone(), "android_get_current_activity", json!({}))
+                    .run(&core)
+                    .await
+                    .expect("tool");
                 assert!(r.result.is_ok());
             })
         })
@@ -83,15 +77,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function("tool: android_get_ui_tree", |b| {
         b.iter(|| {
             rt.block_on(async {
-                let r = call(
-                    &core,
-                    origin.clone(),
-                    "android_get_ui_tree",
-                    json!({}),
-                    CancellationToken::new(),
-                )
-                .await
-                .expect("tool");
+                let r = CallRequest::new(origin.clone(), "android_get_ui_tree", json!({}))
+                    .run(&core)
+                    .await
+                    .expect("tool");
                 assert!(r.result.is_ok());
             })
         })

@@ -572,7 +572,10 @@ impl Server {
         // Calls cut off by the shutdown (the control centre denied what was waiting when it
         // quit) answer their clients with that denial before the transports close. Calls
         // waiting for a 2026-07-28 client's retry are denied now, and recorded.
-        self.shared.core.rounds.close();
+        self.shared
+            .core
+            .kept::<crate::mcp::elicit::Rounds>()
+            .close();
         self.shared.core.answered(Duration::from_secs(3)).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
         self.shared.shutdown.cancel();

@@ -47,8 +47,8 @@ pub mod terminal;
 pub mod ui;
 pub mod update;
 
+pub use effect::Effect;
 pub use event::{DeviceRow, Event};
 pub use history::{CallEntry, HistorySource, SessionOnly};
 pub use screen::{Screen, ScreenId};
 pub use state::{Layer, State};
-pub use effect::Effect;

@@ -14,8 +14,7 @@ use spock_tui::mcp::Core;
 use spock_tui::mcp::events::Transport;
 use spock_tui::mcp::logbuf::LogBuffer;
 use spock_tui::mcp::result::ErrorKind;
-use spock_tui::mcp::server::{Origin, call};
-use tokio_util::sync::CancellationToken;
+use spock_tui::mcp::server::{CallRequest, Origin};
 
 fn closed_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -63,7 +62,8 @@ async fn run(core: &Arc<Core>, tool: &str, args: Value) -> Result<Value, (ErrorK
         client: None,
         session: None,
     };
-    let outcome = call(core, origin, tool, args, CancellationToken::new())
+    let outcome = CallRequest::new(origin, tool, args)
+        .run(core)
         .await
         .unwrap_or_else(|| panic!("{tool} is not registered"));
     outcome

@@ -140,13 +140,12 @@ async fn a_screenshot_finishes_with_its_image_beside_the_json() {
         client: None,
         session: None,
     };
-    let out = spock_tui::mcp::server::call(
-        &core,
+    let out = spock_tui::mcp::server::CallRequest::new(
         origin,
         "android_take_screenshot",
         serde_json::json!({"format": "png", "maxSize": 0}),
-        tokio_util::sync::CancellationToken::new(),
     )
+    .run(&core)
     .await;
     let out = out.expect("the tool exists");
     assert_eq!(out.outcome, spock_tui::mcp::events::Outcome::Ok);

@@ -517,11 +517,24 @@ fn no_import_circle_crosses_folders() {
             graph[&m(from)]
         );
     }
-    let crossing: Vec<String> = circles(&graph)
+    check_no_circle_across_folders(&graph);
+}
+
+#[test]
+#[ignore = "issue 36: the core's batch/mcp circle is still open"]
+fn no_import_circle_crosses_folders_in_the_core() {
+    let graph = import_graph("crates/spock-core/src");
+    check_no_circle_across_folders(&graph);
+}
+
+fn check_no_circle_across_folders(
+    graph: &std::collections::BTreeMap<Vec<String>, Vec<Vec<String>>>,
+) {
+    let crossing: Vec<String> = circles(graph)
         .into_iter()
         .filter(|c| {
-            let f = folder(&c[0], &graph);
-            c.iter().any(|x| folder(x, &graph) != f)
+            let f = folder(&c[0], graph);
+            c.iter().any(|x| folder(x, graph) != f)
         })
         .map(|c| {
             // The circle's arrows, so the failure says what to cut.

@@ -8,8 +8,7 @@ use spock_tui::config::Config;
 use spock_tui::mcp::Core;
 use spock_tui::mcp::events::{ClientId, Outcome, Transport};
 use spock_tui::mcp::lease::Session;
-use spock_tui::mcp::server::{CallOutcome, Origin, call};
-use tokio_util::sync::CancellationToken;
+use spock_tui::mcp::server::{CallOutcome, CallRequest, Origin};
 
 #[path = "support/device_rig.rs"]
 mod device_rig;
@@ -27,7 +26,8 @@ fn agent(name: &str, conn: u64) -> Origin {
 }
 
 async fn run(core: &std::sync::Arc<Core>, origin: &Origin, tool: &str, args: Value) -> CallOutcome {
-    call(core, origin.clone(), tool, args, CancellationToken::new())
+    CallRequest::new(origin.clone(), tool, args)
+        .run(core)
         .await
         .expect("known tool")
 }

@@ -12,9 +12,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use spock_tui::config::Config;
 use spock_tui::mcp::events::{ClientId, DecidedBy, Outcome, Transport};
-use spock_tui::mcp::server::{Origin, call};
+use spock_tui::mcp::server::{CallRequest, Origin};
 use spock_tui::sim::device::SimDevice;
-use tokio_util::sync::CancellationToken;
 
 const TASKS: u64 = 64;
 
@@ -92,7 +91,7 @@ async fn thousands_of_concurrent_destructive_calls_with_a_denying_responder_neve
                 };
                 let done = tokio::time::timeout(
                     Duration::from_secs(30),
-                    call(&core, origin, tool, args.clone(), CancellationToken::new()),
+                    CallRequest::new(origin, *tool, args.clone()).run(&core),
                 )
                 .await
                 .expect("a destructive call hung")

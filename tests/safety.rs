@@ -814,7 +814,7 @@ async fn intents_deep_links_and_app_functions_that_delete_ask() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_client_cannot_flood_the_confirmation_modal() {
     use spock_tui::mcp::events::{ClientId, Transport};
-    use spock_tui::mcp::server::{Origin, call};
+    use spock_tui::mcp::server::{CallRequest, Origin};
     let r = rig(false, Config::default_config()).await;
     let mut rx = r.core.confirmer.attach();
     let as_client = |name: &str| Origin {
@@ -828,13 +828,12 @@ async fn one_client_cannot_flood_the_confirmation_modal() {
     let uninstall = |origin: Origin| {
         let core = r.core.clone();
         tokio::spawn(async move {
-            call(
-                &core,
+            CallRequest::new(
                 origin,
                 "android_uninstall_app",
                 json!({"packageName": "com.example.notes"}),
-                tokio_util::sync::CancellationToken::new(),
             )
+            .run(&core)
             .await
             .unwrap()
         })

@@ -645,12 +645,14 @@ mod live {
         assert_eq!(r.outcome, Outcome::Ok, "{r:?}");
         assert_eq!(r.arguments["task"]["id"], task.id.as_str());
         // The same tool never replaces a task that exists.
-        let again = spock_tui::mcp::server::call_def_as_person(
-            &core,
+        let again = spock_tui::mcp::server::CallRequest::person(
+            spock_tui::mcp::server::control_centre(),
             spock_tui::mcp::tools::batch::store_new_task_tool(),
             json!({ "task": task }),
         )
-        .await;
+        .run(&core)
+        .await
+        .expect("a declaration runs");
         assert!(again.result.is_err(), "an existing task was replaced");
     }
 

@@ -77,7 +77,10 @@ async fn held_call(
     let call = {
         let (core, tool, cancel) = (rig.core.clone(), tool.to_string(), cancel.clone());
         tokio::spawn(async move {
-            spock_tui::mcp::server::call(&core, rig::origin(), &tool, args, cancel).await
+            spock_tui::mcp::server::CallRequest::new(rig::origin(), &tool, args)
+                .cancel(cancel)
+                .run(&core)
+                .await
         })
     };
     let mut s: State = state();

@@ -62,15 +62,10 @@ pub async fn stdio_call(
     tool: &str,
     args: serde_json::Value,
 ) -> spock_tui::mcp::server::CallOutcome {
-    spock_tui::mcp::server::call(
-        core,
-        origin(),
-        tool,
-        args,
-        tokio_util::sync::CancellationToken::new(),
-    )
-    .await
-    .expect("known tool")
+    spock_tui::mcp::server::CallRequest::new(origin(), tool, args)
+        .run(core)
+        .await
+        .expect("known tool")
 }
 
 /// The demo scenario, read from the repository's `assets/demo`, with its login screen's XML

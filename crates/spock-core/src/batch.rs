@@ -1,6 +1,6 @@
 //! Batch tasks (longarm's batch, our names): named, editable lists of tool calls, stored as
 //! files, run in the background one run at a time, each step through the same call pipeline
-//! (`mcp::server::call_in_run`) as the tool itself — access, confirmation, audit — and kept in
+//! (`mcp::server::CallRequest`, `in_run`) as the tool itself — access, confirmation, audit — and kept in
 //! a run history (each run's log, `runlog`) with each step's result and images, exportable as a
 //! ZIP. Also recording: a person opens a recording and the successful calls made until it
 //! closes become a task ([`Batch::offer_call`] is the pipeline's hook). "Record" alone means an
@@ -31,8 +31,8 @@ pub use verdict::Stop;
 
 use crate::audit::AuditRecord;
 use crate::mcp::Core;
+use crate::mcp::ctx::Origin;
 use crate::mcp::registry::Registry;
-use crate::mcp::server::Origin;
 use crate::model::Transport;
 use recorder::Recorder;
 use store::Store;

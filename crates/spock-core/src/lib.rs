@@ -13,9 +13,11 @@
 //!    bounded by `transport::stall`) or `transport::socket` (the Unix socket
 //!    `spock-tui relay` reaches; token line, pool slot).
 //! 2. **One handler.** `mcp::server::McpServer` (rmcp's `ServerHandler`, one value per
-//!    connection whatever the transport) hands the call to `mcp::server::call`. The control
-//!    centre's own actions and batch steps enter the same function
-//!    (`call_as_person`, `call_in_run`): there is no side door.
+//!    connection whatever the transport) makes a `mcp::server::CallRequest` of the call and
+//!    runs it. The control centre's own actions (`CallRequest::person`) and batch steps
+//!    (`in_run`) are requests of the same kind: there is no side door. The pipeline's stages
+//!    (`mcp::server`'s `Call`: admit, check, consent, record started, execute, finish) are
+//!    the steps below.
 //! 3. **Declaration.** `mcp::registry` finds the tool's one declaration (`mcp::tools::*`: name,
 //!    level, schema, handler).
 //! 4. **Started.** `ServerEvent::CallStarted` at once, with arguments redacted for the person

@@ -8,6 +8,7 @@ pub mod claims;
 pub mod completion;
 pub mod confirm;
 pub mod core;
+pub mod ctx;
 pub mod elicit;
 pub mod events;
 pub mod imagework;

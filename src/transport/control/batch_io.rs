@@ -12,8 +12,8 @@ use tokio::sync::{Notify, broadcast, mpsc, watch};
 
 use crate::audit::AuditRecord;
 use crate::batch::{BatchError, BatchStatus, RunOptions, RunState, RunnerState, StepOutcome};
+use crate::mcp::ctx::Origin;
 use crate::mcp::events::{ClientId, Transport};
-use crate::mcp::server::Origin;
 use crate::mcp::{Core, ServerEvent};
 use crate::protocol::{BatchCmd, BatchData, BatchReply, RunRow, ServerMsg};
 
@@ -177,9 +177,10 @@ pub fn read(core: &Core, mut done: Outcomes) -> (BatchData, Outcomes) {
     (data, kept)
 }
 
+use crate::mcp::server::CallRequest;
 pub use crate::mcp::server::control_centre;
 
-/// A person's action as a call through the pipeline ([`crate::mcp::server::call_as_person`]):
+/// A person's action as a call through the pipeline ([`CallRequest::person`]):
 /// its result, or its error as one sentence.
 async fn as_person(
     core: &Arc<Core>,
@@ -187,7 +188,7 @@ async fn as_person(
     tool: &str,
     args: serde_json::Value,
 ) -> Result<serde_json::Value, String> {
-    match crate::mcp::server::call_as_person_by(core, who.clone(), tool, args).await {
+    match CallRequest::person(who.clone(), tool, args).run(core).await {
         Some(done) => done.result.map(|out| out.json).map_err(|e| e.message),
         None => Err(format!("{tool} is not in the catalogue")),
     }
@@ -202,13 +203,12 @@ async fn store_as_person(
 ) -> Result<crate::batch::Task, String> {
     // A step's private part (a password's text) goes inside the tool, never in the record.
     let tool = crate::mcp::tools::batch::store_new_task_tool_keeping(&task.steps);
-    let done = crate::mcp::server::call_def_as_person_by(
-        core,
-        who.clone(),
-        tool,
-        serde_json::json!({ "task": task }),
-    )
-    .await;
+    let Some(done) = CallRequest::person(who.clone(), tool, serde_json::json!({ "task": task }))
+        .run(core)
+        .await
+    else {
+        return Err("the task could not be stored".into());
+    };
     let json = done.result.map(|out| out.json).map_err(|e| e.message)?;
     serde_json::from_value(json["task"].clone())
         .map_err(|e| format!("the stored task could not be read back: {e}"))

@@ -1,4 +1,4 @@
-//! Running a task in the background. Each step goes through `call_in_run` with
+//! Running a task in the background. Each step goes through the pipeline (a `CallRequest` `in_run`) with
 //! `Transport::Batch`, the starting client and the run id, so it meets exactly the checks the
 //! tool would meet on its own: a disabled tool refuses, a destructive one asks the person
 //! (per step), and each is audited as its own call linked to the run. Between steps the
@@ -21,9 +21,10 @@ use super::verdict::{self, Stop};
 use super::{Active, BatchError, RunOptions};
 use crate::audit::scrub_binary;
 use crate::mcp::Core;
+use crate::mcp::ctx::Origin;
 use crate::mcp::events::{ClientId, Outcome, Transport};
 use crate::mcp::result::ToolOutput;
-use crate::mcp::server::{Origin, call_in_run, call_step_typing_kept_password, call_tool_def};
+use crate::mcp::server::CallRequest;
 use crate::mcp::tools::batch::keep_screen_on_tool;
 use crate::mcp::typed::{hide_text, is_placeholder, kept_slots};
 use crate::redact::Audience;
@@ -183,29 +184,20 @@ async fn execute(
             Some(_) => kept_slots(&step.arguments, &args),
             None => Vec::new(),
         };
+        let kept = if kept.contains(&true) {
+            kept
+        } else {
+            Vec::new()
+        };
         let done = if lost {
             None
-        } else if kept.contains(&true) {
-            call_step_typing_kept_password(
-                core,
-                step_origin.clone(),
-                &step.tool,
-                args,
-                kept,
-                cancel.child_token(),
-                rec.run_id.clone(),
-            )
-            .await
         } else {
-            call_in_run(
-                core,
-                step_origin.clone(),
-                &step.tool,
-                args,
-                cancel.child_token(),
-                Some(rec.run_id.clone()),
-            )
-            .await
+            CallRequest::new(step_origin.clone(), &step.tool, args)
+                .cancel(cancel.child_token())
+                .in_run(rec.run_id.clone())
+                .kept_passwords(kept)
+                .run(core)
+                .await
         };
         let mut sr = StepLog {
             index: i,
@@ -406,17 +398,14 @@ impl StayOn {
         run_id: &str,
         args: Value,
     ) -> Result<Value, String> {
-        let done = call_tool_def(
-            core,
-            origin.clone(),
-            keep_screen_on_tool(),
-            args,
-            // Not the run's token: restoring must still work after a cancel.
-            CancellationToken::new(),
-            Some(run_id.to_string()),
-            false,
-        )
-        .await;
+        // Not the run's token: restoring must still work after a cancel.
+        let Some(done) = CallRequest::new(origin.clone(), keep_screen_on_tool(), args)
+            .in_run(run_id)
+            .run(core)
+            .await
+        else {
+            return Err("keepScreenOn could not be run".into());
+        };
         done.result.map(|o| o.json).map_err(|e| e.message)
     }
 

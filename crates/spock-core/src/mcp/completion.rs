@@ -12,7 +12,7 @@ use rmcp::model::{CompleteRequestParams, CompleteResult, CompletionInfo, Referen
 use tokio_util::sync::CancellationToken;
 
 use super::core::Core;
-use super::server::{Ctx, Origin};
+use super::ctx::{Ctx, Origin};
 use crate::redact::Audience;
 
 /// What an argument or variable is completed from.

@@ -48,8 +48,6 @@ pub struct Core {
     pub registry: Registry,
     pub access: Access,
     pub confirmer: Confirmer,
-    /// 2026-07-28 calls waiting for their client's retry with an approval ([`super::elicit`]).
-    pub rounds: super::elicit::Rounds,
     pub logs: LogBuffer,
     pub paths: Paths,
     /// Shared, not copied: a reader takes the `Arc` (one atomic increment), a change swaps it.
@@ -77,10 +75,9 @@ pub struct Core {
     pub leases: super::lease::Leases,
     /// Files and packages a call is creating on a device, one call at a time.
     pub claims: super::claims::Claims,
-    /// Screen recordings running now (`android_start_screen_recording`).
-    pub recordings: super::tools::screenrecord::Recordings,
-    /// The screen each client was last sent, per device (actions send the next as changes).
-    pub shown_screens: super::tools::actions::ShownScreens,
+    /// What a module keeps for the whole server, owned by that module (see [`Core::kept`]),
+    /// and the services the wiring provides ([`Core::provide`]).
+    kept: Mutex<std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>>,
     /// Which toolsets are advertised, to whom ([`super::toolsets`]).
     pub toolsets: super::toolsets::Toolsets,
     events: broadcast::Sender<ServerEvent>,
@@ -136,7 +133,6 @@ impl Core {
                 c.set_wait_for_attach(parts.config.safety.wait_for_attach);
                 c
             },
-            rounds: Default::default(),
             registry: parts.registry,
             logs: parts.logs,
             paths: parts.paths,
@@ -155,8 +151,7 @@ impl Core {
             batch,
             leases: Default::default(),
             claims: Default::default(),
-            recordings: Default::default(),
-            shown_screens: Default::default(),
+            kept: Mutex::new(Default::default()),
             toolsets: super::toolsets::Toolsets::new(configured_toolsets),
             events,
             clients: Mutex::new(Vec::new()),
@@ -166,6 +161,38 @@ impl Core {
             in_flight_seq: AtomicU64::new(0),
             started_running: Mutex::new(Default::default()),
         }
+    }
+
+    /// The one `T` this server keeps, made on first use: state a module owns for the whole
+    /// server (the screen recordings running, the screens each client was last sent, the calls
+    /// waiting for their client's retry). The module declares the type; the core holds it
+    /// without knowing it, so the core imports none of them.
+    pub fn kept<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        let any = kept
+            .entry(std::any::TypeId::of::<T>())
+            .or_insert_with(|| Arc::new(T::default()))
+            .clone();
+        // Keyed by its type: always a `T`.
+        any.downcast::<T>()
+            .unwrap_or_else(|_| Arc::new(T::default()))
+    }
+
+    /// Hand the core a service the wiring made (the batch store and runner), for
+    /// [`Core::provided`]. A second one of the same type replaces the first.
+    pub fn provide<T: Send + Sync + 'static>(&self, service: Arc<T>) {
+        self.kept
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(std::any::TypeId::of::<T>(), service);
+    }
+
+    /// The service of type `T` the wiring provided, if it did.
+    pub fn provided<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        kept.get(&std::any::TypeId::of::<T>())
+            .cloned()
+            .and_then(|a| a.downcast::<T>().ok())
     }
 
     /// Appends a destructive call's `started` record (not yet synced: flush after) and lists

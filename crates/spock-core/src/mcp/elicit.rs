@@ -192,7 +192,7 @@ pub async fn ask(core: &Core, ask: Ask, args: &Value) -> Result<Answered, TooMan
             label,
             via: Via::Rounds(asker),
         }) => {
-            core.rounds.room()?;
+            core.kept::<Rounds>().room()?;
             let asked = Asked::of(ask.tool, args, ask.client.as_ref(), ask.transport);
             core.confirmer
                 .ask_for_client_via(

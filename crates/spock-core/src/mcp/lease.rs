@@ -171,7 +171,7 @@ impl PartialEq for Holder {
 impl Holder {
     /// The holder a call would be; `None` for calls that carry no client connection (the
     /// control centre's own).
-    pub fn of(origin: &super::server::Origin) -> Option<Holder> {
+    pub fn of(origin: &super::ctx::Origin) -> Option<Holder> {
         let s = origin.session.as_ref()?;
         Some(Holder {
             client: client_label(&origin.client),

@@ -14,8 +14,8 @@ use serde_json::Value;
 
 pub use crate::model::{HostGroup, Level};
 
+use super::ctx::Ctx;
 use super::result::{ToolError, ToolOutput};
-use super::server::Ctx;
 use super::toolsets::Toolset;
 
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>;

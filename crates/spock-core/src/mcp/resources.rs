@@ -43,7 +43,7 @@ pub fn list() -> Vec<Resource> {
 /// Read a resource now. `Err` carries a message for an unknown URI.
 pub async fn read(
     core: &Core,
-    origin: &super::server::Origin,
+    origin: &super::ctx::Origin,
     uri: &str,
 ) -> Result<ReadResourceResult, String> {
     let read_at = Utc::now().to_rfc3339();

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::server::Origin;
+use super::ctx::Origin;
 
 /// The key the person's own calls (the control centre, its batch runs) select under.
 const PERSON: &str = "control centre";

@@ -1,10 +1,10 @@
 //! The one call pipeline (the rmcp `ServerHandler` every transport serves, `McpServer`, is in
-//! `server/handler.rs` and hands each `tools/call` here):
-//! registry → `CallStarted` → access → arguments → lease → escalation → confirmation → the
-//! tool → record and `CallFinished` (the order `lib.rs` lists; a call refused on the way is
-//! still shown from its start).
-//! The same pipeline runs for batch steps (and a run's keepScreenOn) and calls made from the
-//! control centre.
+//! `server/handler.rs` and hands each `tools/call` here as a [`CallRequest`]). Its stages, in
+//! the order `lib.rs` lists: admit (registry → `CallStarted`: a call refused on the way is still
+//! shown from its start) → check (access → arguments → lease → escalation) → consent (the
+//! device pinned, a person asked) → record started → execute (the tool) → finish (record and
+//! `CallFinished`). The same pipeline runs for batch steps (and a run's keepScreenOn) and
+//! calls made from the control centre.
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,7 +15,6 @@ use tokio_util::sync::CancellationToken;
 use super::confirm::Ask;
 use super::core::Core;
 use super::events::{CallImage, ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
-use super::lease::Session;
 use super::observe::FinishedCall;
 use super::registry::{Level, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
@@ -29,41 +28,7 @@ mod handler;
 use device_checks::{check_lease, leased_while_waiting, still_the_phone_shown};
 pub use handler::{INSTRUCTIONS, McpServer};
 
-/// Who is calling and how, for one call.
-#[derive(Debug, Clone)]
-pub struct Origin {
-    pub transport: Transport,
-    pub client: Option<ClientId>,
-    /// The client's connection, which device leases tell holders apart by; `None` for the
-    /// control centre's own calls (a person is not held back by a lease).
-    pub session: Option<Session>,
-}
-
-/// What a tool's handler receives besides its arguments.
-#[derive(Clone)]
-pub struct Ctx {
-    pub core: Arc<Core>,
-    pub call_id: u64,
-    pub tool: &'static str,
-    pub origin: Origin,
-    pub cancel: CancellationToken,
-    /// The device the call resolved to, for the activity view and the audit trail.
-    pub resolved_device: Arc<std::sync::Mutex<Option<String>>>,
-    /// The device a destructive call was pinned to before the person was asked (see
-    /// [`Ctx::pin_device`]); every device use of the call goes to exactly that connection.
-    pub pinned: Option<crate::device::Device>,
-    /// Set for batch steps: the run they belong to.
-    pub batch_run: Option<String>,
-    /// A person approved this very call (a destructive tool, or a safe one's call escalated).
-    pub approved: bool,
-    /// The text this call types, withheld from every view until the tool finds the field is
-    /// no password field ([`Ctx::typing_into`]).
-    pub typed: Arc<TypedText>,
-    /// The local file this call sends, read once by its checks, so what runs after a yes is
-    /// exactly what the person was shown ([`super::staged`]).
-    pub staged: super::staged::Slot,
-}
-
+pub use super::ctx::{Ctx, Origin};
 pub use super::typed::PASSWORD_PLACEHOLDER;
 
 /// A finished call, as the pipeline reports it.
@@ -182,112 +147,111 @@ pub fn check_shown_in_full(core: &Core, args: &Value) -> Result<(), ToolError> {
     Ok(())
 }
 
-/// Run one tool call through every check. Never panics; every path ends in a `CallFinished`.
-pub async fn call(
-    core: &Arc<Core>,
+/// One tool call as its caller asks for it: the one way into the pipeline, for every caller
+/// (an agent's `tools/call` on any transport, a resource template read, a batch step, a
+/// person's own action in the control centre). Built with [`CallRequest::new`] or
+/// [`CallRequest::person`], then what applies ([`cancel`](Self::cancel),
+/// [`in_run`](Self::in_run), [`kept_passwords`](Self::kept_passwords)), and
+/// [`run`](Self::run). Never panics; every path ends in a `CallFinished`.
+#[derive(Debug)]
+pub struct CallRequest {
     origin: Origin,
-    name: &str,
-    args: Value,
-    cancel: CancellationToken,
-) -> Option<CallOutcome> {
-    call_in_run(core, origin, name, args, cancel, None).await
-}
-
-/// [`call`], linked to a batch run in the audit trail.
-pub async fn call_in_run(
-    core: &Arc<Core>,
-    origin: Origin,
-    name: &str,
+    tool: Which,
     args: Value,
     cancel: CancellationToken,
     batch_run: Option<String>,
-) -> Option<CallOutcome> {
-    run_call(core, origin, name, args, cancel, batch_run, false).await
-}
-
-/// [`call_in_run`] for a batch step some of whose typed texts are kept passwords (its private
-/// part; `kept` marks their slots, see [`super::typed`]): the tool types each into a password
-/// field or refuses, so an agent that runs the task cannot have a password typed where it can
-/// read it back.
-pub async fn call_step_typing_kept_password(
-    core: &Arc<Core>,
-    origin: Origin,
-    name: &str,
-    args: Value,
+    by_person: bool,
     kept: Vec<bool>,
-    cancel: CancellationToken,
-    run_id: String,
-) -> Option<CallOutcome> {
-    let tool = core.registry.get(name)?.clone();
-    let opts = Opts {
-        batch_run: Some(run_id),
-        by_person: false,
-        kept,
-    };
-    Some(pipeline(core, origin, tool, args, cancel, opts).await)
 }
 
-/// A person's own action in the control centre (deleting a task, saving an edited one), as a
-/// call through the same pipeline: origin `tui`, validated, audited and shown like any call.
-/// The person's keypress at the control centre's own prompt is the approval, so a destructive
-/// call is not asked again (its decision is on record as the key), and access switches, which
-/// govern agents, do not apply.
-pub async fn call_as_person(core: &Arc<Core>, name: &str, args: Value) -> Option<CallOutcome> {
-    call_as_person_by(core, control_centre(), name, args).await
+/// The tool a request calls: the catalogue's, by name, or a declaration that is not in the
+/// catalogue (work the program does on a caller's behalf: a batch run's keepScreenOn, the
+/// control centre's new tasks), through exactly the same checks and audit.
+#[derive(Debug)]
+pub enum Which {
+    Named(String),
+    Def(ToolDef),
 }
 
-/// [`call_as_person`] naming the terminal the person acts from (an attached control centre).
-pub async fn call_as_person_by(
-    core: &Arc<Core>,
-    who: ClientId,
-    name: &str,
-    args: Value,
-) -> Option<CallOutcome> {
-    let origin = Origin {
-        transport: super::events::Transport::Tui,
-        client: Some(who),
-        session: None,
-    };
-    run_call(
-        core,
-        origin,
-        name,
-        args,
-        CancellationToken::new(),
-        None,
-        true,
-    )
-    .await
+impl From<&str> for Which {
+    fn from(name: &str) -> Which {
+        Which::Named(name.to_string())
+    }
 }
 
-/// [`call_as_person`] for a tool that is not in the catalogue (the control centre's own new
-/// tasks).
-pub async fn call_def_as_person(core: &Arc<Core>, tool: ToolDef, args: Value) -> CallOutcome {
-    call_def_as_person_by(core, control_centre(), tool, args).await
+impl From<&String> for Which {
+    fn from(name: &String) -> Which {
+        Which::Named(name.clone())
+    }
 }
 
-/// [`call_def_as_person`] naming the terminal the person acts from.
-pub async fn call_def_as_person_by(
-    core: &Arc<Core>,
-    who: ClientId,
-    tool: ToolDef,
-    args: Value,
-) -> CallOutcome {
-    let origin = Origin {
-        transport: super::events::Transport::Tui,
-        client: Some(who),
-        session: None,
-    };
-    call_tool_def(
-        core,
-        origin,
-        tool,
-        args,
-        CancellationToken::new(),
-        None,
-        true,
-    )
-    .await
+impl From<ToolDef> for Which {
+    fn from(tool: ToolDef) -> Which {
+        Which::Def(tool)
+    }
+}
+
+impl CallRequest {
+    /// A call from `origin`.
+    pub fn new(origin: Origin, tool: impl Into<Which>, args: Value) -> CallRequest {
+        CallRequest {
+            origin,
+            tool: tool.into(),
+            args,
+            cancel: CancellationToken::new(),
+            batch_run: None,
+            by_person: false,
+            kept: Vec::new(),
+        }
+    }
+
+    /// A person's own action at the control centre `who` (deleting a task, saving an edited
+    /// one), as a call through the same pipeline: origin `tui`, validated, audited and shown
+    /// like any call. The person's keypress at the control centre's own prompt is the
+    /// approval, so a destructive call is not asked again (its decision is on record as the
+    /// key), and access switches, which govern agents, do not apply. Only this constructor
+    /// makes such a request: no agent's origin can carry it.
+    pub fn person(who: ClientId, tool: impl Into<Which>, args: Value) -> CallRequest {
+        let origin = Origin {
+            transport: Transport::Tui,
+            client: Some(who),
+            session: None,
+        };
+        CallRequest {
+            by_person: true,
+            ..CallRequest::new(origin, tool, args)
+        }
+    }
+
+    /// Stopped when `cancel` is (the client cancelled, or left; the batch run was stopped).
+    pub fn cancel(mut self, cancel: CancellationToken) -> CallRequest {
+        self.cancel = cancel;
+        self
+    }
+
+    /// A step of batch run `run_id` (linked to it in the audit trail).
+    pub fn in_run(mut self, run_id: impl Into<String>) -> CallRequest {
+        self.batch_run = Some(run_id.into());
+        self
+    }
+
+    /// A batch step some of whose typed texts are kept passwords (its private part; `kept`
+    /// marks their slots, see [`super::typed`]): the tool types each into a password field or
+    /// refuses, so an agent that runs the task cannot have a password typed where it can read
+    /// it back.
+    pub fn kept_passwords(mut self, kept: Vec<bool>) -> CallRequest {
+        self.kept = kept;
+        self
+    }
+
+    /// Run it through every check; `None` when the catalogue has no tool of that name.
+    pub async fn run(self, core: &Arc<Core>) -> Option<CallOutcome> {
+        let tool = match &self.tool {
+            Which::Named(name) => core.registry.get(name)?.clone(),
+            Which::Def(tool) => tool.clone(),
+        };
+        Some(pipeline(core, tool, self).await)
+    }
 }
 
 /// Who acts when the person at the control centre does (a batch run started there, a task
@@ -299,162 +263,197 @@ pub fn control_centre() -> ClientId {
     }
 }
 
-async fn run_call(
-    core: &Arc<Core>,
-    origin: Origin,
-    name: &str,
-    args: Value,
-    cancel: CancellationToken,
-    batch_run: Option<String>,
-    by_person: bool,
-) -> Option<CallOutcome> {
-    let tool = core.registry.get(name)?.clone();
-    Some(call_tool_def(core, origin, tool, args, cancel, batch_run, by_person).await)
-}
-
-/// [`call_in_run`] for a tool that is not in the catalogue: work the program does on an agent's
-/// behalf (a batch run's keepScreenOn), through exactly the same checks and audit.
-pub async fn call_tool_def(
-    core: &Arc<Core>,
-    origin: Origin,
-    tool: ToolDef,
-    args: Value,
-    cancel: CancellationToken,
-    batch_run: Option<String>,
-    by_person: bool,
-) -> CallOutcome {
-    let opts = Opts {
-        batch_run,
-        by_person,
-        kept: Vec::new(),
-    };
-    pipeline(core, origin, tool, args, cancel, opts).await
-}
-
-/// How a call came to be, beyond who made it.
-struct Opts {
-    batch_run: Option<String>,
-    by_person: bool,
-    /// Which of the call's typed texts are kept passwords (see
-    /// [`call_step_typing_kept_password`]); empty for none.
-    kept: Vec<bool>,
-}
-
-async fn pipeline(
-    core: &Arc<Core>,
-    origin: Origin,
-    tool: ToolDef,
-    args: Value,
-    cancel: CancellationToken,
-    opts: Opts,
-) -> CallOutcome {
-    let Opts {
-        batch_run,
-        by_person,
-        kept,
-    } = opts;
-    let call_id = core.next_call_id();
-    let args = match args {
-        Value::Null => Value::Object(Map::new()),
-        other => other,
-    };
-    let requested = args
-        .get("serial")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    core.count_call(origin.transport, &origin.client);
-    let mut shown_args = args.clone();
-    core.redactor.redact_json(&mut shown_args, Audience::Person);
-    // Typed text is withheld from the first event on, until the field is known to be plain.
-    let typed = Arc::new(TypedText::of(tool.types_text, &shown_args).kept_passwords(kept));
-    if typed.withholds() {
-        hide_text(&mut shown_args);
-    }
-    // One time for a call wherever it is shown: when it started (live and in the audit trail).
-    let at = Utc::now();
-    core.emit(ServerEvent::CallStarted {
-        call_id,
-        at,
-        tool: tool.name.to_string(),
-        level: tool.level,
-        transport: origin.transport,
-        client: origin.client.clone(),
-        device: requested.clone(),
-        arguments: shown_args.clone(),
-        person: origin.session.is_none(),
-    });
-    let started = Instant::now();
-    let mut decision = None;
-    // Which terminal answered (an attached control centre, or the serving process's own).
-    let mut decider = None;
-    // A destructive call's first record, once it is about to run (see `StartedRecord`).
-    let mut running: Option<StartedRecord> = None;
-    let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
-    let mut ctx = Ctx {
-        core: core.clone(),
-        call_id,
-        tool: tool.name,
-        origin: origin.clone(),
-        cancel: cancel.clone(),
-        resolved_device: resolved.clone(),
-        pinned: None,
-        batch_run: batch_run.clone(),
-        approved: false,
-        typed: typed.clone(),
-        staged: Default::default(),
-    };
-    // Who stopped it, as the audit record says: a batch step's token is its run's.
-    let (stopped, stopped_waiting) = if batch_run.is_some() {
-        (
-            "cancelled: its batch run was stopped (cancelled or out of time)",
-            "cancelled while waiting for approval: its batch run was stopped (cancelled or out \
-             of time); the request was withdrawn",
-        )
-    } else {
-        (
-            "cancelled by the client",
-            "cancelled by the client while waiting for approval",
-        )
-    };
-    // A safe tool's call that would destroy data is destructive for this call.
-    let mut level = tool.level;
-    let mut escalated = None;
+/// The stages, in order: [`Call::admit`] (shown from its start), [`Call::check`] (access,
+/// arguments, lease, escalation), [`Call::consent`] (the device pinned, a person asked),
+/// [`Call::record_started`] (a destructive call's first record on disk), [`Call::execute`],
+/// and [`Call::finish`] (hidden what must be, recorded, shown, told).
+async fn pipeline(core: &Arc<Core>, tool: ToolDef, req: CallRequest) -> CallOutcome {
+    let mut call = Call::admit(core, tool, req);
     let result = async {
-        // A retry whose `requestState` was not accepted runs nothing (mcp::elicit).
-        if let Some((e, d)) = super::elicit::refused(tool.name) {
-            decision = d;
+        call.check().await?;
+        call.consent().await?;
+        call.record_started().await?;
+        call.execute().await
+    }
+    .await;
+    call.finish(result).await
+}
+
+/// One call on its way through the pipeline: what it was asked with, and what the stages
+/// found so far.
+struct Call {
+    core: Arc<Core>,
+    tool: ToolDef,
+    args: Value,
+    origin: Origin,
+    cancel: CancellationToken,
+    batch_run: Option<String>,
+    by_person: bool,
+    call_id: u64,
+    /// The device the arguments name, if any.
+    requested: Option<String>,
+    /// The arguments as the person sees them (redacted, typed text withheld).
+    shown_args: Value,
+    typed: Arc<TypedText>,
+    /// One time for a call wherever it is shown: when it started.
+    at: chrono::DateTime<Utc>,
+    started: Instant,
+    ctx: Ctx,
+    resolved: Arc<std::sync::Mutex<Option<String>>>,
+    /// Who stopped it, as the audit record says (a batch step's token is its run's).
+    stopped: &'static str,
+    stopped_waiting: &'static str,
+    /// A safe tool's call that would destroy data is destructive for this call.
+    level: Level,
+    escalated: Option<String>,
+    decision: Option<Decision>,
+    /// Which terminal answered (an attached control centre, or the serving process's own).
+    decider: Option<String>,
+    /// A destructive call's first record, once it is about to run (see `StartedRecord`).
+    running: Option<StartedRecord>,
+}
+
+impl Call {
+    /// A call id, the arguments as the person sees them, and `CallStarted`: every call is shown
+    /// from its start, the ones refused on the way included.
+    fn admit(core: &Arc<Core>, tool: ToolDef, req: CallRequest) -> Call {
+        let CallRequest {
+            origin,
+            args,
+            cancel,
+            batch_run,
+            by_person,
+            kept,
+            ..
+        } = req;
+        let call_id = core.next_call_id();
+        let args = match args {
+            Value::Null => Value::Object(Map::new()),
+            other => other,
+        };
+        let requested = args
+            .get("serial")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        core.count_call(origin.transport, &origin.client);
+        let mut shown_args = args.clone();
+        core.redactor.redact_json(&mut shown_args, Audience::Person);
+        // Typed text is withheld from the first event on, until the field is known to be plain.
+        let typed = Arc::new(TypedText::of(tool.types_text, &shown_args).kept_passwords(kept));
+        if typed.withholds() {
+            hide_text(&mut shown_args);
+        }
+        let at = Utc::now();
+        core.emit(ServerEvent::CallStarted {
+            call_id,
+            at,
+            tool: tool.name.to_string(),
+            level: tool.level,
+            transport: origin.transport,
+            client: origin.client.clone(),
+            device: requested.clone(),
+            arguments: shown_args.clone(),
+            person: origin.session.is_none(),
+        });
+        let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
+        let ctx = Ctx {
+            core: core.clone(),
+            call_id,
+            tool: tool.name,
+            origin: origin.clone(),
+            cancel: cancel.clone(),
+            resolved_device: resolved.clone(),
+            pinned: None,
+            batch_run: batch_run.clone(),
+            approved: false,
+            typed: typed.clone(),
+            staged: Default::default(),
+        };
+        let (stopped, stopped_waiting) = if batch_run.is_some() {
+            (
+                "cancelled: its batch run was stopped (cancelled or out of time)",
+                "cancelled while waiting for approval: its batch run was stopped (cancelled or \
+                 out of time); the request was withdrawn",
+            )
+        } else {
+            (
+                "cancelled by the client",
+                "cancelled by the client while waiting for approval",
+            )
+        };
+        Call {
+            core: core.clone(),
+            level: tool.level,
+            tool,
+            args,
+            origin,
+            cancel,
+            batch_run,
+            by_person,
+            call_id,
+            requested,
+            shown_args,
+            typed,
+            at,
+            started: Instant::now(),
+            ctx,
+            resolved,
+            stopped,
+            stopped_waiting,
+            escalated: None,
+            decision: None,
+            decider: None,
+            running: None,
+        }
+    }
+
+    /// What is refused before anyone is asked: a retry whose `requestState` was not accepted
+    /// (mcp::elicit), a tool switched off (agents only), arguments the declaration rejects, a
+    /// device another client leased; and whether this call of a safe tool is destructive.
+    async fn check(&mut self) -> Result<(), ToolError> {
+        if let Some((e, d)) = super::elicit::refused(self.tool.name) {
+            self.decision = d;
             return Err(e);
         }
-        if !by_person {
-            core.access.check(&tool)?;
+        if !self.by_person {
+            self.core.access.check(&self.tool)?;
         }
-        tool.validate(&args)?;
-        // The device is resolved before anyone is asked (an ambiguous serial, a gone selected
-        // device, several devices and none named: refused here), shown to the person, and the
-        // call pinned to it: what runs after the yes is that connection or nothing.
-        check_lease(&ctx, &tool, requested.as_deref()).await?;
+        self.tool.validate(&self.args)?;
+        check_lease(&self.ctx, &self.tool, self.requested.as_deref()).await?;
         if let Some(why) = tokio::select! {
-            e = tool.escalation(&ctx, &args) => e?,
-            _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped)),
+            e = self.tool.escalation(&self.ctx, &self.args) => e?,
+            _ = self.cancel.cancelled() => {
+                return Err(ToolError::new(ErrorKind::Cancelled, self.stopped));
+            }
         } {
-            level = Level::Destructive;
-            escalated = Some(why);
+            self.level = Level::Destructive;
+            self.escalated = Some(why);
         }
-        // The device is resolved before anyone is asked (an ambiguous serial, a gone selected
-        // device, several devices and none named: refused here), shown to the person, and the
-        // call pinned to it: what runs after the yes is that connection or nothing.
-        let mut pinned_id = None;
-        // Who the pinned phone said it was when the person was asked (checked after the yes).
-        let mut pinned_identity = None;
-        let (device_name, device_model) = if level == Level::Destructive && tool.device {
-            let entry = ctx.pin_device(requested.as_deref()).await?;
+        Ok(())
+    }
+
+    /// A destructive call's consent. The device is resolved before anyone is asked (an
+    /// ambiguous serial, a gone selected device, several devices and none named: refused
+    /// here), shown to the person, and the call pinned to it: what runs after the yes is that
+    /// connection or nothing. A person's own action was approved by its key; anything else
+    /// asks a person (or the client, when elicitation is on) and checks again after the yes
+    /// that the lease, the resolution and the phone are still the ones shown.
+    async fn consent(&mut self) -> Result<(), ToolError> {
+        if self.level != Level::Destructive {
+            return Ok(());
+        }
+        let core = self.core.clone();
+        let requested = self.requested.clone();
+        let (mut pinned_id, mut pinned_identity) = (None, None);
+        let (device_name, device_model) = if self.tool.device {
+            let entry = self.ctx.pin_device(requested.as_deref()).await?;
             pinned_id = Some(entry.id.clone());
             // Pinned may be another name than the first check saw: check the device itself.
-            check_lease(&ctx, &tool, requested.as_deref()).await?;
+            check_lease(&self.ctx, &self.tool, requested.as_deref()).await?;
             // Asked now, through the pinned connection: the modal names the phone that is
             // there, not one that held the address before.
-            let live = match &ctx.pinned {
-                Some(dev) => crate::device::identity::read_live(dev, ctx.timeout())
+            let live = match &self.ctx.pinned {
+                Some(dev) => crate::device::identity::read_live(dev, self.ctx.timeout())
                     .await
                     .ok(),
                 None => None,
@@ -465,223 +464,270 @@ async fn pipeline(
                 .or_else(|| core.devices.identity(&entry.id));
             let model = live
                 .and_then(|l| l.model)
-                .or_else(|| device_model(core, &entry));
-            (Some(device_label(core, &entry)), model)
+                .or_else(|| device_model(&core, &entry));
+            (Some(device_label(&core, &entry)), model)
         } else {
             (requested.clone(), None)
         };
-        if level == Level::Destructive && by_person {
+        if self.by_person {
             // The person said yes at the control centre's own prompt before this call began.
-            decision = Some(Decision {
+            self.decision = Some(Decision {
                 approved: true,
                 by: DecidedBy::Key,
             });
-            ctx.approved = true;
-        } else if level == Level::Destructive {
-            // A serial several adb servers have is refused before anyone is asked.
-            if let Some(Err(e @ crate::device::DeviceError::Ambiguous { .. })) =
-                requested.as_deref().map(|s| core.devices.find_now(s))
-            {
-                return Err(e.into());
+            self.ctx.approved = true;
+            return Ok(());
+        }
+        // A serial several adb servers have is refused before anyone is asked.
+        if let Some(Err(e @ crate::device::DeviceError::Ambiguous { .. })) =
+            requested.as_deref().map(|s| core.devices.find_now(s))
+        {
+            return Err(e.into());
+        }
+        check_shown_in_full(&core, &self.args)?;
+        let ask = self.ask(device_name, device_model);
+        let d = tokio::select! {
+            d = super::elicit::ask(&core, ask, &self.args) => d.map_err(|e| {
+                ToolError::refused(format!("{} was not run: {e}.", self.tool.name))
+            })?,
+            e = leased_while_waiting(&self.ctx, &self.tool, pinned_identity.as_deref()) => return Err(e),
+            _ = self.cancel.cancelled() => {
+                return Err(ToolError::new(ErrorKind::Cancelled, self.stopped_waiting));
             }
-            check_shown_in_full(core, &args)?;
-            let ask = Ask {
-                call_id,
-                tool: tool.name,
-                title: tool.title,
-                level,
-                client: origin.client.clone(),
-                transport: origin.transport,
-                via: origin
-                    .session
-                    .as_ref()
-                    .and_then(|s| s.via().map(str::to_string)),
-                verified: super::who::verified(&origin),
-                device: device_name,
-                device_model,
-                arguments: shown_args.clone(),
-                reason: ask_reason(
-                    escalated.as_deref(),
-                    args.get("reason").and_then(Value::as_str),
+        };
+        self.decider = d.decider;
+        let d = d.decision;
+        self.decision = Some(d);
+        if !d.approved {
+            return Err(denial(&self.tool, d));
+        }
+        // A yes that lands as the client leaves is a yes for nobody: nothing runs.
+        if self.cancel.is_cancelled() {
+            return Err(ToolError::new(
+                ErrorKind::Cancelled,
+                "the client left while waiting for approval: nothing was run",
+            ));
+        }
+        // A yes given on a later request (2026-07-28 rounds): the device the call resolves
+        // to must still be the one the person was shown.
+        if d.by == DecidedBy::Client
+            && super::elicit::in_rounds()
+            && let Some(shown) = &pinned_id
+        {
+            let now = self.ctx.resolution(requested.as_deref()).await;
+            if now.as_ref().ok() != Some(shown) {
+                let now = now.unwrap_or_else(|e| format!("nothing ({})", e.message));
+                return Err(ToolError::refused(format!(
+                    "{} was not run: it was approved for {shown}, but it resolves to {now} \
+                     now (the selection or the attached devices changed while it waited)",
+                    self.tool.name
+                )));
+            }
+        }
+        // A lease taken as the yes was given: the yes does not reach past it.
+        check_lease(&self.ctx, &self.tool, requested.as_deref()).await?;
+        // Another phone that took the address (and adb's transport) while the person
+        // decided is not the phone they approved.
+        still_the_phone_shown(&self.ctx, &self.tool, pinned_identity.as_deref()).await?;
+        self.ctx.approved = true;
+        Ok(())
+    }
+
+    /// What the person is asked: what was verified and what is claimed, the device pinned,
+    /// the arguments as shown, and why.
+    fn ask(&self, device: Option<String>, device_model: Option<String>) -> Ask {
+        let origin = &self.origin;
+        Ask {
+            call_id: self.call_id,
+            tool: self.tool.name,
+            title: self.tool.title,
+            level: self.level,
+            client: origin.client.clone(),
+            transport: origin.transport,
+            via: origin
+                .session
+                .as_ref()
+                .and_then(|s| s.via().map(str::to_string)),
+            verified: super::who::verified(origin),
+            device,
+            device_model,
+            arguments: self.shown_args.clone(),
+            reason: ask_reason(
+                self.escalated.as_deref(),
+                self.args.get("reason").and_then(Value::as_str),
+            ),
+        }
+    }
+
+    /// Nothing in flight is lost: a destructive call about to run has its `started` record on
+    /// disk (synced, and anchored by the writer) before it does anything, so a crash while it
+    /// runs leaves the approved call on record. Denied and refused calls never get here: they
+    /// never ran. Fail closed: a call whose record cannot reach the disk does not run (a full
+    /// disk must not turn the record off while approved calls go on).
+    async fn record_started(&mut self) -> Result<(), ToolError> {
+        if self.level != Level::Destructive {
+            return Ok(());
+        }
+        let mut r = call_record(
+            &self.tool,
+            self.level,
+            &self.origin,
+            self.shown_args.clone(),
+            self.at,
+        );
+        r.outcome = Outcome::Started;
+        r.escalated = self.escalated.clone();
+        r.device = self.resolved.lock().ok().and_then(|d| d.clone());
+        r.decision = self.decision;
+        r.decider = self.decider.clone();
+        r.batch_run = self.batch_run.clone();
+        let (rec, on_disk) = StartedRecord::written(&self.core, r).await;
+        self.running = Some(rec);
+        on_disk.map_err(|e| {
+            ToolError::new(
+                ErrorKind::Refused,
+                format!(
+                    "the audit trail cannot be written ({e}): destructive calls are refused until it can"
                 ),
-            };
-            let d = tokio::select! {
-                d = super::elicit::ask(core, ask, &args) => d.map_err(|e| {
-                    ToolError::refused(format!("{} was not run: {e}.", tool.name))
-                })?,
-                e = leased_while_waiting(&ctx, &tool, pinned_identity.as_deref()) => return Err(e),
-                _ = cancel.cancelled() => return Err(ToolError::new(ErrorKind::Cancelled, stopped_waiting)),
-            };
-            decider = d.decider;
-            let d = d.decision;
-            decision = Some(d);
-            if !d.approved {
-                return Err(denial(&tool, d));
-            }
-            // A yes that lands as the client leaves is a yes for nobody: nothing runs.
-            if cancel.is_cancelled() {
-                return Err(ToolError::new(
-                    ErrorKind::Cancelled,
-                    "the client left while waiting for approval: nothing was run",
-                ));
-            }
-            // A yes given on a later request (2026-07-28 rounds): the device the call resolves
-            // to must still be the one the person was shown.
-            if d.by == DecidedBy::Client
-                && super::elicit::in_rounds()
-                && let Some(shown) = &pinned_id
-            {
-                let now = ctx.resolution(requested.as_deref()).await;
-                if now.as_ref().ok() != Some(shown) {
-                    let now = now.unwrap_or_else(|e| format!("nothing ({})", e.message));
-                    return Err(ToolError::refused(format!(
-                        "{} was not run: it was approved for {shown}, but it resolves to {now} \
-                         now (the selection or the attached devices changed while it waited)",
-                        tool.name
-                    )));
+            )
+        })
+    }
+
+    /// The tool itself, until it ends or the call is cancelled.
+    async fn execute(&mut self) -> Result<ToolOutput, ToolError> {
+        tokio::select! {
+            r = self.tool.run(self.ctx.clone(), self.args.clone()) => r,
+            _ = self.cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, self.stopped)),
+        }
+    }
+
+    /// The end of every call, whatever stopped it: what the arguments hide is hidden in the
+    /// result too, the call is recorded (on disk before its answer goes back, for a
+    /// destructive, denied or refused call), the observers (batch recording) and the control
+    /// centre are told, and the caller gets its outcome.
+    async fn finish(mut self, result: Result<ToolOutput, ToolError>) -> CallOutcome {
+        let core = self.core.clone();
+        // Whatever hides an argument hides it in every message of the call (mcp::scrub): from
+        // here on the result is the person's view of it at least (the audit trail, the control
+        // centre, a batch run's log); the answer to an agent hides what agents are not shown
+        // on top.
+        let mut result = result;
+        let everyone = Scrub::of_call(&core.redactor, &self.args, &self.typed, Audience::Person);
+        match &mut result {
+            Ok(out) => everyone.json(&mut out.json),
+            Err(e) => {
+                everyone.error(e);
+                e.message = core
+                    .redactor
+                    .redact_str(&e.message, Audience::Person)
+                    .into_owned();
+                if let Some(d) = &mut e.details {
+                    core.redactor.redact_json(d, Audience::Person);
                 }
             }
-            // A lease taken as the yes was given: the yes does not reach past it.
-            check_lease(&ctx, &tool, requested.as_deref()).await?;
-            // Another phone that took the address (and adb's transport) while the person
-            // decided is not the phone they approved.
-            still_the_phone_shown(&ctx, &tool, pinned_identity.as_deref()).await?;
-            ctx.approved = true;
         }
-        // Nothing in flight is lost: a destructive call about to run has its `started` record
-        // on disk (synced, and anchored by the writer) before it does anything, so a crash
-        // while it runs leaves the approved call on record. Denied and refused calls never get
-        // here: they never ran.
-        if level == Level::Destructive {
-            let mut r = call_record(&tool, level, &origin, shown_args.clone(), at);
-            r.outcome = Outcome::Started;
-            r.escalated = escalated.clone();
-            r.device = resolved.lock().ok().and_then(|d| d.clone());
-            r.decision = decision;
-            r.decider = decider.clone();
-            r.batch_run = batch_run.clone();
-            let (rec, on_disk) = StartedRecord::written(core, r.clone()).await;
-            running = Some(rec);
-            // Fail closed: a call whose record cannot reach the disk does not run (a full
-            // disk must not turn the record off while approved calls go on).
-            if let Err(e) = on_disk {
-                return Err(ToolError::new(
-                    ErrorKind::Refused,
-                    format!(
-                        "the audit trail cannot be written ({e}): destructive calls are refused until it can"
-                    ),
-                ));
-            }
-        }
-        tokio::select! {
-            r = tool.run(ctx.clone(), args.clone()) => r,
-            _ = cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, stopped)),
-        }
-    }
-    .await;
-    // Whatever hides an argument hides it in every message of the call (mcp::scrub): from
-    // here on the result is the person's view of it at least (the audit trail, the control
-    // centre, a batch run's log); the answer to an agent hides what agents are not shown on top.
-    let mut result = result;
-    let everyone = Scrub::of_call(&core.redactor, &args, &typed, Audience::Person);
-    match &mut result {
-        Ok(out) => everyone.json(&mut out.json),
-        Err(e) => {
-            everyone.error(e);
-            e.message = core
-                .redactor
-                .redact_str(&e.message, Audience::Person)
-                .into_owned();
-            if let Some(d) = &mut e.details {
-                core.redactor.redact_json(d, Audience::Person);
-            }
+        let for_agent = Scrub::of_call(&core.redactor, &self.args, &self.typed, Audience::Agent);
+        let outcome = outcome_of(&result);
+        let duration = self.started.elapsed();
+        let device = self.resolved.lock().ok().and_then(|d| d.clone());
+        // The person's view: only `everywhere` rules apply.
+        let mut shown = match &result {
+            Ok(out) => out.json.clone(),
+            Err(e) => e.to_json(),
+        };
+        core.redactor.redact_json(&mut shown, Audience::Person);
+        let record = self
+            .record_finished(&result, &shown, outcome, duration, device.clone())
+            .await;
+        let images = match &result {
+            Ok(out) => person_images(out),
+            Err(_) => Vec::new(),
+        };
+        core.emit(ServerEvent::CallFinished {
+            call_id: self.call_id,
+            tool: self.tool.name.to_string(),
+            outcome,
+            duration,
+            decision: self.decision,
+            device,
+            result: shown,
+            images,
+            record,
+        });
+        CallOutcome {
+            call_id: self.call_id,
+            outcome,
+            decision: self.decision,
+            result,
+            typed_password: self.typed.withholds(),
+            record,
+            for_agent,
         }
     }
-    let for_agent = Scrub::of_call(&core.redactor, &args, &typed, Audience::Agent);
-    let outcome = outcome_of(&result);
-    let duration = started.elapsed();
-    let device = resolved.lock().ok().and_then(|d| d.clone());
-    // The person's view: only `everywhere` rules apply.
-    let mut shown = match &result {
-        Ok(out) => out.json.clone(),
-        Err(e) => e.to_json(),
-    };
-    core.redactor.redact_json(&mut shown, Audience::Person);
-    // Withheld text is recorded as «password» everywhere; a recording keeps the value in the
-    // step's private part, and the typed-password store beside the record, so a task made
-    // from either still replays it. Text shown to be plain goes back into the record.
-    let typed_password = typed.withholds();
-    let mut recorded_args = args.clone();
-    typed.hide_withheld(&mut recorded_args);
-    let private = typed.private_part(&args);
-    if tool.types_text {
-        shown_args = args.clone();
-        core.redactor.redact_json(&mut shown_args, Audience::Person);
-        typed.hide_withheld(&mut shown_args);
-    }
-    let mut record = call_record(&tool, level, &origin, shown_args, at);
-    record.escalated = escalated;
-    record.device = device.clone();
-    record.outcome = outcome;
-    record.duration_ms = duration.as_millis() as u64;
-    record.decision = decision;
-    record.decider = decider;
-    record.batch_run = batch_run;
-    record.started = running.as_ref().map(|r| r.seq);
-    match &result {
-        Ok(_) => record.result = Some(shown.clone()),
-        Err(e) => record.error = Some(e.message.clone()),
-    }
-    let batch_run = record.batch_run.clone();
-    // A destructive, denied or refused call's record is on disk before its answer goes back.
-    let record = core.audit.append_answered(record).await;
-    if let Some(r) = running.take() {
-        r.completed();
-    }
-    let finished = FinishedCall {
-        tool: tool.name,
-        args: &recorded_args,
-        private: private.as_ref(),
-        transport: origin.transport,
-        outcome,
-        record,
-        batch_run: batch_run.as_deref(),
-    };
-    for o in core.observers() {
-        o.finished(&finished);
-    }
-    if let Some(private) = private.clone() {
-        let (c, window) = (core.clone(), core.config().history.size);
-        let _ = tokio::task::spawn_blocking(move || {
-            for o in c.observers() {
-                o.withheld(record, &private, window);
-            }
-        })
-        .await;
-    }
-    let images = match &result {
-        Ok(out) => person_images(out),
-        Err(_) => Vec::new(),
-    };
-    core.emit(ServerEvent::CallFinished {
-        call_id,
-        tool: tool.name.to_string(),
-        outcome,
-        duration,
-        decision,
-        device,
-        result: shown,
-        images,
-        record,
-    });
-    CallOutcome {
-        call_id,
-        outcome,
-        decision,
-        result,
-        typed_password,
-        record,
-        for_agent,
+
+    /// The call's record, and the observers told of it. Withheld text is recorded as
+    /// «password» everywhere; a recording keeps the value in the step's private part, and the
+    /// typed-password store beside the record, so a task made from either still replays it.
+    /// Text shown to be plain goes back into the record.
+    async fn record_finished(
+        &mut self,
+        result: &Result<ToolOutput, ToolError>,
+        shown: &Value,
+        outcome: Outcome,
+        duration: std::time::Duration,
+        device: Option<String>,
+    ) -> u64 {
+        let core = self.core.clone();
+        let (args, typed) = (&self.args, &self.typed);
+        let mut recorded_args = args.clone();
+        typed.hide_withheld(&mut recorded_args);
+        let private = typed.private_part(args);
+        let mut shown_args = self.shown_args.clone();
+        if self.tool.types_text {
+            shown_args = args.clone();
+            core.redactor.redact_json(&mut shown_args, Audience::Person);
+            typed.hide_withheld(&mut shown_args);
+        }
+        let mut record = call_record(&self.tool, self.level, &self.origin, shown_args, self.at);
+        record.escalated = self.escalated.take();
+        record.device = device;
+        record.outcome = outcome;
+        record.duration_ms = duration.as_millis() as u64;
+        record.decision = self.decision;
+        record.decider = self.decider.take();
+        record.batch_run = self.batch_run.clone();
+        record.started = self.running.as_ref().map(|r| r.seq);
+        match result {
+            Ok(_) => record.result = Some(shown.clone()),
+            Err(e) => record.error = Some(e.message.clone()),
+        }
+        // A destructive, denied or refused call's record is on disk before its answer goes back.
+        let record = core.audit.append_answered(record).await;
+        if let Some(r) = self.running.take() {
+            r.completed();
+        }
+        let finished = FinishedCall {
+            tool: self.tool.name,
+            args: &recorded_args,
+            private: private.as_ref(),
+            transport: self.origin.transport,
+            outcome,
+            record,
+            batch_run: self.batch_run.as_deref(),
+        };
+        for o in core.observers() {
+            o.finished(&finished);
+        }
+        if let Some(private) = private {
+            let (c, window) = (core.clone(), core.config().history.size);
+            let _ = tokio::task::spawn_blocking(move || {
+                for o in c.observers() {
+                    o.withheld(record, &private, window);
+                }
+            })
+            .await;
+        }
+        record
     }
 }
 

@@ -1,6 +1,6 @@
 //! Resource templates: one device's info, compact UI tree, screenshot (a PNG blob) and logcat
 //! as URIs (`android://device/{serial}/info`, …). A read is the tool behind it called through
-//! the one pipeline ([`super::server::call`]), so the same access switches, lease rules,
+//! the one pipeline ([`super::server::CallRequest`]), so the same access switches, lease rules,
 //! redaction and audit record apply as when an agent calls that tool; only read-only tools
 //! stand behind a template.
 use std::sync::Arc;
@@ -11,9 +11,9 @@ use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::core::Core;
+use super::ctx::Origin;
 use super::resources::JSON;
 use super::result::{ErrorKind, ToolError};
-use super::server::Origin;
 use crate::redact::{Audience, redact_password_nodes};
 
 struct Template {
@@ -165,7 +165,11 @@ pub async fn read(
         Some(Err(why)) => return Err(ReadError::Invalid(why)),
         Some(Ok(x)) => x,
     };
-    let Some(done) = super::server::call(core, origin, t.tool, args, cancel).await else {
+    let Some(done) = super::server::CallRequest::new(origin, t.tool, args)
+        .cancel(cancel)
+        .run(core)
+        .await
+    else {
         return Err(ReadError::Failed(ToolError::internal(format!(
             "{} is not in the catalogue",
             t.tool

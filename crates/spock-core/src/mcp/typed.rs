@@ -18,10 +18,6 @@ use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
-use super::events::ServerEvent;
-use super::result::ToolError;
-use super::server::Ctx;
-
 /// What a password field's typed text is shown as wherever the call is recorded.
 pub const PASSWORD_PLACEHOLDER: &str = "«password»";
 
@@ -184,7 +180,7 @@ impl TypedText {
     /// Records what the text in slot `i` goes into. A password field is final; a plain field
     /// is taken only while nothing was decided. Returns the arguments to show when a text
     /// became visible.
-    fn settle(&self, i: usize, password: bool) -> Option<Value> {
+    pub(super) fn settle(&self, i: usize, password: bool) -> Option<Value> {
         let mut t = self.targets.lock().ok()?;
         let slot = t.get_mut(i)?;
         match (*slot, password) {
@@ -231,41 +227,6 @@ pub fn kept_slots(recorded: &Value, run: &Value) -> Vec<bool> {
 /// A step or record argument that stands for a password it does not hold.
 pub fn is_placeholder(args: &Value) -> bool {
     placeholder_slots(args).contains(&true)
-}
-
-impl Ctx {
-    /// A text-typing tool found what its text goes into, before typing: see
-    /// [`Self::typing_into_field`] for slot 0.
-    pub fn typing_into(&self, password: Option<bool>) -> Result<(), ToolError> {
-        self.typing_into_field(0, password)
-    }
-
-    /// A text-typing tool found what the text in slot `i` goes into, before typing it:
-    /// `Some(true)` a password field (the text stays hidden everywhere), `Some(false)` any
-    /// other field (the text is shown from now on), `None` it could not tell (the text stays
-    /// hidden). A kept password (a batch step's private part) is refused anywhere but a
-    /// password field.
-    pub fn typing_into_field(&self, i: usize, password: Option<bool>) -> Result<(), ToolError> {
-        if self.typed.is_kept(i) && password != Some(true) {
-            return Err(ToolError::refused(match password {
-                Some(_) => {
-                    "this step types a kept password, and the field is no password field: \
-                            nothing was typed (a password goes only where it is hidden)"
-                }
-                None => {
-                    "this step types a kept password, and whether the focused field is a \
-                         password field could not be told: nothing was typed"
-                }
-            }));
-        }
-        if let Some(arguments) = password.and_then(|p| self.typed.settle(i, p)) {
-            self.core.emit(ServerEvent::CallArguments {
-                call_id: self.call_id,
-                arguments,
-            });
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! a run started there): only the server makes those, so no client name can pass for them.
 use std::net::SocketAddr;
 
+use super::ctx::Origin;
 use super::events::ClientId;
-use super::server::Origin;
 use crate::model::Verified;
 
 /// What the HTTP transport read from a request for the core, as typed values (the core reads

@@ -349,7 +349,8 @@ pub(super) async fn suspend(
         join: None,
         cancel: asker.cancel.clone(),
     };
-    if !core.rounds.insert(&handle, live) {
+    let rounds = core.kept::<Rounds>();
+    if !rounds.insert(&handle, live) {
         return Answered::default_no(DecidedBy::Dropped);
     }
     // A person who attached may answer first (the confirmer then stops waiting for this):
@@ -360,7 +361,7 @@ pub(super) async fn suspend(
             self.0.settled(self.1);
         }
     }
-    let _settled = Settled(&core.rounds, &handle);
+    let _settled = Settled(&rounds, &handle);
     let mut requests = InputRequests::new();
     requests.insert(
         KEY.to_string(),
@@ -377,12 +378,12 @@ pub(super) async fn suspend(
     });
     if !sent {
         // Nobody can carry the question to the client (the request is gone).
-        core.rounds.forget(&handle);
+        rounds.forget(&handle);
         return Answered::default_no(DecidedBy::Dropped);
     }
     let mut reply = match tokio::time::timeout(timeout, &mut rx).await {
         Ok(r) => r.ok(),
-        Err(_) if core.rounds.expire(&handle) => {
+        Err(_) if rounds.expire(&handle) => {
             return Answered::default_no(DecidedBy::Timeout);
         }
         // Taken by a retry as the time ran out: it came in time, its answer is sent.

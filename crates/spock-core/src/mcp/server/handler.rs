@@ -21,7 +21,7 @@ use serde_json::{Map, Value};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-use super::{CallOutcome, Origin, call};
+use super::{CallOutcome, CallRequest, Origin};
 
 /// One MCP session's handler. Cheap to clone; all state lives in [`Core`].
 #[derive(Clone)]
@@ -439,7 +439,11 @@ impl ServerHandler for McpServer {
                 .as_ref()
                 .and_then(|r| r.get(crate::mcp::elicit::KEY))
                 .cloned();
-            match self.core.rounds.take(state, &asked, response) {
+            match self
+                .core
+                .kept::<crate::mcp::elicit::Rounds>()
+                .take(state, &asked, response)
+            {
                 crate::mcp::elicit::Taken::Matched(retry) => {
                     let done = self.retried(retry, &context).await?;
                     return self.answer(done, &name, &context).await;
@@ -476,55 +480,20 @@ impl ServerHandler for McpServer {
             })
         };
         let done = if rounds {
-            let (asker, suspended) = crate::mcp::elicit::Asker::new(cancel.clone());
-            let client = crate::mcp::elicit::of_request(&context, Some(asker));
-            let (me, ctx, core) = (self.clone(), context.clone(), self.core.clone());
-            let (n, c) = (name.clone(), cancel.clone());
-            let mut join = tokio::spawn(async move {
-                // Counted until it ends: a shutdown denies a waiting call and lets it record so.
-                let _answering = core.answering();
-                me.with_extras(&ctx, client, call(&core, origin, &n, args, c))
-                    .await
-            });
-            // This request dropped before the call waits: the call is cancelled.
-            let guard = cancel.clone().drop_guard();
-            let done = tokio::select! {
-                r = &mut join => r,
-                s = suspended => match s {
-                    Ok(s) => {
-                        guard.disarm();
-                        watch.abort();
-                        self.core.rounds.attach(&s.handle, join);
-                        return Ok(CallToolResponse::InputRequired(s.result));
-                    }
-                    // It finished without asking.
-                    Err(_) => join.await,
-                },
-                _ = context.ct.cancelled() => {
-                    cancel.cancel();
-                    join.await
-                }
-            };
-            drop(guard);
-            done.map_err(|e| {
-                tracing::error!(error = %e, "a call's task failed");
-                McpError::internal_error("the call failed inside the server", None)
-            })?
-        } else {
-            // A panic inside a tool answers the client with an error instead of leaving its
-            // request unanswered (rmcp's task would end without a reply).
-            use futures::FutureExt as _;
-            let run = self.with_extras(
-                &context,
-                crate::mcp::elicit::of_request(&context, None),
-                crate::mcp::elicit::refusing(
-                    refusal,
-                    call(&self.core, origin, &name, args, cancel),
-                ),
-            );
-            match std::panic::AssertUnwindSafe(run).catch_unwind().await {
+            match self
+                .run_in_rounds(origin, &name, args, &cancel, &context, &watch)
+                .await?
+            {
                 Ok(done) => done,
-                Err(_) => {
+                Err(waits) => return Ok(waits),
+            }
+        } else {
+            match self
+                .run_here(origin, &name, args, cancel, refusal, &context)
+                .await
+            {
+                Some(done) => done,
+                None => {
                     watch.abort();
                     tracing::error!(tool = %name, "a call panicked inside the server");
                     return Err(McpError::internal_error(
@@ -540,6 +509,85 @@ impl ServerHandler for McpServer {
 }
 
 impl McpServer {
+    /// A 2026-07-28 call whose approval may be asked through its client: run in its own task,
+    /// which outlives this request when the call waits for its client's answer (then the
+    /// answer is `input_required`, `Err` here, and the retry finds the call in
+    /// `Core::rounds`); otherwise its outcome.
+    async fn run_in_rounds(
+        &self,
+        origin: Origin,
+        name: &str,
+        args: Value,
+        cancel: &CancellationToken,
+        context: &RequestContext<RoleServer>,
+        watch: &tokio::task::JoinHandle<()>,
+    ) -> Result<Result<Option<CallOutcome>, CallToolResponse>, McpError> {
+        let (asker, suspended) = crate::mcp::elicit::Asker::new(cancel.clone());
+        let client = crate::mcp::elicit::of_request(context, Some(asker));
+        let (me, ctx, core) = (self.clone(), context.clone(), self.core.clone());
+        let (n, c) = (name.to_string(), cancel.clone());
+        let mut join = tokio::spawn(async move {
+            // Counted until it ends: a shutdown denies a waiting call and lets it record so.
+            let _answering = core.answering();
+            me.with_extras(
+                &ctx,
+                client,
+                CallRequest::new(origin, &n, args).cancel(c).run(&core),
+            )
+            .await
+        });
+        // This request dropped before the call waits: the call is cancelled.
+        let guard = cancel.clone().drop_guard();
+        let done = tokio::select! {
+            r = &mut join => r,
+            s = suspended => match s {
+                Ok(s) => {
+                    guard.disarm();
+                    watch.abort();
+                    self.core.kept::<crate::mcp::elicit::Rounds>().attach(&s.handle, join);
+                    return Ok(Err(CallToolResponse::InputRequired(s.result)));
+                }
+                // It finished without asking.
+                Err(_) => join.await,
+            },
+            _ = context.ct.cancelled() => {
+                cancel.cancel();
+                join.await
+            }
+        };
+        drop(guard);
+        done.map(Ok).map_err(|e| {
+            tracing::error!(error = %e, "a call's task failed");
+            McpError::internal_error("the call failed inside the server", None)
+        })
+    }
+
+    /// Any other call, run within this request; `None` when it panicked: a panic inside a
+    /// tool answers the client with an error instead of leaving its request unanswered
+    /// (rmcp's task would end without a reply).
+    async fn run_here(
+        &self,
+        origin: Origin,
+        name: &str,
+        args: Value,
+        cancel: CancellationToken,
+        refusal: Option<crate::mcp::elicit::Refusal>,
+        context: &RequestContext<RoleServer>,
+    ) -> Option<Option<CallOutcome>> {
+        use futures::FutureExt as _;
+        let run = self.with_extras(
+            context,
+            crate::mcp::elicit::of_request(context, None),
+            crate::mcp::elicit::refusing(
+                refusal,
+                CallRequest::new(origin, name, args)
+                    .cancel(cancel)
+                    .run(&self.core),
+            ),
+        );
+        std::panic::AssertUnwindSafe(run).catch_unwind().await.ok()
+    }
+
     /// Waits for the call a matching retry answered; the retry's cancellation is the call's now.
     async fn retried(
         &self,

@@ -15,9 +15,9 @@ use super::gestures::{GestureKind, input_held, swipe_cmd};
 use super::screen::{self, Format};
 use super::ui::{ElementRef, as_shown, dump_for_action, dump_settled};
 use crate::device::Device;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{ErrorKind, ToolError};
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 use crate::uitree::{Candidate, NodeId, Rect, Selector, TreeOptions, UiTree};
 
@@ -214,7 +214,11 @@ pub async fn settle(
     match tree {
         Some(Ok(lines)) => {
             let client = shown_key(ctx);
-            out.screen = Some(ctx.core.shown_screens.render(client, dev.serial(), lines));
+            out.screen = Some(ctx.core.kept::<shown::ShownScreens>().render(
+                client,
+                dev.serial(),
+                lines,
+            ));
         }
         Some(Err(e)) => errors.push(format!("ui tree: {}", e.message)),
         None => {}

@@ -10,9 +10,9 @@ use super::inspect::refused;
 use crate::device::Device;
 use crate::device::parse::appfn::{self, AppFunction, AppFunctionParam};
 use crate::guard::{self, shell_quote};
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef, destroying_verb};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 const LIST: &str = "cmd app_function list-app-functions";

@@ -11,9 +11,9 @@ use super::inspect::{current_activity, refused};
 use crate::device::Device;
 use crate::device::parse::am;
 use crate::guard::{self, ExtraValue, shell_quote};
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages, destroying_verb};
 use crate::mcp::result::{ErrorKind, ToolError};
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 mod install;

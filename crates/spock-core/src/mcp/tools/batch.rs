@@ -13,9 +13,9 @@ use crate::batch::{
     BatchError, BatchStatus, RunOptions, RunState, RunSummary, Source, Step, Task, TaskDraft,
 };
 use crate::mcp::Core;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 impl From<BatchError> for ToolError {

@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 use super::common::{DeviceRef, SerialOnly};
 use crate::device::DeviceState;
 use crate::device::parse::{battery, getprop, wm};
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]

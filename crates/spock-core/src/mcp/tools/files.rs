@@ -20,9 +20,9 @@ use crate::config::paths::{private_dir, write_atomic};
 use crate::device::{Device, DeviceError, RemoteStat};
 use crate::guard::{self, PathRefusal, shell_quote};
 use crate::mcp::claims::Target;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::staged::Staged;
 use crate::mcp::toolsets::Toolset;
 

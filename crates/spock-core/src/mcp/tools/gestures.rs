@@ -11,9 +11,9 @@ use super::inspect::refused;
 use crate::device::Device;
 use crate::device::parse::wm;
 use crate::guard;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 mod drag;

@@ -3,10 +3,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::mcp::core::{ClientSeen, Endpoints, NO_CLIENT_YET};
+use crate::mcp::ctx::Ctx;
 use crate::mcp::logbuf::{LogEntry, level_of};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -6,9 +6,9 @@ use serde::{Deserialize, Serialize};
 use super::common::SerialOnly;
 use crate::device::parse::{activity, battery, logcat, net, package, packages, ps, window};
 use crate::guard;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 use crate::redact::LogRef;
 

@@ -5,10 +5,10 @@ use std::time::Duration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::mcp::ctx::Ctx;
 use crate::mcp::lease::{self, DEFAULT_SECS, Holder, LeaseInfo, MAX_SECS, MIN_SECS, Taken};
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -4,9 +4,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 use crate::project::Project;
 

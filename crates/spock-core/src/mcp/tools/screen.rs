@@ -17,9 +17,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::device::Device;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::{Image, ToolError};
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 use crate::uitree::UiTree;
 

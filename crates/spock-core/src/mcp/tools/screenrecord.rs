@@ -17,9 +17,9 @@ use super::common::SerialOnly;
 use super::files::pull_into_dir;
 use crate::device::RunningShell;
 use crate::guard::shell_quote;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 pub const TIME_LIMIT_S: u64 = 180;
@@ -33,7 +33,7 @@ struct Session {
     shell: RunningShell,
 }
 
-/// The screen recordings running now, one per device (`Core::recordings`).
+/// The screen recordings running now, one per device (kept by the core: `Core::kept`).
 #[derive(Default)]
 pub struct Recordings(Mutex<HashMap<String, Session>>);
 
@@ -79,7 +79,7 @@ async fn start(ctx: Ctx, a: StartArgs) -> Result<Started, ToolError> {
     }
     let dev = ctx.device(a.serial.as_deref()).await?;
     let serial = dev.serial().to_string();
-    if let Some(s) = ctx.core.recordings.lock()?.get(&serial) {
+    if let Some(s) = ctx.core.kept::<Recordings>().lock()?.get(&serial) {
         return Err(ToolError::refused(format!(
             "{serial} is already recording to {} (since {}); call android_stop_screen_recording first",
             s.remote,
@@ -101,7 +101,8 @@ async fn start(ctx: Ctx, a: StartArgs) -> Result<Started, ToolError> {
             out.stderr_text().trim()
         )));
     }
-    let mut table = ctx.core.recordings.lock()?;
+    let recordings = ctx.core.kept::<Recordings>();
+    let mut table = recordings.lock()?;
     if table.contains_key(&serial) {
         // Another call won the race; ours is dropped, which hangs it up.
         return Err(ToolError::refused(format!("{serial} is already recording")));
@@ -140,7 +141,7 @@ pub struct Stopped {
 async fn stop(ctx: Ctx, a: SerialOnly) -> Result<Stopped, ToolError> {
     let dev = ctx.device(a.serial.as_deref()).await?;
     let serial = dev.serial().to_string();
-    let Some(mut s) = ctx.core.recordings.lock()?.remove(&serial) else {
+    let Some(mut s) = ctx.core.kept::<Recordings>().lock()?.remove(&serial) else {
         return Err(ToolError::new(
             ErrorKind::NotFound,
             format!("{serial} is not recording (start with android_start_screen_recording)"),

@@ -8,9 +8,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::guard;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 
 const OUTPUT_CAP: usize = 256 * 1024;

@@ -5,9 +5,9 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::{Selection, Toolset};
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::inspect::{CurrentActivity, Logcat, LogcatArgs, current_activity, get_logcat};
 use super::screen::{DEFAULT_MAX, Format, ShotInfo, capture};
 use super::ui::{TreeOut, dump, tree_out};
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 use crate::uitree::TreeOptions;
 

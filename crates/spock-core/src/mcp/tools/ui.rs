@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::device::Device;
 use crate::device::parse::wm;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
-use crate::mcp::server::Ctx;
 use crate::mcp::toolsets::Toolset;
 use crate::uitree::{self, Candidate, NodeId, SelectError, Selector, TreeOptions, UiTree};
 
@@ -720,7 +720,7 @@ pub fn tools() -> Vec<ToolDef> {
             let tree = dump_shown(&ctx, &dev).await?;
             // The agent's freshest picture is this tree: the next action's screen goes whole.
             let client = crate::mcp::tools::actions::shown_key(&ctx);
-            ctx.core.shown_screens.forget(client, dev.serial());
+            ctx.core.kept::<super::actions::ShownScreens>().forget(client, dev.serial());
             Ok(tree_out(dev.serial(), &tree, a.options))
         }),
         Meta {

@@ -9,9 +9,9 @@ use serde::Deserialize;
 
 use super::{ActionOut, ReturnScreen, element_out, finish, press_node, visible_rect};
 use crate::device::Device;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
 use crate::mcp::tools::ui::{
     ElementRef, as_shown, dump_for_action_raw, dump_fresh, dump_raw, dump_settled, node_out,
@@ -247,8 +247,10 @@ fn check_field(
     }
 }
 
-pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, ToolError> {
-    // Refused before the device is touched.
+/// The call's fields as entries (the named one first), refused before the device is touched
+/// when there are too many, when `submit` is asked with several, or when a text cannot be
+/// typed.
+fn entries_of(a: &TypeArgs) -> Result<Vec<Entry>, ToolError> {
     if a.fields.len() >= MAX_FIELDS {
         return Err(ToolError::invalid_args(format!(
             "at most {MAX_FIELDS} fields in one call ({} given)",
@@ -263,24 +265,29 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
     let mut entries = vec![Entry {
         slot: 0,
         escaped: check_text(&a.text)?,
-        target: a.target,
-        text: a.text,
+        target: a.target.clone(),
+        text: a.text.clone(),
         clear: a.clear,
         password: false,
     }];
-    for (i, f) in a.fields.into_iter().enumerate() {
+    for (i, f) in a.fields.iter().enumerate() {
         entries.push(Entry {
             slot: i + 1,
             escaped: check_text(&f.text)?,
             target: ElementRef {
-                element: Some(f.element),
+                element: Some(f.element.clone()),
                 selector: None,
             },
-            text: f.text,
+            text: f.text.clone(),
             clear: f.clear,
             password: false,
         });
     }
+    Ok(entries)
+}
+
+pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, ToolError> {
+    let mut entries = entries_of(&a)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
     // Every field is found on the tree as the caller sees it; the typed text is checked on the
     // raw one (a password field's length, text a rule would hide).

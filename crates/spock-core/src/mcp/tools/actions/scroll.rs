@@ -6,9 +6,9 @@ use serde::Deserialize;
 
 use super::{ActionOut, ReturnScreen, closest_to, finish, visible_rect};
 use crate::device::Device;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::{ErrorKind, ToolError};
-use crate::mcp::server::Ctx;
 use crate::mcp::tools::gestures::swipe_cmd;
 use crate::mcp::tools::ui::{ElementRef, as_shown, dump_for_action, dump_settled};
 use crate::uitree::{NodeId, UiTree};

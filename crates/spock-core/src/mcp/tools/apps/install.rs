@@ -17,8 +17,8 @@ use crate::device::Device;
 use crate::device::parse::apk::{ApkInfo, read_apk};
 use crate::guard::shell_quote;
 use crate::mcp::claims::Target;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 use crate::mcp::tools::files::{
     approved_bytes, device_key, keep_for_approval, stage_source, staged_or_read, transfer_timeout,
 };

@@ -9,9 +9,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 use super::{ActionOut, ReturnScreen, check_point, checked_device, finish, input_held};
+use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]

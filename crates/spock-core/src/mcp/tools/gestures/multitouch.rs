@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use super::{GestureOut, check_point_exact, screen_size};
 use crate::device::parse::getevent::{self, InputDevice, codes};
 use crate::guard::shell_quote;
+use crate::mcp::ctx::Ctx;
 use crate::mcp::result::ToolError;
-use crate::mcp::server::Ctx;
 
 /// Frames of a two-finger gesture: both fingers' screen positions, first frame = touch down.
 pub type Path2 = Vec<[(f64, f64); 2]>;
