@@ -195,10 +195,13 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         .keep_held_in(&opts.paths.held_fields_file())
         .map_err(|e| anyhow::anyhow!("redaction: {e}"))?;
     let registry = tools::catalogue();
-    let batch = crate::batch::Batch::new(opts.paths.batch_dir(), registry.clone());
+    let batch = Arc::new(crate::batch::Batch::new(
+        opts.paths.batch_dir(),
+        registry.clone(),
+    ));
     // Private copies a killed instance could not remove (this instance holds the lock now).
     crate::mcp::staged::clear_leftovers(&opts.paths.staging_dir());
-    Ok(Arc::new(Core::new(CoreParts {
+    let core = Arc::new(Core::new(CoreParts {
         registry,
         config: opts.config,
         paths: opts.paths,
@@ -216,8 +219,11 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         audit,
         redactor,
         demo: !opts.autostart_adb,
-        batch,
-    })))
+        // The batch recorder keeps a recording's steps.
+        observers: vec![batch.clone()],
+    }));
+    core.provide(batch);
+    Ok(core)
 }
 
 pub fn load_config(paths: &Paths) -> anyhow::Result<Config> {

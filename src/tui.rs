@@ -13,7 +13,7 @@
 //! is the key handling, the help overlay and the footer hints at once; `State::layer()` is the
 //! one function that decides who has the keyboard; `gate` decides when a key may approve the
 //! confirmation on screen; `nav` keeps an agent's `spock_navigate` from taking the person's
-//! keys. The Batch screen's data is in `batch`, its server side (reading `core.batch`,
+//! keys. The Batch screen's data is in `batch`, its server side (reading `core.batch()`,
 //! carrying out commands) in the control server's `batch_io`. Untrusted text is escaped
 //! (`escape`) before it is drawn; clipboard and notifications are plain escapes (`osc`); raw
 //! mode, the alternate screen, the mouse and the input thread are `terminal`. The loop is

@@ -36,7 +36,7 @@ async fn ok(core: &Arc<Core>, tool: &str, args: Value) -> Value {
 
 /// Wait for the runner to go idle, then read the run's record.
 async fn finished(core: &Arc<Core>, run_id: &str) -> RunLog {
-    let mut rx = core.batch.subscribe_status();
+    let mut rx = core.batch().unwrap().subscribe_status();
     tokio::time::timeout(Duration::from_secs(30), async {
         loop {
             let s: BatchStatus = rx.borrow_and_update().clone();
@@ -48,7 +48,10 @@ async fn finished(core: &Arc<Core>, run_id: &str) -> RunLog {
     })
     .await
     .expect("run finished in time");
-    core.batch.history_get(run_id).expect("run record")
+    core.batch()
+        .unwrap()
+        .history_get(run_id)
+        .expect("run record")
 }
 
 fn task(steps: Vec<Step>) -> Task {
@@ -58,8 +61,12 @@ fn task(steps: Vec<Step>) -> Task {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
     let a = rig().await;
-    a.core.batch.start_recording("to the product page").unwrap();
-    assert!(a.core.batch.is_recording());
+    a.core
+        .batch()
+        .unwrap()
+        .start_recording("to the product page")
+        .unwrap();
+    assert!(a.core.batch().unwrap().is_recording());
     ok(
         &a.core,
         "android_launch_app",
@@ -88,8 +95,8 @@ async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
         json!({"uri": "shop://product/42"}),
     )
     .await;
-    let recorded = a.core.batch.stop_recording().unwrap();
-    assert!(!a.core.batch.is_recording());
+    let recorded = a.core.batch().unwrap().stop_recording().unwrap();
+    assert!(!a.core.batch().unwrap().is_recording());
     assert_eq!(recorded.source, Source::Recorded);
     let tools: Vec<&str> = recorded.steps.iter().map(|s| s.tool.as_str()).collect();
     assert_eq!(
@@ -101,7 +108,7 @@ async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
         ]
     );
     assert_eq!(
-        a.core.batch.get(&recorded.id).unwrap(),
+        a.core.batch().unwrap().get(&recorded.id).unwrap(),
         recorded,
         "saved as a normal task"
     );
@@ -110,10 +117,11 @@ async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
 
     let b = rig().await;
     assert_ne!(b.dev.screen_id(), "product");
-    let saved = b.core.batch.save(recorded.clone()).unwrap();
+    let saved = b.core.batch().unwrap().save(recorded.clone()).unwrap();
     let run_id = b
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(&b.core, saved, origin(), RunOptions::default())
         .unwrap();
     let rec = finished(&b.core, &run_id).await;
@@ -139,15 +147,16 @@ async fn recording_replayed_on_a_fresh_device_reaches_the_same_state() {
     assert_eq!(linked[3].outcome, Outcome::Ok);
     assert!(linked.iter().all(|r| r.transport == Transport::Batch));
     // Replaying while recording does not record the replay.
-    b.core.batch.start_recording("nothing").unwrap();
+    b.core.batch().unwrap().start_recording("nothing").unwrap();
     let again = b
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(&b.core, recorded, origin(), RunOptions::default())
         .unwrap();
     finished(&b.core, &again).await;
     assert_eq!(
-        b.core.batch.stop_recording(),
+        b.core.batch().unwrap().stop_recording(),
         Err(BatchError::NothingRecorded)
     );
 }
@@ -173,7 +182,8 @@ async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
     let steps = launch_uninstall_screenshot();
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(
             &r.core,
             task(steps.clone()),
@@ -196,7 +206,8 @@ async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
     lenient[1].stop_on_error = Some(false);
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(&r.core, task(lenient), origin(), RunOptions::default())
         .unwrap();
     let rec = finished(&r.core, &run_id).await;
@@ -217,7 +228,7 @@ async fn destructive_step_with_nobody_to_approve_is_denied_and_stops_the_run() {
         "the screenshot is kept as a file"
     );
     assert!(r.dev.is_installed("com.example.shop"));
-    let zip = r.core.batch.export(&run_id, |_| {}).unwrap();
+    let zip = r.core.batch().unwrap().export(&run_id, |_| {}).unwrap();
     assert_eq!(&zip[..2], b"PK");
     assert_reported_everywhere(
         &r.core,
@@ -303,7 +314,8 @@ async fn disabled_tool_refuses_inside_a_batch_too() {
     r.core.access.set_enabled(&tool, false);
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(
             &r.core,
             task(vec![Step::new("android_take_screenshot", json!({}))]),
@@ -327,7 +339,8 @@ async fn cancel_stops_at_once_and_one_run_at_a_time() {
     let steps = vec![first, Step::new("android_take_screenshot", json!({}))];
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(
             &r.core,
             task(steps.clone()),
@@ -336,15 +349,16 @@ async fn cancel_stops_at_once_and_one_run_at_a_time() {
         )
         .unwrap();
     assert!(matches!(
-        r.core.batch.run(&r.core, task(steps), origin(), RunOptions::default()),
+        r.core.batch().unwrap().run(&r.core, task(steps), origin(), RunOptions::default()),
         Err(BatchError::Busy(id)) if id == run_id
     ));
     // Wait until the first step is done and the runner is in its pause.
-    let mut rx = r.core.batch.subscribe_status();
+    let mut rx = r.core.batch().unwrap().subscribe_status();
     tokio::time::timeout(Duration::from_secs(20), async {
         while r
             .core
-            .batch
+            .batch()
+            .unwrap()
             .history_get(&run_id)
             .map(|h| h.steps.len())
             .unwrap_or(0)
@@ -355,13 +369,19 @@ async fn cancel_stops_at_once_and_one_run_at_a_time() {
     })
     .await
     .unwrap();
-    let status = r.core.batch.status();
+    let status = r.core.batch().unwrap().status();
     assert_eq!(status.state, RunnerState::Running);
     assert_eq!((status.current_step_index, status.total_steps), (0, 2));
-    assert!(r.core.batch.cancel(Some("run_other"), "test").is_err());
+    assert!(
+        r.core
+            .batch()
+            .unwrap()
+            .cancel(Some("run_other"), "test")
+            .is_err()
+    );
     let t0 = std::time::Instant::now();
     assert_eq!(
-        r.core.batch.cancel(None, "test").as_deref(),
+        r.core.batch().unwrap().cancel(None, "test").as_deref(),
         Ok(run_id.as_str())
     );
     let rec = finished(&r.core, &run_id).await;
@@ -376,7 +396,7 @@ async fn cancel_stops_at_once_and_one_run_at_a_time() {
         "stopped in the pause before step 2"
     );
     assert_eq!(rec.steps[1].outcome, StepOutcome::Skipped);
-    let status = r.core.batch.status();
+    let status = r.core.batch().unwrap().status();
     assert_eq!(status.state, RunnerState::Idle);
     assert_eq!(status.current_run_id, None);
     assert_eq!(status.last_run.map(|l| l.state), Some(RunState::Cancelled));
@@ -396,7 +416,8 @@ async fn keep_screen_on_restores_the_previous_setting() {
     wait.wait_ms = Some(300);
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(
             &r.core,
             task(vec![
@@ -460,7 +481,8 @@ async fn keep_screen_on_meets_the_access_switches() {
         .with_state(|s| (s.settings.get(key).cloned(), s.stay_on.clone()));
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(
             &r.core,
             task(vec![Step::new(
@@ -544,12 +566,13 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
         err.message
     );
     assert!(
-        core.batch.history().unwrap().is_empty(),
+        core.batch().unwrap().history().unwrap().is_empty(),
         "a run was created"
     );
     // The runner itself (a run started some other way) refuses before its first step.
     let run_id = core
-        .batch
+        .batch()
+        .unwrap()
         .run(
             &core,
             task(vec![Step::new(
@@ -601,7 +624,8 @@ async fn a_person_denying_the_destructive_step_stops_the_run() {
     let steps = launch_uninstall_screenshot();
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(&r.core, task(steps), origin(), RunOptions::default())
         .unwrap();
     let rec = finished(&r.core, &run_id).await;
@@ -631,7 +655,8 @@ async fn run_inline(core: &Arc<Core>, steps: Value, extra: Value) -> Value {
 async fn steps_recorded(core: &Arc<Core>, run_id: &str, n: usize) {
     tokio::time::timeout(Duration::from_secs(20), async {
         while core
-            .batch
+            .batch()
+            .unwrap()
             .history_get(run_id)
             .map(|h| h.steps.len())
             .unwrap_or(0)
@@ -676,7 +701,7 @@ async fn cancel_tool_interrupts_a_waiting_step() {
     );
     assert_eq!(out["state"], "cancelled", "{out}");
     assert_eq!(out["stoppedAtStep"], 1, "{out}");
-    let rec = r.core.batch.history_get(&run_id).unwrap();
+    let rec = r.core.batch().unwrap().history_get(&run_id).unwrap();
     let outcomes: Vec<StepOutcome> = rec.steps.iter().map(|s| s.outcome).collect();
     assert_eq!(
         outcomes,
@@ -744,7 +769,8 @@ async fn cancel_withdraws_a_pending_confirmation() {
     let mut asks = r.core.confirmer.attach();
     let run_id = r
         .core
-        .batch
+        .batch()
+        .unwrap()
         .run(
             &r.core,
             task(launch_uninstall_screenshot()),
@@ -772,7 +798,7 @@ async fn cancel_withdraws_a_pending_confirmation() {
     req.answer(true); // too late: nobody is waiting for it
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(r.dev.is_installed("com.example.shop"));
-    let rec = r.core.batch.history_get(&run_id).unwrap();
+    let rec = r.core.batch().unwrap().history_get(&run_id).unwrap();
     let outcomes: Vec<StepOutcome> = rec.steps.iter().map(|s| s.outcome).collect();
     assert_eq!(
         outcomes,
@@ -834,7 +860,11 @@ async fn time_limit_stops_the_run_as_timed_out() {
             .contains("batch.max_run_secs")
     );
     let run_id = started["runId"].as_str().unwrap();
-    r.core.batch.cancel(Some(run_id), "test").unwrap();
+    r.core
+        .batch()
+        .unwrap()
+        .cancel(Some(run_id), "test")
+        .unwrap();
     assert_eq!(finished(&r.core, run_id).await.state, RunState::Cancelled);
 
     // The configured maximum applies to a run that names no limit, and interrupts a step in

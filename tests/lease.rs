@@ -125,7 +125,7 @@ async fn batch_steps_act_as_the_client_that_started_the_run() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         };
         // The run ends after its step (its closing record): only then may the next start.
-        while r.core.batch.status().current_run_id.as_deref() == Some(run_id.as_str()) {
+        while r.core.batch().unwrap().status().current_run_id.as_deref() == Some(run_id.as_str()) {
             assert!(
                 tokio::time::Instant::now() < deadline,
                 "run {run_id} never ended"

@@ -697,7 +697,7 @@ async fn saving_over_a_batch_task_asks_like_deleting_it() {
     )
     .await;
     assert_eq!(done.outcome, Outcome::Denied, "{:?}", done.result);
-    let kept = r.core.batch.get("shop_login").unwrap();
+    let kept = r.core.batch().unwrap().get("shop_login").unwrap();
     assert_eq!(kept.name, "Shop login");
     assert_eq!(kept.steps[0].tool, "android_launch_app");
     // A person sees which task would be replaced; approved, it is.
@@ -718,7 +718,7 @@ async fn saving_over_a_batch_task_asks_like_deleting_it() {
         "{reason}"
     );
     assert_eq!(
-        r.core.batch.get("shop_login").unwrap().name,
+        r.core.batch().unwrap().get("shop_login").unwrap().name,
         "Shop login v2"
     );
     // The finding: an id no task can have was answered "saved while this call was being
@@ -1073,7 +1073,11 @@ fn on_disk(r: &Rig) -> Vec<Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approved_destructive_call_is_on_disk_as_started_before_it_runs() {
     let r = rig(false, Config::default_config()).await;
-    r.core.batch.start_recording("pair").expect("recording");
+    r.core
+        .batch()
+        .unwrap()
+        .start_recording("pair")
+        .expect("recording");
     let yes = person(&r, true);
     let core = r.core.clone();
     let call = tokio::spawn(async move {
@@ -1113,7 +1117,13 @@ async fn an_approved_destructive_call_is_on_disk_as_started_before_it_runs() {
     assert_eq!(ending["started"], seq);
     assert_eq!(ending["outcome"], "ok");
     assert_eq!(ending["time"], started["time"]);
-    let steps = r.core.batch.recording().expect("recording").steps;
+    let steps = r
+        .core
+        .batch()
+        .unwrap()
+        .recording()
+        .expect("recording")
+        .steps;
     assert_eq!(steps.len(), 1, "one call, one step: {steps:?}");
     // Denied: it never ran, so it has no started record.
     yes.abort();

@@ -602,7 +602,7 @@ mod live {
             .find(|r| r.tool == "android_batch_delete" && r.outcome == Outcome::Started)
             .expect("a started record");
         assert_eq!(delete.started, Some(started.seq));
-        assert!(core.batch.get("mine").is_err(), "deleted");
+        assert!(core.batch().unwrap().get("mine").is_err(), "deleted");
     }
 
     /// A task the person makes (History's marked calls) is stored through the pipeline as the
@@ -812,7 +812,7 @@ mod live {
             vec![pause, Step::new("android_take_screenshot", json!({}))],
             Source::Manual,
         );
-        core.batch.save(t).expect("saved");
+        core.batch().unwrap().save(t).expect("saved");
         link.perform(BatchCmd::Run {
             task_id: "slow".into(),
         });

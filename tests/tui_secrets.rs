@@ -304,7 +304,7 @@ mod from_history {
             .to_string();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
         loop {
-            let rec = rig.core.batch.history_get(&run_id).expect("run");
+            let rec = rig.core.batch().unwrap().history_get(&run_id).expect("run");
             if rec.state != spock_tui::batch::RunState::Processing {
                 return rec;
             }
@@ -403,11 +403,11 @@ mod from_history {
         .await;
         assert!(d.result.is_ok());
         // The element tool taps the field it names, so make the step type into the focused one.
-        let mut t = rig.core.batch.get(&task.id).unwrap();
+        let mut t = rig.core.batch().unwrap().get(&task.id).unwrap();
         t.steps[0].tool = "android_input_text".into();
         t.steps[0].arguments = json!({"text": "«password»"});
         t.id = "focused_one".into();
-        rig.core.batch.save(t).unwrap();
+        rig.core.batch().unwrap().save(t).unwrap();
         let rec = run(&rig, "focused_one").await;
         assert_eq!(rec.steps[0].outcome, StepOutcome::Refused, "{rec:?}");
         let email = stdio_call(
@@ -431,7 +431,7 @@ mod from_history {
         )
         .await;
         assert!(second.typed_password);
-        assert_eq!(rig.core.batch.typed_value(typed.record), None);
+        assert_eq!(rig.core.batch().unwrap().typed_value(typed.record), None);
         let BatchCmd::FromCalls { name, mut calls } = mark_newest_and_make_a_task(&mut s, "stale")
         else {
             panic!()
@@ -514,12 +514,12 @@ mod from_history {
 
         // The same kept password pointed at the e-mail field (the task edited with its private
         // part left in place): refused before anything is typed.
-        let mut t = rig.core.batch.get(&task.id).unwrap();
+        let mut t = rig.core.batch().unwrap().get(&task.id).unwrap();
         t.steps[0].arguments = json!({"element": "login_password", "text": "x",
                                       "fields": [{"element": "login_email", "text": "«password»"}]});
         t.steps[0].private = Some(json!({"fields": [{"element": "login_email", "text": SECRET}]}));
         t.id = "swapped".into();
-        rig.core.batch.save(t).unwrap();
+        rig.core.batch().unwrap().save(t).unwrap();
         let before = (password_field_len(&rig), email_text(&rig));
         let rec = run(&rig, "swapped").await;
         assert_eq!(rec.steps[0].outcome, StepOutcome::Refused, "{rec:?}");
@@ -593,7 +593,7 @@ mod from_history {
                 vec![step],
                 spock_tui::batch::Source::History,
             );
-            rig.core.batch.save(task).unwrap();
+            rig.core.batch().unwrap().save(task).unwrap();
             let rec = run(&rig, id).await;
             assert_eq!(rec.steps[0].outcome, StepOutcome::Refused, "{id}: {rec:?}");
             let why = rec.steps[0].error.as_deref().unwrap_or("");

@@ -94,7 +94,7 @@ pub struct PickedCall {
     pub audit_seq: Option<u64>,
 }
 
-/// What the loop does to `core.batch` on the person's behalf.
+/// What the loop does to `core.batch()` on the person's behalf.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum BatchCmd {

@@ -58,7 +58,7 @@ impl ServerStatus {
     }
 }
 
-/// What the loop read from `core.batch`, copied out so drawing never touches the store.
+/// What the loop read from `core.batch()`, copied out so drawing never touches the store.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BatchData {
     /// Sorted by name, as the store lists them.

@@ -44,7 +44,7 @@ pub enum Event {
     /// The server's History preload again, after the attach link reconnected.
     History(super::history::Preloaded),
     Devices(Vec<DeviceRow>),
-    /// Tasks, runs, the runner's position and the recording, read from `core.batch`.
+    /// Tasks, runs, the runner's position and the recording, read from `core.batch()`.
     Batch(BatchData),
     /// How a batch command the person gave went.
     BatchReply(BatchReply),

@@ -13,6 +13,7 @@ pub mod recorder;
 pub mod runlog;
 pub mod runner;
 pub mod secrets;
+pub mod stay_on;
 pub mod store;
 pub mod task;
 pub mod verdict;
@@ -41,6 +42,8 @@ use store::Store;
 pub enum BatchError {
     #[error("Batch task not found: {0}")]
     NotFound(String),
+    #[error("batch tasks are not available in this server (no batch store was provided)")]
+    Unavailable,
     #[error("Batch run not found: {0}")]
     RunNotFound(String),
     #[error("invalid id {0:?}: use 1 to 64 of A-Z a-z 0-9 _ -")]
@@ -453,5 +456,15 @@ impl crate::mcp::observe::CallObserver for Batch {
     }
     fn withheld(&self, record: u64, private: &Value, window: usize) {
         self.keep_typed(record, private, window);
+    }
+}
+
+impl crate::mcp::core::Core {
+    /// The batch store and runner the wiring provided ([`Core::provide`]): the batch module
+    /// reaches the core, never the other way round.
+    ///
+    /// [`Core::provide`]: crate::mcp::core::Core::provide
+    pub fn batch(&self) -> Result<Arc<Batch>, BatchError> {
+        self.provided::<Batch>().ok_or(BatchError::Unavailable)
     }
 }

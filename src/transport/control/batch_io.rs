@@ -1,5 +1,5 @@
 //! The Batch screen's server side (each attach session has one): a watcher that re-reads
-//! `core.batch` (tasks, runs, the runner's position, the recording) whenever the runner's
+//! `core.batch()` (tasks, runs, the runner's position, the recording) whenever the runner's
 //! status changes, a call finishes (a recording grew, an agent saved a task) or a command asks
 //! for it, and sends the copy as [`ServerMsg::Batch`]; and the performer of [`BatchCmd`]s,
 //! which answers with [`ServerMsg::BatchReply`]. The session sends both to its control centre. The
@@ -38,7 +38,12 @@ impl BatchLink {
             refresh: Arc::new(Notify::new()),
         };
         let (core, tx, refresh) = (core.clone(), tx.clone(), link.refresh.clone());
-        let mut status = core.batch.subscribe_status();
+        // A server without batch tasks (a test's core) has nothing to watch: the screen stays
+        // empty and its commands say why.
+        let Ok(batch) = core.batch() else {
+            return link;
+        };
+        let mut status = batch.subscribe_status();
         let mut events = core.subscribe();
         tokio::spawn(async move {
             let mut done = Outcomes::new();
@@ -108,7 +113,16 @@ type Outcomes = HashMap<String, (usize, Option<String>)>;
 
 /// One snapshot. `done` remembers what each finished run's file said, so it is read once.
 pub fn read(core: &Core, mut done: Outcomes) -> (BatchData, Outcomes) {
-    let b = &core.batch;
+    let b = match core.batch() {
+        Ok(b) => b,
+        Err(e) => {
+            let data = BatchData {
+                error: Some(e.to_string()),
+                ..BatchData::default()
+            };
+            return (data, done);
+        }
+    };
     let mut errors = Vec::new();
     let tasks = b.list().unwrap_or_else(|e| {
         errors.push(e.to_string());
@@ -265,12 +279,14 @@ pub async fn execute(core: &Arc<Core>, cmd: BatchCmd, who: &ClientId) -> BatchRe
             }
         }
         BatchCmd::Save { task } => save(core, task, who).await,
-        BatchCmd::StartRecording { name } => match core.batch.start_recording(&name) {
-            Ok(()) => BatchReply::Done(format!(
-                "recording {name:?}: each successful call is a step until you press m again"
-            )),
-            Err(e) => failed(e.to_string()),
-        },
+        BatchCmd::StartRecording { name } => {
+            match core.batch().and_then(|b| b.start_recording(&name)) {
+                Ok(()) => BatchReply::Done(format!(
+                    "recording {name:?}: each successful call is a step until you press m again"
+                )),
+                Err(e) => failed(e.to_string()),
+            }
+        }
         BatchCmd::StopRecording => stop_recording(core, who).await,
         BatchCmd::FromCalls { name, calls } => from_calls(core, name, calls, who).await,
     }
@@ -278,7 +294,7 @@ pub async fn execute(core: &Arc<Core>, cmd: BatchCmd, who: &ClientId) -> BatchRe
 
 async fn run_task(core: &Arc<Core>, task_id: String, who: &ClientId) -> BatchReply {
     let c = core.clone();
-    let task = match blocking(move || c.batch.get(&task_id)).await {
+    let task = match blocking(move || c.batch()?.get(&task_id)).await {
         Ok(t) => t,
         Err(e) => return failed(e),
     };
@@ -290,7 +306,10 @@ async fn run_task(core: &Arc<Core>, task_id: String, who: &ClientId) -> BatchRep
         client: Some(who.clone()),
         session: None,
     };
-    match core.batch.run(core, task, origin, RunOptions::default()) {
+    match core
+        .batch()
+        .and_then(|b| b.run(core, task, origin, RunOptions::default()))
+    {
         Ok(run_id) => BatchReply::Done(format!("started {name:?} as {run_id}")),
         Err(e) => failed(e.to_string()),
     }
@@ -337,7 +356,7 @@ async fn save(core: &Arc<Core>, task: crate::batch::Task, who: &ClientId) -> Bat
 
 async fn stop_recording(core: &Arc<Core>, who: &ClientId) -> BatchReply {
     let c = core.clone();
-    let task = match blocking(move || c.batch.finish_recording()).await {
+    let task = match blocking(move || c.batch()?.finish_recording()).await {
         Ok(t) => t,
         Err(e) => return failed(e),
     };
@@ -369,10 +388,14 @@ async fn from_calls(
         })
         .collect();
     let c = core.clone();
-    let made =
-        tokio::task::spawn_blocking(move || c.batch.task_from_history(&name, &records)).await;
-    let Ok((task, lost)) = made else {
-        return failed("the batch store did not answer".into());
+    let made = tokio::task::spawn_blocking(move || {
+        c.batch().map(|b| b.task_from_history(&name, &records))
+    })
+    .await;
+    let (task, lost) = match made {
+        Ok(Ok(made)) => made,
+        Ok(Err(e)) => return failed(e.to_string()),
+        Err(_) => return failed("the batch store did not answer".into()),
     };
     match store_as_person(core, who, task).await {
         Ok(task) => BatchReply::Saved {

@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::runlog::{RunLog, RunState, StepLog, StepOutcome};
+use super::stay_on::keep_screen_on_tool;
 use super::task::{Task, new_id, now};
 use super::verdict::{self, Stop};
 use super::{Active, BatchError, RunOptions};
@@ -25,7 +26,6 @@ use crate::mcp::ctx::Origin;
 use crate::mcp::events::{ClientId, Outcome, Transport};
 use crate::mcp::result::ToolOutput;
 use crate::mcp::server::CallRequest;
-use crate::mcp::tools::batch::keep_screen_on_tool;
 use crate::mcp::typed::{hide_text, is_placeholder, kept_slots};
 use crate::redact::Audience;
 
@@ -40,7 +40,8 @@ pub fn start(
     origin: Origin,
     opts: RunOptions,
 ) -> Result<String, BatchError> {
-    core.batch.validate(&task)?;
+    let batch = core.batch()?;
+    batch.validate(&task)?;
     let handle = tokio::runtime::Handle::try_current().map_err(|_| BatchError::NoRuntime)?;
     let run_id = new_id("run");
     let cancel = CancellationToken::new();
@@ -64,7 +65,7 @@ pub fn start(
         warnings: Vec::new(),
         steps: Vec::new(),
     };
-    core.batch.claim(Active {
+    batch.claim(Active {
         record: record.clone(),
         cancel: cancel.clone(),
         stop: stop.clone(),
@@ -83,8 +84,9 @@ pub fn start(
             let (core, run_id) = (core.clone(), id);
             tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_secs(limit)).await;
-                core.batch
-                    .stop(&run_id, Stop::TimedOut { limit_secs: limit });
+                if let Ok(b) = core.batch() {
+                    b.stop(&run_id, Stop::TimedOut { limit_secs: limit });
+                }
             })
         };
         execute(&core, task, origin, opts, record, cancel, stop).await;
@@ -118,14 +120,16 @@ struct Release {
 
 impl Drop for Release {
     fn drop(&mut self) {
-        self.core.batch.release(&self.run_id);
+        if let Ok(b) = self.core.batch() {
+            b.release(&self.run_id);
+        }
     }
 }
 
 async fn persist(core: &Arc<Core>, record: &RunLog) {
     let c = core.clone();
     let r = record.clone();
-    match tokio::task::spawn_blocking(move || c.batch.store().put_run(&r)).await {
+    match tokio::task::spawn_blocking(move || c.batch()?.store().put_run(&r)).await {
         Ok(Ok(())) => {}
         Ok(Err(e)) => tracing::warn!(error = %e, "could not write the batch run record"),
         Err(e) => tracing::warn!(error = %e, "batch run record writer failed"),
@@ -171,7 +175,9 @@ async fn execute(
             stopped_at = Some(i);
             break;
         }
-        core.batch.update_live(&rec, i);
+        if let Ok(b) = core.batch() {
+            b.update_live(&rec, i);
+        }
         let started_at = now();
         let t0 = Instant::now();
         let args = step.run_arguments();
@@ -244,7 +250,9 @@ async fn execute(
         }
         let failed = sr.outcome != StepOutcome::Ok;
         rec.steps.push(sr);
-        core.batch.update_live(&rec, i);
+        if let Ok(b) = core.batch() {
+            b.update_live(&rec, i);
+        }
         persist(core, &rec).await;
         if interrupted {
             stopped_at = Some(i);
@@ -297,8 +305,9 @@ async fn execute(
     rec.finished_at = Some(now());
     persist(core, &rec).await;
     audit_end(core, &rec, t_run.elapsed()).await;
-    core.batch
-        .update_live(&rec, rec.total_steps.saturating_sub(1));
+    if let Ok(b) = core.batch() {
+        b.update_live(&rec, rec.total_steps.saturating_sub(1));
+    }
 }
 
 /// "cancelled by agent/1.0" / "stopped by its time limit of 600 s", once a cause is set.
@@ -373,7 +382,9 @@ async fn save_images(core: &Arc<Core>, run_id: &str, step: usize, out: &ToolOutp
             name.clone(),
             img.data.clone(),
         );
-        match tokio::task::spawn_blocking(move || c.batch.store().put_image(&id, &n, &data)).await {
+        match tokio::task::spawn_blocking(move || c.batch()?.store().put_image(&id, &n, &data))
+            .await
+        {
             Ok(Ok(())) => names.push(name),
             Ok(Err(e)) => tracing::warn!(error = %e, "could not save a batch step image"),
             Err(e) => tracing::warn!(error = %e, "batch image writer failed"),

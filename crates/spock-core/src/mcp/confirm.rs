@@ -18,8 +18,8 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use tokio::time::Instant;
 
 use super::events::{ClientId, DecidedBy, Decision, Transport};
-use super::registry::Level;
-use crate::model::Verified;
+
+use crate::model::{Level, Verified};
 
 mod request;
 

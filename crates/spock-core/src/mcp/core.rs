@@ -67,8 +67,6 @@ pub struct Core {
     pub redactor: Redactor,
     /// Running against the built-in virtual device.
     pub demo: bool,
-    /// Batch tasks, runs and recording.
-    pub batch: std::sync::Arc<crate::batch::Batch>,
     /// Told of every finished call after its audit record (the batch recorder is one).
     observers: Vec<std::sync::Arc<dyn super::observe::CallObserver>>,
     /// Devices leased by clients (`android_lease_device`).
@@ -113,7 +111,9 @@ pub struct CoreParts {
     pub audit: Audit,
     pub redactor: Redactor,
     pub demo: bool,
-    pub batch: crate::batch::Batch,
+    /// Told of every finished call after its audit record: the wiring names them (the batch
+    /// recorder is one), so the core names none.
+    pub observers: Vec<Arc<dyn super::observe::CallObserver>>,
 }
 
 impl Core {
@@ -123,7 +123,6 @@ impl Core {
         let where_ = crate::config::config_file(&parts.paths)
             .display()
             .to_string();
-        let batch = std::sync::Arc::new(parts.batch);
         Core {
             access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
             confirmer: {
@@ -147,8 +146,7 @@ impl Core {
             audit: parts.audit,
             redactor: parts.redactor,
             demo: parts.demo,
-            observers: vec![batch.clone()],
-            batch,
+            observers: parts.observers,
             leases: Default::default(),
             claims: Default::default(),
             kept: Mutex::new(Default::default()),

@@ -9,9 +9,10 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::core::Core;
-use super::events::{ClientId, ServerEvent, Transport};
+use super::events::{ClientId, Decision, Outcome, ServerEvent, Transport};
 use super::lease::Session;
-use super::result::{ErrorKind, ToolError};
+use super::result::{ErrorKind, ToolError, ToolOutput};
+use super::scrub::Scrub;
 use super::typed::TypedText;
 use crate::device::{Device, DeviceEntry, DeviceError, DeviceState, ShellOutput};
 
@@ -23,6 +24,22 @@ pub struct Origin {
     /// The client's connection, which device leases tell holders apart by; `None` for the
     /// control centre's own calls (a person is not held back by a lease).
     pub session: Option<Session>,
+}
+
+/// A finished call, as the pipeline reports it.
+#[derive(Debug, Clone)]
+pub struct CallOutcome {
+    pub call_id: u64,
+    pub outcome: Outcome,
+    pub decision: Option<Decision>,
+    pub result: Result<ToolOutput, ToolError>,
+    /// The call's typed `text` is withheld (a password field, or one not known to be plain):
+    /// records show it as «password».
+    pub typed_password: bool,
+    /// The call's audit record (its `seq`).
+    pub record: u64,
+    /// What the call's arguments hide from agents, to hide in the answer's messages too.
+    pub for_agent: Scrub,
 }
 
 /// What a tool's handler receives besides its arguments.

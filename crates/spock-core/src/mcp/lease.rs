@@ -926,7 +926,10 @@ mod tests {
         .unwrap();
         let redactor = crate::redact::Redactor::with_defaults_and(&config.redaction.rules).unwrap();
         let registry = crate::mcp::tools::catalogue();
-        let batch = crate::batch::Batch::new(paths.batch_dir(), registry.clone());
+        let batch = Arc::new(crate::batch::Batch::new(
+            paths.batch_dir(),
+            registry.clone(),
+        ));
         // What the binary's `app::build_core` assembles, without projects or an adb server.
         let core = Arc::new(crate::mcp::Core::new(crate::mcp::core::CoreParts {
             registry,
@@ -946,8 +949,9 @@ mod tests {
             audit,
             redactor,
             demo: true,
-            batch,
+            observers: vec![batch.clone()],
         }));
+        core.provide(batch);
         let a = holder("a", 1);
         take(&core, "dev".into(), &a, Duration::from_secs(30)).unwrap();
         take(&core, "dev2".into(), &a, Duration::from_secs(90)).unwrap();

@@ -28,24 +28,8 @@ mod handler;
 use device_checks::{check_lease, leased_while_waiting, still_the_phone_shown};
 pub use handler::{INSTRUCTIONS, McpServer};
 
-pub use super::ctx::{Ctx, Origin};
+pub use super::ctx::{CallOutcome, Ctx, Origin};
 pub use super::typed::PASSWORD_PLACEHOLDER;
-
-/// A finished call, as the pipeline reports it.
-#[derive(Debug, Clone)]
-pub struct CallOutcome {
-    pub call_id: u64,
-    pub outcome: Outcome,
-    pub decision: Option<Decision>,
-    pub result: Result<ToolOutput, ToolError>,
-    /// The call's typed `text` is withheld (a password field, or one not known to be plain):
-    /// records show it as «password».
-    pub typed_password: bool,
-    /// The call's audit record (its `seq`).
-    pub record: u64,
-    /// What the call's arguments hide from agents, to hide in the answer's messages too.
-    pub for_agent: Scrub,
-}
 
 fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
     match result {

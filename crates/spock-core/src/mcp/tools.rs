@@ -1,5 +1,6 @@
 //! The tool families, one file each. `catalogue()` is every tool in the order `tools/list`
 //! and the control centre show them.
+pub mod acted;
 pub mod actions;
 pub mod appfn;
 pub mod apps;
@@ -16,6 +17,7 @@ pub mod screen;
 pub mod screenrecord;
 pub mod settings;
 pub mod shell;
+pub mod shown;
 pub mod toolsets;
 pub mod triage;
 pub mod ui;

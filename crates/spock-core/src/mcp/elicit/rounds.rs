@@ -29,8 +29,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::super::confirm::{Answered, Ask, TooManyWaiting};
 use super::super::core::Core;
+use super::super::ctx::CallOutcome;
 use super::super::events::{ClientId, DecidedBy, Decision, Transport};
-use super::super::server::CallOutcome;
 
 /// How many calls may wait for a retry at once, over all clients.
 pub const MAX_PENDING: usize = 64;

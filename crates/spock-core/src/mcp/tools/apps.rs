@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::actions::{ReturnScreen, settle};
+use super::acted::{ReturnScreen, settle};
 use super::inspect::{current_activity, refused};
 use crate::device::Device;
 use crate::device::parse::am;

@@ -30,7 +30,9 @@ impl From<BatchError> for ToolError {
             | BatchError::AlreadyRecording
             | BatchError::NotRecording
             | BatchError::NothingRecorded => ErrorKind::Refused,
-            BatchError::NoRuntime | BatchError::Io(_) => ErrorKind::Internal,
+            BatchError::NoRuntime | BatchError::Io(_) | BatchError::Unavailable => {
+                ErrorKind::Internal
+            }
         };
         ToolError::new(kind, e.to_string())
     }
@@ -217,7 +219,7 @@ async fn started(
              {limit}); the run stops after {limit} s"
         )
     });
-    let run_id = ctx.core.batch.run(
+    let run_id = ctx.core.batch()?.run(
         &ctx.core,
         task,
         ctx.origin.clone(),
@@ -258,10 +260,10 @@ async fn cancel(ctx: Ctx, a: CancelArgs) -> Result<Cancelled, ToolError> {
     let by = canceller(&ctx);
     let asked = a.run_id.clone();
     let run_id = blocking(&ctx.core, move |core| {
-        core.batch.cancel(asked.as_deref(), &by)
+        core.batch()?.cancel(asked.as_deref(), &by)
     })
     .await?;
-    let rec = ctx.core.batch.finished(&run_id, CANCEL_WAIT).await?;
+    let rec = ctx.core.batch()?.finished(&run_id, CANCEL_WAIT).await?;
     Ok(Cancelled {
         run_id,
         state: rec.state,
@@ -274,7 +276,7 @@ async fn cancel(ctx: Ctx, a: CancelArgs) -> Result<Cancelled, ToolError> {
 /// (deleting one is). A new id stays a safe action.
 async fn replaces(ctx: Ctx, a: SaveArgs) -> Result<Option<String>, ToolError> {
     let Some(id) = a.id else { return Ok(None) };
-    let old = blocking(&ctx.core, move |core| match core.batch.get(&id) {
+    let old = blocking(&ctx.core, move |core| match core.batch()?.get(&id) {
         Ok(t) => Ok(Some(t)),
         // An id that cannot name a task is the save's own error to report.
         Err(_) => Ok(None),
@@ -309,12 +311,12 @@ async fn save(ctx: Ctx, a: SaveArgs) -> Result<Saved, ToolError> {
     let saved = blocking(&ctx.core, move |core| {
         // An id that cannot name a task is refused as such (not taken for one saved meanwhile).
         crate::batch::task::check_id(&task.id)?;
-        let created = matches!(core.batch.get(&task.id), Err(BatchError::NotFound(_)));
+        let created = matches!(core.batch()?.get(&task.id), Err(BatchError::NotFound(_)));
         if !created && !approved {
             // Saved by someone else since this call was checked: not replaced unasked.
             return Ok(None);
         }
-        core.batch
+        core.batch()?
             .save(task)
             .map(|task| Some(Saved { task, created }))
     })
@@ -325,74 +327,6 @@ async fn save(ctx: Ctx, a: SaveArgs) -> Result<Saved, ToolError> {
              replaced. Call again to replace it (a person is asked) or use a new id."
         ))
     })
-}
-
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-pub struct StayOnArgs {
-    pub serial: Option<String>,
-    /// true: note the device's `stay_on_while_plugged_in` and keep the screen on; false: put
-    /// `restore` back.
-    pub on: bool,
-    /// The value noted when it was turned on.
-    pub restore: Option<String>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct StayOn {
-    pub serial: String,
-    /// The setting before it was turned on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub previous: Option<String>,
-    /// The command that put it back.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub restored_with: Option<String>,
-}
-
-const STAY_ON_KEY: &str = "stay_on_while_plugged_in";
-
-async fn stay_on(ctx: Ctx, a: StayOnArgs) -> Result<StayOn, ToolError> {
-    let dev = ctx.device(a.serial.as_deref()).await?;
-    let serial = dev.serial().to_string();
-    if a.on {
-        let previous = ctx
-            .sh_ok(&dev, &format!("settings get global {STAY_ON_KEY}"))
-            .await?
-            .trim()
-            .to_string();
-        ctx.sh_ok(&dev, "svc power stayon true").await?;
-        return Ok(StayOn {
-            serial,
-            previous: Some(previous),
-            restored_with: None,
-        });
-    }
-    // `null` (never set) or anything not a number: the platform default, off.
-    let cmd = match a.restore.as_deref().and_then(|p| p.parse::<u32>().ok()) {
-        Some(n) => format!("settings put global {STAY_ON_KEY} {n}"),
-        None => "svc power stayon false".to_string(),
-    };
-    ctx.sh_ok(&dev, &cmd).await?;
-    Ok(StayOn {
-        serial,
-        previous: None,
-        restored_with: Some(cmd),
-    })
-}
-
-/// A batch run's keepScreenOn (`svc power stayon true`, then the previous setting put back):
-/// not in the catalogue, but run through the call pipeline like a step, so it meets the access
-/// switches (`access.disabled += "android_keep_screen_on"` turns it off) and is audited as the
-/// run's, from the client that started it.
-pub fn keep_screen_on_tool() -> ToolDef {
-    Meta {
-        name: "android_keep_screen_on",
-        title: "Keep screen on (batch run)",
-        level: Level::SafeAction,
-        toolset: Toolset::Batch,
-        description: "Keep the device's screen on for a batch run, then put its setting back.",
-    }
-    .def(stay_on)
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -436,10 +370,10 @@ pub fn store_new_task_tool_keeping(steps: &[Step]) -> ToolDef {
                 }
             }
             let stored = blocking(&ctx.core, move |core| {
-                if !matches!(core.batch.get(&task.id), Err(BatchError::NotFound(_))) {
+                if !matches!(core.batch()?.get(&task.id), Err(BatchError::NotFound(_))) {
                     return Ok(None);
                 }
-                core.batch.save(task).map(Some)
+                core.batch()?.save(task).map(Some)
             })
             .await?;
             let task =
@@ -462,7 +396,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Saved batch tasks (manual, recorded, from history): id, name, step count.",
         }
         .def(|ctx: Ctx, _: NoArgs| async move {
-            let tasks = blocking(&ctx.core, |core| core.batch.list()).await?;
+            let tasks = blocking(&ctx.core, |core| core.batch()?.list()).await?;
             Ok(TaskList {
                 tasks: tasks
                     .into_iter()
@@ -486,7 +420,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "One batch task with its steps (tool, arguments, waitMs, stopOnError).",
         }
         .def(|ctx: Ctx, a: IdArgs| async move {
-            blocking(&ctx.core, move |core| core.batch.get(&a.id)).await
+            blocking(&ctx.core, move |core| core.batch()?.get(&a.id)).await
         }),
         Meta {
             name: "android_batch_save",
@@ -507,7 +441,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Delete a saved task. Cannot be undone.",
         }
         .def(|ctx: Ctx, a: IdArgs| async move {
-            blocking(&ctx.core, move |core| core.batch.delete(&a.id).map(|()| Deleted { deleted: a.id })).await
+            blocking(&ctx.core, move |core| core.batch()?.delete(&a.id).map(|()| Deleted { deleted: a.id })).await
         }),
         Meta {
             name: "android_batch_run",
@@ -521,7 +455,7 @@ pub fn tools() -> Vec<ToolDef> {
         }
         .def(|ctx: Ctx, a: RunArgs| async move {
             let id = a.id.clone();
-            let task = blocking(&ctx.core, move |core| core.batch.get(&id)).await?;
+            let task = blocking(&ctx.core, move |core| core.batch()?.get(&id)).await?;
             started(&ctx, task, a.keep_screen_on, a.time_limit_secs).await
         }),
         Meta {
@@ -560,7 +494,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "The runner: state idle|running, currentTaskId, currentRunId, currentStepIndex (0-based), totalSteps, \
                           and lastRun (how the last run ended: state, stoppedReason, stoppedAtStep, failedSteps).",
         }
-        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<BatchStatus, ToolError>(ctx.core.batch.status()) }),
+        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<BatchStatus, ToolError>(ctx.core.batch()?.status()) }),
         Meta {
             name: "android_batch_history_list",
             title: "Batch runs",
@@ -569,7 +503,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Past and current runs, newest first: runId, task, state, steps run. limit (default 50).",
         }
         .def(|ctx: Ctx, a: HistoryArgs| async move {
-            let runs = blocking(&ctx.core, |core| core.batch.history()).await?;
+            let runs = blocking(&ctx.core, |core| core.batch()?.history()).await?;
             let total = runs.len();
             Ok(History {
                 runs: runs.into_iter().take(a.limit.unwrap_or(50).max(1)).collect(),
@@ -584,7 +518,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "One run: state, and per step the tool, arguments, outcome, result or error, duration, image files.",
         }
         .def(|ctx: Ctx, a: RunIdArgs| async move {
-            blocking(&ctx.core, move |core| core.batch.history_get(&a.run_id)).await
+            blocking(&ctx.core, move |core| core.batch()?.history_get(&a.run_id)).await
         }),
         Meta {
             name: "android_batch_history_export",
@@ -599,7 +533,7 @@ pub fn tools() -> Vec<ToolDef> {
             // before it is packed, as every other answer is.
             let audience = ctx.audience();
             let bytes = blocking(&ctx.core, move |core| {
-                core.batch.export(&id, |v| {
+                core.batch()?.export(&id, |v| {
                     core.redactor.redact_json(v, audience);
                 })
             })
@@ -617,7 +551,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Delete a run's record and images. Cannot be undone.",
         }
         .def(|ctx: Ctx, a: RunIdArgs| async move {
-            blocking(&ctx.core, move |core| core.batch.delete_run(&a.run_id).map(|()| Deleted { deleted: a.run_id })).await
+            blocking(&ctx.core, move |core| core.batch()?.delete_run(&a.run_id).map(|()| Deleted { deleted: a.run_id })).await
         }),
     ]
 }

@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::actions::{ActionOut, ReturnScreen, finish};
+use super::acted::{ActionOut, ReturnScreen, finish};
 use super::inspect::refused;
 use crate::device::Device;
 use crate::device::parse::wm;
@@ -225,7 +225,7 @@ async fn text(ctx: Ctx, a: TextArgs) -> Result<WithImages<ActionOut>, ToolError>
     let dev = ctx.device(a.serial.as_deref()).await?;
     // The text goes into whatever is focused: a password field (or one that cannot be told
     // in time) keeps it «password» everywhere, as the element tool does.
-    ctx.typing_into(super::actions::focused_is_password(&ctx, &dev).await)?;
+    ctx.typing_into(super::acted::focused_is_password(&ctx, &dev).await)?;
     ctx.sh_ok(&dev, &word).await?;
     let out = ActionOut::new(dev.serial(), "input_text", "text");
     finish(&ctx, &dev, out, a.return_screen).await

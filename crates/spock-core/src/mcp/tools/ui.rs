@@ -719,8 +719,8 @@ pub fn tools() -> Vec<ToolDef> {
             let dev = ctx.device(a.serial.as_deref()).await?;
             let tree = dump_shown(&ctx, &dev).await?;
             // The agent's freshest picture is this tree: the next action's screen goes whole.
-            let client = crate::mcp::tools::actions::shown_key(&ctx);
-            ctx.core.kept::<super::actions::ShownScreens>().forget(client, dev.serial());
+            let client = super::shown::shown_key(&ctx);
+            ctx.core.kept::<super::shown::ShownScreens>().forget(client, dev.serial());
             Ok(tree_out(dev.serial(), &tree, a.options))
         }),
         Meta {

@@ -2,7 +2,6 @@
 //! through `input text` (escaped by `guard`, so quotes, `$` and `;` arrive as typed), read the
 //! field back to verify, then submit with Enter when asked.
 use std::sync::Arc;
-use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -12,9 +11,10 @@ use crate::device::Device;
 use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
+use crate::mcp::tools::acted::focused_field_is_password;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
 use crate::mcp::tools::ui::{
-    ElementRef, as_shown, dump_for_action_raw, dump_fresh, dump_raw, dump_settled, node_out,
+    ElementRef, as_shown, dump_for_action_raw, dump_fresh, dump_settled, node_out,
 };
 use crate::uitree::{NodeId, UiTree};
 
@@ -111,30 +111,6 @@ fn same_field(before: &UiTree, field: NodeId, after: &UiTree) -> Option<NodeId> 
         })
     };
     by_bounds.or_else(by_id).map(|n| n.id)
-}
-
-/// How long typing into "whatever is focused" looks for that field first. A dump slower than
-/// this (a busy real phone) decides nothing: the text stays withheld as a password's would.
-const FOCUS_LOOKUP: Duration = Duration::from_secs(5);
-
-/// Whether the focused text field is a password field, read from a UI dump taken now:
-/// `None` when that cannot be told in time (no dump, or no focused field in it), and then the
-/// caller keeps the text hidden.
-pub async fn focused_is_password(ctx: &Ctx, dev: &Device) -> Option<bool> {
-    let budget = FOCUS_LOOKUP.min(ctx.timeout());
-    let tree = tokio::time::timeout(budget, dump_raw(ctx, dev))
-        .await
-        .ok()?
-        .ok()?;
-    focused_field_is_password(&tree)
-}
-
-fn focused_field_is_password(tree: &UiTree) -> Option<bool> {
-    let focused: Vec<_> = tree.nodes().iter().filter(|n| n.focused).collect();
-    if focused.iter().any(|n| n.password) {
-        return Some(true);
-    }
-    focused.iter().any(|n| n.is_editable()).then_some(false)
 }
 
 /// One field of a call: what names it, what goes in, and where it was found.

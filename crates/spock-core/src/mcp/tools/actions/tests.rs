@@ -5,10 +5,12 @@ use std::time::Duration;
 use super::edit::text_field;
 use super::*;
 use crate::device::parse::getevent;
+use crate::mcp::result::ErrorKind;
 use crate::mcp::tools::gestures::{
     TouchScreen, gesture_script, pinch_paths, rotate_paths, two_finger_paths,
 };
 use crate::uitree;
+use crate::uitree::Rect;
 use spock_sim::touch::{Gesture, TouchDecoder};
 
 use crate::testdata::fixture;

@@ -110,6 +110,16 @@ fn changes(prev: &Shown, rev: &str, lines: &[String], full: &str) -> String {
     }
 }
 
+/// Who a screen is sent to, for sending the next one as changes: a client with its own
+/// connection; `None` (always whole screens) for stateless requests and the control centre.
+pub fn shown_key(ctx: &crate::mcp::ctx::Ctx) -> Option<&str> {
+    ctx.origin
+        .session
+        .as_ref()
+        .filter(|s| !s.is_stateless())
+        .map(|s| s.key())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
