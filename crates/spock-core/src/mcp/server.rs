@@ -263,27 +263,39 @@ async fn pipeline(core: &Arc<Core>, tool: ToolDef, req: CallRequest) -> CallOutc
     call.finish(result).await
 }
 
+/// Who stopped a call, as its audit record says, while running and while waiting for
+/// approval: a batch step's token is its run's.
+fn stop_words(in_run: bool) -> (&'static str, &'static str) {
+    if in_run {
+        (
+            "cancelled: its batch run was stopped (cancelled or out of time)",
+            "cancelled while waiting for approval: its batch run was stopped (cancelled or out \
+             of time); the request was withdrawn",
+        )
+    } else {
+        (
+            "cancelled by the client",
+            "cancelled by the client while waiting for approval",
+        )
+    }
+}
+
 /// One call on its way through the pipeline: what it was asked with, and what the stages
 /// found so far.
 struct Call {
-    core: Arc<Core>,
+    /// The call's id, origin, cancellation, batch run, typed text and resolved device (what
+    /// the tool gets too).
+    ctx: Ctx,
     tool: ToolDef,
     args: Value,
-    origin: Origin,
-    cancel: CancellationToken,
-    batch_run: Option<String>,
     by_person: bool,
-    call_id: u64,
     /// The device the arguments name, if any.
     requested: Option<String>,
     /// The arguments as the person sees them (redacted, typed text withheld).
     shown_args: Value,
-    typed: Arc<TypedText>,
     /// One time for a call wherever it is shown: when it started.
     at: chrono::DateTime<Utc>,
     started: Instant,
-    ctx: Ctx,
-    resolved: Arc<std::sync::Mutex<Option<String>>>,
     /// Who stopped it, as the audit record says (a batch step's token is its run's).
     stopped: &'static str,
     stopped_waiting: &'static str,
@@ -339,49 +351,30 @@ impl Call {
             arguments: shown_args.clone(),
             person: origin.session.is_none(),
         });
-        let resolved = Arc::new(std::sync::Mutex::new(requested.clone()));
+        let (stopped, stopped_waiting) = stop_words(batch_run.is_some());
         let ctx = Ctx {
             core: core.clone(),
             call_id,
             tool: tool.name,
-            origin: origin.clone(),
-            cancel: cancel.clone(),
-            resolved_device: resolved.clone(),
+            origin,
+            cancel,
+            resolved_device: Arc::new(std::sync::Mutex::new(requested.clone())),
             pinned: None,
-            batch_run: batch_run.clone(),
+            batch_run,
             approved: false,
-            typed: typed.clone(),
+            typed,
             staged: Default::default(),
         };
-        let (stopped, stopped_waiting) = if batch_run.is_some() {
-            (
-                "cancelled: its batch run was stopped (cancelled or out of time)",
-                "cancelled while waiting for approval: its batch run was stopped (cancelled or \
-                 out of time); the request was withdrawn",
-            )
-        } else {
-            (
-                "cancelled by the client",
-                "cancelled by the client while waiting for approval",
-            )
-        };
         Call {
-            core: core.clone(),
             level: tool.level,
             tool,
             args,
-            origin,
-            cancel,
-            batch_run,
             by_person,
-            call_id,
             requested,
             shown_args,
-            typed,
             at,
             started: Instant::now(),
             ctx,
-            resolved,
             stopped,
             stopped_waiting,
             escalated: None,
@@ -400,13 +393,13 @@ impl Call {
             return Err(e);
         }
         if !self.by_person {
-            self.core.access.check(&self.tool)?;
+            self.ctx.core.access.check(&self.tool)?;
         }
         self.tool.validate(&self.args)?;
         check_lease(&self.ctx, &self.tool, self.requested.as_deref()).await?;
         if let Some(why) = tokio::select! {
             e = self.tool.escalation(&self.ctx, &self.args) => e?,
-            _ = self.cancel.cancelled() => {
+            _ = self.ctx.cancel.cancelled() => {
                 return Err(ToolError::new(ErrorKind::Cancelled, self.stopped));
             }
         } {
@@ -426,7 +419,7 @@ impl Call {
         if self.level != Level::Destructive {
             return Ok(());
         }
-        let core = self.core.clone();
+        let core = self.ctx.core.clone();
         let requested = self.requested.clone();
         let (mut pinned_id, mut pinned_identity) = (None, None);
         let (device_name, device_model) = if self.tool.device {
@@ -475,7 +468,7 @@ impl Call {
                 ToolError::refused(format!("{} was not run: {e}.", self.tool.name))
             })?,
             e = leased_while_waiting(&self.ctx, &self.tool, pinned_identity.as_deref()) => return Err(e),
-            _ = self.cancel.cancelled() => {
+            _ = self.ctx.cancel.cancelled() => {
                 return Err(ToolError::new(ErrorKind::Cancelled, self.stopped_waiting));
             }
         };
@@ -486,7 +479,7 @@ impl Call {
             return Err(denial(&self.tool, d));
         }
         // A yes that lands as the client leaves is a yes for nobody: nothing runs.
-        if self.cancel.is_cancelled() {
+        if self.ctx.cancel.is_cancelled() {
             return Err(ToolError::new(
                 ErrorKind::Cancelled,
                 "the client left while waiting for approval: nothing was run",
@@ -520,9 +513,9 @@ impl Call {
     /// What the person is asked: what was verified and what is claimed, the device pinned,
     /// the arguments as shown, and why.
     fn ask(&self, device: Option<String>, device_model: Option<String>) -> Ask {
-        let origin = &self.origin;
+        let origin = &self.ctx.origin;
         Ask {
-            call_id: self.call_id,
+            call_id: self.ctx.call_id,
             tool: self.tool.name,
             title: self.tool.title,
             level: self.level,
@@ -555,17 +548,17 @@ impl Call {
         let mut r = call_record(
             &self.tool,
             self.level,
-            &self.origin,
+            &self.ctx.origin,
             self.shown_args.clone(),
             self.at,
         );
         r.outcome = Outcome::Started;
         r.escalated = self.escalated.clone();
-        r.device = self.resolved.lock().ok().and_then(|d| d.clone());
+        r.device = self.ctx.resolved_device.lock().ok().and_then(|d| d.clone());
         r.decision = self.decision;
         r.decider = self.decider.clone();
-        r.batch_run = self.batch_run.clone();
-        let (rec, on_disk) = StartedRecord::written(&self.core, r).await;
+        r.batch_run = self.ctx.batch_run.clone();
+        let (rec, on_disk) = StartedRecord::written(&self.ctx.core, r).await;
         self.running = Some(rec);
         on_disk.map_err(|e| {
             ToolError::new(
@@ -581,7 +574,7 @@ impl Call {
     async fn execute(&mut self) -> Result<ToolOutput, ToolError> {
         tokio::select! {
             r = self.tool.run(self.ctx.clone(), self.args.clone()) => r,
-            _ = self.cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, self.stopped)),
+            _ = self.ctx.cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, self.stopped)),
         }
     }
 
@@ -590,13 +583,18 @@ impl Call {
     /// destructive, denied or refused call), the observers (batch recording) and the control
     /// centre are told, and the caller gets its outcome.
     async fn finish(mut self, result: Result<ToolOutput, ToolError>) -> CallOutcome {
-        let core = self.core.clone();
+        let core = self.ctx.core.clone();
         // Whatever hides an argument hides it in every message of the call (mcp::scrub): from
         // here on the result is the person's view of it at least (the audit trail, the control
         // centre, a batch run's log); the answer to an agent hides what agents are not shown
         // on top.
         let mut result = result;
-        let everyone = Scrub::of_call(&core.redactor, &self.args, &self.typed, Audience::Person);
+        let everyone = Scrub::of_call(
+            &core.redactor,
+            &self.args,
+            &self.ctx.typed,
+            Audience::Person,
+        );
         match &mut result {
             Ok(out) => everyone.json(&mut out.json),
             Err(e) => {
@@ -610,10 +608,11 @@ impl Call {
                 }
             }
         }
-        let for_agent = Scrub::of_call(&core.redactor, &self.args, &self.typed, Audience::Agent);
+        let for_agent =
+            Scrub::of_call(&core.redactor, &self.args, &self.ctx.typed, Audience::Agent);
         let outcome = outcome_of(&result);
         let duration = self.started.elapsed();
-        let device = self.resolved.lock().ok().and_then(|d| d.clone());
+        let device = self.ctx.resolved_device.lock().ok().and_then(|d| d.clone());
         // The person's view: only `everywhere` rules apply.
         let mut shown = match &result {
             Ok(out) => out.json.clone(),
@@ -628,7 +627,7 @@ impl Call {
             Err(_) => Vec::new(),
         };
         core.emit(ServerEvent::CallFinished {
-            call_id: self.call_id,
+            call_id: self.ctx.call_id,
             tool: self.tool.name.to_string(),
             outcome,
             duration,
@@ -639,11 +638,11 @@ impl Call {
             record,
         });
         CallOutcome {
-            call_id: self.call_id,
+            call_id: self.ctx.call_id,
             outcome,
             decision: self.decision,
             result,
-            typed_password: self.typed.withholds(),
+            typed_password: self.ctx.typed.withholds(),
             record,
             for_agent,
         }
@@ -661,8 +660,8 @@ impl Call {
         duration: std::time::Duration,
         device: Option<String>,
     ) -> u64 {
-        let core = self.core.clone();
-        let (args, typed) = (&self.args, &self.typed);
+        let core = self.ctx.core.clone();
+        let (args, typed) = (&self.args, &self.ctx.typed);
         let mut recorded_args = args.clone();
         typed.hide_withheld(&mut recorded_args);
         let private = typed.private_part(args);
@@ -672,14 +671,20 @@ impl Call {
             core.redactor.redact_json(&mut shown_args, Audience::Person);
             typed.hide_withheld(&mut shown_args);
         }
-        let mut record = call_record(&self.tool, self.level, &self.origin, shown_args, self.at);
+        let mut record = call_record(
+            &self.tool,
+            self.level,
+            &self.ctx.origin,
+            shown_args,
+            self.at,
+        );
         record.escalated = self.escalated.take();
         record.device = device;
         record.outcome = outcome;
         record.duration_ms = duration.as_millis() as u64;
         record.decision = self.decision;
         record.decider = self.decider.take();
-        record.batch_run = self.batch_run.clone();
+        record.batch_run = self.ctx.batch_run.clone();
         record.started = self.running.as_ref().map(|r| r.seq);
         match result {
             Ok(_) => record.result = Some(shown.clone()),
@@ -694,10 +699,10 @@ impl Call {
             tool: self.tool.name,
             args: &recorded_args,
             private: private.as_ref(),
-            transport: self.origin.transport,
+            transport: self.ctx.origin.transport,
             outcome,
             record,
-            batch_run: self.batch_run.as_deref(),
+            batch_run: self.ctx.batch_run.as_deref(),
         };
         for o in core.observers() {
             o.finished(&finished);
