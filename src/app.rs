@@ -582,7 +582,11 @@ impl Server {
             .core
             .kept::<crate::mcp::elicit::Rounds>()
             .close();
-        self.shared.core.answered(Duration::from_secs(3)).await;
+        self.shared
+            .core
+            .sessions
+            .answered(Duration::from_secs(3))
+            .await;
         tokio::time::sleep(Duration::from_millis(50)).await;
         self.shared.shutdown.cancel();
         let _ = tokio::time::timeout(Duration::from_secs(5), async {

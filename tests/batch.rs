@@ -591,7 +591,7 @@ async fn keep_screen_on_with_an_ambiguous_device_refuses_to_start() {
     assert_eq!(rec.steps[0].outcome, StepOutcome::Skipped);
     assert_eq!((state(&a), state(&b)), before);
     // Naming the device (selecting it) is enough.
-    core.selections.set(&origin(), b.serial()).unwrap();
+    core.sessions.selections.set(&origin(), b.serial()).unwrap();
     let done = stdio_call(
         &core,
         "android_batch_run_inline",

@@ -1101,7 +1101,7 @@ async fn an_approved_destructive_call_is_on_disk_as_started_before_it_runs() {
         "the started record came after the call"
     );
     let seq = started["seq"].as_u64().unwrap();
-    assert!(r.core.started_running(seq));
+    assert!(r.core.sessions.started_running(seq));
     assert_eq!(started["tool"], "android_run_adb_command");
     assert_eq!(started["arguments"]["command"], "sleep 2");
     assert_eq!(started["decision"], json!({"approved": true, "by": "key"}));
@@ -1109,7 +1109,7 @@ async fn an_approved_destructive_call_is_on_disk_as_started_before_it_runs() {
     assert!(started.get("result").is_none() && started.get("started").is_none());
     let done = call.await.unwrap();
     assert_eq!(done.outcome, Outcome::Ok, "{:?}", done.result.err());
-    assert!(!r.core.started_running(seq));
+    assert!(!r.core.sessions.started_running(seq));
     let ending = on_disk(&r)
         .into_iter()
         .find(|v| v["seq"] == done.record)
@@ -1184,5 +1184,5 @@ async fn a_started_call_whose_task_is_dropped_is_ended_as_cancelled() {
         .expect("an ending for the started record");
     assert_eq!(ending["outcome"], "cancelled");
     assert!(ending["error"].as_str().unwrap().contains("not known"));
-    assert!(!r.core.started_running(seq));
+    assert!(!r.core.sessions.started_running(seq));
 }

@@ -49,7 +49,7 @@ impl CoreView {
         let cfg = core.config();
         CoreView {
             endpoints: core.endpoints(),
-            clients: core.clients(),
+            clients: core.sessions.clients(),
             enabled: core
                 .registry
                 .all()
@@ -89,7 +89,8 @@ pub struct LeaseRow {
 
 /// The leases Status shows, read from the core.
 pub fn lease_rows(core: &Core) -> Vec<LeaseRow> {
-    core.leases
+    core.sessions
+        .leases
         .list()
         .into_iter()
         .map(|l| LeaseRow {

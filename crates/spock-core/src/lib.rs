@@ -24,7 +24,8 @@
 //!    (`redact`) and typed passwords withheld (`mcp::typed`): the control centre lists every
 //!    call as it arrives, also one the steps below refuse (its `CallFinished` says why).
 //! 5. **Access and arguments.** `mcp::access` (the person's switches), then the arguments are
-//!    validated against the declaration, then `mcp::lease` (who holds the device, under every
+//!    parsed once into the handler's type and checked by the declaration
+//!    (`mcp::registry::Parsed`: the escalation and the handler read that one value), then `mcp::lease` (who holds the device, under every
 //!    name that reaches it: `device::identity`). A call naming no device uses its own
 //!    session's selection (`mcp::selection`).
 //! 6. **Device and consent.** The device is resolved and pinned (`device::Devices`); a

@@ -23,6 +23,7 @@ pub mod result;
 pub mod scrub;
 pub mod selection;
 pub mod server;
+pub mod sessions;
 pub mod staged;
 pub mod subscribe;
 pub mod templates;

@@ -1,10 +1,9 @@
 //! `Core`: what every session of every transport shares — the registry, access switches, the
-//! confirmer, the event channel, this program's log, and what is known about clients.
-use std::sync::atomic::{AtomicU64, Ordering};
+//! confirmer, the devices, the audit trail, the redactor, the configuration, the event channel
+//! and this program's log — beside [`Sessions`], the per-client and per-call bookkeeping.
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use chrono::{DateTime, Utc};
 use serde::Serialize;
 use tokio::sync::broadcast;
 
@@ -13,6 +12,7 @@ use super::confirm::Confirmer;
 use super::events::{ClientId, ServerEvent, Transport};
 use super::logbuf::LogBuffer;
 use super::registry::Registry;
+use super::sessions::Sessions;
 use super::uilink::UiLink;
 use crate::audit::Audit;
 use crate::config::{Config, Paths};
@@ -20,19 +20,7 @@ use crate::device::Devices;
 use crate::project::Projects;
 use crate::redact::Redactor;
 
-/// A client that identified itself, as the transport saw it.
-#[derive(Debug, Clone, Serialize, serde::Deserialize)]
-pub struct ClientSeen {
-    pub name: String,
-    pub version: String,
-    pub transport: Transport,
-    pub protocol: String,
-    pub first_seen: DateTime<Utc>,
-    pub last_seen: DateTime<Utc>,
-    pub calls: u64,
-    /// The toolsets its latest `tools/list` or call was served with (`core,apps`, `all`).
-    pub toolsets: String,
-}
+pub use super::sessions::ClientSeen;
 
 /// The transports actually accepting connections.
 #[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
@@ -58,8 +46,6 @@ pub struct Core {
     pub started: Instant,
     pub ui: UiLink,
     pub devices: Devices,
-    /// The device each client's calls use when they give no `serial` (`android_select_device`).
-    pub selections: super::selection::Selections,
     pub projects: Projects,
     /// Every call, kept across restarts.
     pub audit: Audit,
@@ -69,27 +55,15 @@ pub struct Core {
     pub demo: bool,
     /// Told of every finished call after its audit record (the batch recorder is one).
     observers: Vec<std::sync::Arc<dyn super::observe::CallObserver>>,
-    /// Devices leased by clients (`android_lease_device`).
-    pub leases: super::lease::Leases,
-    /// Files and packages a call is creating on a device, one call at a time.
-    pub claims: super::claims::Claims,
+    /// Per client and per call: selections, leases, claims, the clients seen, the calls
+    /// running and the ones owed an answer.
+    pub sessions: Sessions,
     /// What a module keeps for the whole server, owned by that module (see [`Core::kept`]),
     /// and the services the wiring provides ([`Core::provide`]).
     kept: Mutex<std::collections::HashMap<std::any::TypeId, Arc<dyn std::any::Any + Send + Sync>>>,
     /// Which toolsets are advertised, to whom ([`super::toolsets`]).
     pub toolsets: super::toolsets::Toolsets,
     events: broadcast::Sender<ServerEvent>,
-    clients: Mutex<Vec<ClientSeen>>,
-    call_seq: AtomicU64,
-    /// Client calls whose answer has not been handed to their transport yet: a shutdown lets
-    /// them answer (a call cut off by it gets the denial it is recorded with) before closing.
-    answering: std::sync::atomic::AtomicUsize,
-    /// Client calls running now, by the session key they came through: a session its client
-    /// ends (an HTTP `DELETE`) cancels them, so a confirmation still waiting is withdrawn.
-    in_flight: Mutex<std::collections::HashMap<u64, (String, tokio_util::sync::CancellationToken)>>,
-    in_flight_seq: AtomicU64,
-    /// The `seq`s of destructive calls' `started` audit records whose call is running now.
-    started_running: Mutex<std::collections::BTreeSet<u64>>,
 }
 
 impl std::fmt::Debug for Core {
@@ -141,24 +115,52 @@ impl Core {
             started: Instant::now(),
             ui: UiLink::default(),
             devices: parts.devices,
-            selections: Default::default(),
             projects: parts.projects,
             audit: parts.audit,
             redactor: parts.redactor,
             demo: parts.demo,
             observers: parts.observers,
-            leases: Default::default(),
-            claims: Default::default(),
+            sessions: Sessions::default(),
             kept: Mutex::new(Default::default()),
             toolsets: super::toolsets::Toolsets::new(configured_toolsets),
             events,
-            clients: Mutex::new(Vec::new()),
-            call_seq: AtomicU64::new(1),
-            answering: std::sync::atomic::AtomicUsize::new(0),
-            in_flight: Mutex::new(Default::default()),
-            in_flight_seq: AtomicU64::new(0),
-            started_running: Mutex::new(Default::default()),
         }
+    }
+
+    /// A core for the crate's own tests: `registry`'s tools, default settings, files under
+    /// `dir`, no projects, and an adb endpoint nothing listens on (no device is reached).
+    #[cfg(test)]
+    pub(crate) fn for_tests(registry: Registry, dir: &std::path::Path, allow_all: bool) -> Core {
+        let paths = Paths::under(dir);
+        let config = Config::default_config();
+        let audit = Audit::open_with(
+            &paths.audit_dir(),
+            config.history.size,
+            crate::audit::Limits::total_mb(config.audit.max_total_mb),
+        )
+        .expect("a test audit trail");
+        let redactor =
+            Redactor::with_defaults_and(&config.redaction.rules).expect("the default rules");
+        Core::new(CoreParts {
+            registry,
+            config,
+            paths,
+            logs: LogBuffer::new(10),
+            allow_all,
+            devices: Devices::with_options(
+                vec![crate::device::AdbEndpoint::new("127.0.0.1".to_string(), 1)],
+                crate::device::Timeouts::default(),
+                crate::device::DeviceOptions {
+                    autostart_local_server: false,
+                    ..crate::device::DeviceOptions::default()
+                },
+            ),
+            projects: Projects::new(vec![]),
+            audit,
+            redactor,
+            demo: true,
+            observers: Vec::new(),
+        })
     }
 
     /// The one `T` this server keeps, made on first use: state a module owns for the whole
@@ -194,73 +196,9 @@ impl Core {
     }
 
     /// Appends a destructive call's `started` record (not yet synced: flush after) and lists
-    /// it as running until [`Self::started_ended`]. Listed under the same lock
-    /// [`Self::started_running`] takes, so whoever reads the record back and asks waits for the
-    /// listing: a running call is never taken for an interrupted one.
+    /// it as running until [`Sessions::started_ended`] (see [`Sessions::append_started`]).
     pub fn append_started(&self, record: crate::audit::AuditRecord) -> u64 {
-        let mut running = self
-            .started_running
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        let seq = self.audit.append(record);
-        running.insert(seq);
-        seq
-    }
-
-    /// The call of `started` record `seq` has its ending on record (or was dropped).
-    pub fn started_ended(&self, seq: u64) {
-        self.started_running
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(&seq);
-    }
-
-    /// Whether `started` record `seq` belongs to a call of this server that is running now
-    /// (not one a server stopped during).
-    pub fn started_running(&self, seq: u64) -> bool {
-        self.started_running
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(&seq)
-    }
-
-    /// Registers a client call running under session `key`, cancelled through `cancel` if the
-    /// session ends first ([`Self::end_session_calls`]); the guard unregisters it.
-    pub fn in_flight(
-        self: &Arc<Self>,
-        key: &str,
-        cancel: tokio_util::sync::CancellationToken,
-    ) -> InFlightGuard {
-        let id = self.in_flight_seq.fetch_add(1, Ordering::Relaxed);
-        if let Ok(mut m) = self.in_flight.lock() {
-            m.insert(id, (key.to_string(), cancel));
-        }
-        InFlightGuard(self.clone(), id)
-    }
-
-    /// Cancels every call running under session `key`; how many there were.
-    pub fn end_session_calls(&self, key: &str) -> usize {
-        let Ok(m) = self.in_flight.lock() else {
-            return 0;
-        };
-        m.values()
-            .filter(|(k, _)| k == key)
-            .map(|(_, c)| c.cancel())
-            .count()
-    }
-
-    /// Counts a client call until the guard is dropped (its answer handed to the transport).
-    pub fn answering(self: &std::sync::Arc<Self>) -> AnsweringGuard {
-        self.answering.fetch_add(1, Ordering::SeqCst);
-        AnsweringGuard(self.clone())
-    }
-
-    /// Waits (at most `bound`) until every client call has its answer (see [`Self::answering`]).
-    pub async fn answered(&self, bound: Duration) {
-        let deadline = tokio::time::Instant::now() + bound;
-        while self.answering.load(Ordering::SeqCst) > 0 && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+        self.sessions.append_started(|| self.audit.append(record))
     }
 
     pub fn observers(&self) -> &[std::sync::Arc<dyn super::observe::CallObserver>] {
@@ -274,10 +212,6 @@ impl Core {
     pub fn emit(&self, event: ServerEvent) {
         // No receiver is fine: headless with nobody listening.
         let _ = self.events.send(event);
-    }
-
-    pub fn next_call_id(&self) -> u64 {
-        self.call_seq.fetch_add(1, Ordering::Relaxed)
     }
 
     /// The configuration in force. Cheap: every device command reads its timeout from it.
@@ -331,66 +265,20 @@ impl Core {
 
     /// Record a client that identified itself; emits an event the first time it is seen.
     pub fn client_seen(&self, transport: Transport, client: &ClientId, protocol: &str) {
-        let now = Utc::now();
-        let Ok(mut clients) = self.clients.lock() else {
-            return;
-        };
-        if let Some(c) = clients.iter_mut().find(|c| {
-            c.name == client.name && c.version == client.version && c.transport == transport
-        }) {
-            c.last_seen = now;
-            c.protocol = protocol.to_string();
-            return;
-        }
-        clients.push(ClientSeen {
-            name: client.name.clone(),
-            version: client.version.clone(),
-            transport,
-            protocol: protocol.to_string(),
-            first_seen: now,
-            last_seen: now,
-            calls: 0,
-            toolsets: String::new(),
-        });
-        drop(clients);
-        self.emit(ServerEvent::ClientIdentified {
-            transport,
-            client: client.clone(),
-            protocol: protocol.to_string(),
-        });
-    }
-
-    pub fn count_call(&self, transport: Transport, client: &Option<ClientId>) {
-        let Some(client) = client else { return };
-        if let Ok(mut clients) = self.clients.lock()
-            && let Some(c) = clients.iter_mut().find(|c| {
-                c.name == client.name && c.version == client.version && c.transport == transport
-            })
-        {
-            c.calls += 1;
-            c.last_seen = Utc::now();
+        if self.sessions.client_seen(transport, client, protocol) {
+            self.emit(ServerEvent::ClientIdentified {
+                transport,
+                client: client.clone(),
+                protocol: protocol.to_string(),
+            });
         }
     }
 
     /// Note which toolsets a client was served with (shown on the Tools screen).
     pub fn client_toolsets(&self, transport: Transport, client: &ClientId, label: String) {
-        let mut changed = false;
-        if let Ok(mut clients) = self.clients.lock()
-            && let Some(c) = clients.iter_mut().find(|c| {
-                c.name == client.name && c.version == client.version && c.transport == transport
-            })
-            && c.toolsets != label
-        {
-            c.toolsets = label;
-            changed = true;
-        }
-        if changed {
+        if self.sessions.client_toolsets(transport, client, label) {
             self.emit(ServerEvent::ServerStateChanged { running: true });
         }
-    }
-
-    pub fn clients(&self) -> Vec<ClientSeen> {
-        self.clients.lock().map(|c| c.clone()).unwrap_or_default()
     }
 
     pub fn endpoints(&self) -> Endpoints {
@@ -412,23 +300,3 @@ impl Core {
 /// The sentence from 000_… shown when no client has identified itself.
 pub const NO_CLIENT_YET: &str = "No client has identified itself yet. On either transport, a \
 client is only known once it calls initialize.";
-
-/// See [`Core::in_flight`].
-pub struct InFlightGuard(Arc<Core>, u64);
-
-impl Drop for InFlightGuard {
-    fn drop(&mut self) {
-        if let Ok(mut m) = self.0.in_flight.lock() {
-            m.remove(&self.1);
-        }
-    }
-}
-
-/// See [`Core::answering`].
-pub struct AnsweringGuard(std::sync::Arc<Core>);
-
-impl Drop for AnsweringGuard {
-    fn drop(&mut self) {
-        self.0.answering.fetch_sub(1, Ordering::SeqCst);
-    }
-}

@@ -127,7 +127,7 @@ impl Ctx {
             let e = devices.find(s).await?;
             return Ok(usable(&e)?);
         }
-        let selected = self.core.selections.get(&self.origin);
+        let selected = self.core.sessions.selections.get(&self.origin);
         if let Some(id) = selected {
             // Pinned: the selected device or an error naming it, never another device.
             return match devices.find(&id).await {

@@ -560,12 +560,12 @@ pub async fn leased_by_other(
 ) -> Lease {
     let target = Target { device, identity };
     loop {
-        let seen = core.leases.generation();
-        core.leases.refresh(|d| core.devices.identity(d));
-        if let Some(l) = core.leases.blocker(target, Some(holder)) {
+        let seen = core.sessions.leases.generation();
+        core.sessions.leases.refresh(|d| core.devices.identity(d));
+        if let Some(l) = core.sessions.leases.blocker(target, Some(holder)) {
             return l;
         }
-        core.leases.taken_since(seen).await;
+        core.sessions.leases.taken_since(seen).await;
     }
 }
 
@@ -577,14 +577,14 @@ pub fn take(
     dur: Duration,
 ) -> Result<(Taken, Lease), Box<Lease>> {
     let now = Instant::now();
-    let (expired, r) = core.leases.with(|t| {
+    let (expired, r) = core.sessions.leases.with(|t| {
         let expired = t.expire(now);
         (expired, t.take(device, holder, dur, now, Utc::now()))
     });
     record_all(core, &expired, Ended::Expired);
     if r.is_ok() {
         ensure_sweeper(core);
-        core.leases.inner.taken.notify_waiters();
+        core.sessions.leases.inner.taken.notify_waiters();
         core.emit(ServerEvent::LeasesChanged);
     }
     r
@@ -597,6 +597,7 @@ pub fn release(
     holder: &Holder,
 ) -> Result<Option<Lease>, Box<Lease>> {
     let r = core
+        .sessions
         .leases
         .with(|t| t.release(device, holder, Instant::now()));
     if matches!(r, Ok(Some(_))) {
@@ -608,10 +609,10 @@ pub fn release(
 /// A connection closed: its leases end, each on record.
 pub fn session_ended(core: &Core, key: &str) {
     // Its calls still running end with it: a confirmation waiting on screen is withdrawn.
-    core.end_session_calls(key);
+    core.sessions.end_session_calls(key);
     core.toolsets.session_ended(key);
-    core.selections.session_ended(key);
-    let ended = core.leases.with(|t| t.end_session(key));
+    core.sessions.selections.session_ended(key);
+    let ended = core.sessions.leases.with(|t| t.end_session(key));
     if !ended.is_empty() {
         record_all(core, &ended, Ended::Disconnected);
         core.emit(ServerEvent::LeasesChanged);
@@ -625,7 +626,7 @@ pub fn break_lease(core: &Core, device: &str, id: u64) -> Option<Lease> {
 
 /// [`break_lease`] naming the terminal that broke it (an attached control centre).
 pub fn break_lease_by(core: &Core, device: &str, id: u64, by: &str) -> Option<Lease> {
-    let broken = core.leases.with(|t| t.break_lease(device, id))?;
+    let broken = core.sessions.leases.with(|t| t.break_lease(device, id))?;
     record(core, &broken, Ended::Broken(by));
     core.emit(ServerEvent::LeasesChanged);
     Some(broken)
@@ -633,7 +634,7 @@ pub fn break_lease_by(core: &Core, device: &str, id: u64, by: &str) -> Option<Le
 
 /// End the leases whose time is up, each on record.
 pub fn expire_due(core: &Core) -> usize {
-    let expired = core.leases.with(|t| t.expire(Instant::now()));
+    let expired = core.sessions.leases.with(|t| t.expire(Instant::now()));
     if !expired.is_empty() {
         record_all(core, &expired, Ended::Expired);
         core.emit(ServerEvent::LeasesChanged);
@@ -675,7 +676,7 @@ fn record(core: &Core, lease: &Lease, how: Ended) {
 
 /// One sweeper per core, running while any lease exists; woken when a lease is taken.
 fn ensure_sweeper(core: &Arc<Core>) {
-    let inner = core.leases.inner.clone();
+    let inner = core.sessions.leases.inner.clone();
     if inner.sweeping.swap(true, Ordering::SeqCst) {
         inner.wake.notify_one();
         return;
@@ -725,7 +726,7 @@ impl Connection {
         let session = match transport {
             Transport::Stdio | Transport::Sse => Some(Session::connection(
                 transport,
-                core.leases.next_connection(),
+                core.sessions.leases.next_connection(),
             )),
             _ => None,
         };
@@ -916,52 +917,21 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_sweeper_ends_leases_on_their_own() {
         let dir = tempfile::tempdir().unwrap();
-        let paths = crate::config::Paths::under(dir.path());
-        let config = crate::config::Config::default_config();
-        let audit = crate::audit::Audit::open_with(
-            &paths.audit_dir(),
-            config.history.size,
-            crate::audit::Limits::total_mb(config.audit.max_total_mb),
-        )
-        .unwrap();
-        let redactor = crate::redact::Redactor::with_defaults_and(&config.redaction.rules).unwrap();
-        let registry = crate::mcp::tools::catalogue();
-        let batch = Arc::new(crate::batch::Batch::new(
-            paths.batch_dir(),
-            registry.clone(),
+        let core = Arc::new(crate::mcp::Core::for_tests(
+            crate::mcp::tools::catalogue(),
+            dir.path(),
+            false,
         ));
-        // What the binary's `app::build_core` assembles, without projects or an adb server.
-        let core = Arc::new(crate::mcp::Core::new(crate::mcp::core::CoreParts {
-            registry,
-            config,
-            paths,
-            logs: crate::mcp::logbuf::LogBuffer::new(10),
-            allow_all: false,
-            devices: crate::device::Devices::with_options(
-                vec![crate::device::AdbEndpoint::new("127.0.0.1".to_string(), 1)],
-                crate::device::Timeouts::default(),
-                crate::device::DeviceOptions {
-                    autostart_local_server: false,
-                    ..crate::device::DeviceOptions::default()
-                },
-            ),
-            projects: crate::project::Projects::new(vec![]),
-            audit,
-            redactor,
-            demo: true,
-            observers: vec![batch.clone()],
-        }));
-        core.provide(batch);
         let a = holder("a", 1);
         take(&core, "dev".into(), &a, Duration::from_secs(30)).unwrap();
         take(&core, "dev2".into(), &a, Duration::from_secs(90)).unwrap();
         let mut events = core.subscribe();
         tokio::time::sleep(Duration::from_secs(29)).await;
-        assert_eq!(core.leases.list().len(), 2);
+        assert_eq!(core.sessions.leases.list().len(), 2);
         tokio::time::sleep(Duration::from_secs(2)).await;
-        assert_eq!(core.leases.list().len(), 1);
+        assert_eq!(core.sessions.leases.list().len(), 1);
         assert!(
-            core.leases.with(|t| t.leases.len()) == 1,
+            core.sessions.leases.with(|t| t.leases.len()) == 1,
             "swept, not only hidden"
         );
         assert!(matches!(
@@ -969,7 +939,7 @@ mod tests {
             Ok(ServerEvent::LeasesChanged)
         ));
         tokio::time::sleep(Duration::from_secs(60)).await;
-        assert!(core.leases.is_empty());
+        assert!(core.sessions.leases.is_empty());
         let recent = core.audit.recent(10);
         let expired: Vec<_> = recent
             .iter()
@@ -979,9 +949,9 @@ mod tests {
         assert_eq!(expired[0].client, "a/1.0");
         // The sweeper stopped with the table empty; a new lease starts another.
         tokio::task::yield_now().await;
-        assert!(!core.leases.inner.sweeping.load(Ordering::SeqCst));
+        assert!(!core.sessions.leases.inner.sweeping.load(Ordering::SeqCst));
         take(&core, "dev".into(), &a, Duration::from_secs(10)).unwrap();
         tokio::time::sleep(Duration::from_secs(11)).await;
-        assert!(core.leases.is_empty());
+        assert!(core.sessions.leases.is_empty());
     }
 }

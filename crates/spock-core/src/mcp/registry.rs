@@ -19,11 +19,38 @@ use super::result::{ToolError, ToolOutput};
 use super::toolsets::Toolset;
 
 pub type ToolFuture = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send>>;
-type Runner = Arc<dyn Fn(Ctx, Value) -> ToolFuture + Send + Sync>;
-type Validator = Arc<dyn Fn(&Value) -> Result<(), ToolError> + Send + Sync>;
+type Runner = Arc<dyn Fn(Ctx, Parsed) -> ToolFuture + Send + Sync>;
+type Parser = Arc<dyn Fn(&Value) -> Result<Parsed, ToolError> + Send + Sync>;
 /// Why one call of a safe tool is destructive (`Some`), or `None`; an error refuses the call.
 pub type EscalationFuture = Pin<Box<dyn Future<Output = Result<Option<String>, ToolError>> + Send>>;
-type Escalator = Arc<dyn Fn(Ctx, Value) -> EscalationFuture + Send + Sync>;
+type Escalator = Arc<dyn Fn(Ctx, &Parsed) -> EscalationFuture + Send + Sync>;
+
+/// A call's arguments parsed into its handler's own type, once: the declaration's checks,
+/// its escalation and its handler all read this one value, so none of them can read the
+/// arguments differently from the others (and the pipeline does not decode them four times).
+pub struct Parsed(Box<dyn std::any::Any + Send + Sync>);
+
+impl Parsed {
+    /// The parsed arguments as the type a check of the declaration takes. A check declared
+    /// with another type than the handler's is a mistake in the declaration: refused loudly.
+    fn get<A: 'static>(&self, tool: &'static str) -> Result<&A, ToolError> {
+        self.0.downcast_ref::<A>().ok_or_else(|| mismatch(tool))
+    }
+
+    fn take<A: 'static>(self, tool: &'static str) -> Result<A, ToolError> {
+        self.0
+            .downcast::<A>()
+            .map(|a| *a)
+            .map_err(|_| mismatch(tool))
+    }
+}
+
+fn mismatch(tool: &str) -> ToolError {
+    ToolError::new(
+        super::result::ErrorKind::Internal,
+        format!("{tool}: a check of its declaration takes other arguments than its handler"),
+    )
+}
 
 /// What a handler may return: any serialisable value with a schema, or a [`ToolOutput`]
 /// built by hand (for image content).
@@ -79,7 +106,7 @@ pub struct ToolDef {
     /// ([`crate::mcp::typed`]).
     pub types_text: bool,
     runner: Runner,
-    validator: Validator,
+    parser: Parser,
     escalator: Option<Escalator>,
 }
 
@@ -106,22 +133,23 @@ pub struct Meta {
 impl Meta {
     pub fn def<A, R, F, Fut>(self, handler: F) -> ToolDef
     where
-        A: DeserializeOwned + JsonSchema + Send + 'static,
+        A: DeserializeOwned + JsonSchema + Send + Sync + 'static,
         R: ToolReturn,
         F: Fn(Ctx, A) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<R, ToolError>> + Send + 'static,
     {
         let handler = Arc::new(handler);
-        let runner: Runner = Arc::new(move |ctx: Ctx, args: Value| {
+        let name = self.name;
+        let runner: Runner = Arc::new(move |ctx: Ctx, args: Parsed| {
             let handler = handler.clone();
             Box::pin(async move {
-                let args: A = serde_json::from_value(args).map_err(ToolError::invalid_args)?;
+                let args: A = args.take(name)?;
                 handler(ctx, args).await?.into_output()
             })
         });
-        let validator: Validator = Arc::new(|args: &Value| {
-            serde_json::from_value::<A>(args.clone())
-                .map(drop)
+        let parser: Parser = Arc::new(|args: &Value| {
+            A::deserialize(args)
+                .map(|a| Parsed(Box::new(a)))
                 .map_err(ToolError::invalid_args)
         });
         let input_schema = compact_input(schema_of::<A>());
@@ -142,7 +170,7 @@ impl Meta {
             escalates_when: None,
             types_text: false,
             runner,
-            validator,
+            parser,
             escalator: None,
         }
     }
@@ -151,15 +179,13 @@ impl Meta {
 impl ToolDef {
     /// A check on the parsed arguments that runs before anyone is asked to approve the call
     /// (the catastrophic-command list, "no settings given").
-    pub fn precheck<A: DeserializeOwned + 'static>(
-        mut self,
-        check: fn(&A) -> Result<(), ToolError>,
-    ) -> Self {
-        let prev = self.validator.clone();
-        self.validator = Arc::new(move |v: &Value| {
-            prev(v)?;
-            let a: A = serde_json::from_value(v.clone()).map_err(ToolError::invalid_args)?;
-            check(&a)
+    pub fn precheck<A: 'static>(mut self, check: fn(&A) -> Result<(), ToolError>) -> Self {
+        let prev = self.parser.clone();
+        let name = self.name;
+        self.parser = Arc::new(move |v: &Value| {
+            let parsed = prev(v)?;
+            check(parsed.get::<A>(name)?)?;
+            Ok(parsed)
         });
         self
     }
@@ -173,35 +199,41 @@ impl ToolDef {
     /// tool (headless: denied). `when` is the catalogue's one-line summary.
     pub fn escalates<A, F, Fut>(mut self, when: &'static str, check: F) -> Self
     where
-        A: DeserializeOwned + Send + 'static,
+        A: Clone + Send + 'static,
         F: Fn(Ctx, A) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<Option<String>, ToolError>> + Send + 'static,
     {
         debug_assert_eq!(self.level, Level::SafeAction, "{} escalates", self.name);
         let check = Arc::new(check);
         self.escalates_when = Some(when);
-        self.escalator = Some(Arc::new(move |ctx: Ctx, args: Value| {
+        let name = self.name;
+        self.escalator = Some(Arc::new(move |ctx: Ctx, args: &Parsed| {
             let check = check.clone();
-            Box::pin(async move {
-                let args: A = serde_json::from_value(args).map_err(ToolError::invalid_args)?;
-                check(ctx, args).await
-            })
+            let args = args.get::<A>(name).cloned();
+            Box::pin(async move { check(ctx, args?).await })
         }));
         self
     }
 
     /// [`ToolDef::escalates`] for a check that needs only the arguments.
-    pub fn escalates_if<A>(self, when: &'static str, check: fn(&A) -> Option<String>) -> Self
+    pub fn escalates_if<A>(mut self, when: &'static str, check: fn(&A) -> Option<String>) -> Self
     where
-        A: DeserializeOwned + Send + 'static,
+        A: Send + 'static,
     {
-        self.escalates(when, move |_ctx: Ctx, a: A| async move { Ok(check(&a)) })
+        debug_assert_eq!(self.level, Level::SafeAction, "{} escalates", self.name);
+        let name = self.name;
+        self.escalates_when = Some(when);
+        self.escalator = Some(Arc::new(move |_ctx: Ctx, args: &Parsed| {
+            let why = args.get::<A>(name).map(check);
+            Box::pin(async move { why })
+        }));
+        self
     }
 
     /// A check on where the call would run, made before anyone is asked: an error refuses the
     /// call there (the demo's built-in adb server, which no restart can reach).
     pub fn refuses_before_asking(mut self, check: fn(&Ctx) -> Result<(), ToolError>) -> Self {
-        self.escalator = Some(Arc::new(move |ctx: Ctx, _args: Value| {
+        self.escalator = Some(Arc::new(move |ctx: Ctx, _args: &Parsed| {
             Box::pin(async move { check(&ctx).map(|()| None) })
         }));
         self
@@ -209,12 +241,10 @@ impl ToolDef {
 
     /// Why this call is destructive although the tool is not (see [`ToolDef::escalates`]);
     /// for other tools only the refusal of [`ToolDef::refuses_before_asking`].
-    pub async fn escalation(&self, ctx: &Ctx, args: &Value) -> Result<Option<String>, ToolError> {
+    pub async fn escalation(&self, ctx: &Ctx, args: &Parsed) -> Result<Option<String>, ToolError> {
         match &self.escalator {
-            Some(check) if self.level == Level::SafeAction => {
-                check(ctx.clone(), args.clone()).await
-            }
-            Some(check) => check(ctx.clone(), args.clone()).await.map(|_| None),
+            Some(check) if self.level == Level::SafeAction => check(ctx.clone(), args).await,
+            Some(check) => check(ctx.clone(), args).await.map(|_| None),
             None => Ok(None),
         }
     }
@@ -244,12 +274,18 @@ impl ToolDef {
         self
     }
 
-    /// Check the arguments without running (before a person is asked to approve them).
-    pub fn validate(&self, args: &Value) -> Result<(), ToolError> {
-        (self.validator)(args)
+    /// The arguments parsed into the handler's type and checked by the declaration's
+    /// prechecks: what the escalation and the handler then read.
+    pub fn parse(&self, args: &Value) -> Result<Parsed, ToolError> {
+        (self.parser)(args)
     }
 
-    pub fn run(&self, ctx: Ctx, args: Value) -> ToolFuture {
+    /// Check the arguments without running (a batch step, before its run is approved).
+    pub fn validate(&self, args: &Value) -> Result<(), ToolError> {
+        self.parse(args).map(drop)
+    }
+
+    pub fn run(&self, ctx: Ctx, args: Parsed) -> ToolFuture {
         (self.runner)(ctx, args)
     }
 

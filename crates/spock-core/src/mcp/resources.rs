@@ -57,7 +57,7 @@ pub async fn read(
             Err(e) => json!({ "readAt": read_at, "devices": [], "error": e.to_string() }),
         },
         SELECTED => {
-            let selected = core.selections.get(origin);
+            let selected = core.sessions.selections.get(origin);
             let list = core.devices.list().await.unwrap_or_default();
             let effective = selected
                 .clone()

@@ -16,7 +16,7 @@ use super::confirm::Ask;
 use super::core::Core;
 use super::events::{CallImage, ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
 use super::observe::FinishedCall;
-use super::registry::{Level, ToolDef};
+use super::registry::{Level, Parsed, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
 use super::scrub::Scrub;
 use super::typed::{TypedText, hide_text};
@@ -307,6 +307,9 @@ struct Call {
     decider: Option<String>,
     /// A destructive call's first record, once it is about to run (see `StartedRecord`).
     running: Option<StartedRecord>,
+    /// The arguments parsed into the handler's type by the check stage, read by the escalation
+    /// and taken by the handler: parsed once.
+    parsed: Option<Parsed>,
 }
 
 impl Call {
@@ -322,7 +325,7 @@ impl Call {
             kept,
             ..
         } = req;
-        let call_id = core.next_call_id();
+        let call_id = core.sessions.next_call_id();
         let args = match args {
             Value::Null => Value::Object(Map::new()),
             other => other,
@@ -331,7 +334,7 @@ impl Call {
             .get("serial")
             .and_then(Value::as_str)
             .map(str::to_string);
-        core.count_call(origin.transport, &origin.client);
+        core.sessions.count_call(origin.transport, &origin.client);
         let mut shown_args = args.clone();
         core.redactor.redact_json(&mut shown_args, Audience::Person);
         // Typed text is withheld from the first event on, until the field is known to be plain.
@@ -381,6 +384,7 @@ impl Call {
             decision: None,
             decider: None,
             running: None,
+            parsed: None,
         }
     }
 
@@ -395,10 +399,10 @@ impl Call {
         if !self.by_person {
             self.ctx.core.access.check(&self.tool)?;
         }
-        self.tool.validate(&self.args)?;
+        let parsed = self.parsed.insert(self.tool.parse(&self.args)?);
         check_lease(&self.ctx, &self.tool, self.requested.as_deref()).await?;
         if let Some(why) = tokio::select! {
-            e = self.tool.escalation(&self.ctx, &self.args) => e?,
+            e = self.tool.escalation(&self.ctx, parsed) => e?,
             _ = self.ctx.cancel.cancelled() => {
                 return Err(ToolError::new(ErrorKind::Cancelled, self.stopped));
             }
@@ -572,8 +576,13 @@ impl Call {
 
     /// The tool itself, until it ends or the call is cancelled.
     async fn execute(&mut self) -> Result<ToolOutput, ToolError> {
+        let Some(args) = self.parsed.take() else {
+            return Err(ToolError::internal(
+                "the call ran before its arguments were checked",
+            ));
+        };
         tokio::select! {
-            r = self.tool.run(self.ctx.clone(), self.args.clone()) => r,
+            r = self.tool.run(self.ctx.clone(), args) => r,
             _ = self.ctx.cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, self.stopped)),
         }
     }
@@ -796,7 +805,7 @@ impl Drop for StartedRecord {
             );
             self.core.audit.append(r);
         }
-        self.core.started_ended(self.seq);
+        self.core.sessions.started_ended(self.seq);
     }
 }
 
@@ -847,3 +856,6 @@ mod image_tests {
         assert_eq!(out.json, serde_json::json!({"bytes": 3}));
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -29,7 +29,7 @@ pub(super) fn history(core: &Arc<Core>) -> mpsc::Receiver<Vec<u8>> {
         // A `started` record whose call is running now is left out: History would take it for
         // a call a server stopped during (the call is running, not interrupted).
         let open = |r: &AuditRecord| {
-            r.outcome == crate::audit::Outcome::Started && c.started_running(r.seq)
+            r.outcome == crate::audit::Outcome::Started && c.sessions.started_running(r.seq)
         };
         if let Err(e) = c.audit.visit_recent(cap, |r| {
             if !open(&r) {
@@ -145,7 +145,7 @@ pub(super) fn devices(core: &Core) -> ServerMsg {
             .snapshot()
             .into_iter()
             .map(|d| DeviceWire {
-                selected: core.selections.selected_by_anyone(&d.id),
+                selected: core.sessions.selections.selected_by_anyone(&d.id),
                 serial: d.serial,
                 state: d.state.to_string(),
                 model: d.model,

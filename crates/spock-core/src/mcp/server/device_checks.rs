@@ -23,7 +23,7 @@ pub(super) async fn check_lease(
         device: &device,
         identity: identity.as_deref(),
     };
-    let leases = &ctx.core.leases;
+    let leases = &ctx.core.sessions.leases;
     leases.refresh(|d| ctx.core.devices.identity(d));
     if let Some(lease) = leases.blocker(target, Some(&holder)) {
         return Err(leased(tool, &lease, ""));
@@ -52,7 +52,7 @@ async fn lease_subject(
     tool: &ToolDef,
     requested: Option<&str>,
 ) -> Option<(String, crate::mcp::lease::Holder)> {
-    if tool.level == Level::ReadOnly || !tool.device || ctx.core.leases.is_empty() {
+    if tool.level == Level::ReadOnly || !tool.device || ctx.core.sessions.leases.is_empty() {
         return None;
     }
     let holder = crate::mcp::lease::Holder::of(&ctx.origin)?;

@@ -417,7 +417,7 @@ impl ServerHandler for McpServer {
             client,
             session,
         };
-        let _answering = self.core.answering();
+        let _answering = self.core.sessions.answering();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         let name = request.name.to_string();
         // A retry of a call that waits for its client's approval (2026-07-28 input_required):
@@ -471,7 +471,7 @@ impl ServerHandler for McpServer {
         let _in_flight = origin
             .session
             .as_ref()
-            .map(|s| self.core.in_flight(s.key(), cancel.clone()));
+            .map(|s| self.core.sessions.in_flight(s.key(), cancel.clone()));
         let watch = {
             let (gone, cancel) = (self.gone.clone(), cancel.clone());
             tokio::spawn(async move {
@@ -528,7 +528,7 @@ impl McpServer {
         let (n, c) = (name.to_string(), cancel.clone());
         let mut join = tokio::spawn(async move {
             // Counted until it ends: a shutdown denies a waiting call and lets it record so.
-            let _answering = core.answering();
+            let _answering = core.sessions.answering();
             me.with_extras(
                 &ctx,
                 client,

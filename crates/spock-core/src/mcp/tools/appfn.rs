@@ -235,7 +235,7 @@ async fn list(ctx: Ctx, a: ListArgs) -> Result<Listed, ToolError> {
     })
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CallArgs {
     pub serial: Option<String>,

@@ -67,7 +67,7 @@ pub struct RunIdArgs {
     pub run_id: String,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SaveArgs {
     /// Existing id to update, or a new one (generated when omitted). Save an edited copy

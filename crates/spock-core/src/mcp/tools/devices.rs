@@ -50,7 +50,7 @@ async fn list_devices(ctx: Ctx) -> Result<DeviceList, ToolError> {
     devs.props_settled(FRESH_PROPS_WAIT).await;
     let entries = devs.snapshot();
     devs.names_shown(&entries);
-    let selected = ctx.core.selections.get(&ctx.origin);
+    let selected = ctx.core.sessions.selections.get(&ctx.origin);
     let refs = DeviceRef::all(devs, &entries);
     let devices = entries
         .iter()
@@ -277,7 +277,7 @@ pub fn tools() -> Vec<ToolDef> {
             let dev = ctx.device(Some(&a.serial)).await?;
             let previous = ctx
                 .core
-                .selections
+                .sessions.selections
                 .set(&ctx.origin, dev.serial().to_string())
                 .map_err(|e| crate::mcp::result::ToolError::invalid_args(e.to_string()))?;
             ctx.core.emit(crate::mcp::ServerEvent::DevicesChanged);

@@ -145,7 +145,7 @@ pub(crate) fn transfer_timeout(ctx: &Ctx, bytes: u64) -> Duration {
 
 pub(crate) use crate::mcp::staged::sha256_hex;
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PushArgs {
     pub serial: Option<String>,
@@ -314,6 +314,7 @@ async fn push(ctx: Ctx, a: PushArgs) -> Result<Pushed, ToolError> {
     // push to the same new path waits here, then finds the file and is refused or asks.
     let _claim = ctx
         .core
+        .sessions
         .claims
         .claim(&device_key(&ctx, &t.dev), Target::File(&t.path))
         .await;

@@ -133,7 +133,12 @@ pub fn status(ctx: &Ctx) -> Status {
     let reg = &core.registry;
     let cfg = core.config();
     let access = core.access.settings();
-    let clients: Vec<ClientState> = core.clients().into_iter().map(client_state).collect();
+    let clients: Vec<ClientState> = core
+        .sessions
+        .clients()
+        .into_iter()
+        .map(client_state)
+        .collect();
     let Endpoints {
         http, sse, stdio, ..
     } = core.endpoints();
@@ -173,10 +178,15 @@ pub fn status(ctx: &Ctx) -> Status {
         },
         screen: core.screen(),
         devices: crate::mcp::tools::common::DeviceRef::all(&core.devices, &core.devices.snapshot()),
-        selected_device: core.selections.get(&ctx.origin),
+        selected_device: core.sessions.selections.get(&ctx.origin),
         leases: {
             let now = tokio::time::Instant::now();
-            core.leases.list().iter().map(|l| l.info(now)).collect()
+            core.sessions
+                .leases
+                .list()
+                .iter()
+                .map(|l| l.info(now))
+                .collect()
         },
         adb_server_errors: core
             .devices

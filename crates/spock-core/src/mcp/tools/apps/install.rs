@@ -23,7 +23,7 @@ use crate::mcp::tools::files::{
     approved_bytes, device_key, keep_for_approval, stage_source, staged_or_read, transfer_timeout,
 };
 
-#[derive(Debug, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstallArgs {
     pub serial: Option<String>,
@@ -145,6 +145,7 @@ pub async fn install(ctx: Ctx, a: InstallArgs) -> Result<InstalledOut, ToolError
     // second install of the same new package waits here, then finds it and asks.
     let _claim = ctx
         .core
+        .sessions
         .claims
         .claim(&device_key(&ctx, &dev), Target::Package(&info.package))
         .await;
