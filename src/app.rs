@@ -626,7 +626,7 @@ pub fn endpoints_text(core: &Core) -> String {
 }
 
 #[cfg(test)]
-mod log_tests {
+mod tests {
     use std::sync::{Arc, Mutex};
 
     use tracing_subscriber::layer::SubscriberExt as _;

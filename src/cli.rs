@@ -1,6 +1,6 @@
 //! The command line: what `spock-tui` parses (clap), and nothing else. `app` dispatches each
 //! subcommand and wires what it needs; this module imports neither `app` nor `tui`
-//! (`tests/layers.rs` checks it).
+//! (`tests/house/layers.rs` checks it).
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};

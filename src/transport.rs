@@ -6,18 +6,18 @@
 //! implements any MCP logic of its own. The socket files come back when their directory is
 //! removed under a running server (`rebind`).
 pub mod auth;
-pub mod collapse;
 pub mod control;
-pub mod edges;
 pub mod http;
-pub mod ids;
+pub mod jsonrpc_checks;
 pub mod rebind;
 pub mod relay;
+pub mod request_ids;
 pub mod sessions;
 pub mod socket;
 pub mod sse;
-pub mod stall;
+pub mod sse_as_json;
 pub mod switch;
+pub mod write_timeout;
 
 use std::sync::Arc;
 

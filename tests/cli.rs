@@ -2,25 +2,25 @@
 //! port, a second instance on the same home, client configuration per client, flags that
 //! belong to other subcommands, a closed pipe, `doctor` beside a demo, what `serve` prints and
 //! logs, and a relay that ends quietly.
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const EXE: &str = env!("CARGO_BIN_EXE_spock-tui");
+#[path = "support/mod.rs"]
+mod support;
+use support::program::{lines_of, spock};
+
 const WAIT: Duration = Duration::from_secs(60);
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"cli-test","version":"1"}}}"#;
 
+/// `spock-tui <args>` at `home`, reading nothing from stdin.
 fn cmd(home: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(EXE);
-    c.args(args)
-        .env("SPOCK_TUI_HOME", home)
-        .env_remove("ANDROID_ADB_SERVER_PORT")
-        .env_remove("SPOCK_TUI_LOG")
-        .stdin(Stdio::null());
+    let mut c = spock(home, args);
+    c.stdin(Stdio::null());
     c
 }
 
@@ -152,19 +152,6 @@ impl Drop for Serve {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn lines_of(out: ChildStdout) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(out).lines() {
-            let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    rx
 }
 
 /// A relay to `descriptor` that has completed `initialize`; its stdin is still open.

@@ -14,7 +14,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
-use super::stall::WriteTimeout;
+use super::write_timeout::WriteTimeout;
 use super::{Shared, auth, sse};
 use crate::mcp::events::Transport;
 use crate::mcp::server::McpServer;
@@ -56,13 +56,13 @@ pub fn router(shared: Shared, opts: &HttpOptions) -> Router {
     let mcp = Router::new()
         .fallback_service(mcp)
         .layer(axum::middleware::map_request(request_facts))
-        .layer(axum::middleware::from_fn(super::collapse::collapse))
+        .layer(axum::middleware::from_fn(super::sse_as_json::collapse))
         .layer(axum::middleware::from_fn_with_state(
-            super::ids::InFlightIds::default(),
-            super::ids::guard,
+            super::request_ids::InFlightIds::default(),
+            super::request_ids::guard,
         ))
         .layer(axum::middleware::from_fn_with_state(sessions, cap_sessions))
-        .layer(axum::middleware::from_fn(super::edges::http));
+        .layer(axum::middleware::from_fn(super::jsonrpc_checks::http));
     Router::new()
         .nest("/mcp", mcp)
         .merge(sse::routes(shared.clone()))
@@ -144,7 +144,7 @@ async fn cap_sessions(
         let id = msg
             .and_then(|v| v.get("id").cloned())
             .unwrap_or(serde_json::Value::Null);
-        let body = super::edges::error(
+        let body = super::jsonrpc_checks::error(
             id,
             -32000,
             &format!(

@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Shared;
 use super::rebind::SocketFile;
-use super::stall::WriteTimeout;
+use super::write_timeout::WriteTimeout;
 use crate::config::paths::{private_dir, write_atomic};
 use crate::mcp::ServerEvent;
 use crate::mcp::events::Transport;
@@ -435,7 +435,7 @@ async fn handle(
         .client_gone(gone.clone());
     // Unparseable lines and malformed initializes are answered before rmcp (which would
     // drop them silently).
-    let (reader, write) = super::edges::stdio(reader, write, ct.clone());
+    let (reader, write) = super::jsonrpc_checks::stdio(reader, write, ct.clone());
     let running = tokio::select! {
         r = server.serve_with_ct((reader, write), ct.clone()) => r,
         _ = watch_rotation(&shared, generation) => return,
@@ -518,7 +518,7 @@ async fn watch_rotation(shared: &Shared, generation: u64) {
 }
 
 #[cfg(test)]
-mod handshake_tests {
+mod tests {
     use super::{handshake_line, parent_of_stat, peer_process};
 
     #[test]

@@ -183,7 +183,7 @@ async fn message(
         );
     };
     // Not JSON (-32700), or a malformed initialize (-32602): answered here, as JSON-RPC.
-    if let Some(reply) = super::edges::screen(&body) {
+    if let Some(reply) = super::jsonrpc_checks::screen(&body) {
         return (
             StatusCode::BAD_REQUEST,
             [("content-type", "application/json")],
@@ -195,7 +195,7 @@ async fn message(
     let value: serde_json::Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
-            let body = super::edges::parse_error(&e.to_string()).to_string();
+            let body = super::jsonrpc_checks::parse_error(&e.to_string()).to_string();
             return (
                 StatusCode::BAD_REQUEST,
                 [("content-type", "application/json")],

@@ -2,7 +2,7 @@
 //! itself: answer a confirmation, command the server, write to the clipboard). Plain data, a
 //! leaf, so every part of the control centre can return one.
 use super::images::FoundImage;
-use crate::mcp::uilink::NavRequest;
+use crate::mcp::navigation::NavRequest;
 use crate::protocol::{AccessChange, ServerCtl, SettingField};
 
 /// What the loop does on the state's behalf.

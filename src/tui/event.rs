@@ -7,7 +7,7 @@ use crossterm::event::{KeyEvent, MouseEvent};
 
 use crate::mcp::ServerEvent;
 use crate::mcp::confirm::Ask;
-use crate::mcp::uilink::NavRequest;
+use crate::mcp::navigation::NavRequest;
 use crate::protocol::{BatchData, BatchReply, CoreView, ServerStatus};
 
 #[derive(Debug)]

@@ -14,7 +14,7 @@ use super::effect::Effect;
 use super::keymap::Scope;
 use super::state::{Layer, State};
 use super::tab::ScreenId;
-use crate::mcp::uilink::NavRequest;
+use crate::mcp::navigation::NavRequest;
 
 pub mod guard;
 

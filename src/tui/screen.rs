@@ -14,7 +14,7 @@
 //! `ScreenId::ALL`) and its keys in `keymap.rs`. The tab bar, the number key (`1`…`9`),
 //! Tab/Shift-Tab, the help overlay, the footer and the mouse pick it up from there. Agents
 //! reach it with `spock_navigate` only once its name is also in the core's vocabulary
-//! (`mcp::uilink::SCREENS`, a separate, deliberate decision that `tests/tui_update.rs` checks).
+//! (`mcp::navigation::SCREENS`, a separate, deliberate decision that `tests/control_centre/update.rs` checks).
 //! A screen with state of its own adds a field to `State`.
 pub mod activity;
 pub mod batch;

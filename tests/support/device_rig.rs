@@ -1,10 +1,9 @@
 //! A core wired to a fresh demo virtual device, in-process: what the Rust integration tests
-//! that call tools run against. Included with `#[path]` by the tests that need it.
+//! that call tools run against. Reached as `crate::support::device_rig`.
 #![allow(dead_code)]
 use std::sync::Arc;
 
-#[path = "virtual_core.rs"]
-mod virtual_core;
+use super::virtual_core;
 use spock_tui::config::Config;
 use spock_tui::mcp::Core;
 use spock_tui::mcp::events::Transport;

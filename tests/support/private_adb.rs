@@ -1,5 +1,5 @@
 //! A private real adb server (Debian's `adb` on its own port and HOME), for the Rust tests
-//! that drive the device layer against it. Included with `#[path]` by the tests that need it.
+//! that drive the device layer against it. Reached as `crate::support::private_adb`.
 #![allow(dead_code)]
 use std::net::TcpListener;
 use std::process::Command;

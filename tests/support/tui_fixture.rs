@@ -1,6 +1,5 @@
-//! Shared by the control-centre tests (`#[path]`-included): a small, stable tool registry,
+//! Shared by the control-centre tests (`crate::support::tui_fixture`): a small, stable tool registry,
 //! a core view, a state with fixed clocks, event builders, and rendering to a `TestBackend`.
-//! (Compiled on its own too, as an empty test crate.)
 #![allow(dead_code)]
 use std::time::Duration;
 
@@ -401,7 +400,7 @@ pub fn rows(screen: &str) -> Vec<String> {
 
 /// An agent's `spock_navigate`, answered the way the loop answers it.
 pub async fn nav(s: &mut State, screen: &str, select: Option<&str>) -> Result<(), String> {
-    let link = std::sync::Arc::new(spock_tui::mcp::uilink::UiLink::default());
+    let link = std::sync::Arc::new(spock_tui::mcp::navigation::UiLink::default());
     let mut rx = link.attach();
     let l = link.clone();
     let (screen, select) = (screen.to_string(), select.map(str::to_string));

@@ -1,6 +1,6 @@
 //! A core wired to a virtual device behind an in-process adb-server front door, with
 //! everything under one directory: what the in-process tests and benchmarks run against.
-//! Test support, not product code: included with `#[path]` where it is needed.
+//! Test support, not product code: reached as `crate::support::virtual_core`.
 #![allow(dead_code)]
 use std::sync::Arc;
 

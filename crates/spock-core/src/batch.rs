@@ -166,7 +166,7 @@ impl Batch {
                     if new.private.is_none()
                         && new.tool == old.tool
                         && new.arguments == old.arguments
-                        && crate::mcp::typed::is_placeholder(&new.arguments)
+                        && crate::mcp::typed_text::is_placeholder(&new.arguments)
                     {
                         new.private = old.private;
                     }
@@ -381,7 +381,7 @@ impl Batch {
             .map(|(i, c)| {
                 let mut step = Step::new(c.tool.clone(), c.arguments.clone());
                 let typed = self.registry.get(&c.tool).is_some_and(|t| t.types_text);
-                if typed && crate::mcp::typed::is_placeholder(&c.arguments) {
+                if typed && crate::mcp::typed_text::is_placeholder(&c.arguments) {
                     match (c.seq > 0).then(|| self.typed_value(c.seq)).flatten() {
                         Some(private) => step.private = Some(private),
                         None => lost.push(i),

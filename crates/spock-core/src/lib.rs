@@ -10,7 +10,7 @@
 //!
 //! 1. **Bytes in** (in the `spock-tui` package). `transport::http` (`/mcp`, legacy `/sse` +
 //!    `/message`: Host, Origin and bearer token checked in `transport::auth`, every write
-//!    bounded by `transport::stall`) or `transport::socket` (the Unix socket
+//!    bounded by `transport::write_timeout`) or `transport::socket` (the Unix socket
 //!    `spock-tui relay` reaches; token line, pool slot).
 //! 2. **One handler.** `mcp::server::McpServer` (rmcp's `ServerHandler`, one value per
 //!    connection whatever the transport) makes a `mcp::server::CallRequest` of the call and
@@ -21,7 +21,7 @@
 //! 3. **Declaration.** `mcp::registry` finds the tool's one declaration (`mcp::tools::*`: name,
 //!    level, schema, handler).
 //! 4. **Started.** `ServerEvent::CallStarted` at once, with arguments redacted for the person
-//!    (`redact`) and typed passwords withheld (`mcp::typed`): the control centre lists every
+//!    (`redact`) and typed passwords withheld (`mcp::typed_text`): the control centre lists every
 //!    call as it arrives, also one the steps below refuse (its `CallFinished` says why).
 //! 5. **Access and arguments.** `mcp::access` (the person's switches), then the arguments are
 //!    parsed once into the handler's type and checked by the declaration

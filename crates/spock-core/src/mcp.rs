@@ -15,6 +15,7 @@ pub mod imagework;
 pub mod lease;
 pub mod logbuf;
 pub mod logging;
+pub mod navigation;
 pub mod observe;
 pub mod progress;
 pub mod registry;
@@ -29,8 +30,7 @@ pub mod subscribe;
 pub mod templates;
 pub mod tools;
 pub mod toolsets;
-pub mod typed;
-pub mod uilink;
+pub mod typed_text;
 pub mod who;
 
 pub use self::core::Core;

@@ -472,6 +472,4 @@ pub fn redact_password_nodes(v: &mut Value, audience: Audience) -> usize {
 }
 
 #[cfg(test)]
-mod blind_tests;
-#[cfg(test)]
 mod tests;

@@ -25,9 +25,7 @@ mod suggest;
 #[cfg(test)]
 mod fixtures;
 #[cfg(test)]
-mod render_tests;
-#[cfg(test)]
-mod select_tests;
+mod tests;
 
 use std::fmt;
 

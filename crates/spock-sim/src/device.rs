@@ -16,11 +16,12 @@ mod interact;
 pub mod launcher;
 pub mod logcat;
 pub mod props;
+pub mod run;
 pub mod state;
 pub mod ui;
 
 #[cfg(test)]
-mod shop_tests;
+mod tests;
 
 pub use state::State;
 

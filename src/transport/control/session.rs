@@ -21,7 +21,7 @@ use super::commands::Actor;
 use super::peer::{ControlOptions, own_uid, same_user};
 use crate::mcp::Core;
 use crate::mcp::confirm::{ConfirmRequest, Notice};
-use crate::mcp::uilink::NavRequest;
+use crate::mcp::navigation::NavRequest;
 use crate::protocol::{ARMING_MS, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg};
 use crate::transport::Shared;
 use crate::transport::switch::ServerHandle;

@@ -21,8 +21,8 @@ use tokio::time::Instant;
 
 use crate::mcp::ServerEvent;
 use crate::mcp::confirm::Ask;
+use crate::mcp::navigation::NavRequest;
 use crate::mcp::registry::Registry;
-use crate::mcp::uilink::NavRequest;
 use crate::protocol::{
     ARMING_MS, AskWire, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg, ServerStatus,
     ViewWire,

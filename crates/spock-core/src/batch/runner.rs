@@ -26,7 +26,7 @@ use crate::mcp::ctx::Origin;
 use crate::mcp::events::{ClientId, Outcome, Transport};
 use crate::mcp::result::ToolOutput;
 use crate::mcp::server::CallRequest;
-use crate::mcp::typed::{hide_text, is_placeholder, kept_slots};
+use crate::mcp::typed_text::{hide_text, is_placeholder, kept_slots};
 use crate::redact::Audience;
 
 /// Why a step that stands for a password no longer kept does not run.

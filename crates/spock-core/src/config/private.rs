@@ -341,5 +341,4 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 }
 
 #[cfg(test)]
-#[path = "private_tests.rs"]
 mod tests;

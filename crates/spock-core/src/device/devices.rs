@@ -179,7 +179,7 @@ pub(crate) struct Inner {
     /// Screen generations and kept settle dumps, shared by every handle and client.
     pub(crate) screens: super::screens::ScreenLog,
     /// How fast each device answered raw and PNG screenshots (which to ask for next).
-    pub(crate) shot_speed: super::shotspeed::ShotSpeed,
+    pub(crate) shot_speed: super::screencap_format::ShotSpeed,
 }
 
 impl Drop for Inner {
@@ -619,7 +619,7 @@ impl Devices {
                 tracking: AtomicBool::new(false),
                 shutdown: CancellationToken::new(),
                 screens: super::screens::ScreenLog::default(),
-                shot_speed: super::shotspeed::ShotSpeed::default(),
+                shot_speed: super::screencap_format::ShotSpeed::default(),
             }),
         }
     }
@@ -1398,7 +1398,7 @@ impl Device {
 }
 
 #[cfg(test)]
-mod unit {
+mod tests {
     use super::is_tcp_serial;
 
     #[test]

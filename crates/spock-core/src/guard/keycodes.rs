@@ -4,7 +4,9 @@
 //! The table is Android's own (the native label table that `KeyEvent.keyCodeFromString`
 //! reads; sources in `tests/fixtures/SOURCES.md`): index = key code, `UNKNOWN` (0) to `F24`
 //! (337). The virtual device keeps its own copy (`spock_sim::shell::keycodes`), as a phone and
-//! this client each have theirs; a test holds the two equal.
+//! this client each have theirs. Neither is checked against the other (a slip copied into both
+//! would pass): each is checked, entry by entry, against the `KEYCODE_*` constants of an
+//! Android 16 `KeyEvent.java` (`tests/fixtures/aosp/keyevent-keycodes.tsv`).
 
 /// Every key code name; the index is the code.
 #[rustfmt::skip]
@@ -239,6 +241,28 @@ mod tests {
 
     fn name_of(s: &str) -> Option<&'static str> {
         lookup(s).and_then(|k| k.name)
+    }
+
+    #[test]
+    fn every_name_is_the_code_android_s_keyevent_gives_it() {
+        let table = crate::testdata::fixture("aosp/keyevent-keycodes.tsv");
+        let mut rows = 0;
+        for line in table.lines() {
+            let (constant, code) = line.split_once('\t').expect("NAME<TAB>CODE");
+            let code: usize = code.parse().expect(line);
+            let name = constant.strip_prefix("KEYCODE_").expect(line);
+            rows += 1;
+            assert_eq!(NAMES.get(code), Some(&name), "{line}");
+            if code > 0 {
+                let key = lookup(constant).expect(line);
+                assert_eq!(
+                    (key.code as usize, key.label()),
+                    (code, constant.to_string())
+                );
+            }
+        }
+        // Every entry of the table was compared: nothing in it that Android does not define.
+        assert_eq!(NAMES.len(), rows);
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn ctx(core: &Arc<Core>, origin: Origin, tool: &'static str) -> Ctx {
         pinned: None,
         batch_run: None,
         approved: false,
-        typed: Arc::new(super::typed::TypedText::none()),
+        typed: Arc::new(super::typed_text::TypedText::none()),
         staged: Default::default(),
     }
 }

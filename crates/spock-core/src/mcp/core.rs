@@ -11,11 +11,11 @@ use super::access::Access;
 use super::confirm::Confirmer;
 use super::events::{ClientId, ServerEvent, Transport};
 use super::logbuf::LogBuffer;
+use super::navigation::UiLink;
 use super::registry::Registry;
 use super::sessions::Sessions;
-use super::uilink::UiLink;
 use crate::audit::Audit;
-use crate::config::{Config, Paths};
+use crate::config::{Config, ConfigError, Paths};
 use crate::device::Devices;
 use crate::project::Projects;
 use crate::redact::Redactor;
@@ -222,19 +222,24 @@ impl Core {
             .unwrap_or_else(|_| Arc::new(Config::default_config()))
     }
 
-    /// Apply a changed configuration everywhere it matters and save it.
-    pub fn update_config(&self, f: impl FnOnce(&mut Config)) -> Result<Config, String> {
+    /// Change the configuration, save it, then apply it everywhere it matters. A change the
+    /// configuration's checks refuse is [`ConfigError::Invalid`]; one whose file cannot be
+    /// written is [`ConfigError::Write`], and changes nothing: the file is written before
+    /// anything in memory moves, so what runs is never what the file does not say.
+    pub fn update_config(&self, f: impl FnOnce(&mut Config)) -> Result<Config, ConfigError> {
         let mut cfg = Config::clone(&self.config());
         f(&mut cfg);
         cfg.access = self.access.settings();
-        cfg.validate()?;
+        let file = crate::config::config_file(&self.paths);
+        cfg.validate().map_err(|message| ConfigError::Invalid {
+            path: file.display().to_string(),
+            message,
+        })?;
+        cfg.save(&file)?;
         self.confirmer
             .set_timeout(Duration::from_secs(cfg.safety.confirm_timeout_secs));
         self.confirmer
             .set_wait_for_attach(cfg.safety.wait_for_attach);
-        self.access.replace(cfg.access.clone());
-        cfg.save(&crate::config::config_file(&self.paths))
-            .map_err(|e| e.to_string())?;
         self.audit.set_cap(cfg.history.size);
         if let Ok(mut slot) = self.config.write() {
             *slot = Arc::new(cfg.clone());
@@ -258,8 +263,8 @@ impl Core {
         self.emit(ServerEvent::ServerStateChanged { running: true });
     }
 
-    /// Persist the access switches (after a change from the control centre).
-    pub fn save_access(&self) -> Result<(), String> {
+    /// Persist the access switches (after a change from the control centre, in force already).
+    pub fn save_access(&self) -> Result<(), ConfigError> {
         self.update_config(|_| {}).map(|_| ())
     }
 
@@ -300,3 +305,40 @@ impl Core {
 /// The sentence from 000_… shown when no client has identified itself.
 pub const NO_CLIENT_YET: &str = "No client has identified itself yet. On either transport, a \
 client is only known once it calls initialize.";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A configuration change is saved before it is applied: a file that cannot be written
+    /// changes nothing in memory either, and the caller can tell that from a refused value.
+    #[test]
+    fn a_change_that_cannot_be_saved_changes_nothing_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let core = Core::for_tests(Registry::new(vec![]), dir.path(), false);
+        let before = core.config().safety.confirm_timeout_secs;
+
+        let refused = core.update_config(|c| c.safety.confirm_timeout_secs = 0);
+        assert!(
+            matches!(refused, Err(ConfigError::Invalid { .. })),
+            "{refused:?}"
+        );
+
+        // A directory where the file goes: no write can land there, root's included.
+        let file = crate::config::config_file(&core.paths);
+        std::fs::create_dir_all(&file).unwrap();
+        let unsaved = core.update_config(|c| c.safety.confirm_timeout_secs = before + 7);
+        assert!(
+            matches!(unsaved, Err(ConfigError::Write { .. })),
+            "{unsaved:?}"
+        );
+        assert_eq!(core.config().safety.confirm_timeout_secs, before);
+        assert_eq!(core.confirmer.timeout(), Duration::from_secs(before));
+
+        std::fs::remove_dir(&file).unwrap();
+        let saved = core.update_config(|c| c.safety.confirm_timeout_secs = before + 7);
+        assert!(saved.is_ok(), "{saved:?}");
+        assert_eq!(core.config().safety.confirm_timeout_secs, before + 7);
+        assert_eq!(core.confirmer.timeout(), Duration::from_secs(before + 7));
+    }
+}

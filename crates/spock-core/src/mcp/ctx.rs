@@ -13,7 +13,7 @@ use super::events::{ClientId, Decision, Outcome, ServerEvent, Transport};
 use super::lease::Session;
 use super::result::{ErrorKind, ToolError, ToolOutput};
 use super::scrub::Scrub;
-use super::typed::TypedText;
+use super::typed_text::TypedText;
 use crate::device::{Device, DeviceEntry, DeviceError, DeviceState, ShellOutput};
 
 /// Who is calling and how, for one call.

@@ -59,7 +59,7 @@ pub enum ServerEvent {
         person: bool,
     },
     /// A running call's arguments as the person may now see them: text it types, withheld when
-    /// the call started, once the field is known to be no password field ([`super::typed`]).
+    /// the call started, once the field is known to be no password field ([`super::typed_text`]).
     CallArguments {
         call_id: u64,
         arguments: Value,

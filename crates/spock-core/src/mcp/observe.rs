@@ -26,7 +26,7 @@ pub trait CallObserver: Send + Sync {
     /// Every finished call, on the async runtime: must not block.
     fn finished(&self, call: &FinishedCall<'_>);
     /// What a call withheld from its record (a password typed: the private part a replay
-    /// needs, see [`super::typed::TypedText::private_part`]), with its audit record and the
+    /// needs, see [`super::typed_text::TypedText::private_part`]), with its audit record and the
     /// History size: called off the runtime, so it may write a file.
     fn withheld(&self, _record: u64, _private: &serde_json::Value, _window: usize) {}
 }

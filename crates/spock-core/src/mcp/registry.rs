@@ -103,7 +103,7 @@ pub struct ToolDef {
     pub escalates_when: Option<&'static str>,
     /// The tool types its `text` argument into a field on the device: the text is withheld
     /// from every view until the tool knows the field is no password field
-    /// ([`crate::mcp::typed`]).
+    /// ([`crate::mcp::typed_text`]).
     pub types_text: bool,
     runner: Runner,
     parser: Parser,

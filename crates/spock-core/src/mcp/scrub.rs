@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::result::ToolError;
-use super::typed::{PASSWORD_PLACEHOLDER, TypedText};
+use super::typed_text::{PASSWORD_PLACEHOLDER, TypedText};
 use crate::guard::{input_text_escape, shell_quote, typing_commands};
 use crate::redact::{Audience, Redactor};
 

@@ -19,7 +19,7 @@ use super::observe::FinishedCall;
 use super::registry::{Level, Parsed, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
 use super::scrub::Scrub;
-use super::typed::{TypedText, hide_text};
+use super::typed_text::{TypedText, hide_text};
 use crate::audit::AuditRecord;
 use crate::redact::Audience;
 
@@ -29,7 +29,7 @@ use device_checks::{check_lease, leased_while_waiting, still_the_phone_shown};
 pub use handler::{INSTRUCTIONS, McpServer};
 
 pub use super::ctx::{CallOutcome, Ctx, Origin};
-pub use super::typed::PASSWORD_PLACEHOLDER;
+pub use super::typed_text::PASSWORD_PLACEHOLDER;
 
 fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
     match result {
@@ -220,7 +220,7 @@ impl CallRequest {
     }
 
     /// A batch step some of whose typed texts are kept passwords (its private part; `kept`
-    /// marks their slots, see [`super::typed`]): the tool types each into a password field or
+    /// marks their slots, see [`super::typed_text`]): the tool types each into a password field or
     /// refuses, so an agent that runs the task cannot have a password typed where it can read
     /// it back.
     pub fn kept_passwords(mut self, kept: Vec<bool>) -> CallRequest {
@@ -821,40 +821,6 @@ fn person_images(out: &ToolOutput) -> Vec<CallImage> {
             data: i.data.as_slice().into(),
         })
         .collect()
-}
-
-#[cfg(test)]
-mod image_tests {
-    use super::*;
-    use crate::mcp::result::Image;
-
-    fn image(data: &[u8], whole: Option<Image>) -> Image {
-        Image {
-            mime: "image/png",
-            data: data.to_vec(),
-            width: 1,
-            height: 1,
-            whole: whole.map(Box::new),
-        }
-    }
-
-    /// The person gets the whole copy of a blacked-out image and the agent's own otherwise; the
-    /// JSON is left alone (no image inside it).
-    #[test]
-    fn the_person_gets_the_whole_image_beside_the_json() {
-        let out = ToolOutput {
-            json: serde_json::json!({"bytes": 3}),
-            images: vec![
-                image(b"black", Some(image(b"whole", None))),
-                image(b"plain", None),
-            ],
-        };
-        let shown = person_images(&out);
-        let data: Vec<&[u8]> = shown.iter().map(|i| &*i.data).collect();
-        assert_eq!(data, [&b"whole"[..], &b"plain"[..]]);
-        assert!(shown.iter().all(|i| i.mime == "image/png"));
-        assert_eq!(out.json, serde_json::json!({"bytes": 3}));
-    }
 }
 
 #[cfg(test)]

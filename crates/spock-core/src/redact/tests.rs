@@ -1,5 +1,6 @@
 //! Redaction on the real captures in `tests/fixtures/`: the defaults change nothing there,
 //! and secrets spliced into real lines are hidden without disturbing the rest of the line.
+mod blind;
 use serde_json::{Value, json};
 
 use super::*;

@@ -11,6 +11,10 @@
 //! - 313–337 (`MACRO_1` … `F24`, Android 15 and 16): OP15InfinityX/android_frameworks_native
 //!   `libs/input/InputEventLabels.cpp` @c96061f0a596f95baacb6cb2255ca2f777f312fc (its vendor
 //!   additions after `F24` are left out).
+//!
+//! Checked against Android alone, never against the client's table: every entry against the
+//! `KEYCODE_*` constants of an Android 16 `KeyEvent.java` (`tests/fixtures/aosp/
+//! keyevent-keycodes.tsv`, its source in `tests/fixtures/SOURCES.md`).
 
 /// Every key code name; the index is the code.
 #[rustfmt::skip]
@@ -92,6 +96,29 @@ pub fn label(code: u32) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `KEYCODE_*` name and value of every constant in AOSP's `KeyEvent.java`.
+    const KEYEVENT: &str = include_str!("../../../../tests/fixtures/aosp/keyevent-keycodes.tsv");
+
+    #[test]
+    fn every_key_is_the_one_android_s_keyevent_defines() {
+        let mut rows = 0;
+        for line in KEYEVENT.lines() {
+            let (name, code) = line.split_once('\t').expect("NAME<TAB>CODE");
+            let code: u32 = code.parse().expect(line);
+            rows += 1;
+            assert_eq!(label(code), name, "{line}");
+            let want = (code > 0).then_some(code);
+            assert_eq!(from_string(name), want, "{line}");
+            let bare = name.strip_prefix("KEYCODE_").unwrap();
+            if bare.parse::<u32>().is_err() {
+                assert_eq!(from_string(bare), want, "{line}");
+            }
+        }
+        // Nothing here that Android lacks: the table is exactly Android's, code for code.
+        assert_eq!(NAMES.len(), rows);
+        assert_eq!(rows, 338);
+    }
 
     #[test]
     fn names_sit_at_their_aosp_codes() {

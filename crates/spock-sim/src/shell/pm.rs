@@ -3,6 +3,7 @@
 //! `pm grant|revoke`, `pm clear`, `pm uninstall`, `pm install` (`install`), and `cmd` (package, activity, app_function).
 use super::{Ctx, am, appfn};
 
+mod apk;
 mod install;
 use crate::device::state::{InstalledApp, short_component};
 

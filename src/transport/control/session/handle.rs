@@ -12,7 +12,7 @@ use tokio::time::Instant;
 use super::outgoing::{event, view, wire};
 use super::{Line, VIEW_SETTLE, notice_or_error};
 use crate::mcp::confirm::{ConfirmRequest, Notice};
-use crate::mcp::uilink::NavRequest;
+use crate::mcp::navigation::NavRequest;
 use crate::mcp::{Core, ServerEvent};
 use crate::protocol::{
     ARMING_MS, AccessChange, BatchCmd, ClientMsg, ErrorCode, ServerCtl, ServerMsg, ServerStatus,

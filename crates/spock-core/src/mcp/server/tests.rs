@@ -97,3 +97,37 @@ async fn a_calls_arguments_are_decoded_once_for_its_checks_escalation_and_handle
     assert_ne!(e.kind, ErrorKind::InvalidArguments, "{e:?}");
     assert_eq!(DECODED.load(Ordering::SeqCst), 1);
 }
+
+/// What the person is shown of a call's images.
+mod image {
+    use crate::mcp::result::Image;
+    use crate::mcp::server::*;
+
+    fn image(data: &[u8], whole: Option<Image>) -> Image {
+        Image {
+            mime: "image/png",
+            data: data.to_vec(),
+            width: 1,
+            height: 1,
+            whole: whole.map(Box::new),
+        }
+    }
+
+    /// The person gets the whole copy of a blacked-out image and the agent's own otherwise; the
+    /// JSON is left alone (no image inside it).
+    #[test]
+    fn the_person_gets_the_whole_image_beside_the_json() {
+        let out = ToolOutput {
+            json: serde_json::json!({"bytes": 3}),
+            images: vec![
+                image(b"black", Some(image(b"whole", None))),
+                image(b"plain", None),
+            ],
+        };
+        let shown = person_images(&out);
+        let data: Vec<&[u8]> = shown.iter().map(|i| &*i.data).collect();
+        assert_eq!(data, [&b"whole"[..], &b"plain"[..]]);
+        assert!(shown.iter().all(|i| i.mime == "image/png"));
+        assert_eq!(out.json, serde_json::json!({"bytes": 3}));
+    }
+}

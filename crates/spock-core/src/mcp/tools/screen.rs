@@ -7,7 +7,7 @@
 //! host had to decode that PNG again before it could scale it. A device that answers a PNG
 //! sooner (a virtual device or emulator on the same host, where 10 MB of raw pixels through adb
 //! cost more than the encoding) is asked for PNGs instead, once it showed it
-//! (`device::shotspeed`). A pixel format the reader does not know is asked for again as a PNG,
+//! (`device::screencap_format`). A pixel format the reader does not know is asked for again as a PNG,
 //! once. A full-size PNG (`maxSize: 0`) is still asked for as `-p` and passed on as the device
 //! sent it (see [`wants_raw`]). Conversions run off the async runtime, at most one per core
 //! (`imagework`).

@@ -5,10 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::mcp::ctx::Ctx;
+use crate::mcp::navigation::SCREENS;
 use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::toolsets::Toolset;
-use crate::mcp::uilink::SCREENS;
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -98,7 +98,11 @@ async fn update_settings(ctx: Ctx, a: SettingsArgs) -> Result<SettingsApplied, T
     })
     .await
     .map_err(|e| ToolError::internal(format!("settings worker failed: {e}")))?
-    .map_err(ToolError::invalid_args)?;
+    .map_err(|e| match e {
+        crate::config::ConfigError::Invalid { message, .. } => ToolError::invalid_args(message),
+        // The file could not be written: nothing changed, and the arguments were fine.
+        other => ToolError::internal(format!("nothing changed: {other}")),
+    })?;
     let mut notes = Vec::new();
     if !pending.is_empty() {
         notes.push(

@@ -1,162 +1,18 @@
-//! `pm install PATH`: reads the APK's manifest (package, versionCode, versionName) as
-//! PackageParser does, and installs or replaces the app with PackageManagerShellCommand's
-//! answers: `Success`, or `Failure [INSTALL_FAILED_VERSION_DOWNGRADE: …]` for an older
-//! version without `-d`, `Failure [INSTALL_PARSE_FAILED_NOT_APK: …]` for a file that is no APK.
-//! The binary-XML reading is the client's (`spock_core::device::parse::apk`) again: the phone
-//! and the client each read the manifest for themselves.
-use std::io::Read;
-
+//! `pm install PATH` (also `cmd package install`): the APK is read first, as
+//! `PackageManagerShellCommand.setParamsSize` reads it (`super::apk`, the phone's lite parse),
+//! then installed or replaced with the shell command's answers: `Success`, or
+//! `Failure [INSTALL_FAILED_VERSION_DOWNGRADE: …]` for an older version without `-d`.
+//! A file that cannot be opened or parsed fails there, before any session, as an
+//! `IllegalArgumentException` out of the shell command (exit status 255):
+//! `Error: Can't open file: PATH`, or `Error: Failed to parse APK file: PATH: REASON` with the
+//! parse's own reason (yaap/frameworks_base `services/core/java/com/android/server/pm/
+//! PackageManagerShellCommand.java` @3ddcaa00537ad17c17a59c73990d12441d689aaf). The
+//! `Failure [INSTALL_PARSE_FAILED_…: Failed to parse /data/app/vmdl….tmp/base.apk: …]` lines
+//! are what a streamed `adb install` sees; `pm install PATH` never gets that far.
 use super::Ctx;
+use super::apk::{self, ParseFailure};
 use crate::device::state::InstalledApp;
 use crate::scenario::AppSpec;
-
-/// The manifest's identity.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ApkInfo {
-    pub package: String,
-    pub version_code: u64,
-    pub version_name: Option<String>,
-}
-
-const RES_STRING_POOL: u16 = 0x0001;
-const RES_XML: u16 = 0x0003;
-const RES_XML_START_ELEMENT: u16 = 0x0102;
-const UTF8_FLAG: u32 = 0x100;
-const TYPE_STRING: u8 = 0x03;
-const TYPE_INT_DEC: u8 = 0x10;
-const TYPE_INT_HEX: u8 = 0x11;
-const NO_INDEX: u32 = 0xFFFF_FFFF;
-/// A manifest larger than this is no manifest.
-const MAX_MANIFEST: u64 = 4 * 1024 * 1024;
-
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-/// One string of a pool (UTF-8 or UTF-16, lengths as `ResStringPool` encodes them).
-fn pool_string(b: &[u8], pool: usize, index: u32) -> Option<String> {
-    let count = u32_at(b, pool + 8)?;
-    if index >= count {
-        return None;
-    }
-    let flags = u32_at(b, pool + 16)?;
-    let strings = pool + u32_at(b, pool + 20)? as usize;
-    let header = usize::from(u16_at(b, pool + 2)?);
-    let off = u32_at(b, pool + header + 4 * index as usize)? as usize;
-    let mut at = strings + off;
-    if flags & UTF8_FLAG != 0 {
-        // UTF-16 length, then UTF-8 length, each one or two bytes.
-        let skip = |at: &mut usize| -> Option<usize> {
-            let first = *b.get(*at)? as usize;
-            *at += 1;
-            if first & 0x80 != 0 {
-                let second = *b.get(*at)? as usize;
-                *at += 1;
-                Some(((first & 0x7f) << 8) | second)
-            } else {
-                Some(first)
-            }
-        };
-        skip(&mut at)?;
-        let len = skip(&mut at)?;
-        String::from_utf8(b.get(at..at + len)?.to_vec()).ok()
-    } else {
-        let mut len = usize::from(u16_at(b, at)?);
-        at += 2;
-        if len & 0x8000 != 0 {
-            len = ((len & 0x7fff) << 16) | usize::from(u16_at(b, at)?);
-            at += 2;
-        }
-        let units: Option<Vec<u16>> = (0..len).map(|i| u16_at(b, at + 2 * i)).collect();
-        String::from_utf16(&units?).ok()
-    }
-}
-
-/// The `<manifest>` element's identity from binary XML.
-pub fn read_manifest_xml(b: &[u8]) -> Result<ApkInfo, String> {
-    if u16_at(b, 0) != Some(RES_XML) {
-        return Err("AndroidManifest.xml is not Android binary XML".into());
-    }
-    let mut at = usize::from(u16_at(b, 2).ok_or("truncated")?);
-    let mut pool = None;
-    while at + 8 <= b.len() {
-        let ty = u16_at(b, at).ok_or("truncated")?;
-        let size = u32_at(b, at + 4).ok_or("truncated")? as usize;
-        if size < 8 {
-            return Err("a chunk of AndroidManifest.xml has no size".into());
-        }
-        if ty == RES_STRING_POOL {
-            pool = Some(at);
-        } else if ty == RES_XML_START_ELEMENT {
-            let pool = pool.ok_or("no string pool before the first element")?;
-            return manifest_element(b, pool, at);
-        }
-        at = at.checked_add(size).ok_or("chunk size overflows")?;
-    }
-    Err("AndroidManifest.xml has no element".into())
-}
-
-fn manifest_element(b: &[u8], pool: usize, at: usize) -> Result<ApkInfo, String> {
-    let header = usize::from(u16_at(b, at + 2).ok_or("truncated")?);
-    let ext = at + header;
-    let name = pool_string(b, pool, u32_at(b, ext + 4).ok_or("truncated")?);
-    if name.as_deref() != Some("manifest") {
-        return Err(format!("the first element is {name:?}, not manifest"));
-    }
-    let attr_start = usize::from(u16_at(b, ext + 8).ok_or("truncated")?);
-    let attr_size = usize::from(u16_at(b, ext + 10).ok_or("truncated")?);
-    let count = usize::from(u16_at(b, ext + 12).ok_or("truncated")?);
-    let (mut package, mut code, mut vname) = (None, None, None);
-    for i in 0..count {
-        let a = ext + attr_start + i * attr_size;
-        let name = pool_string(b, pool, u32_at(b, a + 4).ok_or("truncated")?);
-        let raw = u32_at(b, a + 8).ok_or("truncated")?;
-        let data_type = *b.get(a + 15).ok_or("truncated")?;
-        let data = u32_at(b, a + 16).ok_or("truncated")?;
-        let text = if raw != NO_INDEX {
-            pool_string(b, pool, raw)
-        } else if data_type == TYPE_STRING {
-            pool_string(b, pool, data)
-        } else {
-            None
-        };
-        match name.as_deref() {
-            Some("package") => package = text,
-            Some("versionName") => vname = text,
-            Some("versionCode") => {
-                code = match data_type {
-                    TYPE_INT_DEC | TYPE_INT_HEX => Some(u64::from(data)),
-                    _ => text.and_then(|t| t.parse().ok()),
-                }
-            }
-            _ => {}
-        }
-    }
-    Ok(ApkInfo {
-        package: package.ok_or("the manifest names no package")?,
-        version_code: code.unwrap_or(0),
-        version_name: vname,
-    })
-}
-
-/// Reads an APK's manifest identity.
-pub fn read_apk(apk: &[u8]) -> Result<ApkInfo, String> {
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(apk))
-        .map_err(|e| format!("not a zip archive: {e}"))?;
-    let entry = zip
-        .by_name("AndroidManifest.xml")
-        .map_err(|_| "no AndroidManifest.xml".to_string())?;
-    let mut xml = Vec::new();
-    entry
-        .take(MAX_MANIFEST)
-        .read_to_end(&mut xml)
-        .map_err(|e| format!("reading AndroidManifest.xml: {e}"))?;
-    read_manifest_xml(&xml)
-}
 
 /// `pm install [-r] [-d] [-t] [-g] [-i PKG] PATH` (also `cmd package install`).
 pub fn install(ctx: &mut Ctx, args: &[&str]) -> i32 {
@@ -180,26 +36,22 @@ pub fn install(ctx: &mut Ctx, args: &[&str]) -> i32 {
     let data = match ctx.st.fs.read(&path) {
         Ok(d) => d,
         Err(_) => {
-            ctx.errln(&format!("Error: Can't open file: {path}"));
-            return 1;
+            let msg = format!("Error: Can't open file: {path}");
+            ctx.errln(&msg);
+            return refused(ctx, &msg);
         }
     };
-    let info = match read_apk(&data) {
+    let info = match apk::parse(&data) {
         Ok(i) => i,
-        Err(e) => {
-            ctx.outln(&format!(
-                "Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse {path}: {e}]"
-            ));
-            return 1;
-        }
+        Err(f) => return unparsable(ctx, &path, &f),
     };
     if let Some(old) = ctx.st.installed.get(&info.package)
-        && old.spec.version_code > info.version_code
+        && old.spec.version_code > info.long_version_code
         && !downgrade
     {
         ctx.outln(&format!(
             "Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version code {} is older than current {}]",
-            info.version_code, old.spec.version_code
+            info.long_version_code, old.spec.version_code
         ));
         return 1;
     }
@@ -215,7 +67,7 @@ pub fn install(ctx: &mut Ctx, args: &[&str]) -> i32 {
             .as_ref()
             .map_or_else(|| info.package.clone(), |p| p.label.clone()),
         version_name: info.version_name.clone().unwrap_or_default(),
-        version_code: info.version_code,
+        version_code: info.long_version_code,
         ..previous.unwrap_or(AppSpec {
             package: String::new(),
             label: String::new(),
@@ -243,4 +95,113 @@ pub fn install(ctx: &mut Ctx, args: &[&str]) -> i32 {
     );
     ctx.outln("Success");
     0
+}
+
+/// What `setParamsSize` throws, as `ShellCommand.exec` prints it.
+fn refused(ctx: &mut Ctx, msg: &str) -> i32 {
+    super::exception(
+        ctx,
+        "install",
+        &format!("java.lang.IllegalArgumentException: {msg}"),
+    )
+}
+
+fn unparsable(ctx: &mut Ctx, path: &str, f: &ParseFailure) -> i32 {
+    let msg = format!(
+        "Error: Failed to parse APK file: {path}: {}",
+        f.message(path)
+    );
+    refused(ctx, &msg)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use bytes::Bytes;
+    use tokio::sync::mpsc;
+
+    use crate::device::SimDevice;
+    use crate::{ShellChunk, ShellIo, Target};
+
+    const TODO: &[u8] = include_bytes!("../../../../../tests/fixtures/apk/aapt2-todo.apk");
+    const SHOP: &[u8] = include_bytes!("../../../../../tests/fixtures/apk/aapt2-shop.apk");
+
+    /// Exit status, stdout, stderr.
+    async fn sh(dev: &SimDevice, cmd: &str) -> (i32, String, String) {
+        let (_stdin_tx, stdin) = mpsc::channel(1);
+        let (tx, mut rx) = mpsc::channel(64);
+        let run = dev.shell(cmd.to_string(), ShellIo { stdin, out: tx });
+        let code = tokio::time::timeout(Duration::from_secs(20), run)
+            .await
+            .expect("shell command timed out");
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        while let Ok(chunk) = rx.try_recv() {
+            match chunk {
+                ShellChunk::Stdout(b) => out.extend_from_slice(&b),
+                ShellChunk::Stderr(b) => err.extend_from_slice(&b),
+            }
+        }
+        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        (code, text(out), text(err))
+    }
+
+    #[tokio::test]
+    async fn pm_install_takes_an_aapt_build_and_answers_as_android_does() {
+        let dev = SimDevice::demo();
+        dev.with_state(|st| {
+            for (path, data) in [
+                ("/data/local/tmp/todo.apk", TODO),
+                ("/data/local/tmp/shop.apk", SHOP),
+                ("/data/local/tmp/bad.apk", b"not a zip".as_slice()),
+            ] {
+                st.fs
+                    .write(path, 0o644, 0, Bytes::from_static(data))
+                    .unwrap();
+            }
+        });
+        let r = sh(&dev, "pm install -r /data/local/tmp/todo.apk").await;
+        assert_eq!(r, (0, "Success\n".into(), String::new()));
+        let (_, out, _) = sh(&dev, "pm list packages --show-versioncode todo").await;
+        assert_eq!(out, "package:com.example.todo versionCode:42\n");
+
+        // The demo's shop is versionCode 142; the APK's is 7.
+        let r = sh(&dev, "pm install -r /data/local/tmp/shop.apk").await;
+        assert_eq!(
+            r,
+            (
+                1,
+                "Failure [INSTALL_FAILED_VERSION_DOWNGRADE: Downgrade detected: Update version \
+                 code 7 is older than current 142]\n"
+                    .into(),
+                String::new()
+            )
+        );
+
+        let r = sh(&dev, "pm install /data/local/tmp/bad.apk").await;
+        assert_eq!(
+            r,
+            (
+                255,
+                String::new(),
+                "Exception occurred while executing 'install':\n\
+                 java.lang.IllegalArgumentException: Error: Failed to parse APK file: \
+                 /data/local/tmp/bad.apk: Failed to parse /data/local/tmp/bad.apk\n"
+                    .into()
+            )
+        );
+        let r = sh(&dev, "pm install /data/local/tmp/gone.apk").await;
+        assert_eq!(
+            r,
+            (
+                255,
+                String::new(),
+                "Error: Can't open file: /data/local/tmp/gone.apk\n\
+                 Exception occurred while executing 'install':\n\
+                 java.lang.IllegalArgumentException: Error: Can't open file: \
+                 /data/local/tmp/gone.apk\n"
+                    .into()
+            )
+        );
+    }
 }

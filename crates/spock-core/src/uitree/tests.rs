@@ -1,0 +1,3 @@
+//! The tree's tests, by area: rendering (`render`) and selectors (`select`).
+mod render;
+mod select;
