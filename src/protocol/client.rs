@@ -50,10 +50,25 @@ pub enum ClientMsg {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "change", rename_all = "snake_case")]
 pub enum AccessChange {
-    SetEnabled { tool: String, on: bool },
-    SetGroup { group: HostGroup, on: bool },
+    SetEnabled {
+        tool: String,
+        on: bool,
+    },
+    SetGroup {
+        group: HostGroup,
+        on: bool,
+    },
     EnableAll,
     ReadOnlyOnly,
+    /// One switch of one device's entry in the device tree (`device`: its identity, or
+    /// `default`): Inspect (`interact: false`) or Interact. `label` names the device for people.
+    SetDevice {
+        device: String,
+        interact: bool,
+        on: bool,
+        #[serde(default)]
+        label: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

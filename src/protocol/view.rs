@@ -42,6 +42,31 @@ pub struct CoreView {
     pub token: String,
     /// Devices leased by clients, by device.
     pub leases: Vec<LeaseRow>,
+    /// The devices attached now that have said which phone they are: (identity, how a person
+    /// knows it), for the device tree on Settings.
+    pub seen_devices: Vec<(String, String)>,
+}
+
+/// The attached devices with an identity, each once, named by serial and model.
+fn seen_devices(core: &Core) -> Vec<(String, String)> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for e in core.devices.snapshot() {
+        let Some(id) = core.devices.identity(&e.id) else {
+            continue;
+        };
+        if seen.iter().any(|(i, _)| *i == id) {
+            continue;
+        }
+        let model = core
+            .devices
+            .facts(&e.id)
+            .and_then(|f| f.props)
+            .and_then(|p| p.model)
+            .map(|m| format!(" ({m})"))
+            .unwrap_or_default();
+        seen.push((id, format!("{}{model}", e.serial)));
+    }
+    seen
 }
 
 impl CoreView {
@@ -58,6 +83,7 @@ impl CoreView {
                 .map(|t| t.name.to_string())
                 .collect(),
             access: core.access.settings(),
+            seen_devices: seen_devices(core),
             allow_all: core.access.allow_all(),
             history_size: cfg.history.size,
             audit_warning: core.audit.usage().warning(),
@@ -122,6 +148,9 @@ pub struct ViewWire {
     pub clients: Vec<ClientSeen>,
     pub enabled: Vec<String>,
     pub access: AccessSettings,
+    /// The attached devices that said which phone they are (absent from older servers).
+    #[serde(default)]
+    pub seen_devices: Vec<(String, String)>,
     pub allow_all: bool,
     pub history_size: usize,
     pub audit_warning: Option<String>,
@@ -184,6 +213,7 @@ impl ViewWire {
             clients: v.clients.clone(),
             enabled: v.enabled.iter().cloned().collect(),
             access: v.access.clone(),
+            seen_devices: v.seen_devices.clone(),
             allow_all: v.allow_all,
             history_size: v.history_size,
             audit_warning: v.audit_warning.clone(),
@@ -218,6 +248,7 @@ impl ViewWire {
             clients: self.clients,
             enabled: self.enabled.into_iter().collect(),
             access: self.access,
+            seen_devices: self.seen_devices,
             allow_all: self.allow_all,
             history_size: self.history_size.max(1),
             audit_warning: self.audit_warning,

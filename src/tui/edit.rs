@@ -32,6 +32,19 @@ impl State {
                     }))
                 }
             }
+            Some(Row::Device {
+                key,
+                label,
+                interact,
+            }) => {
+                let on = !settings::device_on(self, &key, interact);
+                fx.push(Effect::Access(AccessChange::SetDevice {
+                    device: key,
+                    interact,
+                    on,
+                    label: Some(label),
+                }))
+            }
             Some(Row::Heading(_)) | None => {}
         }
     }

@@ -2,6 +2,7 @@
 //! groups, the numeric settings, then every tool grouped by level. Drawing and key handling
 //! both walk this one list, so what is shown is what the cursor moves over.
 use super::state::State;
+use crate::mcp::access::DEFAULT_DEVICE;
 use crate::mcp::registry::{HostGroup, Level};
 use crate::protocol::SettingField;
 
@@ -14,6 +15,13 @@ pub enum Row {
     Field(SettingField),
     /// Index into `State::tools`.
     Tool(usize),
+    /// One device's Inspect (`interact: false`) or Interact switch in the device tree: its
+    /// identity (or `default`) and how a person knows it.
+    Device {
+        key: String,
+        label: String,
+        interact: bool,
+    },
 }
 
 impl Row {
@@ -27,7 +35,7 @@ pub fn rows(s: &State) -> Vec<Row> {
         Row::Heading("Tool access".into()),
         Row::EnableAll,
         Row::ReadOnlyOnly,
-        Row::Heading("Host groups (off until allowed)".into()),
+        Row::Heading("Host groups (Settings & servers stay off until allowed)".into()),
     ];
     rows.extend(HostGroup::ALL.iter().map(|g| Row::Group(*g)));
     rows.push(Row::Heading("Server and safety".into()));
@@ -49,6 +57,20 @@ pub fn rows(s: &State) -> Vec<Row> {
             "off"
         }
     )));
+    rows.push(Row::Heading(if s.core.allow_all {
+        "Devices: Inspect · Interact (lifted by --allow-all for this run)".into()
+    } else {
+        "Devices: Inspect (see it) · Interact (act on it)".into()
+    }));
+    for (key, label) in tree_devices(s) {
+        for interact in [false, true] {
+            rows.push(Row::Device {
+                key: key.clone(),
+                label: label.clone(),
+                interact,
+            });
+        }
+    }
     for level in [Level::Destructive, Level::SafeAction, Level::ReadOnly] {
         let tools: Vec<usize> = (0..s.tools.len())
             .filter(|&i| s.tools[i].level == level)
@@ -75,8 +97,50 @@ pub fn field_value(s: &State, f: SettingField) -> String {
     }
 }
 
+/// The device tree's entries to show: devices without an entry of their own, then each entry
+/// (named by its label, else by an attached device with that identity, else the identity), then
+/// the attached devices that have none.
+pub fn tree_devices(s: &State) -> Vec<(String, String)> {
+    let access = &s.core.access;
+    let seen = |id: &str| {
+        s.core
+            .seen_devices
+            .iter()
+            .find(|(i, _)| i == id)
+            .map(|(_, l)| l.clone())
+    };
+    let mut out = vec![(
+        DEFAULT_DEVICE.to_string(),
+        "devices without an entry of their own".to_string(),
+    )];
+    for (id, entry) in access.devices.iter().filter(|(k, _)| *k != DEFAULT_DEVICE) {
+        let label = seen(id)
+            .or_else(|| entry.label.clone())
+            .unwrap_or_else(|| id.clone());
+        out.push((id.clone(), label));
+    }
+    for (id, label) in &s.core.seen_devices {
+        if !access.devices.contains_key(id) {
+            out.push((id.clone(), label.clone()));
+        }
+    }
+    out
+}
+
+/// Whether the device tree allows `key`'s Inspect or Interact.
+pub fn device_on(s: &State, key: &str, interact: bool) -> bool {
+    let access = &s.core.access;
+    let d = access
+        .devices
+        .get(key)
+        .or_else(|| access.devices.get(DEFAULT_DEVICE))
+        .cloned()
+        .unwrap_or_default();
+    if interact { d.interact } else { d.inspect }
+}
+
 pub fn group_on(s: &State, g: HostGroup) -> bool {
-    s.core.access.allowed_groups.contains(g.key())
+    g.on_in(&s.core.access)
 }
 
 impl State {

@@ -1010,3 +1010,93 @@ fn a_client_named_like_the_control_centre_is_marked_as_its_claim() {
     let screen = render(&mut s, 160, 30);
     assert!(screen.contains("claims \"control centre"), "{screen}");
 }
+
+/// Settings shows the device tree (the default, each entry, each attached device without one),
+/// Inspect and Interact per device; Space turns one switch, as the person's act for the server
+/// to apply, save and record; `--allow-all` is shown as lifting it.
+#[test]
+fn the_device_tree_is_switched_per_device_on_settings() {
+    use spock_tui::mcp::access::DeviceAccess;
+    use spock_tui::tui::settings::Row;
+    let mut s = state();
+    let mut v = view();
+    v.seen_devices = vec![
+        ("fp serial A".into(), "emulator-5554 (Pixel 7)".into()),
+        ("fp serial B".into(), "emulator-5556 (Pixel 8)".into()),
+    ];
+    v.access.devices.insert(
+        "fp serial A".into(),
+        DeviceAccess {
+            inspect: false,
+            ..Default::default()
+        },
+    );
+    s.update(Event::Sync(v.clone()));
+    s.update(key('5'));
+    let devices: Vec<(String, bool)> = spock_tui::tui::settings::rows(&s)
+        .into_iter()
+        .filter_map(|r| match r {
+            Row::Device { key, interact, .. } => Some((key, interact)),
+            _ => None,
+        })
+        .collect();
+    let keys: Vec<&str> = devices.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "default",
+            "default",
+            "fp serial A",
+            "fp serial A",
+            "fp serial B",
+            "fp serial B"
+        ]
+    );
+    let screen = render(&mut s, 80, 24);
+    // Walk to device A's Inspect (off) and turn it on.
+    let fx = loop {
+        s.update(code(KeyCode::Down));
+        if let Some(Row::Device {
+            key: device,
+            interact: false,
+            ..
+        }) = s.settings_row()
+            && device == "fp serial A"
+        {
+            break s.update(key(' '));
+        }
+    };
+    assert!(
+        matches!(&fx[..], [Effect::Access(AccessChange::SetDevice { device, interact: false, on: true, label: Some(l) })]
+            if device == "fp serial A" && l.contains("emulator-5554")),
+        "{fx:?}"
+    );
+    // Its Interact (on, from the default) turns off.
+    s.update(code(KeyCode::Down));
+    let fx = s.update(key(' '));
+    assert!(
+        matches!(
+            &fx[..],
+            [Effect::Access(AccessChange::SetDevice {
+                interact: true,
+                on: false,
+                ..
+            })]
+        ),
+        "{fx:?}"
+    );
+    let _ = screen;
+    let full = render(&mut s, 200, 60);
+    assert!(
+        full.contains("[ ] Inspect  emulator-5554 (Pixel 7)"),
+        "{full}"
+    );
+    assert!(
+        full.contains("[x] Interact emulator-5556 (Pixel 8)"),
+        "{full}"
+    );
+    // --allow-all: shown as lifting the tree.
+    v.allow_all = true;
+    s.update(Event::Sync(v));
+    assert!(render(&mut s, 200, 60).contains("lifted by --allow-all"));
+}

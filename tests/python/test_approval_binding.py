@@ -35,28 +35,40 @@ ARMING = 0.8  # a little over the control centre's arming time
 
 
 def manifest_xml(package: str, code: int, name: str) -> bytes:
-    """Android binary XML of `<manifest package versionCode versionName/>`, laid out as aapt2
-    writes it (the same layout the product's APK reader is proven on)."""
-    strings = ["manifest", "package", "versionCode", "versionName", package, name]
+    """Android binary XML of `<manifest android:versionCode android:versionName package/>`, laid
+    out as aapt2 writes it: the android namespace and a resource map giving versionCode and
+    versionName their resource ids, which is how a phone (and the virtual device) finds them."""
+    none = 0xFFFFFFFF
+    android_ns = "http://schemas.android.com/apk/res/android"
+    strings = ["versionCode", "versionName", "android", android_ns, "package", "manifest", package, name]
+    VERSION_CODE, VERSION_NAME, PREFIX, URI, PACKAGE, MANIFEST, PACKAGE_VALUE, NAME_VALUE = range(8)
     data, offsets = b"", []
     for s in strings:
         offsets.append(len(data))
         units = s.encode("utf-16-le")
         data += struct.pack("<H", len(units) // 2) + units + b"\0\0"
     data += b"\0" * (-len(data) % 4)
-    start = 28 + 4 * len(strings)
-    pool = struct.pack("<IIIIIII", 0x0001 | (28 << 16), start + len(data), len(strings), 0, 0, start, 0)
+
+    def chunk(kind, header, body):
+        return struct.pack("<HHI", kind, header, 8 + len(body)) + body
+
+    pool = struct.pack("<IIIII", len(strings), 0, 0, 28 + 4 * len(strings), 0)
     pool += b"".join(struct.pack("<I", o) for o in offsets) + data
-    none = 0xFFFFFFFF
+    resource_map = struct.pack("<II", 0x0101021B, 0x0101021C)
 
-    def attr(n, raw, ty, value):
-        return struct.pack("<IIIHBBI", none, n, raw, 8, 0, ty, value)
+    def node(kind, ext):
+        return chunk(kind, 16, struct.pack("<II", 1, none) + ext)
 
-    attrs = attr(1, 4, 0x03, 4) + attr(2, none, 0x10, code) + attr(3, 5, 0x03, 5)
-    el = struct.pack("<IIIIII", 0x0102 | (16 << 16), 16 + 20 + 60, 1, none, none, 0)
-    el += struct.pack("<HHHHHH", 20, 20, 3, 0, 0, 0) + attrs
-    body = pool + el
-    return struct.pack("<II", 0x0003 | (8 << 16), 8 + len(body)) + body
+    def attr(ns, n, raw, ty, value):
+        return struct.pack("<IIIHBBI", ns, n, raw, 8, 0, ty, value)
+
+    attrs = (attr(URI, VERSION_CODE, none, 0x10, code) + attr(URI, VERSION_NAME, NAME_VALUE, 0x03, NAME_VALUE)
+             + attr(none, PACKAGE, PACKAGE_VALUE, 0x03, PACKAGE_VALUE))
+    element = struct.pack("<II", none, MANIFEST) + struct.pack("<HHHHHH", 20, 20, 3, 0, 0, 0) + attrs
+    namespace = struct.pack("<II", PREFIX, URI)
+    body = (chunk(0x0001, 28, pool) + chunk(0x0180, 8, resource_map) + node(0x0100, namespace)
+            + node(0x0102, element) + node(0x0103, struct.pack("<II", none, MANIFEST)) + node(0x0101, namespace))
+    return chunk(0x0003, 8, body)
 
 
 def apk(package: str, code: int, name: str, filler: bytes = b"") -> bytes:

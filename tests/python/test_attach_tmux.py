@@ -214,8 +214,8 @@ async def test_an_attached_control_centre_has_history_tools_settings_and_batch(t
             err, r = await call(c, tool)
             assert err and r["kind"] == "disabled", r
         # Settings: a number, saved by the server.
-        t.keys("g")
-        for _ in range(4):
+        t.keys("g")  # Enable all; then Read-only only, the five host groups, History size
+        for _ in range(7):
             t.keys("Down")
         await t.wait_for("History size")
         t.keys("Enter")

@@ -122,8 +122,8 @@ async def test_a_save_says_so_and_writes_only_what_changed(tmp_path):
             "access": {"allowed_groups": ["settings"], "disabled": [tool]},
         }
         # A number too: the file gains that key and nothing else.
-        tui.keys("g")  # Enable all; then Read-only only, the two groups, History size
-        for _ in range(4):
+        tui.keys("g")  # Enable all; then Read-only only, the five host groups, History size
+        for _ in range(7):
             tui.keys("Down")
         await tui.wait_for("History size")
         tui.keys("Enter")

@@ -1185,3 +1185,61 @@ async fn a_started_call_whose_task_is_dropped_is_ended_as_cancelled() {
     assert!(ending["error"].as_str().unwrap().contains("not known"));
     assert!(!r.core.sessions.started_running(seq));
 }
+
+/// A device switch from the control centre is the person's act: in force at once for the
+/// next call, on the audit trail (turning a switch on as a widening, kept like a destructive
+/// record), and saved; its refusal names the device's branch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_device_switch_from_the_control_centre_is_in_force_recorded_and_saved() {
+    use spock_tui::protocol::AccessChange;
+    use spock_tui::transport::control::commands::{self, Actor};
+    let r = rig_with(false, Config::default_config()).await;
+    let ok = stdio_call(&r.core, "android_take_screenshot", json!({})).await;
+    assert!(ok.result.is_ok(), "{:?}", ok.result);
+    let dev = stdio_call(&r.core, "android_list_devices", json!({})).await;
+    let identity = dev.result.unwrap().json["devices"][0]["identity"]
+        .as_str()
+        .expect("the demo device has an identity")
+        .to_string();
+    let actor = Actor::attached("test terminal");
+    let off = AccessChange::SetDevice {
+        device: identity.clone(),
+        interact: false,
+        on: false,
+        label: Some("the demo phone".into()),
+    };
+    let what = commands::access(&r.core, &off, &actor).expect("applied");
+    assert!(
+        what.contains("Inspect off") && what.contains("the demo phone"),
+        "{what}"
+    );
+    let refused = stdio_call(&r.core, "android_take_screenshot", json!({})).await;
+    let e = refused.result.expect_err("Inspect is off");
+    assert!(
+        e.message.contains("Inspect is off") && e.message.contains(&identity),
+        "{}",
+        e.message
+    );
+    // Interact is untouched.
+    let pressed = stdio_call(&r.core, "android_press_key", json!({"key": "HOME"})).await;
+    assert!(pressed.result.is_ok(), "{:?}", pressed.result);
+    commands::save_access(&r.core, &what).expect("saved");
+    let saved = std::fs::read_to_string(spock_tui::config::config_file(&r.core.paths)).unwrap();
+    assert!(
+        saved.contains(&identity) && saved.contains("inspect = false"),
+        "{saved}"
+    );
+    // Back on: a widening, recorded at the destructive level.
+    let on = AccessChange::SetDevice {
+        device: identity,
+        interact: false,
+        on: true,
+        label: None,
+    };
+    commands::access(&r.core, &on, &actor).expect("applied");
+    let rec = r.core.audit.snapshot();
+    let last = rec.last().unwrap();
+    assert_eq!(last.level, Level::Destructive, "{last:?}");
+    let again = stdio_call(&r.core, "android_take_screenshot", json!({})).await;
+    assert!(again.result.is_ok(), "{:?}", again.result);
+}

@@ -278,6 +278,9 @@ fn chosen(full: toml::Table, default: &toml::Table, held: &toml::Table) -> toml:
     out
 }
 
+/// Tables whose keys are the person's own names rather than settings.
+const OPEN_TABLES: [&str; 1] = ["access.devices"];
+
 /// Deep-merge `over` into `base`; a key `base` does not have is an error naming it.
 fn merge(base: &mut toml::Table, over: toml::Table, prefix: &str) -> Result<(), String> {
     for (key, value) in over {
@@ -288,6 +291,13 @@ fn merge(base: &mut toml::Table, over: toml::Table, prefix: &str) -> Result<(), 
         };
         match (base.get_mut(&key), value) {
             (None, _) => return Err(format!("unknown key `{name}`")),
+            // Keyed by what the person names (device identities): any key, each entry's own
+            // fields checked when it is read.
+            (Some(slot @ toml::Value::Table(_)), v @ toml::Value::Table(_))
+                if OPEN_TABLES.contains(&name.as_str()) =>
+            {
+                *slot = v
+            }
             (Some(toml::Value::Table(b)), toml::Value::Table(o)) => merge(b, o, &name)?,
             (Some(slot), v) => *slot = v,
         }

@@ -66,7 +66,9 @@ impl Actor {
 /// Whether a change lets agents do more than before (the control centre asked first).
 pub fn widens(change: &AccessChange) -> bool {
     match change {
-        AccessChange::SetEnabled { on, .. } | AccessChange::SetGroup { on, .. } => *on,
+        AccessChange::SetEnabled { on, .. }
+        | AccessChange::SetGroup { on, .. }
+        | AccessChange::SetDevice { on, .. } => *on,
         AccessChange::EnableAll => true,
         AccessChange::ReadOnlyOnly => false,
     }
@@ -91,6 +93,8 @@ pub fn access(core: &Core, change: &AccessChange, actor: &Actor) -> Result<Strin
         }
     }
     core.audit.append(r);
+    // Sessions re-read their tool lists (mcp::subscribe::ToolListWatch).
+    core.emit(crate::mcp::events::ServerEvent::ServerStateChanged { running: true });
     done
 }
 
@@ -116,6 +120,18 @@ fn apply_access(core: &Core, change: &AccessChange) -> Result<String, String> {
         AccessChange::ReadOnlyOnly => {
             core.access.read_only_only(&core.registry);
             "read-only tools only".to_string()
+        }
+        AccessChange::SetDevice {
+            device,
+            interact,
+            on,
+            label,
+        } => {
+            let name = label.clone().unwrap_or_else(|| device.clone());
+            core.access
+                .set_device(device, *interact, *on, label.clone());
+            let what = if *interact { "Interact" } else { "Inspect" };
+            format!("{what} {} on {name}", onoff(*on))
         }
     })
 }

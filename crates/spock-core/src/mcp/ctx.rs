@@ -121,7 +121,53 @@ impl Ctx {
         self.resolve_device(serial).await.map(|e| e.id)
     }
 
+    /// The device `serial` resolves to, once the device tree allows this call there.
     async fn resolve_device(&self, serial: Option<&str>) -> Result<DeviceEntry, ToolError> {
+        let e = self.find_device(serial).await?;
+        self.check_device_tree(&e.id).await?;
+        Ok(e)
+    }
+
+    /// The person's own calls are not held back by the tree; agents' calls are, on the device
+    /// they resolve to (by its identity, read if it is being read).
+    async fn check_device_tree(&self, id: &str) -> Result<(), ToolError> {
+        let access = &self.core.access;
+        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
+        {
+            return Ok(());
+        }
+        let Some(tool) = self.core.registry.get(self.tool) else {
+            return Ok(());
+        };
+        let identity = crate::mcp::lease::identity(&self.core, id).await;
+        access.check_device(tool, id, identity.as_deref())
+    }
+
+    /// The call acts on `package`'s app (a node it found, or what its arguments name) on
+    /// `dev`: refused when the device's Interact is limited to other apps.
+    pub fn may_act_on_app(&self, dev: &Device, package: Option<&str>) -> Result<(), ToolError> {
+        let access = &self.core.access;
+        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
+        {
+            return Ok(());
+        }
+        let identity = self.core.devices.identity(dev.serial());
+        access.check_app(self.tool, dev.serial(), identity.as_deref(), package)
+    }
+
+    /// The call reads `dev`'s screen besides acting on it (an action's `returnScreen`): refused
+    /// when the device's Inspect is off.
+    pub fn may_inspect(&self, dev: &Device) -> Result<(), ToolError> {
+        let access = &self.core.access;
+        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
+        {
+            return Ok(());
+        }
+        let identity = self.core.devices.identity(dev.serial());
+        access.check_inspect(self.tool, dev.serial(), identity.as_deref())
+    }
+
+    async fn find_device(&self, serial: Option<&str>) -> Result<DeviceEntry, ToolError> {
         let devices = &self.core.devices;
         if let Some(s) = serial.filter(|s| !s.is_empty()) {
             let e = devices.find(s).await?;

@@ -45,6 +45,53 @@ impl Parsed {
     }
 }
 
+/// Which branch of the device tree ([`crate::model::DeviceAccess`]) a tool's calls take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Branch {
+    /// Not about one device (host tools, batch tools, choosing or leasing a device).
+    Host,
+    /// Reads the device.
+    Inspect,
+    /// Acts on the device.
+    Interact,
+}
+
+impl Branch {
+    pub fn label(self) -> &'static str {
+        match self {
+            Branch::Host => "host",
+            Branch::Inspect => "Inspect",
+            Branch::Interact => "Interact",
+        }
+    }
+}
+
+/// Reads the app a call names from its parsed arguments.
+pub type AppOf = Arc<dyn Fn(&Parsed) -> Option<String> + Send + Sync>;
+
+/// How an acting tool names the app it acts on, for a device whose Interact is limited to
+/// some apps.
+#[derive(Clone)]
+pub enum AppTarget {
+    /// It cannot say (shell, raw coordinates, keys, typing without an element, pushes,
+    /// installs, deep links without a package): refused while a list is set, unless allowed.
+    Raw,
+    /// The package of the node it acts on, read in the dump it acts on (the tool checks it).
+    Node,
+    /// The package its arguments name (`None`: they name none, and it counts as raw).
+    Arg(AppOf),
+}
+
+impl std::fmt::Debug for AppTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            AppTarget::Raw => "Raw",
+            AppTarget::Node => "Node",
+            AppTarget::Arg(_) => "Arg",
+        })
+    }
+}
+
 fn mismatch(tool: &str) -> ToolError {
     ToolError::new(
         super::result::ErrorKind::Internal,
@@ -105,6 +152,11 @@ pub struct ToolDef {
     /// from every view until the tool knows the field is no password field
     /// ([`crate::mcp::typed_text`]).
     pub types_text: bool,
+    /// Which branch of the device tree its calls take (derived: a device tool that only
+    /// reads is Inspect, one that acts is Interact; overridden where that is wrong).
+    pub branch: Branch,
+    /// How it names the app it acts on (see [`AppTarget`]).
+    pub app_target: AppTarget,
     runner: Runner,
     parser: Parser,
     escalator: Option<Escalator>,
@@ -169,6 +221,12 @@ impl Meta {
             output_schema: Arc::new(R::output_schema()),
             escalates_when: None,
             types_text: false,
+            branch: match (device, self.level) {
+                (false, _) => Branch::Host,
+                (true, Level::ReadOnly) => Branch::Inspect,
+                (true, _) => Branch::Interact,
+            },
+            app_target: AppTarget::Raw,
             runner,
             parser,
             escalator: None,
@@ -261,6 +319,36 @@ impl ToolDef {
         }
         self.output_schema = Arc::new(schema);
         self
+    }
+
+    /// Its calls take `branch` of the device tree, whatever its level says.
+    pub fn in_branch(mut self, branch: Branch) -> Self {
+        self.branch = branch;
+        self
+    }
+
+    /// It acts on a node of the dump it reads, and checks that node's app itself
+    /// ([`crate::mcp::ctx::Ctx::may_act_on_app`]).
+    pub fn acts_on_node(mut self) -> Self {
+        self.app_target = AppTarget::Node;
+        self
+    }
+
+    /// It acts on the app `app` finds in its arguments (`None`: they name none).
+    pub fn acts_on_app<A: 'static>(mut self, app: fn(&A) -> Option<String>) -> Self {
+        let name = self.name;
+        self.app_target = AppTarget::Arg(Arc::new(move |p: &Parsed| {
+            p.get::<A>(name).ok().and_then(app)
+        }));
+        self
+    }
+
+    /// The app a call of this tool acts on, as its arguments name it.
+    pub fn app_of(&self, args: &Parsed) -> Option<String> {
+        match &self.app_target {
+            AppTarget::Arg(app) => app(args),
+            _ => None,
+        }
     }
 
     /// Declares that the tool types its `text` argument into a field (see [`Self::types_text`]).

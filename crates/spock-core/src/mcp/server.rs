@@ -16,7 +16,7 @@ use super::confirm::Ask;
 use super::core::Core;
 use super::events::{CallImage, ClientId, DecidedBy, Decision, Outcome, ServerEvent, Transport};
 use super::observe::FinishedCall;
-use super::registry::{Level, Parsed, ToolDef};
+use super::registry::{AppTarget, Level, Parsed, ToolDef};
 use super::result::{ErrorKind, ToolError, ToolOutput};
 use super::scrub::Scrub;
 use super::typed_text::{TypedText, hide_text};
@@ -401,6 +401,22 @@ impl Call {
         }
         let parsed = self.parsed.insert(self.tool.parse(&self.args)?);
         check_lease(&self.ctx, &self.tool, self.requested.as_deref()).await?;
+        // A device whose Interact is limited to some apps: the app the arguments name.
+        if matches!(self.tool.app_target, AppTarget::Arg(_))
+            && self.ctx.core.access.has_device_rules()
+        {
+            let app = self.tool.app_of(parsed);
+            let dev = self.ctx.device(self.requested.as_deref()).await?;
+            self.ctx.may_act_on_app(&dev, app.as_deref())?;
+        }
+        // An action that sends the screen back reads the device too: its Inspect must allow it.
+        if self.tool.branch == crate::mcp::registry::Branch::Interact
+            && self.ctx.core.access.has_device_rules()
+            && self.args.get("returnScreen").is_some_and(|v| !v.is_null())
+        {
+            let dev = self.ctx.device(self.requested.as_deref()).await?;
+            self.ctx.may_inspect(&dev)?;
+        }
         if let Some(why) = tokio::select! {
             e = self.tool.escalation(&self.ctx, parsed) => e?,
             _ = self.ctx.cancel.cancelled() => {

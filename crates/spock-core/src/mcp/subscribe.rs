@@ -177,3 +177,52 @@ mod tests {
         );
     }
 }
+
+/// A 2025-era session's `notifications/tools/list_changed` when the person changes tool
+/// access (the switches, the groups, the device tree): both ways, at once, without waiting for
+/// a reconnect. Started at `initialize`; ends with the session (or when the client is gone).
+#[derive(Debug, Default)]
+pub struct ToolListWatch {
+    started: AtomicBool,
+    stop: CancellationToken,
+}
+
+impl Drop for ToolListWatch {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl ToolListWatch {
+    pub fn start(&self, core: &Arc<Core>, peer: Peer<RoleServer>, gone: CancellationToken) {
+        if self.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let (core, stop) = (core.clone(), self.stop.clone());
+        tokio::spawn(async move {
+            let mut events = core.subscribe();
+            let mut seen = core.access.settings();
+            loop {
+                let event = tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = gone.cancelled() => return,
+                    e = events.recv() => e,
+                };
+                match event {
+                    Ok(ServerEvent::ServerStateChanged { .. })
+                    | Err(broadcast::error::RecvError::Lagged(_)) => {
+                        let now = core.access.settings();
+                        if now != seen {
+                            seen = now;
+                            if peer.notify_tool_list_changed().await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(broadcast::error::RecvError::Closed) => return,
+                    Ok(_) => {}
+                }
+            }
+        });
+    }
+}

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::escape;
-use crate::tui::settings::{Row, field_value, group_on, rows};
+use crate::tui::settings::{Row, device_on, field_value, group_on, rows};
 use crate::tui::state::{InputTarget, State, page_offset};
 use crate::tui::ui::{ACCENT, block, bold, dim, level_style, selected};
 
@@ -51,6 +51,25 @@ fn line(s: &State, row: &Row) -> Line<'static> {
                 Span::styled(value, bold()),
             ])
         }
+        Row::Device {
+            key,
+            label,
+            interact,
+        } => {
+            let what = if *interact { "Interact" } else { "Inspect " };
+            let apps = match s.core.access.devices.get(key).and_then(|d| d.apps.as_ref()) {
+                Some(a) if *interact => format!(
+                    "  only {}",
+                    a.iter().cloned().collect::<Vec<_>>().join(", ")
+                ),
+                _ => String::new(),
+            };
+            Line::from(vec![
+                Span::raw(format!("  {} {what} ", check(device_on(s, key, *interact)))),
+                Span::raw(escape::line(label)),
+                Span::styled(escape::line(&apps), dim()),
+            ])
+        }
         Row::Tool(i) => match s.tools.get(*i) {
             Some(t) => Line::from(vec![
                 Span::raw(format!("  {} ", check(s.enabled(t.name)))),
@@ -75,6 +94,12 @@ fn explain(s: &State, row: Option<&Row>) -> Vec<Line<'static>> {
         Some(Row::Group(g)) => format!("{}: stored as what you allowed, so a group added later starts off.", g.label()),
         Some(Row::Field(f)) => format!("{} — Enter to edit, Enter again to apply and save.", f.label()),
         Some(Row::Tool(i)) => s.tools.get(*i).map(|t| t.description.to_string()).unwrap_or_default(),
+        Some(Row::Device { key, interact, .. }) => format!(
+            "{} on {}: {}. Checked on every call as it arrives; the device is known by its identity ({key}), whatever name reaches it. Which apps Interact may touch is set in the config file (access.devices.\"…\".apps).",
+            if *interact { "Interact" } else { "Inspect" },
+            if key == crate::mcp::access::DEFAULT_DEVICE { "devices without an entry of their own" } else { "this device" },
+            if *interact { "taps, typing, keys, gestures, launches, intents, pushes, installs, shell" } else { "screenshots, the UI tree, finds and waits, logcat, package and activity reads, pulls" }
+        ),
         _ => String::new(),
     };
     let mut lines = vec![Line::raw(escape::line(&text))];
@@ -90,7 +115,7 @@ fn explain(s: &State, row: Option<&Row>) -> Vec<Line<'static>> {
     ));
     if s.core.allow_all {
         lines.push(Line::styled(
-            "--allow-all is lifting every switch for this run (nothing written by it).",
+            "--allow-all is lifting every switch and the device tree for this run (nothing written by it).",
             Style::new().fg(Color::Yellow),
         ));
     }

@@ -38,6 +38,8 @@ pub struct McpServer {
     log: Arc<crate::mcp::logging::SessionLog>,
     /// This session's `resources/subscribe`s (2025 era).
     subs: Arc<crate::mcp::subscribe::SessionSubs>,
+    /// This session's `tools/list_changed` when the person changes access (2025 era).
+    tools_watch: Arc<crate::mcp::subscribe::ToolListWatch>,
 }
 
 impl McpServer {
@@ -50,6 +52,7 @@ impl McpServer {
             gone: CancellationToken::new(),
             log: Arc::default(),
             subs: Arc::default(),
+            tools_watch: Arc::default(),
         }
     }
 
@@ -248,6 +251,8 @@ impl ServerHandler for McpServer {
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
         let result = self.negotiate_initialize(&request)?;
+        self.tools_watch
+            .start(&self.core, context.peer.clone(), self.gone.clone());
         if let Some(client) = named(request.client_info.clone()) {
             self.core.client_seen(
                 self.transport,
@@ -272,6 +277,7 @@ impl ServerHandler for McpServer {
                 .all()
                 .iter()
                 .filter(|t| sel.contains(t.toolset))
+                .filter(|t| !self.core.access.denied_on_every_device(t))
                 .map(ToolDef::to_mcp)
                 .collect(),
         ))

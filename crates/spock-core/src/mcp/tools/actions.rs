@@ -68,6 +68,8 @@ pub async fn press_node(
     out: &mut ActionOut,
 ) -> Result<(), ToolError> {
     let (target, (x, y)) = tap_point(tree, id)?;
+    // The node touched decides which app is acted on (split screen: its own package).
+    ctx.may_act_on_app(dev, tree.node(target).map(|n| n.package.as_str()))?;
     if let Some(n) = tree.node(target)
         && !n.enabled
     {
@@ -199,6 +201,7 @@ pub fn tools() -> Vec<ToolDef> {
                           clickable ancestor. Prefer this to android_tap.",
         }
         .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, false))
+        .acts_on_node()
         .output_without(&[
             "action", "performedAs", "scrolls", "changed", "fallback", "note", "fieldText", "verified",
         ]),
@@ -209,7 +212,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Ui,
             description: "Long-press an element found by testTag → description → text (or selector).",
         }
-        .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, true)),
+        .def(|ctx: Ctx, a: ElementArgs| press(ctx, a, true))
+        .acts_on_node(),
         Meta {
             name: "android_scroll_to_element",
             title: "Scroll to element",
@@ -218,7 +222,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Scroll the nearest (or main) scrollable container until the element is on screen; \
                           gives up after maxScrolls or when the screen stops changing.",
         }
-        .def(scroll::scroll_to),
+        .def(scroll::scroll_to)
+        .acts_on_node(),
         Meta {
             name: "android_input_text_into_element",
             title: "Type into element",
@@ -228,6 +233,7 @@ pub fn tools() -> Vec<ToolDef> {
                           type text exactly, verify the field holds it, optionally submit (Enter).",
         }
         .def(edit::type_into)
+        .acts_on_node()
         .output_without(&["action", "performedAs", "scrolls", "changed", "fallback", "note"])
         .typing_text(),
         Meta {
@@ -238,7 +244,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "click, long_click, focus, clear, scroll_forward or scroll_backward on an element; \
                           delivered as touch/key input (fallback: gesture).",
         }
-        .def(perform),
+        .def(perform)
+        .acts_on_node(),
         Meta {
             name: "android_scroll",
             title: "Scroll container",
@@ -246,7 +253,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Ui,
             description: "Scroll a scrollable container (element/selector, default the screen's main one) forward or backward once; says whether the screen changed.",
         }
-        .def(scroll::scroll),
+        .def(scroll::scroll)
+        .acts_on_node(),
     ]
 }
 

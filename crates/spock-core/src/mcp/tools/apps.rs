@@ -346,7 +346,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Core,
             description: "Start an app's launcher activity and report which activity opened.",
         }
-        .def(|ctx: Ctx, a: LaunchArgs| launch_and_show(ctx, a, false)),
+        .def(|ctx: Ctx, a: LaunchArgs| launch_and_show(ctx, a, false))
+        .acts_on_app(|a: &LaunchArgs| Some(a.package_name.clone())),
         Meta {
             name: "android_install_app",
             title: "Install app",
@@ -368,7 +369,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Apps,
             description: "Force-stop an app (am force-stop).",
         }
-        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "am force-stop").await }),
+        .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "am force-stop").await })
+        .acts_on_app(|a: &AppArgs| Some(a.package_name.clone())),
         Meta {
             name: "android_restart_app",
             title: "Restart app",
@@ -376,7 +378,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Apps,
             description: "Force-stop then launch an app; reports which activity opened.",
         }
-        .def(|ctx: Ctx, a: LaunchArgs| launch_and_show(ctx, a, true)),
+        .def(|ctx: Ctx, a: LaunchArgs| launch_and_show(ctx, a, true))
+        .acts_on_app(|a: &LaunchArgs| Some(a.package_name.clone())),
         Meta {
             name: "android_grant_permission",
             title: "Grant permission",
@@ -384,7 +387,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Apps,
             description: "Grant a runtime permission to an app (pm grant).",
         }
-        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "grant", "granted")),
+        .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "grant", "granted"))
+        .acts_on_app(|a: &PermissionArgs| Some(a.package_name.clone())),
         Meta {
             name: "android_open_deep_link",
             title: "Open deep link",
@@ -408,6 +412,7 @@ pub fn tools() -> Vec<ToolDef> {
             let dev = ctx.device(a.serial.as_deref()).await?;
             am_start(&ctx, &dev, &words).await
         })
+        .acts_on_app(|a: &DeepLinkArgs| a.package_name.clone())
         .escalates_if("a URI that says delete, remove, clear, wipe, uninstall, reset…", deep_link_words),
         Meta {
             name: "android_open_intent",
@@ -422,6 +427,7 @@ pub fn tools() -> Vec<ToolDef> {
             let dev = ctx.device(a.serial.as_deref()).await?;
             am_start(&ctx, &dev, &words).await
         })
+        .acts_on_app(|a: &IntentArgs| a.package_name.clone())
         .escalates_if(
             "an action, data URI or activity that says delete, uninstall, clear, wipe, reset… (ACTION_DELETE, \
              UNINSTALL_PACKAGE)",
@@ -435,6 +441,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Revoke a runtime permission from an app (pm revoke). Asks the person first.",
         }
         .def(|ctx: Ctx, a: PermissionArgs| permission(ctx, a, "revoke", "revoked"))
+        .acts_on_app(|a: &PermissionArgs| Some(a.package_name.clone()))
         .precheck(check_permission_args),
         Meta {
             name: "android_clear_app_data",
@@ -444,6 +451,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Delete all of an app's data (pm clear). Cannot be undone; asks the person first.",
         }
         .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm clear").await })
+        .acts_on_app(|a: &AppArgs| Some(a.package_name.clone()))
         .precheck(check_app_args),
         Meta {
             name: "android_uninstall_app",
@@ -453,6 +461,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Uninstall an app (pm uninstall). Cannot be undone; asks the person first.",
         }
         .def(|ctx: Ctx, a: AppArgs| async move { simple(&ctx, a.serial.as_deref(), &a.package_name, "pm uninstall").await })
+        .acts_on_app(|a: &AppArgs| Some(a.package_name.clone()))
         .precheck(check_app_args),
     ]
 }

@@ -6,7 +6,7 @@ use super::common::{DeviceRef, SerialOnly};
 use crate::device::DeviceState;
 use crate::device::parse::{battery, getprop, wm};
 use crate::mcp::ctx::Ctx;
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{Branch, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::toolsets::Toolset;
 
@@ -29,6 +29,9 @@ pub struct ListedDevice {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub not_answering: Option<String>,
     pub selected: bool,
+    /// Which phone it is whatever name reaches it (build fingerprint and serial): what leases
+    /// and the device tree of tool access (`access.devices`) are keyed by. Null until read.
+    pub identity: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -69,6 +72,7 @@ async fn list_devices(ctx: Ctx) -> Result<DeviceList, ToolError> {
                 answering: not_answering.is_none(),
                 not_answering,
                 selected: selected.as_deref() == Some(e.id.as_str()),
+                identity: devs.identity(&e.id),
             }
         })
         .collect();
@@ -282,6 +286,7 @@ pub fn tools() -> Vec<ToolDef> {
                 .map_err(|e| crate::mcp::result::ToolError::invalid_args(e.to_string()))?;
             ctx.core.emit(crate::mcp::ServerEvent::DevicesChanged);
             Ok(Selected { selected: dev.serial().to_string(), previous })
-        }),
+        })
+        .in_branch(Branch::Host),
     ]
 }

@@ -21,7 +21,7 @@ use crate::device::{Device, DeviceError, RemoteStat};
 use crate::guard::{self, PathRefusal, shell_quote};
 use crate::mcp::claims::Target;
 use crate::mcp::ctx::Ctx;
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{Branch, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::staged::Staged;
 use crate::mcp::toolsets::Toolset;
@@ -551,7 +551,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Copy a device file (under /sdcard, /storage or /data/local/tmp) into the pull directory \
                           (never replacing a file there); text up to 64 KiB comes back inline. 50 MB cap.",
         }
-        .def(pull),
+        .def(pull)
+        .in_branch(Branch::Inspect),
     ]
 }
 

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::mcp::core::{ClientSeen, Endpoints, NO_CLIENT_YET};
 use crate::mcp::ctx::Ctx;
 use crate::mcp::logbuf::{LogEntry, level_of};
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::toolsets::Toolset;
 
@@ -30,6 +30,12 @@ pub struct AccessState {
     pub allow_all: bool,
     pub disabled: Vec<String>,
     pub allowed_groups: Vec<String>,
+    /// Host groups that start on (observe, navigate, manage), switched off.
+    pub disabled_groups: Vec<String>,
+    /// The device tree: by device identity (and `default`, for devices without an entry),
+    /// whether agents may Inspect and Interact, and the apps Interact is limited to. Empty:
+    /// every device allows both. Lifted, like every switch, while `allowAll` is true.
+    pub devices: std::collections::BTreeMap<String, crate::model::DeviceAccess>,
     /// Destructive calls always wait for a person; this says whether one can answer now.
     pub confirmation_responder: bool,
 }
@@ -159,6 +165,8 @@ pub fn status(ctx: &Ctx) -> Status {
             allow_all: core.access.allow_all(),
             disabled: access.disabled.into_iter().collect(),
             allowed_groups: access.allowed_groups.into_iter().collect(),
+            disabled_groups: access.disabled_groups.into_iter().collect(),
+            devices: access.devices,
             confirmation_responder: core.confirmer.has_responder(),
         },
         audit: {
@@ -263,7 +271,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "spock-tui now: version, endpoints, clients, devices, tool counts, access, \
                           settings. A good first call.",
         }
-        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(status(&ctx)) }),
+        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(status(&ctx)) })
+        .in_group(HostGroup::Observe),
         Meta {
             name: "spock_get_logs",
             title: "Read spock-tui's own log",
@@ -288,7 +297,8 @@ pub fn tools() -> Vec<ToolDef> {
                 ctx.core.redactor.redact_str(s, audience).into_owned()
             });
             Ok(Logs { entries: entries.into_iter().map(Into::into).collect(), matched, total })
-        }),
+        })
+        .in_group(HostGroup::Observe),
         Meta {
             name: "spock_clear_logs",
             title: "Clear spock-tui's own log",
@@ -296,6 +306,7 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Host,
             description: "Discards every entry of spock-tui's in-memory log (the log file and the audit trail are kept).",
         }
-        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(Cleared { cleared: ctx.core.logs.clear() }) }),
+        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(Cleared { cleared: ctx.core.logs.clear() }) })
+        .in_group(HostGroup::Observe),
     ]
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::mcp::ctx::Ctx;
 use crate::mcp::lease::{self, DEFAULT_SECS, Holder, LeaseInfo, MAX_SECS, MIN_SECS, Taken};
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{Branch, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::toolsets::Toolset;
 
@@ -116,6 +116,7 @@ pub fn tools() -> Vec<ToolDef> {
                           to renew.",
         }
         .def(lease_device)
+        .in_branch(Branch::Host)
         .precheck(check),
     ]
 }

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::mcp::ctx::Ctx;
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::toolsets::Toolset;
 use crate::project::Project;
@@ -46,6 +46,7 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Host,
             description: "Make a project (name or directory) the one tools use; needed only when several are open.",
         }
-        .def(select),
+        .def(select)
+        .in_group(HostGroup::Manage),
     ]
 }

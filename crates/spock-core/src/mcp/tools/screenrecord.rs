@@ -18,7 +18,7 @@ use super::files::pull_into_dir;
 use crate::device::RunningShell;
 use crate::guard::shell_quote;
 use crate::mcp::ctx::Ctx;
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{Branch, Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::toolsets::Toolset;
 
@@ -207,7 +207,8 @@ pub fn tools() -> Vec<ToolDef> {
             toolset: Toolset::Files,
             description: "Start recording the screen (one per device, stops by itself after 3 minutes).",
         }
-        .def(start),
+        .def(start)
+        .in_branch(Branch::Inspect),
         Meta {
             name: "android_stop_screen_recording",
             title: "Stop screen recording",
@@ -216,6 +217,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Stop the recording (SIGINT, so the MP4 is complete), pull it into the pull directory, \
                           then delete the device copy.",
         }
-        .def(stop),
+        .def(stop)
+        .in_branch(Branch::Inspect),
     ]
 }

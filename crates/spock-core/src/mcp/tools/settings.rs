@@ -138,7 +138,8 @@ pub fn tools() -> Vec<ToolDef> {
             }
             let r = ctx.core.ui.navigate(dest.clone(), a.select).await;
             Ok(Navigated { applied: r.is_ok(), reason: r.err(), destination: dest })
-        }),
+        })
+        .in_group(HostGroup::Navigate),
         Meta {
             name: "spock_update_settings",
             title: "Change spock-tui settings",

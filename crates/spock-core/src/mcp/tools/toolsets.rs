@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::mcp::ctx::Ctx;
-use crate::mcp::registry::{Level, Meta, ToolDef};
+use crate::mcp::registry::{HostGroup, Level, Meta, ToolDef};
 use crate::mcp::result::ToolError;
 use crate::mcp::toolsets::{Selection, Toolset};
 
@@ -117,7 +117,8 @@ pub fn tools() -> Vec<ToolDef> {
             description: "The toolsets: name, purpose, tool count, and whether each is listed to \
                           you now.",
         }
-        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(list(&ctx)) }),
+        .def(|ctx: Ctx, _: NoArgs| async move { Ok::<_, ToolError>(list(&ctx)) })
+        .in_group(HostGroup::Manage),
         Meta {
             name: "spock_enable_toolset",
             title: "Enable a toolset",
@@ -126,6 +127,7 @@ pub fn tools() -> Vec<ToolDef> {
             description: "Lists a toolset's tools for this session. Approves nothing: \
                           destructive calls still ask a person.",
         }
-        .def(|ctx: Ctx, a: EnableArgs| async move { enable(&ctx, a.toolset) }),
+        .def(|ctx: Ctx, a: EnableArgs| async move { enable(&ctx, a.toolset) })
+        .in_group(HostGroup::Manage),
     ]
 }

@@ -86,6 +86,7 @@ pub async fn scroll_once(
     dir: ScrollDir,
     out: &mut ActionOut,
 ) -> Result<(), ToolError> {
+    ctx.may_act_on_app(dev, tree.node(container).map(|n| n.package.as_str()))?;
     let (from, to) = scroll_swipe(tree, container, dir).ok_or_else(|| {
         ToolError::not_found(format!("the scrollable {container} has no visible area"))
     })?;
