@@ -101,6 +101,12 @@ async def test_inspect_and_interact_per_device_and_per_app(tmp_path, two):
             assert err and r["kind"] == "disabled" and "returnScreen" in r["error"], r
             err, r = await call(c, "android_tap", {"serial": d1, "x": 10, "y": 10})
             assert not err, r
+            # An element action reads the screen to find its element (and says what it found):
+            # Inspect covers it, and the shell too.
+            err, r = await call(c, "android_tap_element", {"serial": d1, "element": "Notes"})
+            assert err and r["kind"] == "disabled" and "which Inspect covers" in r["error"], r
+            err, r = await call(c, "android_run_adb_command", {"serial": d1, "command": "shell screencap -p", "reason": "read the screen raw"})
+            assert err and r["kind"] == "disabled" and "which Inspect covers" in r["error"], r
             # The session was told its tool list changed.
             with anyio.fail_after(10):
                 await changed.seen.wait()

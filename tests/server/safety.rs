@@ -1243,3 +1243,37 @@ async fn a_device_switch_from_the_control_centre_is_in_force_recorded_and_saved(
     let again = stdio_call(&r.core, "android_take_screenshot", json!({})).await;
     assert!(again.result.is_ok(), "{:?}", again.result);
 }
+
+/// A branch switched off while a call runs stops it at its next device command: a wait that
+/// polls the screen ends refused instead of reading on until its timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn revoking_inspect_stops_a_wait_already_polling() {
+    let r = rig_with(false, Config::default_config()).await;
+    let dev = stdio_call(&r.core, "android_list_devices", json!({})).await;
+    let identity = dev.result.unwrap().json["devices"][0]["identity"]
+        .as_str()
+        .expect("the demo device has an identity")
+        .to_string();
+    // A rule for another phone makes the tree say something, and leaves this one allowed.
+    r.core
+        .access
+        .set_device("another phone", false, false, None);
+    let core = r.core.clone();
+    let wait = tokio::spawn(async move {
+        stdio_call(
+            &core,
+            "android_wait_for_element",
+            json!({"selector": {"text": "never on any screen"}, "timeoutMs": 20000}),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(!wait.is_finished(), "the wait is polling");
+    r.core.access.set_device(&identity, false, false, None);
+    let done = tokio::time::timeout(Duration::from_secs(15), wait)
+        .await
+        .expect("stopped well before its 20 s timeout")
+        .unwrap();
+    let e = done.result.expect_err("refused mid-call");
+    assert!(e.message.contains("Inspect is off"), "{}", e.message);
+}

@@ -129,6 +129,16 @@ impl Access {
         if !on {
             return Err(self.refused_on(tool.name, tool.branch, device, &branch, key, ""));
         }
+        // An element action finds its element by reading the screen (and says what it found):
+        // a device that may not be looked at is driven blind or not at all.
+        if tool.branch == Branch::Interact && tool.reads_too && !rule.inspect {
+            let mut e = self.refused_on(tool.name, Branch::Inspect, device, &branch, "inspect", "");
+            e.message.push_str(&format!(
+                " {} also reads the device (its answer shows what is there), which Inspect covers.",
+                tool.name
+            ));
+            return Err(e);
+        }
         if tool.branch == Branch::Interact
             && rule.apps.is_some()
             && !rule.raw

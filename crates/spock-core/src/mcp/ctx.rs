@@ -155,6 +155,21 @@ impl Ctx {
         access.check_app(self.tool, dev.serial(), identity.as_deref(), package)
     }
 
+    /// The device tree again before each device command of a call: a branch switched off while
+    /// the call runs (a wait polling the screen, a long action) stops it at its next command.
+    pub fn still_allowed_on(&self, dev: &Device) -> Result<(), ToolError> {
+        let access = &self.core.access;
+        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
+        {
+            return Ok(());
+        }
+        let Some(tool) = self.core.registry.get(self.tool) else {
+            return Ok(());
+        };
+        let identity = self.core.devices.identity(dev.serial());
+        access.check_device(tool, dev.serial(), identity.as_deref())
+    }
+
     /// The call reads `dev`'s screen besides acting on it (an action's `returnScreen`): refused
     /// when the device's Inspect is off.
     pub fn may_inspect(&self, dev: &Device) -> Result<(), ToolError> {
@@ -224,6 +239,7 @@ impl Ctx {
         cmd: &str,
         timeout: Duration,
     ) -> Result<ShellOutput, ToolError> {
+        self.still_allowed_on(dev)?;
         dev.shell_with_cancel(cmd, timeout, self.cancel.clone())
             .await
             .map_err(ToolError::from)

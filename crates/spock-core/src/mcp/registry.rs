@@ -157,6 +157,10 @@ pub struct ToolDef {
     pub branch: Branch,
     /// How it names the app it acts on (see [`AppTarget`]).
     pub app_target: AppTarget,
+    /// An acting tool whose answer also shows what is on the device (element actions find
+    /// their element in a dump and say what they found; the shell prints anything; an app
+    /// function returns the app's data): it needs Inspect besides Interact.
+    pub reads_too: bool,
     runner: Runner,
     parser: Parser,
     escalator: Option<Escalator>,
@@ -227,6 +231,7 @@ impl Meta {
                 (true, _) => Branch::Interact,
             },
             app_target: AppTarget::Raw,
+            reads_too: false,
             runner,
             parser,
             escalator: None,
@@ -331,6 +336,13 @@ impl ToolDef {
     /// ([`crate::mcp::ctx::Ctx::may_act_on_app`]).
     pub fn acts_on_node(mut self) -> Self {
         self.app_target = AppTarget::Node;
+        self.reads_too = true;
+        self
+    }
+
+    /// Its answer shows what is on the device as well (see [`ToolDef::reads_too`]).
+    pub fn reads_too(mut self) -> Self {
+        self.reads_too = true;
         self
     }
 

@@ -378,6 +378,7 @@ pub fn tools() -> Vec<ToolDef> {
                           One that deletes (its id or description says so) asks the person.",
         }
         .def(call)
+        .reads_too()
         .acts_on_app(|a: &CallArgs| Some(a.package_name.clone()))
         .escalates(
             "a function whose id or description says delete, remove, clear, wipe, reset… (deleteNote)",

@@ -330,6 +330,7 @@ fn shrink(rgba: Vec<u8>, (sw, sh): (u32, u32), (w, h): (u32, u32)) -> Result<Vec
 /// Runs `screencap` (`-p` for a PNG) with progress ticks; empty output is an error.
 async fn shoot(ctx: &Ctx, dev: &Device, png: bool) -> Result<bytes::Bytes, ToolError> {
     let cmd = if png { "screencap -p" } else { "screencap" };
+    ctx.still_allowed_on(dev)?;
     let started = std::time::Instant::now();
     let out = crate::progress::ticking(
         "screenshot",

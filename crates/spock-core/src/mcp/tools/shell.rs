@@ -196,6 +196,7 @@ pub fn tools() -> Vec<ToolDef> {
                           outright: a guard rail, not a sandbox.",
         }
         .def(run)
+        .reads_too()
         .precheck(check_run),
         Meta {
             name: "spock_restart_adb_server",
