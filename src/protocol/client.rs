@@ -69,6 +69,13 @@ pub enum AccessChange {
         #[serde(default)]
         label: Option<String>,
     },
+    /// The apps one device's Interact is limited to (`None`: any app).
+    SetDeviceApps {
+        device: String,
+        apps: Option<Vec<String>>,
+        #[serde(default)]
+        label: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -45,6 +45,11 @@ impl State {
                     label: Some(label),
                 }))
             }
+            Some(Row::DeviceApps { key, label }) => {
+                let now = settings::device_apps(self, &key).unwrap_or_default();
+                self.editing_apps = Some((key, label));
+                self.input = Some((InputTarget::DeviceApps, LineInput::new(&now)));
+            }
             Some(Row::Heading(_)) | None => {}
         }
     }
@@ -67,7 +72,10 @@ impl State {
                 self.history_view.selected = None;
                 self.refresh_matches();
             }
-            InputTarget::Setting(_) | InputTarget::RecordingName | InputTarget::TaskName => {}
+            InputTarget::Setting(_)
+            | InputTarget::RecordingName
+            | InputTarget::TaskName
+            | InputTarget::DeviceApps => {}
         }
     }
 
@@ -80,6 +88,20 @@ impl State {
                 Ok(v) => fx.push(Effect::Setting(f, v)),
                 Err(e) => self.notify(e),
             },
+            (InputTarget::DeviceApps, Action::Submit) => {
+                let Some((device, label)) = self.editing_apps.take() else {
+                    return;
+                };
+                match settings::parse_apps(&input.text) {
+                    Ok(apps) => fx.push(Effect::Access(AccessChange::SetDeviceApps {
+                        device,
+                        apps,
+                        label: Some(label),
+                    })),
+                    Err(e) => self.notify(e),
+                }
+            }
+            (InputTarget::DeviceApps, _) => self.editing_apps = None,
             (InputTarget::RecordingName | InputTarget::TaskName, Action::Submit) => {
                 self.submit_batch_name(target, &input.text, fx)
             }

@@ -22,6 +22,11 @@ pub enum Row {
         label: String,
         interact: bool,
     },
+    /// The apps one device's Interact is limited to (Enter edits the list).
+    DeviceApps {
+        key: String,
+        label: String,
+    },
 }
 
 impl Row {
@@ -70,6 +75,7 @@ pub fn rows(s: &State) -> Vec<Row> {
                 interact,
             });
         }
+        rows.push(Row::DeviceApps { key, label });
     }
     for level in [Level::Destructive, Level::SafeAction, Level::ReadOnly] {
         let tools: Vec<usize> = (0..s.tools.len())
@@ -137,6 +143,44 @@ pub fn device_on(s: &State, key: &str, interact: bool) -> bool {
         .cloned()
         .unwrap_or_default();
     if interact { d.interact } else { d.inspect }
+}
+
+/// The apps `key`'s Interact is limited to, comma-separated; `None`: any app.
+pub fn device_apps(s: &State, key: &str) -> Option<String> {
+    let access = &s.core.access;
+    access
+        .devices
+        .get(key)
+        .or_else(|| access.devices.get(DEFAULT_DEVICE))
+        .and_then(|d| d.apps.as_ref())
+        .map(|a| a.iter().cloned().collect::<Vec<_>>().join(", "))
+}
+
+/// An apps list as typed: package names separated by commas or spaces; empty: any app.
+pub fn parse_apps(text: &str) -> Result<Option<Vec<String>>, String> {
+    let apps: Vec<String> = text
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_string)
+        .collect();
+    if apps.is_empty() {
+        return Ok(None);
+    }
+    let package = |a: &str| {
+        let parts: Vec<&str> = a.split('.').collect();
+        parts.len() >= 2
+            && parts.iter().all(|p| {
+                p.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                    && p.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            })
+    };
+    match apps.iter().find(|a| !package(a)) {
+        Some(bad) => Err(format!(
+            "{bad:?} is no package name (like com.example.shop): nothing changed"
+        )),
+        None => Ok(Some(apps)),
+    }
 }
 
 pub fn group_on(s: &State, g: HostGroup) -> bool {

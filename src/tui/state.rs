@@ -170,6 +170,8 @@ pub enum InputTarget {
     RecordingName,
     /// The name of a task made from the calls marked in History.
     TaskName,
+    /// The apps a device's Interact is limited to ([`State::editing_apps`] says which device).
+    DeviceApps,
 }
 
 /// History's multi-select filters; an empty set means "all".
@@ -303,6 +305,8 @@ pub struct State {
     pub help: bool,
     pub help_scroll: u16,
     pub input: Option<(InputTarget, LineInput)>,
+    /// The device whose apps list the input edits: its key in the device tree and its name.
+    pub editing_apps: Option<(String, String)>,
     pub picker: Option<Picker>,
     pub prompt: Option<Prompt>,
     pub status: StatusView,
@@ -361,6 +365,7 @@ impl State {
             help: false,
             help_scroll: 0,
             input: None,
+            editing_apps: None,
             picker: None,
             prompt: None,
             status: StatusView::default(),

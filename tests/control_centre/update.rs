@@ -1100,3 +1100,59 @@ fn the_device_tree_is_switched_per_device_on_settings() {
     s.update(Event::Sync(v));
     assert!(render(&mut s, 200, 60).contains("lifted by --allow-all"));
 }
+
+/// A device's Interact is limited to some apps from Settings: Enter edits the list, Enter
+/// applies it (the person's act, for the server to apply, save and record); a word that is no
+/// package name changes nothing; an empty list means any app.
+#[test]
+fn a_devices_apps_are_edited_on_settings() {
+    use spock_tui::tui::settings::Row;
+    let mut s = state();
+    let mut v = view();
+    v.seen_devices = vec![("fp serial A".into(), "emulator-5554 (Pixel 7)".into())];
+    s.update(Event::Sync(v));
+    s.update(key('5'));
+    let to_apps = |s: &mut spock_tui::tui::State| loop {
+        s.update(code(KeyCode::Down));
+        if let Some(Row::DeviceApps { key: device, .. }) = s.settings_row()
+            && device == "fp serial A"
+        {
+            break;
+        }
+    };
+    to_apps(&mut s);
+    assert!(render(&mut s, 200, 60).contains("Interact with: any app"));
+    assert!(s.update(code(KeyCode::Enter)).is_empty());
+    for c in "com.example.shop, com.example.notes".chars() {
+        s.update(key(c));
+    }
+    let fx = s.update(code(KeyCode::Enter));
+    assert!(
+        matches!(&fx[..], [Effect::Access(AccessChange::SetDeviceApps { device, apps: Some(a), label: Some(l) })]
+            if device == "fp serial A" && a == &["com.example.shop", "com.example.notes"] && l.contains("emulator-5554")),
+        "{fx:?}"
+    );
+    // Not a package name: nothing is sent.
+    s.update(code(KeyCode::Enter));
+    for c in "; rm -rf".chars() {
+        s.update(key(c));
+    }
+    assert!(s.update(code(KeyCode::Enter)).is_empty());
+    // Emptied: any app.
+    s.update(code(KeyCode::Enter));
+    s.update(Event::Key(crossterm::event::KeyEvent::new(
+        KeyCode::Char('u'),
+        crossterm::event::KeyModifiers::CONTROL,
+    )));
+    let fx = s.update(code(KeyCode::Enter));
+    assert!(
+        matches!(
+            &fx[..],
+            [Effect::Access(AccessChange::SetDeviceApps {
+                apps: None,
+                ..
+            })]
+        ),
+        "{fx:?}"
+    );
+}

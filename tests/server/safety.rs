@@ -1277,3 +1277,45 @@ async fn revoking_inspect_stops_a_wait_already_polling() {
     let e = done.result.expect_err("refused mid-call");
     assert!(e.message.contains("Inspect is off"), "{}", e.message);
 }
+
+/// An apps list set from the control centre limits Interact at once and is saved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_list_from_the_control_centre_limits_interact() {
+    use spock_tui::protocol::AccessChange;
+    use spock_tui::transport::control::commands::{self, Actor};
+    let r = rig_with(false, Config::default_config()).await;
+    let dev = stdio_call(&r.core, "android_list_devices", json!({})).await;
+    let identity = dev.result.unwrap().json["devices"][0]["identity"]
+        .as_str()
+        .expect("the demo device has an identity")
+        .to_string();
+    let change = AccessChange::SetDeviceApps {
+        device: identity.clone(),
+        apps: Some(vec!["com.example.shop".into()]),
+        label: None,
+    };
+    let what = commands::access(&r.core, &change, &Actor::attached("t")).expect("applied");
+    assert!(what.contains("limited to com.example.shop"), "{what}");
+    let notes = stdio_call(
+        &r.core,
+        "android_launch_app",
+        json!({"packageName": "com.example.notes"}),
+    )
+    .await;
+    let e = notes.result.expect_err("not in the list");
+    assert!(
+        e.message.contains("com.example.notes") && e.message.contains("com.example.shop"),
+        "{}",
+        e.message
+    );
+    let shop = stdio_call(
+        &r.core,
+        "android_launch_app",
+        json!({"packageName": "com.example.shop"}),
+    )
+    .await;
+    assert!(shop.result.is_ok(), "{:?}", shop.result);
+    commands::save_access(&r.core, &what).expect("saved");
+    let saved = std::fs::read_to_string(spock_tui::config::config_file(&r.core.paths)).unwrap();
+    assert!(saved.contains("apps = [\"com.example.shop\"]"), "{saved}");
+}

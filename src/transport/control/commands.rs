@@ -69,6 +69,8 @@ pub fn widens(change: &AccessChange) -> bool {
         AccessChange::SetEnabled { on, .. }
         | AccessChange::SetGroup { on, .. }
         | AccessChange::SetDevice { on, .. } => *on,
+        // A list can widen as well as narrow: recorded as a widening either way.
+        AccessChange::SetDeviceApps { .. } => true,
         AccessChange::EnableAll => true,
         AccessChange::ReadOnlyOnly => false,
     }
@@ -132,6 +134,19 @@ fn apply_access(core: &Core, change: &AccessChange) -> Result<String, String> {
                 .set_device(device, *interact, *on, label.clone());
             let what = if *interact { "Interact" } else { "Inspect" };
             format!("{what} {} on {name}", onoff(*on))
+        }
+        AccessChange::SetDeviceApps {
+            device,
+            apps,
+            label,
+        } => {
+            let name = label.clone().unwrap_or_else(|| device.clone());
+            core.access
+                .set_device_apps(device, apps.clone(), label.clone());
+            match apps {
+                Some(a) => format!("Interact on {name} limited to {}", a.join(", ")),
+                None => format!("Interact on {name} with any app"),
+            }
         }
     })
 }

@@ -305,6 +305,25 @@ impl Access {
         }
     }
 
+    /// Limits one device's Interact to `apps` (`None`: any app); an entry is made for a device
+    /// that has none (from the default), named `label` when given.
+    pub fn set_device_apps(&self, device: &str, apps: Option<Vec<String>>, label: Option<String>) {
+        if let Ok(mut s) = self.settings.write() {
+            let default = s.devices.get(DEFAULT_DEVICE).cloned().unwrap_or_default();
+            let entry = s
+                .devices
+                .entry(device.to_string())
+                .or_insert_with(|| DeviceAccess {
+                    label: None,
+                    ..default
+                });
+            entry.apps = apps.map(|a| a.into_iter().collect());
+            if label.is_some() && device != DEFAULT_DEVICE {
+                entry.label = label;
+            }
+        }
+    }
+
     pub fn set_group(&self, group: HostGroup, on: bool) {
         if let Ok(mut s) = self.settings.write() {
             let (key, starts_on) = (group.key().to_string(), group.starts_on());

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::escape;
-use crate::tui::settings::{Row, device_on, field_value, group_on, rows};
+use crate::tui::settings::{Row, device_apps, device_on, field_value, group_on, rows};
 use crate::tui::state::{InputTarget, State, page_offset};
 use crate::tui::ui::{ACCENT, block, bold, dim, level_style, selected};
 
@@ -70,6 +70,22 @@ fn line(s: &State, row: &Row) -> Line<'static> {
                 Span::styled(escape::line(&apps), dim()),
             ])
         }
+        Row::DeviceApps { key, .. } => {
+            let value = match &s.input {
+                Some((InputTarget::DeviceApps, i))
+                    if s.editing_apps.as_ref().is_some_and(|(k, _)| k == key) =>
+                {
+                    format!("{}▏", escape::line(&i.text))
+                }
+                _ => device_apps(s, key)
+                    .map(|a| escape::line(&a))
+                    .unwrap_or_else(|| "any app".into()),
+            };
+            Line::from(vec![
+                Span::styled("      Interact with: ", dim()),
+                Span::raw(value),
+            ])
+        }
         Row::Tool(i) => match s.tools.get(*i) {
             Some(t) => Line::from(vec![
                 Span::raw(format!("  {} ", check(s.enabled(t.name)))),
@@ -94,8 +110,9 @@ fn explain(s: &State, row: Option<&Row>) -> Vec<Line<'static>> {
         Some(Row::Group(g)) => format!("{}: stored as what you allowed, so a group added later starts off.", g.label()),
         Some(Row::Field(f)) => format!("{} — Enter to edit, Enter again to apply and save.", f.label()),
         Some(Row::Tool(i)) => s.tools.get(*i).map(|t| t.description.to_string()).unwrap_or_default(),
+        Some(Row::DeviceApps { .. }) => "The apps agents may act on there: package names separated by commas; empty for any app. Enter to edit, Enter again to apply and save. While a list is set, what cannot name its app (raw taps, keys, shell, pushes, installs) is refused unless the config file says raw = true.".into(),
         Some(Row::Device { key, interact, .. }) => format!(
-            "{} on {}: {}. Checked on every call as it arrives; the device is known by its identity ({key}), whatever name reaches it. Which apps Interact may touch is set in the config file (access.devices.\"…\".apps).",
+            "{} on {}: {}. Checked on every call as it arrives; the device is known by its identity ({key}), whatever name reaches it. Which apps Interact may touch is the row below.",
             if *interact { "Interact" } else { "Inspect" },
             if key == crate::mcp::access::DEFAULT_DEVICE { "devices without an entry of their own" } else { "this device" },
             if *interact { "taps, typing, keys, gestures, launches, intents, pushes, installs, shell" } else { "screenshots, the UI tree, finds and waits, logcat, package and activity reads, pulls" }
