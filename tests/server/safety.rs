@@ -1196,11 +1196,7 @@ async fn a_device_switch_from_the_control_centre_is_in_force_recorded_and_saved(
     let r = rig_with(false, Config::default_config()).await;
     let ok = stdio_call(&r.core, "android_take_screenshot", json!({})).await;
     assert!(ok.result.is_ok(), "{:?}", ok.result);
-    let dev = stdio_call(&r.core, "android_list_devices", json!({})).await;
-    let identity = dev.result.unwrap().json["devices"][0]["identity"]
-        .as_str()
-        .expect("the demo device has an identity")
-        .to_string();
+    let identity = demo_identity(&r).await;
     let actor = Actor::attached("test terminal");
     let off = AccessChange::SetDevice {
         device: identity.clone(),
@@ -1249,11 +1245,7 @@ async fn a_device_switch_from_the_control_centre_is_in_force_recorded_and_saved(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn revoking_inspect_stops_a_wait_already_polling() {
     let r = rig_with(false, Config::default_config()).await;
-    let dev = stdio_call(&r.core, "android_list_devices", json!({})).await;
-    let identity = dev.result.unwrap().json["devices"][0]["identity"]
-        .as_str()
-        .expect("the demo device has an identity")
-        .to_string();
+    let identity = demo_identity(&r).await;
     // A rule for another phone makes the tree say something, and leaves this one allowed.
     r.core
         .access
@@ -1284,11 +1276,7 @@ async fn an_apps_list_from_the_control_centre_limits_interact() {
     use spock_tui::protocol::AccessChange;
     use spock_tui::transport::control::commands::{self, Actor};
     let r = rig_with(false, Config::default_config()).await;
-    let dev = stdio_call(&r.core, "android_list_devices", json!({})).await;
-    let identity = dev.result.unwrap().json["devices"][0]["identity"]
-        .as_str()
-        .expect("the demo device has an identity")
-        .to_string();
+    let identity = demo_identity(&r).await;
     let change = AccessChange::SetDeviceApps {
         device: identity.clone(),
         apps: Some(vec!["com.example.shop".into()]),
@@ -1318,4 +1306,13 @@ async fn an_apps_list_from_the_control_centre_limits_interact() {
     commands::save_access(&r.core, &what).expect("saved");
     let saved = std::fs::read_to_string(spock_tui::config::config_file(&r.core.paths)).unwrap();
     assert!(saved.contains("apps = [\"com.example.shop\"]"), "{saved}");
+}
+
+/// The demo device's identity, as `android_list_devices` reports it.
+async fn demo_identity(r: &Rig) -> String {
+    let dev = stdio_call(&r.core, "android_list_devices", json!({})).await;
+    dev.result.unwrap().json["devices"][0]["identity"]
+        .as_str()
+        .expect("the demo device has an identity")
+        .to_string()
 }

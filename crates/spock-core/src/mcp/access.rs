@@ -286,21 +286,11 @@ impl Access {
     /// for a device that has none (from the default), named `label` when given.
     pub fn set_device(&self, device: &str, interact: bool, on: bool, label: Option<String>) {
         if let Ok(mut s) = self.settings.write() {
-            let default = s.devices.get(DEFAULT_DEVICE).cloned().unwrap_or_default();
-            let entry = s
-                .devices
-                .entry(device.to_string())
-                .or_insert_with(|| DeviceAccess {
-                    label: None,
-                    ..default
-                });
+            let entry = entry(&mut s, device, label);
             if interact {
                 entry.interact = on;
             } else {
                 entry.inspect = on;
-            }
-            if label.is_some() && device != DEFAULT_DEVICE {
-                entry.label = label;
             }
         }
     }
@@ -309,18 +299,7 @@ impl Access {
     /// that has none (from the default), named `label` when given.
     pub fn set_device_apps(&self, device: &str, apps: Option<Vec<String>>, label: Option<String>) {
         if let Ok(mut s) = self.settings.write() {
-            let default = s.devices.get(DEFAULT_DEVICE).cloned().unwrap_or_default();
-            let entry = s
-                .devices
-                .entry(device.to_string())
-                .or_insert_with(|| DeviceAccess {
-                    label: None,
-                    ..default
-                });
-            entry.apps = apps.map(|a| a.into_iter().collect());
-            if label.is_some() && device != DEFAULT_DEVICE {
-                entry.label = label;
-            }
+            entry(&mut s, device, label).apps = apps.map(|a| a.into_iter().collect());
         }
     }
 
@@ -361,6 +340,26 @@ impl Access {
             s.allowed_groups.clear();
         }
     }
+}
+
+/// `device`'s own entry, made from the default when it has none, named `label` when given.
+fn entry<'a>(
+    s: &'a mut AccessSettings,
+    device: &str,
+    label: Option<String>,
+) -> &'a mut DeviceAccess {
+    let default = s.devices.get(DEFAULT_DEVICE).cloned().unwrap_or_default();
+    let entry = s
+        .devices
+        .entry(device.to_string())
+        .or_insert_with(|| DeviceAccess {
+            label: None,
+            ..default
+        });
+    if label.is_some() && device != DEFAULT_DEVICE {
+        entry.label = label;
+    }
+    entry
 }
 
 fn list(apps: Option<&std::collections::BTreeSet<String>>) -> String {
