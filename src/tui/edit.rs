@@ -45,6 +45,11 @@ impl State {
                     label: Some(label),
                 }))
             }
+            Some(Row::DeviceHead { key, .. }) => {
+                if !self.settings_expanded.remove(&key) {
+                    self.settings_expanded.insert(key);
+                }
+            }
             Some(Row::DeviceApps { key, label }) => {
                 let now = settings::device_apps(self, &key).unwrap_or_default();
                 self.editing_apps = Some((key, label));
@@ -71,6 +76,10 @@ impl State {
                 self.history_view.query = input.text.clone();
                 self.history_view.selected = None;
                 self.refresh_matches();
+            }
+            InputTarget::SettingsFilter => {
+                self.settings_filter = input.text.clone();
+                self.settings_cursor = self.first_selectable_setting();
             }
             InputTarget::Setting(_)
             | InputTarget::RecordingName
@@ -106,6 +115,7 @@ impl State {
                 self.submit_batch_name(target, &input.text, fx)
             }
             (InputTarget::ToolSearch, Action::Cancel) => self.tools_view.query.clear(),
+            (InputTarget::SettingsFilter, Action::Cancel) => self.settings_filter.clear(),
             (InputTarget::HistorySearch, Action::Cancel) => {
                 self.history_view.query.clear();
                 self.refresh_matches();

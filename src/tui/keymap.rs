@@ -484,6 +484,8 @@ pub mod screens {
         key(ch(' '), Action::Toggle).hint(1),
         key(ch('a'), Action::EnableAll).hint(2),
         key(ch('r'), Action::ReadOnlyOnly).hint(3),
+        key(ch('/'), Action::Search).hint(4),
+        key(Esc, Action::ClearFilters),
     ];
 
     /// The Batch screen's.

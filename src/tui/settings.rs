@@ -27,6 +27,11 @@ pub enum Row {
         key: String,
         label: String,
     },
+    /// A device in the tree, closed or opened (Enter or Space) to its switches.
+    DeviceHead {
+        key: String,
+        label: String,
+    },
 }
 
 impl Row {
@@ -62,12 +67,36 @@ pub fn rows(s: &State) -> Vec<Row> {
             "off"
         }
     )));
-    rows.push(Row::Heading(if s.core.allow_all {
-        "Devices: Inspect · Interact (lifted by --allow-all for this run)".into()
-    } else {
-        "Devices: Inspect (see it) · Interact (act on it)".into()
-    }));
+    rows.push(Row::Heading(format!(
+        "Devices: {}{}",
+        if s.core.allow_all {
+            "Inspect · Interact (lifted by --allow-all for this run)"
+        } else {
+            "Inspect (see it) · Interact (act on it); Enter opens one"
+        },
+        if s.settings_filter.is_empty() {
+            String::new()
+        } else {
+            format!(" — filter {:?} (Esc clears)", s.settings_filter)
+        }
+    )));
+    let wanted = |text: &str| {
+        s.settings_filter.is_empty()
+            || text
+                .to_lowercase()
+                .contains(&s.settings_filter.to_lowercase())
+    };
     for (key, label) in tree_devices(s) {
+        if !wanted(&label) && !wanted(&key) {
+            continue;
+        }
+        rows.push(Row::DeviceHead {
+            key: key.clone(),
+            label: label.clone(),
+        });
+        if !s.settings_expanded.contains(&key) {
+            continue;
+        }
         for interact in [false, true] {
             rows.push(Row::Device {
                 key: key.clone(),
@@ -79,7 +108,7 @@ pub fn rows(s: &State) -> Vec<Row> {
     }
     for level in [Level::Destructive, Level::SafeAction, Level::ReadOnly] {
         let tools: Vec<usize> = (0..s.tools.len())
-            .filter(|&i| s.tools[i].level == level)
+            .filter(|&i| s.tools[i].level == level && wanted(s.tools[i].name))
             .collect();
         if tools.is_empty() {
             continue;

@@ -172,6 +172,8 @@ pub enum InputTarget {
     TaskName,
     /// The apps a device's Interact is limited to ([`State::editing_apps`] says which device).
     DeviceApps,
+    /// Settings' filter: the devices and tools whose name holds it.
+    SettingsFilter,
 }
 
 /// History's multi-select filters; an empty set means "all".
@@ -307,6 +309,9 @@ pub struct State {
     pub input: Option<(InputTarget, LineInput)>,
     /// The device whose apps list the input edits: its key in the device tree and its name.
     pub editing_apps: Option<(String, String)>,
+    /// Settings: the devices shown opened (by their key in the device tree), and the filter.
+    pub settings_expanded: std::collections::BTreeSet<String>,
+    pub settings_filter: String,
     pub picker: Option<Picker>,
     pub prompt: Option<Prompt>,
     pub status: StatusView,
@@ -366,6 +371,8 @@ impl State {
             help_scroll: 0,
             input: None,
             editing_apps: None,
+            settings_expanded: Default::default(),
+            settings_filter: String::new(),
             picker: None,
             prompt: None,
             status: StatusView::default(),

@@ -1033,39 +1033,44 @@ fn the_device_tree_is_switched_per_device_on_settings() {
     );
     s.update(Event::Sync(v.clone()));
     s.update(key('5'));
-    let devices: Vec<(String, bool)> = spock_tui::tui::settings::rows(&s)
-        .into_iter()
-        .filter_map(|r| match r {
-            Row::Device { key, interact, .. } => Some((key, interact)),
-            _ => None,
-        })
-        .collect();
-    let keys: Vec<&str> = devices.iter().map(|(k, _)| k.as_str()).collect();
-    assert_eq!(
-        keys,
-        [
-            "default",
-            "default",
-            "fp serial A",
-            "fp serial A",
-            "fp serial B",
-            "fp serial B"
-        ]
+    let heads = |s: &spock_tui::tui::State| -> Vec<String> {
+        spock_tui::tui::settings::rows(s)
+            .into_iter()
+            .filter_map(|r| match r {
+                Row::DeviceHead { key, .. } => Some(key),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(heads(&s), ["default", "fp serial A", "fp serial B"]);
+    // Closed, a device is one row; its switches are not rows yet.
+    assert!(
+        !spock_tui::tui::settings::rows(&s)
+            .iter()
+            .any(|r| matches!(r, Row::Device { .. }))
     );
-    let screen = render(&mut s, 80, 24);
-    // Walk to device A's Inspect (off) and turn it on.
-    let fx = loop {
-        s.update(code(KeyCode::Down));
-        if let Some(Row::Device {
-            key: device,
-            interact: false,
-            ..
-        }) = s.settings_row()
+    // Walk to device A, open it, and turn its Inspect (off) on.
+    for _ in 0..200 {
+        if let Some(Row::DeviceHead { key: device, .. }) = s.settings_row()
             && device == "fp serial A"
         {
-            break s.update(key(' '));
+            break;
         }
-    };
+        s.update(code(KeyCode::Down));
+    }
+    assert!(
+        s.update(code(KeyCode::Enter)).is_empty(),
+        "opening changes nothing"
+    );
+    s.update(code(KeyCode::Down));
+    assert!(matches!(
+        s.settings_row(),
+        Some(Row::Device {
+            interact: false,
+            ..
+        })
+    ));
+    let fx = s.update(key(' '));
     assert!(
         matches!(&fx[..], [Effect::Access(AccessChange::SetDevice { device, interact: false, on: true, label: Some(l) })]
             if device == "fp serial A" && l.contains("emulator-5554")),
@@ -1085,16 +1090,25 @@ fn the_device_tree_is_switched_per_device_on_settings() {
         ),
         "{fx:?}"
     );
-    let _ = screen;
     let full = render(&mut s, 200, 60);
     assert!(
         full.contains("[ ] Inspect  emulator-5554 (Pixel 7)"),
         "{full}"
     );
     assert!(
-        full.contains("[x] Interact emulator-5556 (Pixel 8)"),
+        full.contains("emulator-5556 (Pixel 8)  Inspect ✓  Interact ✓  (any app)"),
         "{full}"
     );
+    assert!(render(&mut s, 80, 24).contains("emulator-5554"));
+    // `/` filters devices (and tools) by name; Esc clears.
+    s.update(key('/'));
+    for c in "pixel 8".chars() {
+        s.update(key(c));
+    }
+    s.update(code(KeyCode::Enter));
+    assert_eq!(heads(&s), ["fp serial B"]);
+    s.update(code(KeyCode::Esc));
+    assert_eq!(heads(&s).len(), 3);
     // --allow-all: shown as lifting the tree.
     v.allow_all = true;
     s.update(Event::Sync(v));
@@ -1112,13 +1126,20 @@ fn a_devices_apps_are_edited_on_settings() {
     v.seen_devices = vec![("fp serial A".into(), "emulator-5554 (Pixel 7)".into())];
     s.update(Event::Sync(v));
     s.update(key('5'));
-    let to_apps = |s: &mut spock_tui::tui::State| loop {
-        s.update(code(KeyCode::Down));
-        if let Some(Row::DeviceApps { key: device, .. }) = s.settings_row()
-            && device == "fp serial A"
-        {
-            break;
+    let to_apps = |s: &mut spock_tui::tui::State| {
+        for _ in 0..200 {
+            match s.settings_row() {
+                Some(Row::DeviceHead { key: device, .. })
+                    if device == "fp serial A" && !s.settings_expanded.contains(&device) =>
+                {
+                    s.update(code(KeyCode::Enter));
+                }
+                Some(Row::DeviceApps { key: device, .. }) if device == "fp serial A" => return,
+                _ => {}
+            }
+            s.update(code(KeyCode::Down));
         }
+        panic!("no apps row for device A");
     };
     to_apps(&mut s);
     assert!(render(&mut s, 200, 60).contains("Interact with: any app"));

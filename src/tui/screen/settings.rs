@@ -33,6 +33,16 @@ impl Screen for Settings {
             Action::EnableAll => s.enable_all(),
             Action::ReadOnlyOnly => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
             Action::Open | Action::Toggle => s.activate_setting(fx),
+            Action::Search => {
+                s.input = Some((
+                    crate::tui::state::InputTarget::SettingsFilter,
+                    crate::tui::input::LineInput::new(&s.settings_filter),
+                ))
+            }
+            Action::ClearFilters => {
+                s.settings_filter.clear();
+                s.settings_cursor = s.first_selectable_setting();
+            }
             _ => return false,
         }
         true

@@ -70,6 +70,23 @@ fn line(s: &State, row: &Row) -> Line<'static> {
                 Span::styled(escape::line(&apps), dim()),
             ])
         }
+        Row::DeviceHead { key, label } => {
+            let open = s.settings_expanded.contains(key);
+            let mark = |on: bool| if on { "✓" } else { "✗" };
+            let apps = device_apps(s, key).unwrap_or_else(|| "any app".into());
+            Line::from(vec![
+                Span::raw(format!("  {} ", if open { "▾" } else { "▸" })),
+                Span::styled(escape::line(label), bold()),
+                Span::styled(
+                    escape::line(&format!(
+                        "  Inspect {}  Interact {}  ({apps})",
+                        mark(device_on(s, key, false)),
+                        mark(device_on(s, key, true)),
+                    )),
+                    dim(),
+                ),
+            ])
+        }
         Row::DeviceApps { key, .. } => {
             let value = match &s.input {
                 Some((InputTarget::DeviceApps, i))
@@ -110,6 +127,7 @@ fn explain(s: &State, row: Option<&Row>) -> Vec<Line<'static>> {
         Some(Row::Group(g)) => format!("{}: stored as what you allowed, so a group added later starts off.", g.label()),
         Some(Row::Field(f)) => format!("{} — Enter to edit, Enter again to apply and save.", f.label()),
         Some(Row::Tool(i)) => s.tools.get(*i).map(|t| t.description.to_string()).unwrap_or_default(),
+        Some(Row::DeviceHead { key, .. }) => format!("Enter opens or closes this device's switches: Inspect, Interact and the apps Interact may touch. Its identity: {key}. / filters devices and tools by name."),
         Some(Row::DeviceApps { .. }) => "The apps agents may act on there: package names separated by commas; empty for any app. Enter to edit, Enter again to apply and save. While a list is set, what cannot name its app (raw taps, keys, shell, pushes, installs) is refused unless the config file says raw = true.".into(),
         Some(Row::Device { key, interact, .. }) => format!(
             "{} on {}: {}. Checked on every call as it arrives; the device is known by its identity ({key}), whatever name reaches it. Which apps Interact may touch is the row below.",
