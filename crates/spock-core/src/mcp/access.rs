@@ -87,9 +87,25 @@ impl Access {
             .with_details(serde_json::json!({ "tool": tool.name, "setting": switch })))
     }
 
+    /// What applies to the device with identity `identity`, read under the lock (no copy of
+    /// the whole settings: this runs before every device command of a call).
+    fn device_rule(&self, identity: Option<&str>) -> (DeviceAccess, DeviceBranch) {
+        // A writer that panicked left the settings as they were: still the person's.
+        self.settings
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .device(identity)
+    }
+
     /// Whether the device tree says anything (an empty tree allows every device everything).
     pub fn has_device_rules(&self) -> bool {
-        !self.allow_all && self.settings.read().is_ok_and(|s| !s.devices.is_empty())
+        !self.allow_all
+            && !self
+                .settings
+                .read()
+                .unwrap_or_else(|p| p.into_inner())
+                .devices
+                .is_empty()
     }
 
     /// The device tree denies `tool` on every device: its branch is off in every entry and in
@@ -121,7 +137,7 @@ impl Access {
         if self.allow_all || tool.branch == Branch::Host {
             return Ok(());
         }
-        let (rule, branch) = self.settings().device(identity);
+        let (rule, branch) = self.device_rule(identity);
         let (on, key) = match tool.branch {
             Branch::Inspect => (rule.inspect, "inspect"),
             _ => (rule.interact, "interact"),
@@ -170,7 +186,7 @@ impl Access {
         if self.allow_all {
             return Ok(());
         }
-        let (rule, branch) = self.settings().device(identity);
+        let (rule, branch) = self.device_rule(identity);
         if rule.inspect {
             return Ok(());
         }
@@ -193,7 +209,7 @@ impl Access {
         if self.allow_all {
             return Ok(());
         }
-        let (rule, branch) = self.settings().device(identity);
+        let (rule, branch) = self.device_rule(identity);
         let Some(apps) = &rule.apps else {
             return Ok(());
         };

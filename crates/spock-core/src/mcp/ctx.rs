@@ -128,12 +128,18 @@ impl Ctx {
         Ok(e)
     }
 
+    /// The device tree holds this call back: it is an agent's (the person's own calls are not
+    /// held back) and the tree says something.
+    fn tree_applies(&self) -> bool {
+        self.origin.transport != crate::mcp::events::Transport::Tui
+            && self.core.access.has_device_rules()
+    }
+
     /// The person's own calls are not held back by the tree; agents' calls are, on the device
     /// they resolve to (by its identity, read if it is being read).
     async fn check_device_tree(&self, id: &str) -> Result<(), ToolError> {
         let access = &self.core.access;
-        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
-        {
+        if !self.tree_applies() {
             return Ok(());
         }
         let Some(tool) = self.core.registry.get(self.tool) else {
@@ -147,8 +153,7 @@ impl Ctx {
     /// `dev`: refused when the device's Interact is limited to other apps.
     pub fn may_act_on_app(&self, dev: &Device, package: Option<&str>) -> Result<(), ToolError> {
         let access = &self.core.access;
-        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
-        {
+        if !self.tree_applies() {
             return Ok(());
         }
         let identity = self.core.devices.identity(dev.serial());
@@ -159,8 +164,7 @@ impl Ctx {
     /// the call runs (a wait polling the screen, a long action) stops it at its next command.
     pub fn still_allowed_on(&self, dev: &Device) -> Result<(), ToolError> {
         let access = &self.core.access;
-        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
-        {
+        if !self.tree_applies() {
             return Ok(());
         }
         let Some(tool) = self.core.registry.get(self.tool) else {
@@ -174,8 +178,7 @@ impl Ctx {
     /// when the device's Inspect is off.
     pub fn may_inspect(&self, dev: &Device) -> Result<(), ToolError> {
         let access = &self.core.access;
-        if self.origin.transport == crate::mcp::events::Transport::Tui || !access.has_device_rules()
-        {
+        if !self.tree_applies() {
             return Ok(());
         }
         let identity = self.core.devices.identity(dev.serial());

@@ -401,21 +401,20 @@ impl Call {
         }
         let parsed = self.parsed.insert(self.tool.parse(&self.args)?);
         check_lease(&self.ctx, &self.tool, self.requested.as_deref()).await?;
-        // A device whose Interact is limited to some apps: the app the arguments name.
-        if matches!(self.tool.app_target, AppTarget::Arg(_))
-            && self.ctx.core.access.has_device_rules()
-        {
-            let app = self.tool.app_of(parsed);
+        // With a device tree: the app the arguments name (a device whose Interact is limited
+        // to some apps), and an action that sends the screen back, which reads the device too.
+        let names_app = matches!(self.tool.app_target, AppTarget::Arg(_));
+        let shows_screen = self.tool.branch == crate::mcp::registry::Branch::Interact
+            && self.args.get("returnScreen").is_some_and(|v| !v.is_null());
+        if (names_app || shows_screen) && self.ctx.core.access.has_device_rules() {
             let dev = self.ctx.device(self.requested.as_deref()).await?;
-            self.ctx.may_act_on_app(&dev, app.as_deref())?;
-        }
-        // An action that sends the screen back reads the device too: its Inspect must allow it.
-        if self.tool.branch == crate::mcp::registry::Branch::Interact
-            && self.ctx.core.access.has_device_rules()
-            && self.args.get("returnScreen").is_some_and(|v| !v.is_null())
-        {
-            let dev = self.ctx.device(self.requested.as_deref()).await?;
-            self.ctx.may_inspect(&dev)?;
+            if names_app {
+                self.ctx
+                    .may_act_on_app(&dev, self.tool.app_of(parsed).as_deref())?;
+            }
+            if shows_screen {
+                self.ctx.may_inspect(&dev)?;
+            }
         }
         if let Some(why) = tokio::select! {
             e = self.tool.escalation(&self.ctx, parsed) => e?,
