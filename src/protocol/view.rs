@@ -45,6 +45,9 @@ pub struct CoreView {
     /// The devices attached now that have said which phone they are: (identity, how a person
     /// knows it), for the device tree on Settings.
     pub seen_devices: Vec<(String, String)>,
+    /// The apps seen on each device's screens, by identity: what Settings offers for a
+    /// device's apps list.
+    pub apps_seen: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// The attached devices with an identity, each once, named by serial and model.
@@ -84,6 +87,7 @@ impl CoreView {
                 .collect(),
             access: core.access.settings(),
             seen_devices: seen_devices(core),
+            apps_seen: core.devices.apps_seen(),
             allow_all: core.access.allow_all(),
             history_size: cfg.history.size,
             audit_warning: core.audit.usage().warning(),
@@ -151,6 +155,9 @@ pub struct ViewWire {
     /// The attached devices that said which phone they are (absent from older servers).
     #[serde(default)]
     pub seen_devices: Vec<(String, String)>,
+    /// The apps seen on each device's screens (absent from older servers).
+    #[serde(default)]
+    pub apps_seen: std::collections::BTreeMap<String, Vec<String>>,
     pub allow_all: bool,
     pub history_size: usize,
     pub audit_warning: Option<String>,
@@ -214,6 +221,7 @@ impl ViewWire {
             enabled: v.enabled.iter().cloned().collect(),
             access: v.access.clone(),
             seen_devices: v.seen_devices.clone(),
+            apps_seen: v.apps_seen.clone(),
             allow_all: v.allow_all,
             history_size: v.history_size,
             audit_warning: v.audit_warning.clone(),
@@ -249,6 +257,7 @@ impl ViewWire {
             enabled: self.enabled.into_iter().collect(),
             access: self.access,
             seen_devices: self.seen_devices,
+            apps_seen: self.apps_seen,
             allow_all: self.allow_all,
             history_size: self.history_size.max(1),
             audit_warning: self.audit_warning,

@@ -60,6 +60,12 @@ impl State {
     }
 
     pub(super) fn edit_input(&mut self, key: &crossterm::event::KeyEvent) {
+        if key.code == crossterm::event::KeyCode::Tab
+            && matches!(self.input, Some((InputTarget::DeviceApps, _)))
+        {
+            self.add_seen_app();
+            return;
+        }
         let Some((target, input)) = self.input.as_mut() else {
             return;
         };
@@ -85,6 +91,33 @@ impl State {
             | InputTarget::RecordingName
             | InputTarget::TaskName
             | InputTarget::DeviceApps => {}
+        }
+    }
+
+    /// Tab in a device's apps list: the next app seen on that device and not in the list yet
+    /// is added (the person picks from what was on its screens instead of typing names).
+    fn add_seen_app(&mut self) {
+        let Some((key, _)) = &self.editing_apps else {
+            return;
+        };
+        let Some((_, input)) = &self.input else {
+            return;
+        };
+        let Some(next) = settings::next_seen_app(self, key, &input.text) else {
+            return;
+        };
+        let typed: Vec<&str> = input
+            .text
+            .split([',', ' '])
+            .filter(|a| !a.is_empty())
+            .collect();
+        let text = if typed.is_empty() {
+            next
+        } else {
+            format!("{}, {next}", typed.join(", "))
+        };
+        if let Some((_, input)) = self.input.as_mut() {
+            *input = LineInput::new(&text);
         }
     }
 

@@ -185,6 +185,27 @@ pub fn device_apps(s: &State, key: &str) -> Option<String> {
         .map(|a| a.iter().cloned().collect::<Vec<_>>().join(", "))
 }
 
+/// The apps seen on the screens of the device `key` (an identity), for its apps list; every
+/// device's for the default entry.
+pub fn apps_seen(s: &State, key: &str) -> Vec<String> {
+    if key == DEFAULT_DEVICE {
+        let mut all: Vec<String> = s.core.apps_seen.values().flatten().cloned().collect();
+        all.sort();
+        all.dedup();
+        return all;
+    }
+    s.core.apps_seen.get(key).cloned().unwrap_or_default()
+}
+
+/// The app Tab adds to the apps list `typed` for device `key`: the first seen on it and not in
+/// the list yet.
+pub fn next_seen_app(s: &State, key: &str, typed: &str) -> Option<String> {
+    let typed: Vec<&str> = typed.split([',', ' ']).filter(|a| !a.is_empty()).collect();
+    apps_seen(s, key)
+        .into_iter()
+        .find(|a| !typed.contains(&a.as_str()))
+}
+
 /// An apps list as typed: package names separated by commas or spaces; empty: any app.
 pub fn parse_apps(text: &str) -> Result<Option<Vec<String>>, String> {
     let apps: Vec<String> = text

@@ -1120,28 +1120,12 @@ fn the_device_tree_is_switched_per_device_on_settings() {
 /// package name changes nothing; an empty list means any app.
 #[test]
 fn a_devices_apps_are_edited_on_settings() {
-    use spock_tui::tui::settings::Row;
     let mut s = state();
     let mut v = view();
     v.seen_devices = vec![("fp serial A".into(), "emulator-5554 (Pixel 7)".into())];
     s.update(Event::Sync(v));
     s.update(key('5'));
-    let to_apps = |s: &mut spock_tui::tui::State| {
-        for _ in 0..200 {
-            match s.settings_row() {
-                Some(Row::DeviceHead { key: device, .. })
-                    if device == "fp serial A" && !s.settings_expanded.contains(&device) =>
-                {
-                    s.update(code(KeyCode::Enter));
-                }
-                Some(Row::DeviceApps { key: device, .. }) if device == "fp serial A" => return,
-                _ => {}
-            }
-            s.update(code(KeyCode::Down));
-        }
-        panic!("no apps row for device A");
-    };
-    to_apps(&mut s);
+    to_device_apps(&mut s, "fp serial A");
     assert!(render(&mut s, 200, 60).contains("Interact with: any app"));
     assert!(s.update(code(KeyCode::Enter)).is_empty());
     for c in "com.example.shop, com.example.notes".chars() {
@@ -1176,4 +1160,57 @@ fn a_devices_apps_are_edited_on_settings() {
         ),
         "{fx:?}"
     );
+}
+
+/// Settings offers the apps seen on a device's screens: its apps row names them, and Tab while
+/// editing adds the next one not in the list yet (each once), so the person picks rather than
+/// types package names.
+#[test]
+fn a_devices_apps_list_offers_the_apps_seen_on_it() {
+    let mut s = state();
+    let mut v = view();
+    v.seen_devices = vec![("fp serial A".into(), "emulator-5554 (Pixel 7)".into())];
+    v.apps_seen.insert(
+        "fp serial A".into(),
+        vec!["com.example.notes".into(), "com.example.shop".into()],
+    );
+    s.update(Event::Sync(v));
+    s.update(key('5'));
+    to_device_apps(&mut s, "fp serial A");
+    let screen = render(&mut s, 200, 60);
+    assert!(
+        screen.contains("Seen on it: com.example.notes, com.example.shop"),
+        "{screen}"
+    );
+    s.update(code(KeyCode::Enter));
+    for c in "com.example.shop".chars() {
+        s.update(key(c));
+    }
+    // The shop is typed already: Tab adds the notes app, then nothing more.
+    s.update(code(KeyCode::Tab));
+    s.update(code(KeyCode::Tab));
+    let fx = s.update(code(KeyCode::Enter));
+    assert!(
+        matches!(&fx[..], [Effect::Access(AccessChange::SetDeviceApps { apps: Some(a), .. })]
+            if a == &["com.example.shop", "com.example.notes"]),
+        "{fx:?}"
+    );
+}
+
+/// Settings' cursor down to device `key`'s apps row, opening the device on the way.
+fn to_device_apps(s: &mut spock_tui::tui::State, key: &str) {
+    use spock_tui::tui::settings::Row;
+    for _ in 0..200 {
+        match s.settings_row() {
+            Some(Row::DeviceHead { key: d, .. })
+                if d == key && !s.settings_expanded.contains(&d) =>
+            {
+                s.update(code(KeyCode::Enter));
+            }
+            Some(Row::DeviceApps { key: d, .. }) if d == key => return,
+            _ => {}
+        }
+        s.update(code(KeyCode::Down));
+    }
+    panic!("no apps row for {key}");
 }

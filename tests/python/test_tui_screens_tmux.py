@@ -3,7 +3,8 @@ configuration at 80×24 (scrolls, says there is more, keys in sight) and after `
 Settings' Enable all (asks a second key) and what a save writes; History's one time for a call,
 live and after a restart; and, on the demo device, a screenshot's JPEG dimensions in the request
 details, and a failed batch run started from the Batch screen (its step and error, and the
-control centre as the client of its calls)."""
+control centre as the client of its calls), and a device's Inspect switch and apps list set
+from the keyboard at 80×24 biting the agent's next calls."""
 import asyncio
 import json
 import os
@@ -225,3 +226,65 @@ async def test_a_failed_batch_run_shows_its_step_and_the_control_centre_as_clien
     audit = [json.loads(line) for line in (tui.home / "data" / "audit" / "audit.jsonl").read_text().splitlines() if line.strip()]
     launched = [a for a in audit if a["tool"] == "android_launch_app"]
     assert launched and launched[0]["client"].startswith("control centre/"), launched
+
+
+async def test_a_devices_switches_and_apps_are_set_from_settings_at_80x24(tmp_path):
+    """The device tree from the keyboard at 80×24, on the demo device through a real client:
+    the device's row opens with Enter, Space turns its Inspect off (saved, and the agent's next
+    screenshot is refused naming the branch), and its apps list is filled with Tab from the
+    apps seen on its screens (saved; a launch of another app is refused)."""
+    from mcp import Client
+
+    tui = start_tui(tmp_path, "--demo", config=SETTINGS, width=80, height=24)
+    cfg = tui.home / "config" / "config.toml"
+    try:
+        await tui.wait_for("[running]", "demo")
+        async with Client(relay(tui), mode="legacy") as c:
+            r = await c.call_tool("android_list_devices", {})
+            identity = r.structured_content["devices"][0]["identity"]
+            serial = r.structured_content["devices"][0]["serial"]
+            r = await c.call_tool("android_launch_app", {"packageName": "com.example.notes"})
+            assert r.is_error is False, text_of(r)
+            r = await c.call_tool("android_get_ui_tree", {})
+            assert r.is_error is False, text_of(r)
+            tui.keys("5")
+            await tui.wait_for("Tool access")
+            # `/` narrows the tree to the device (and the tools to none): G is its row.
+            tui.keys("/")
+            tui.type(serial)
+            tui.keys("Enter")
+            await tui.wait_for("filter")
+            tui.keys("G")
+            tui.keys("Enter")
+            await tui.wait_for("▾ ", "Interact with: any app")
+            tui.keys("Down")
+            tui.keys("Space")
+            await tui.wait_for("saved Inspect off on")
+            saved = tomllib.loads(cfg.read_text())
+            assert saved["access"]["devices"][identity]["inspect"] is False, saved
+
+            async def refused():
+                for _ in range(50):
+                    r = await c.call_tool("android_take_screenshot", {})
+                    if r.is_error:
+                        return r
+                    await asyncio.sleep(0.1)
+                raise AssertionError("the screenshot was never refused")
+            r = await refused()
+            assert "Inspect is off" in text_of(r) and "Settings" in text_of(r), text_of(r)
+
+            # The apps row offers what was seen: Tab fills the list in.
+            tui.keys("Down")
+            tui.keys("Down")
+            tui.keys("Enter")
+            await tui.wait_for("Tab adds ")
+            tui.keys("Tab")
+            tui.keys("Enter")
+            screen = await tui.wait_for("saved Interact on", "limited to")
+            apps = tomllib.loads(cfg.read_text())["access"]["devices"][identity]["apps"]
+            assert len(apps) == 1 and apps[0] in rows(screen), (apps, screen)
+            other = "com.example.shop" if apps[0] != "com.example.shop" else "com.example.notes"
+            r = await c.call_tool("android_launch_app", {"packageName": other})
+            assert r.is_error and other in text_of(r) and apps[0] in text_of(r), text_of(r)
+    finally:
+        tui.kill()

@@ -1316,3 +1316,73 @@ async fn demo_identity(r: &Rig) -> String {
         .expect("the demo device has an identity")
         .to_string()
 }
+
+/// Issue 38's race (docs/reviews/issue-38, finding 3): on a device whose Interact is limited
+/// to the shop, a tap on a shop node is checked on the dump it taps from; a second call of the
+/// agent stopping the shop between that dump and the tap would land the tap on the launcher's
+/// Notes icon. Actions on such a device take turns, so the stop waits for the tap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_action_cannot_move_the_screen_under_another_on_an_app_limited_device() {
+    use spock_tui::sim::faults::FaultCommand;
+    let r = rig_with(false, Config::default_config()).await;
+    let identity = demo_identity(&r).await;
+    let shop = "com.example.shop";
+    r.core
+        .access
+        .set_device_apps(&identity, Some(vec![shop.into()]), None);
+    let ok = |o: spock_tui::mcp::server::CallOutcome| o.result.expect("allowed");
+    ok(stdio_call(&r.core, "android_launch_app", json!({"packageName": shop})).await);
+    ok(stdio_call(
+        &r.core,
+        "android_tap_element",
+        json!({"element": "sign_in"}),
+    )
+    .await);
+    // A phone's pace: each reply of the device comes late, so a dump takes a while.
+    r.faults().apply(&FaultCommand::Delay { ms: 300 });
+    let core = r.core.clone();
+    let tap = tokio::spawn(async move {
+        stdio_call(
+            &core,
+            "android_tap_element",
+            json!({"element": "Espresso Machine photo"}),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(350)).await;
+    let stop = stdio_call(&r.core, "android_stop_app", json!({"packageName": shop})).await;
+    r.faults().apply(&FaultCommand::Clear);
+    let tap = tap.await.unwrap();
+    assert!(stop.result.is_ok(), "{:?}", stop.result);
+    assert!(tap.result.is_ok(), "{:?}", tap.result);
+    let now = ok(stdio_call(&r.core, "android_get_current_activity", json!({})).await);
+    let activity = now.json["activity"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        !activity.starts_with("com.example.notes"),
+        "the tap landed in an app the list leaves out: {activity}"
+    );
+}
+
+/// The apps on the screens read from a device are kept by its identity, for Settings to offer
+/// when the person limits its Interact.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_apps_on_screens_read_are_kept_by_device_identity() {
+    let r = rig_with(false, Config::default_config()).await;
+    let identity = demo_identity(&r).await;
+    for pkg in ["com.example.shop", "com.example.notes"] {
+        let launched = stdio_call(&r.core, "android_launch_app", json!({"packageName": pkg})).await;
+        assert!(launched.result.is_ok(), "{:?}", launched.result);
+        let tree = stdio_call(&r.core, "android_get_ui_tree", json!({})).await;
+        assert!(tree.result.is_ok(), "{:?}", tree.result);
+    }
+    let seen = r.core.devices.apps_seen();
+    let apps = seen.get(&identity).expect("kept by identity");
+    assert!(
+        apps.contains(&"com.example.shop".to_string())
+            && apps.contains(&"com.example.notes".to_string()),
+        "{seen:?}"
+    );
+}

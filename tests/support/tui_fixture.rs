@@ -114,6 +114,7 @@ pub fn view() -> CoreView {
         token: "tok-for-tests".into(),
         leases: Vec::new(),
         seen_devices: Vec::new(),
+        apps_seen: Default::default(),
     }
 }
 

@@ -11,7 +11,7 @@
 //! its tracker (the stream ends, or a liveness probe gets no answer), re-probed by that tracker
 //! alone with backoff, and its devices stay listed as `unreachable` with the server's error
 //! rather than vanishing or being re-listed on every call.
-use std::collections::HashMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -166,6 +166,9 @@ impl Table {
     }
 }
 
+/// How many apps [`Devices::saw_apps`] keeps per device.
+pub const APPS_SEEN_PER_DEVICE: usize = 64;
+
 pub(crate) struct Inner {
     pub(crate) servers: Vec<Arc<Server>>,
     pub(crate) timeouts: Timeouts,
@@ -180,6 +183,9 @@ pub(crate) struct Inner {
     pub(crate) screens: super::screens::ScreenLog,
     /// How fast each device answered raw and PNG screenshots (which to ask for next).
     pub(crate) shot_speed: super::screencap_format::ShotSpeed,
+    /// The apps seen on each device (by its identity, else its full name) in the screens read
+    /// from it: what the person picks from when limiting a device's Interact to some apps.
+    apps_seen: Mutex<HashMap<String, BTreeSet<String>>>,
 }
 
 impl Drop for Inner {
@@ -620,6 +626,7 @@ impl Devices {
                 shutdown: CancellationToken::new(),
                 screens: super::screens::ScreenLog::default(),
                 shot_speed: super::screencap_format::ShotSpeed::default(),
+                apps_seen: Mutex::default(),
             }),
         }
     }
@@ -922,6 +929,38 @@ impl Devices {
             p.serialno.as_deref(),
             f.boot_id.as_deref(),
         )
+    }
+
+    /// The apps on a screen read from device `id` (full name): kept for the person's
+    /// Settings, at most [`APPS_SEEN_PER_DEVICE`] per device.
+    pub fn saw_apps<'a>(&self, id: &str, packages: impl IntoIterator<Item = &'a str>) {
+        let key = self.identity(id).unwrap_or_else(|| id.to_string());
+        let mut seen = self
+            .inner
+            .apps_seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        let apps = seen.entry(key).or_default();
+        for p in packages {
+            if apps.len() >= APPS_SEEN_PER_DEVICE {
+                break;
+            }
+            if !p.is_empty() && !apps.contains(p) {
+                apps.insert(p.to_string());
+            }
+        }
+    }
+
+    /// The apps seen on each device so far ([`Devices::saw_apps`]), by identity.
+    pub fn apps_seen(&self) -> BTreeMap<String, Vec<String>> {
+        let seen = self
+            .inner
+            .apps_seen
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        seen.iter()
+            .map(|(k, v)| (k.clone(), v.iter().cloned().collect()))
+            .collect()
     }
 
     /// [`Devices::identity`], waiting (at most `bound`) while the device's properties are

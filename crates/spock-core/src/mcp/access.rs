@@ -108,6 +108,12 @@ impl Access {
                 .is_empty()
     }
 
+    /// The device (identity `identity`) has its Interact limited to some apps: agents' actions
+    /// on it run one at a time ([`super::claims::Target::Screen`]).
+    pub fn limits_apps(&self, identity: Option<&str>) -> bool {
+        self.has_device_rules() && self.device_rule(identity).0.apps.is_some()
+    }
+
     /// The device tree denies `tool` on every device: its branch is off in every entry and in
     /// the default for devices not seen yet. Such a tool is not listed (a tool some device still
     /// allows stays listed and is refused per call; a tool switched off stays listed, as ever).

@@ -6,6 +6,11 @@
 //! first's without anyone being asked. A call holds the claim on its target (the device, by its
 //! identity when known, so every name of one phone is one target, and the path or package) from
 //! its last check to the end of its write; a second call waits, then checks again and finds it.
+//!
+//! The same holds for the screen of a device whose Interact is limited to some apps: an element
+//! action checks its node's app on the dump it taps from, and another call moving the screen
+//! between that dump and the tap (stopping the allowed app, a key) would land the tap in an app
+//! the list leaves out. Agents' actions on such a device take the screen's claim, one at a time.
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 
@@ -16,6 +21,8 @@ use tokio::sync::{Mutex as AsyncMutex, OwnedMutexGuard};
 pub enum Target<'a> {
     File(&'a str),
     Package(&'a str),
+    /// The screen: actions on a device whose Interact is limited to some apps.
+    Screen,
 }
 
 #[derive(Debug, Default)]
@@ -32,6 +39,7 @@ impl Claims {
         let key = match target {
             Target::File(p) => format!("{device}\u{0}file\u{0}{p}"),
             Target::Package(p) => format!("{device}\u{0}package\u{0}{p}"),
+            Target::Screen => format!("{device}\u{0}screen"),
         };
         let lock = {
             let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());

@@ -597,9 +597,34 @@ impl Call {
             ));
         };
         tokio::select! {
-            r = self.tool.run(self.ctx.clone(), args) => r,
+            r = async {
+                let _turn = self.screen_turn().await;
+                self.tool.run(self.ctx.clone(), args).await
+            } => r,
             _ = self.ctx.cancel.cancelled() => Err(ToolError::new(ErrorKind::Cancelled, self.stopped)),
         }
+    }
+
+    /// An agent's action on a device whose Interact is limited to some apps waits for the
+    /// device's screen (mcp::claims): what its checks read of the screen is what it acts on,
+    /// as far as agents' calls go (the phone itself can still change in between, as it can
+    /// under any tap). A device the call cannot resolve takes no turn: the tool says why.
+    async fn screen_turn(&self) -> Option<super::claims::Claim> {
+        let access = &self.ctx.core.access;
+        if self.by_person
+            || self.tool.branch != crate::mcp::registry::Branch::Interact
+            || !access.has_device_rules()
+        {
+            return None;
+        }
+        let dev = self.ctx.device(self.requested.as_deref()).await.ok()?;
+        let identity = self.ctx.core.devices.identity(dev.serial());
+        if !access.limits_apps(identity.as_deref()) {
+            return None;
+        }
+        let key = identity.unwrap_or_else(|| dev.serial().to_string());
+        let claims = &self.ctx.core.sessions.claims;
+        Some(claims.claim(&key, super::claims::Target::Screen).await)
     }
 
     /// The end of every call, whatever stopped it: what the arguments hide is hidden in the

@@ -7,7 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
 use crate::tui::escape;
-use crate::tui::settings::{Row, device_apps, device_on, field_value, group_on, rows};
+use crate::tui::settings::{
+    Row, apps_seen, device_apps, device_on, field_value, group_on, next_seen_app, rows,
+};
 use crate::tui::state::{InputTarget, State, page_offset};
 use crate::tui::ui::{ACCENT, block, bold, dim, level_style, selected};
 
@@ -88,19 +90,27 @@ fn line(s: &State, row: &Row) -> Line<'static> {
             ])
         }
         Row::DeviceApps { key, .. } => {
-            let value = match &s.input {
+            let (value, hint) = match &s.input {
                 Some((InputTarget::DeviceApps, i))
                     if s.editing_apps.as_ref().is_some_and(|(k, _)| k == key) =>
                 {
-                    format!("{}▏", escape::line(&i.text))
+                    // What Tab adds, in the row itself: narrow terminals have no explanation.
+                    let hint = next_seen_app(s, key, &i.text)
+                        .map(|a| format!("  Tab adds {}", escape::line(&a)))
+                        .unwrap_or_default();
+                    (format!("{}▏", escape::line(&i.text)), hint)
                 }
-                _ => device_apps(s, key)
-                    .map(|a| escape::line(&a))
-                    .unwrap_or_else(|| "any app".into()),
+                _ => (
+                    device_apps(s, key)
+                        .map(|a| escape::line(&a))
+                        .unwrap_or_else(|| "any app".into()),
+                    String::new(),
+                ),
             };
             Line::from(vec![
                 Span::styled("      Interact with: ", dim()),
                 Span::raw(value),
+                Span::styled(hint, dim()),
             ])
         }
         Row::Tool(i) => match s.tools.get(*i) {
@@ -128,7 +138,15 @@ fn explain(s: &State, row: Option<&Row>) -> Vec<Line<'static>> {
         Some(Row::Field(f)) => format!("{} — Enter to edit, Enter again to apply and save.", f.label()),
         Some(Row::Tool(i)) => s.tools.get(*i).map(|t| t.description.to_string()).unwrap_or_default(),
         Some(Row::DeviceHead { key, .. }) => format!("Enter opens or closes this device's switches: Inspect, Interact and the apps Interact may touch. Its identity: {key}. / filters devices and tools by name."),
-        Some(Row::DeviceApps { .. }) => "The apps agents may act on there: package names separated by commas; empty for any app. Enter to edit, Enter again to apply and save. While a list is set, what cannot name its app (raw taps, keys, shell, pushes, installs) is refused unless the config file says raw = true.".into(),
+        Some(Row::DeviceApps { key, .. }) => {
+            let seen = apps_seen(s, key);
+            let seen = if seen.is_empty() {
+                "No app seen on its screens yet.".to_string()
+            } else {
+                format!("Seen on it: {} (Tab adds the next one while editing).", seen.join(", "))
+            };
+            format!("The apps agents may act on there: package names separated by commas; empty for any app. Enter to edit, Enter again to apply and save. While a list is set, what cannot name its app (raw taps, keys, shell, pushes, installs) is refused unless the config file says raw = true. {seen}")
+        }
         Some(Row::Device { key, interact, .. }) => format!(
             "{} on {}: {}. Checked on every call as it arrives; the device is known by its identity ({key}), whatever name reaches it. Which apps Interact may touch is the row below.",
             if *interact { "Interact" } else { "Inspect" },

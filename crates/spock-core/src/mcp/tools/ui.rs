@@ -35,7 +35,7 @@ pub fn as_shown(ctx: &Ctx, mut tree: UiTree) -> UiTree {
 /// see [`crate::device::screens`]) this read takes it instead of dumping again.
 pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     match dev.take_settled() {
-        Some(text) => parse_dump(ctx, &text).await,
+        Some(text) => parse_dump(ctx, dev, &text).await,
         None => dump_fresh(ctx, dev).await,
     }
 }
@@ -45,7 +45,7 @@ pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 /// nothing was sent to the device since; else a dump now. Unredacted, as [`dump_raw`].
 pub async fn dump_for_action_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     match dev.take_for_action() {
-        Some(text) => parse_dump(ctx, &text).await,
+        Some(text) => parse_dump(ctx, dev, &text).await,
         None => dump_fresh(ctx, dev).await,
     }
 }
@@ -60,11 +60,11 @@ pub async fn dump_for_action(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolErro
 /// action's resolution only (never for another read).
 async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     let tree = match dev.take_settled_shown() {
-        Some(text) => parse_dump(ctx, &text).await?,
+        Some(text) => parse_dump(ctx, dev, &text).await?,
         None => {
             let generation = dev.screen_generation();
             let text = run_dump(ctx, dev).await?;
-            let tree = parse_dump(ctx, &text).await?;
+            let tree = parse_dump(ctx, dev, &text).await?;
             dev.keep_read(generation, text);
             tree
         }
@@ -74,7 +74,7 @@ async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 
 /// A dump taken now, whatever is kept: for polls that wait for the screen to change by itself.
 pub async fn dump_fresh(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    parse_dump(ctx, &run_dump(ctx, dev).await?).await
+    parse_dump(ctx, dev, &run_dump(ctx, dev).await?).await
 }
 
 /// The screen once an action has settled, kept for the next read. `uiautomator dump` waits
@@ -83,12 +83,12 @@ pub async fn dump_fresh(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 /// typed field verified), that one is sent back.
 pub async fn dump_settled(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     if let Some(text) = dev.peek_settled() {
-        return parse_dump(ctx, &text).await;
+        return parse_dump(ctx, dev, &text).await;
     }
     let generation = dev.screen_generation();
     let text = run_dump(ctx, dev).await?;
     dev.keep_settled(generation, text.clone());
-    parse_dump(ctx, &text).await
+    parse_dump(ctx, dev, &text).await
 }
 
 async fn run_dump(ctx: &Ctx, dev: &Device) -> Result<String, ToolError> {
@@ -229,9 +229,14 @@ async fn dump_once(ctx: &Ctx, dev: &Device) -> Result<Result<String, NoDump>, To
 /// settle dump, a lookup, a wait's poll, the dump before a screenshot): the held-field memory
 /// learns from it before anything of it reaches an agent, and is written (off the runtime)
 /// when it changed, so a field that held a hidden value stays hidden after a restart.
-async fn parse_dump(ctx: &Ctx, text: &str) -> Result<UiTree, ToolError> {
+async fn parse_dump(ctx: &Ctx, dev: &Device, text: &str) -> Result<UiTree, ToolError> {
     let tree = uitree::parse(text)
         .map_err(|e| ToolError::device(format!("the UI dump could not be read: {e}")))?;
+    // The apps on it, for the person's device tree (Settings offers them for an apps list).
+    ctx.core.devices.saw_apps(
+        dev.serial(),
+        tree.nodes().iter().map(|n| n.package.as_str()),
+    );
     if ctx.core.redactor.observe(&tree) {
         let core = ctx.core.clone();
         match tokio::task::spawn_blocking(move || core.redactor.save_held()).await {
