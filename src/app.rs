@@ -223,6 +223,8 @@ pub fn build_core(opts: Options) -> anyhow::Result<Arc<Core>> {
         observers: vec![batch.clone()],
     }));
     core.provide(batch);
+    // Logged by the load itself (what loaded, and each file that did not, with its line).
+    core.reload_own_tools();
     Ok(core)
 }
 
@@ -363,14 +365,23 @@ async fn forward_device_events(
     }
 }
 
-/// Notice edits to the config file while running, so a person's change (a tool switched off)
-/// reaches sessions that are already connected. An invalid edit is logged and ignored.
+/// Notice edits to the config file and the own tools' files while running, so a person's
+/// change (a tool switched off, a tool declared) reaches sessions that are already connected.
+/// An invalid settings edit is logged and ignored; an own-tools file with an error loads
+/// nothing and is logged with its line (the others load).
 async fn watch_config(shared: Shared) {
     let path = config_file(&shared.core.paths);
-    // `tokio::fs` stats on the blocking pool: even a stat can stall on a slow home directory.
+    let tools = spock_core::own::tools_dir(&shared.core.paths.config);
+    // Stats on the blocking pool: even a stat can stall on a slow home directory.
     async fn stamp(p: &std::path::Path) -> Option<std::time::SystemTime> {
         tokio::fs::metadata(p).await.and_then(|m| m.modified()).ok()
     }
+    let tools_stamp = |dir: std::path::PathBuf| async move {
+        tokio::task::spawn_blocking(move || spock_core::own::stamp(&dir))
+            .await
+            .unwrap_or_default()
+    };
+    let own = shared.core.own_tools();
     let mut last = stamp(&path).await;
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     loop {
@@ -379,7 +390,14 @@ async fn watch_config(shared: Shared) {
             _ = tick.tick() => {}
         }
         let now = stamp(&path).await;
-        if now == last {
+        let settings_changed = now != last;
+        // Compared with what the loaded set read, whoever loaded it last.
+        if settings_changed || tools_stamp(tools.clone()).await != own.stamp() {
+            // Own tools: from config.toml's `[[tool]]` and tools.d.
+            let core = shared.core.clone();
+            let _ = tokio::task::spawn_blocking(move || core.reload_own_tools()).await;
+        }
+        if !settings_changed {
             continue;
         }
         last = now;

@@ -83,6 +83,11 @@ pub enum Command {
     },
     /// Check adb, the adb servers, each device, the running instance and file permissions.
     Doctor(DoctorArgs),
+    /// Own tools: typed tools declared in TOML (config.toml's `[[tool]]`, `tools.d/*.toml`).
+    Tools {
+        #[command(subcommand)]
+        action: ToolsAction,
+    },
     /// The audit trail.
     Audit {
         #[command(subcommand)]
@@ -139,6 +144,17 @@ pub enum AuditAction {
         #[arg(long, value_name = "DIR")]
         dir: Option<std::path::PathBuf>,
     },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ToolsAction {
+    /// Check a file of own tools and print the schema an agent would see for each (exit 1,
+    /// with the line and the reason, when the file would load nothing).
+    Check { file: std::path::PathBuf },
+    /// Ask the running instance to read its own tools again, and say what loaded.
+    Reload,
+    /// The own tools the files declare now, and each file that would not load.
+    List,
 }
 
 #[derive(Subcommand, Debug)]

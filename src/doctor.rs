@@ -256,6 +256,7 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
             }
         }
     }
+    tool_files(paths, &mut out, &mut problems);
     let _ = writeln!(
         out,
         "{}",
@@ -268,6 +269,95 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
     Report {
         text: out,
         problems,
+    }
+}
+
+/// The files that say what tools exist and what they may do (config.toml, `tools.d` and its
+/// files, and the directory holding them) must be writable by the person only: a file an
+/// agent can write is a tool an agent can define, or access it can open. Then what the own
+/// tools' files declare, and each file that would load nothing.
+fn tool_files(paths: &Paths, out: &mut String, problems: &mut usize) {
+    use std::os::unix::fs::MetadataExt as _;
+    // SAFETY: getuid has no failure mode and touches no memory.
+    let me = unsafe { libc::getuid() };
+    let config = crate::config::config_file(paths);
+    let tools = crate::own::tools_dir(&paths.config);
+    let mut files = vec![paths.config.clone(), config.clone(), tools.clone()];
+    if let Ok(entries) = std::fs::read_dir(&tools) {
+        let mut found: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        found.sort();
+        files.extend(found);
+    }
+    let mut open = Vec::new();
+    for f in &files {
+        let Ok(m) = std::fs::symlink_metadata(f) else {
+            continue;
+        };
+        let mode = m.mode() & 0o777;
+        if m.uid() != me {
+            open.push(format!("{} belongs to uid {}", f.display(), m.uid()));
+        } else if mode & 0o022 != 0 {
+            open.push(format!("{} is {mode:o} (others can write it)", f.display()));
+        } else if m.file_type().is_symlink() {
+            open.push(format!(
+                "{} is a symlink (its target decides who can write it)",
+                f.display()
+            ));
+        }
+    }
+    if open.is_empty() {
+        line(
+            out,
+            true,
+            problems,
+            format!(
+                "tool definitions: {} and {} are writable by you only",
+                config.display(),
+                tools.display()
+            ),
+        );
+    } else {
+        for o in open {
+            line(
+                out,
+                false,
+                problems,
+                format!(
+                    "tool definitions: {o} — a file another user or an agent can write is a tool it \
+                     can define: chown it to you and chmod go-w"
+                ),
+            );
+        }
+    }
+    let builtin = {
+        let catalogue = crate::mcp::tools::catalogue();
+        move |n: &str| catalogue.get(n).is_some()
+    };
+    let loaded = crate::own::load(&config, &builtin);
+    if !loaded.tools.is_empty() {
+        line(
+            out,
+            true,
+            problems,
+            format!(
+                "own tools: {} ({})",
+                loaded.tools.len(),
+                loaded
+                    .tools
+                    .iter()
+                    .map(|t| t.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+    }
+    for e in &loaded.errors {
+        line(
+            out,
+            false,
+            problems,
+            format!("own tools: {e} (nothing from that file loads)"),
+        );
     }
 }
 

@@ -21,5 +21,5 @@ pub mod tui;
 
 #[doc(hidden)]
 pub use spock_core::testdata;
-pub use spock_core::{audit, batch, config, device, guard, mcp, project, redact, uitree};
+pub use spock_core::{audit, batch, config, device, guard, mcp, own, project, redact, uitree};
 pub use spock_sim as sim;

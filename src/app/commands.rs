@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::{CommandFactory, Parser};
 
-use crate::cli::{AuditAction, Cli, Command, ConfigArgs, DoctorArgs, TokenAction};
+use crate::cli::{AuditAction, Cli, Command, ConfigArgs, DoctorArgs, TokenAction, ToolsAction};
 use crate::clientconfig::{self, Client};
 use crate::config::Paths;
 use crate::config::token;
@@ -30,6 +30,7 @@ pub fn main() -> ExitCode {
         Some(Command::Config(args)) => print_config(args).map(|()| ExitCode::SUCCESS),
         Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
         Some(Command::Doctor(args)) => doctor(args),
+        Some(Command::Tools { action }) => tools_cmd(action),
         Some(Command::Audit {
             action: AuditAction::Verify { anchors, dir },
         }) => Ok(audit_verify(anchors.as_deref(), dir).unwrap_or_else(|e| {
@@ -339,6 +340,108 @@ fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `spock-tui tools check FILE | reload | list`.
+fn tools_cmd(action: ToolsAction) -> anyhow::Result<ExitCode> {
+    let builtin = {
+        let catalogue = crate::mcp::tools::catalogue();
+        move |n: &str| catalogue.get(n).is_some()
+    };
+    match action {
+        ToolsAction::Check { file } => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            // config.toml holds settings besides `[[tool]]`: read it as the instance does.
+            let in_config = file.file_name().is_some_and(|n| n == "config.toml");
+            match crate::own::parse_file(&text, &file, in_config, &builtin) {
+                Ok(tools) => {
+                    let mut out = format!(
+                        "{}: {} tool{} load\n",
+                        file.display(),
+                        tools.len(),
+                        if tools.len() == 1 { "" } else { "s" }
+                    );
+                    for t in &tools {
+                        let def = crate::mcp::tools::own::tool_of(t);
+                        let shown = serde_json::to_string_pretty(&def.to_mcp())?;
+                        out.push_str(&format!(
+                            "\n{} ({}, {} level, toolset {}) runs: {}\n{shown}\n",
+                            t.name,
+                            t.title,
+                            t.level.label(),
+                            t.toolset.key(),
+                            t.template.text()
+                        ));
+                    }
+                    print_out(&out)?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                Err(e) => {
+                    eprintln!("spock-tui: {e} (nothing from this file loads)");
+                    Ok(ExitCode::FAILURE)
+                }
+            }
+        }
+        ToolsAction::List => {
+            let paths = Paths::discover()?;
+            let loaded = crate::own::load(&crate::config::config_file(&paths), &builtin);
+            let mut out = String::new();
+            for t in &loaded.tools {
+                out.push_str(&format!(
+                    "{}  {}  {}:{}  runs: {}\n",
+                    t.name,
+                    t.level.label(),
+                    t.file.display(),
+                    t.line,
+                    t.template.text()
+                ));
+            }
+            if loaded.tools.is_empty() {
+                out.push_str(&format!(
+                    "no own tools (declare them in {} or {})\n",
+                    crate::config::config_file(&paths).display(),
+                    crate::own::tools_dir(&paths.config).display()
+                ));
+            }
+            print_out(&out)?;
+            for e in &loaded.errors {
+                eprintln!("spock-tui: {e} (nothing from this file loads)");
+            }
+            Ok(if loaded.errors.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        ToolsAction::Reload => {
+            let paths = Paths::discover()?;
+            let rt = crate::process::runtime()?;
+            let socket = crate::transport::control::socket_path(&paths);
+            let credential = crate::transport::control::credential_file(&paths);
+            let answer = rt.block_on(async {
+                let c = crate::tui::attach::connect(&socket, &credential).await?;
+                c.request(
+                    &crate::protocol::ClientMsg::ReloadTools,
+                    std::time::Duration::from_secs(20),
+                )
+                .await
+            });
+            match answer {
+                Ok(Ok(message)) => {
+                    print_out(&format!("{message}\n"))?;
+                    Ok(ExitCode::SUCCESS)
+                }
+                Ok(Err(message)) => {
+                    eprintln!("spock-tui: {message}");
+                    Ok(ExitCode::FAILURE)
+                }
+                Err(e) => Err(anyhow::anyhow!(
+                    "{e} (is an instance running? it also reloads by itself when a file changes)"
+                )),
+            }
+        }
+    }
 }
 
 fn token_cmd(action: TokenAction) -> anyhow::Result<()> {

@@ -36,6 +36,9 @@ pub enum ClientMsg {
     BreakLease { id: u64, device: String },
     /// Start, stop or restart the MCP transports (the attach channel stays up).
     Server { action: ServerCtl },
+    /// Read the own tools' files again (config.toml's `[[tool]]`, `tools.d`); answered with a
+    /// `notice` saying what loaded, or an `error` naming a file that did not.
+    ReloadTools,
     /// This terminal now shows `screen` (what `spock_get_status` reports).
     Screen { name: String },
     /// The answer to `navigate` `id`: `error` is why the screen did not change.

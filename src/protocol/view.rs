@@ -79,8 +79,7 @@ impl CoreView {
             endpoints: core.endpoints(),
             clients: core.sessions.clients(),
             enabled: core
-                .registry
-                .all()
+                .all_tools()
                 .iter()
                 .filter(|t| core.access.allows(t))
                 .map(|t| t.name.to_string())

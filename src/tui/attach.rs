@@ -37,7 +37,7 @@ use crate::transport::control;
 
 mod link;
 
-pub use link::{AttachError, Connected, Ended, Link, Target, TokenShown, connect_io};
+pub use link::{AttachError, Connected, Ended, Link, Target, TokenShown, connect, connect_io};
 
 /// Which control centre this loop is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -359,6 +359,10 @@ fn perform<W: std::io::Write>(
         }
         Effect::Access(change) => {
             link.send(ClientMsg::Access { change });
+            None
+        }
+        Effect::ReloadTools => {
+            link.send(ClientMsg::ReloadTools);
             None
         }
         Effect::Setting(field, value) => {

@@ -25,6 +25,8 @@ pub enum Effect {
         body: String,
     },
     Access(AccessChange),
+    /// Read the own tools' files again (Settings, `R`).
+    ReloadTools,
     Setting(SettingField, u64),
     SaveImages {
         stem: String,

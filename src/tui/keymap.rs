@@ -485,6 +485,7 @@ pub mod screens {
         key(ch('a'), Action::EnableAll).hint(2),
         key(ch('r'), Action::ReadOnlyOnly).hint(3),
         key(ch('/'), Action::Search).hint(4),
+        key(ch('T'), Action::ReloadTools),
         key(Esc, Action::ClearFilters),
     ];
 

@@ -18,6 +18,7 @@ mod events;
 mod fidelity_tools;
 mod lab;
 mod lease;
+mod own_tools;
 mod pin;
 mod private_state;
 mod push_source;

@@ -169,7 +169,10 @@ impl Config {
         };
         let mut base: toml::Table =
             toml::from_str(DEFAULT_TOML).map_err(|e| invalid(e.to_string()))?;
-        let over: toml::Table = toml::from_str(user).map_err(|e| invalid(e.to_string()))?;
+        let mut over: toml::Table = toml::from_str(user).map_err(|e| invalid(e.to_string()))?;
+        // Own tools (`[[tool]]`) are read by `crate::own`, which reports their errors itself:
+        // a broken tool never stops the settings from loading.
+        over.remove(OWN_TOOLS_KEY);
         merge(&mut base, over, "").map_err(invalid)?;
         let cfg: Config = toml::Value::Table(base)
             .try_into()
@@ -209,8 +212,12 @@ impl Config {
         let default: toml::Table =
             toml::from_str(DEFAULT_TOML).map_err(|e| invalid(e.to_string()))?;
         let full = toml::Table::try_from(self).map_err(|e| invalid(e.to_string()))?;
-        let text = toml::to_string_pretty(&chosen(full, &default, &held))
-            .map_err(|e| invalid(e.to_string()))?;
+        let mut out = chosen(full, &default, &held);
+        // The person's own tools stay as they wrote them.
+        if let Some(tools) = held.get(OWN_TOOLS_KEY) {
+            out.insert(OWN_TOOLS_KEY.into(), tools.clone());
+        }
+        let text = toml::to_string_pretty(&out).map_err(|e| invalid(e.to_string()))?;
         if let Some(dir) = path.parent() {
             paths::private_dir(dir).map_err(write)?;
         }
@@ -277,6 +284,9 @@ fn chosen(full: toml::Table, default: &toml::Table, held: &toml::Table) -> toml:
     }
     out
 }
+
+/// The key of own tools' declarations in config.toml (`[[tool]]`, see `crate::own`).
+pub const OWN_TOOLS_KEY: &str = "tool";
 
 /// Tables whose keys are the person's own names rather than settings.
 const OPEN_TABLES: [&str; 1] = ["access.devices"];

@@ -18,8 +18,9 @@
 //!    (`in_run`) are requests of the same kind: there is no side door. The pipeline's stages
 //!    (`mcp::server`'s `Call`: admit, check, consent, record started, execute, finish) are
 //!    the steps below.
-//! 3. **Declaration.** `mcp::registry` finds the tool's one declaration (`mcp::tools::*`: name,
-//!    level, schema, handler).
+//! 3. **Declaration.** `Core::tool` finds the tool's one declaration: a built-in's in
+//!    `mcp::registry` (`mcp::tools::*`: name, level, schema, handler), else an own tool loaded
+//!    from TOML (`own`, `mcp::own`); the call keeps that declaration to its end.
 //! 4. **Started.** `ServerEvent::CallStarted` at once, with arguments redacted for the person
 //!    (`redact`) and typed passwords withheld (`mcp::typed_text`): the control centre lists every
 //!    call as it arrives, also one the steps below refuse (its `CallFinished` says why).
@@ -61,6 +62,7 @@ pub mod device;
 pub mod guard;
 pub mod mcp;
 pub mod model;
+pub mod own;
 pub mod progress;
 pub mod project;
 pub mod redact;

@@ -17,6 +17,7 @@ pub mod logbuf;
 pub mod logging;
 pub mod navigation;
 pub mod observe;
+pub mod own;
 pub mod progress;
 pub mod registry;
 pub mod resources;

@@ -12,6 +12,7 @@ use super::touch::Gesture;
 use super::{BoxFuture, DeviceIdentity, FileStat, Framebuffer, FsError, ShellIo, Target};
 
 pub mod display;
+pub mod gfx;
 mod interact;
 pub mod launcher;
 pub mod logcat;

@@ -25,6 +25,7 @@ pub mod parse;
 mod pm;
 mod procs;
 mod system;
+mod uimode;
 
 /// One synchronous command's view of the device and its pipes.
 pub struct Ctx<'a> {
@@ -275,6 +276,7 @@ async fn run_simple(
     let mut st = inner.lock();
     let animates = st.scenario.device.transition_ms > 0;
     let before = animates.then(|| (st.top().map(|e| e.screen.clone()), st.frame_tree()));
+    let top_before = st.top().map(|e| e.hash);
     let mut ctx = Ctx {
         st: &mut st,
         stdin,
@@ -283,6 +285,7 @@ async fn run_simple(
     };
     let code = dispatch(&mut ctx, &name, args);
     let (stdout, stderr) = (ctx.out, ctx.err);
+    st.drew_after(top_before);
     if let Some((screen, frame)) = before {
         st.screen_changed_from(screen.as_deref(), frame);
     }

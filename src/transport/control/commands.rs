@@ -105,10 +105,9 @@ fn apply_access(core: &Core, change: &AccessChange) -> Result<String, String> {
     Ok(match change {
         AccessChange::SetEnabled { tool, on } => {
             let t = core
-                .registry
-                .get(tool)
+                .tool(tool)
                 .ok_or_else(|| format!("no tool {tool:?} in the catalogue"))?;
-            core.access.set_enabled(t, *on);
+            core.access.set_enabled(&t, *on);
             format!("{tool} {}", onoff(*on))
         }
         AccessChange::SetGroup { group, on } => {
@@ -120,7 +119,7 @@ fn apply_access(core: &Core, change: &AccessChange) -> Result<String, String> {
             "every tool and host group on".to_string()
         }
         AccessChange::ReadOnlyOnly => {
-            core.access.read_only_only(&core.registry);
+            core.access.read_only_only(&core.all_tools());
             "read-only tools only".to_string()
         }
         AccessChange::SetDevice {

@@ -192,6 +192,44 @@ impl<'de> serde::Deserialize<'de> for Entries {
     }
 }
 
+impl Connected {
+    /// Send one command and wait (at most `within`) for its answer: the first `notice`
+    /// (`Ok`) or `error` (`Err`) that comes back, skipping the events in between; then leave.
+    pub async fn request(
+        mut self,
+        msg: &ClientMsg,
+        within: Duration,
+    ) -> Result<Result<String, String>, AttachError> {
+        let mut line = serde_json::to_vec(msg).map_err(|e| AttachError::Hello(e.to_string()))?;
+        line.push(b'\n');
+        self.write
+            .write_all(&line)
+            .await
+            .map_err(|e| AttachError::Hello(e.to_string()))?;
+        let answer = tokio::time::timeout(within, async {
+            loop {
+                match read_msg(&mut self.read).await {
+                    Ok(Some(ServerMsg::Notice { message })) => return Ok(Ok(message)),
+                    Ok(Some(ServerMsg::Error { message, .. })) => return Ok(Err(message)),
+                    Ok(Some(_)) => continue,
+                    Ok(None) => {
+                        return Err(AttachError::Hello(
+                            "the server closed the connection".into(),
+                        ));
+                    }
+                    Err(e) => return Err(AttachError::Hello(e.to_string())),
+                }
+            }
+        })
+        .await
+        .map_err(|_| AttachError::Hello(format!("no answer within {} s", within.as_secs())))?;
+        let mut bye = serde_json::to_vec(&ClientMsg::Detach).unwrap_or_default();
+        bye.push(b'\n');
+        let _ = self.write.write_all(&bye).await;
+        answer
+    }
+}
+
 /// Connect, say hello, and read the welcome (or the refusal), the History preload, the
 /// server's status and the view.
 pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected, AttachError> {

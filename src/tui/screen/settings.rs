@@ -32,6 +32,7 @@ impl Screen for Settings {
             Action::Bottom => s.move_settings(10_000),
             Action::EnableAll => s.enable_all(),
             Action::ReadOnlyOnly => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
+            Action::ReloadTools => fx.push(Effect::ReloadTools),
             Action::Open | Action::Toggle => s.activate_setting(fx),
             Action::Search => {
                 s.input = Some((

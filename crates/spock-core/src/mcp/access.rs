@@ -8,7 +8,7 @@ use std::sync::RwLock;
 
 pub use crate::model::{AccessSettings, DEFAULT_DEVICE, DeviceAccess, DeviceBranch};
 
-use super::registry::{AppTarget, Branch, HostGroup, Level, Registry, ToolDef};
+use super::registry::{AppTarget, Branch, HostGroup, Level, ToolDef};
 use super::result::{ErrorKind, ToolError};
 
 #[derive(Debug)]
@@ -351,10 +351,9 @@ impl Access {
     }
 
     /// "Read-only only": everything that is not read-only off, host groups off.
-    pub fn read_only_only(&self, registry: &Registry) {
+    pub fn read_only_only(&self, tools: &[ToolDef]) {
         if let Ok(mut s) = self.settings.write() {
-            s.disabled = registry
-                .all()
+            s.disabled = tools
                 .iter()
                 .filter(|t| t.level != Level::ReadOnly)
                 .map(|t| t.name.to_string())

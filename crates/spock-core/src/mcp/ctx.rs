@@ -142,11 +142,11 @@ impl Ctx {
         if !self.tree_applies() {
             return Ok(());
         }
-        let Some(tool) = self.core.registry.get(self.tool) else {
+        let Some(tool) = self.core.tool(self.tool) else {
             return Ok(());
         };
         let identity = crate::mcp::lease::identity(&self.core, id).await;
-        access.check_device(tool, id, identity.as_deref())
+        access.check_device(&tool, id, identity.as_deref())
     }
 
     /// The call acts on `package`'s app (a node it found, or what its arguments name) on
@@ -167,11 +167,11 @@ impl Ctx {
         if !self.tree_applies() {
             return Ok(());
         }
-        let Some(tool) = self.core.registry.get(self.tool) else {
+        let Some(tool) = self.core.tool(self.tool) else {
             return Ok(());
         };
         let identity = self.core.devices.identity(dev.serial());
-        access.check_device(tool, dev.serial(), identity.as_deref())
+        access.check_device(&tool, dev.serial(), identity.as_deref())
     }
 
     /// The call reads `dev`'s screen besides acting on it (an action's `returnScreen`): refused

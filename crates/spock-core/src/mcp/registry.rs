@@ -161,6 +161,9 @@ pub struct ToolDef {
     /// their element in a dump and say what they found; the shell prints anything; an app
     /// function returns the app's data): it needs Inspect besides Interact.
     pub reads_too: bool,
+    /// What a call of it runs on the device, shown to the person beside its arguments when
+    /// they are asked and kept in its record (own tools: the expanded command).
+    pub shows: Option<AppOf>,
     runner: Runner,
     parser: Parser,
     escalator: Option<Escalator>,
@@ -209,6 +212,18 @@ impl Meta {
                 .map_err(ToolError::invalid_args)
         });
         let input_schema = compact_input(schema_of::<A>());
+        self.assemble(input_schema, R::output_schema(), runner, parser)
+    }
+
+    /// The tool, from its parts: device-addressed when its input has `serial`, its branch of
+    /// the device tree from that and its level.
+    fn assemble(
+        self,
+        input_schema: JsonObject,
+        output_schema: JsonObject,
+        runner: Runner,
+        parser: Parser,
+    ) -> ToolDef {
         let device = input_schema
             .get("properties")
             .and_then(Value::as_object)
@@ -222,7 +237,7 @@ impl Meta {
             description: self.description,
             device,
             input_schema: Arc::new(input_schema),
-            output_schema: Arc::new(R::output_schema()),
+            output_schema: Arc::new(output_schema),
             escalates_when: None,
             types_text: false,
             branch: match (device, self.level) {
@@ -232,6 +247,7 @@ impl Meta {
             },
             app_target: AppTarget::Raw,
             reads_too: false,
+            shows: None,
             runner,
             parser,
             escalator: None,
@@ -240,6 +256,61 @@ impl Meta {
 }
 
 impl ToolDef {
+    /// A tool declared while running (own tools, `crate::own`): its schemas as given, its
+    /// arguments parsed by `parse` into what `handler` takes. Names and texts are interned
+    /// ([`intern`]), so reloading an unchanged declaration keeps no second copy.
+    pub fn declared<A, F, Fut, P>(
+        meta: Meta,
+        input_schema: JsonObject,
+        output_schema: JsonObject,
+        parse: P,
+        handler: F,
+    ) -> ToolDef
+    where
+        A: Send + Sync + 'static,
+        P: Fn(&Value) -> Result<A, ToolError> + Send + Sync + 'static,
+        F: Fn(Ctx, A) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput, ToolError>> + Send + 'static,
+    {
+        let handler = Arc::new(handler);
+        let name = meta.name;
+        let runner: Runner = Arc::new(move |ctx: Ctx, args: Parsed| {
+            let handler = handler.clone();
+            Box::pin(async move { handler(ctx, args.take::<A>(name)?).await })
+        });
+        let parser: Parser = Arc::new(move |v: &Value| parse(v).map(|a| Parsed(Box::new(a))));
+        meta.assemble(input_schema, output_schema, runner, parser)
+    }
+
+    /// What a call of it runs, as [`ToolDef::shows`] says (`None` for most tools).
+    pub fn shown_run(&self, args: &Parsed) -> Option<String> {
+        self.shows.as_ref().and_then(|f| f(args))
+    }
+
+    /// [`ToolDef::acts_on_app`] for a closure (own tools read the app from their declaration).
+    pub fn acts_on_app_with<A: 'static>(
+        mut self,
+        app: impl Fn(&A) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        let name = self.name;
+        self.app_target = AppTarget::Arg(Arc::new(move |p: &Parsed| {
+            p.get::<A>(name).ok().and_then(&app)
+        }));
+        self
+    }
+
+    /// Its calls show what they run ([`ToolDef::shows`]).
+    pub fn showing<A: 'static>(
+        mut self,
+        run: impl Fn(&A) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        let name = self.name;
+        self.shows = Some(Arc::new(move |p: &Parsed| {
+            p.get::<A>(name).ok().and_then(&run)
+        }));
+        self
+    }
+
     /// A check on the parsed arguments that runs before anyone is asked to approve the call
     /// (the catastrophic-command list, "no settings given").
     pub fn precheck<A: 'static>(mut self, check: fn(&A) -> Result<(), ToolError>) -> Self {
@@ -805,6 +876,20 @@ fn percent_decoded(text: &str) -> String {
         cur = next;
     }
     cur
+}
+
+/// `text` as a `&'static str`, one copy per distinct text for the life of the process: the
+/// names and texts of tools declared while running ([`ToolDef::declared`]).
+pub fn intern(text: &str) -> &'static str {
+    static SEEN: std::sync::Mutex<std::collections::BTreeSet<&'static str>> =
+        std::sync::Mutex::new(std::collections::BTreeSet::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(s) = seen.get(text) {
+        return s;
+    }
+    let s: &'static str = Box::leak(text.to_string().into_boxed_str());
+    seen.insert(s);
+    s
 }
 
 /// Every tool, in catalogue order, looked up by name.

@@ -231,7 +231,7 @@ impl CallRequest {
     /// Run it through every check; `None` when the catalogue has no tool of that name.
     pub async fn run(self, core: &Arc<Core>) -> Option<CallOutcome> {
         let tool = match &self.tool {
-            Which::Named(name) => core.registry.get(name)?.clone(),
+            Which::Named(name) => core.tool(name)?,
             Which::Def(tool) => tool.clone(),
         };
         Some(pipeline(core, tool, self).await)
@@ -400,6 +400,14 @@ impl Call {
             self.ctx.core.access.check(&self.tool)?;
         }
         let parsed = self.parsed.insert(self.tool.parse(&self.args)?);
+        // What the call runs (an own tool's expanded command), shown when the person is asked
+        // and kept in its record: the text the device gets, as parsed once here.
+        if let (Some(run), Value::Object(shown)) =
+            (self.tool.shown_run(parsed), &mut self.shown_args)
+        {
+            let run = self.ctx.core.redactor.redact_str(&run, Audience::Person);
+            shown.insert("expandedCommand".into(), Value::String(run.into_owned()));
+        }
         check_lease(&self.ctx, &self.tool, self.requested.as_deref()).await?;
         // With a device tree: the app the arguments name (a device whose Interact is limited
         // to some apps), and an action that sends the screen back, which reads the device too.

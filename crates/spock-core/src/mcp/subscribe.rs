@@ -201,7 +201,8 @@ impl ToolListWatch {
         let (core, stop) = (core.clone(), self.stop.clone());
         tokio::spawn(async move {
             let mut events = core.subscribe();
-            let mut seen = core.access.settings();
+            let own = core.own_tools();
+            let mut seen = (core.access.settings(), own.generation());
             loop {
                 let event = tokio::select! {
                     _ = stop.cancelled() => return,
@@ -211,7 +212,7 @@ impl ToolListWatch {
                 match event {
                     Ok(ServerEvent::ServerStateChanged { .. })
                     | Err(broadcast::error::RecvError::Lagged(_)) => {
-                        let now = core.access.settings();
+                        let now = (core.access.settings(), own.generation());
                         if now != seen {
                             seen = now;
                             if peer.notify_tool_list_changed().await.is_err() {

@@ -12,6 +12,7 @@ pub mod gestures;
 pub mod host;
 pub mod inspect;
 pub mod lease;
+pub mod own;
 pub mod project;
 pub mod screen;
 pub mod screenrecord;

@@ -36,6 +36,7 @@ impl State {
     /// `input tap`: focus an editable node, launch from the home screen, or follow a transition.
     /// (x, y) is a point on the screen as it is turned now.
     pub fn tap(&mut self, x: i32, y: i32, long: bool) {
+        self.input_event();
         self.selected_all = false;
         self.cursor_back = 0;
         let (x, y) = self.display().screen_to_layout(x, y);
@@ -94,6 +95,7 @@ impl State {
     }
 
     pub fn swipe(&mut self, from: (i32, i32), to: (i32, i32)) {
+        self.input_event();
         let disp = self.display();
         let (from, to) = (
             disp.screen_to_layout(from.0, from.1),
@@ -141,6 +143,7 @@ impl State {
             Gesture::LongPress { x, y } => self.tap(*x, *y, true),
             Gesture::Swipe { from, to, .. } => self.swipe(*from, *to),
             Gesture::Pinch { .. } => {
+                self.input_event();
                 let dir = g.pinch_direction();
                 if let Some(screen) = self.top().map(|e| e.screen.clone()) {
                     let hit = self.transitions_from(&screen).into_iter().find(|t| {

@@ -9,6 +9,7 @@ use std::time::Instant;
 
 use chrono::Local;
 
+use super::gfx::{Draw, Renderer};
 use super::logcat::{Buffer, LogBuffer, LogEntry};
 use super::ui::UiTree;
 use crate::fs::Fs;
@@ -18,6 +19,10 @@ use crate::touch::{Gesture, TouchDecoder};
 /// pids of the system processes that write to the log (as `ps -A` lists them).
 pub const SYSTEM_SERVER_PID: u32 = 1482;
 pub const ZYGOTE_PID: u32 = 912;
+
+/// How long the device had been up when the sim started (`SystemClock.uptimeMillis()`), so
+/// that uptimes look like a phone's and not like a device booted a moment ago.
+const UPTIME_AT_START_MS: i64 = 3_600_000;
 
 #[derive(Debug, Clone)]
 pub struct InstalledApp {
@@ -48,6 +53,8 @@ pub struct Process {
     pub pid: u32,
     pub uid: u32,
     pub started: Instant,
+    /// Its renderer's frame counts (`dumpsys gfxinfo`): they live and die with the process.
+    pub renderer: Renderer,
 }
 
 /// A long-running shell command others can signal (`kill -2`, `pkill -INT`).
@@ -91,6 +98,12 @@ pub struct State {
     /// While a change of screen animates (`transition_ms`): the frame still on the glass (as
     /// `screencap` renders it) and when the animation ends.
     glass: Option<(UiTree, Instant)>,
+    /// When the sim started: the uptime clock counts from here.
+    started: Instant,
+    /// How far the uptime clock is ahead of the real time since `started`: drawing takes
+    /// device time (a change of screen animates for a quarter of a second), so that by the time
+    /// anyone asks, the frames drawn are in the past.
+    clock_ahead_ns: i64,
 }
 
 fn hash_of(s: &str, salt: u32) -> u32 {
@@ -170,6 +183,8 @@ impl State {
             dead_accent: None,
             cursor_back: 0,
             glass: None,
+            started: Instant::now(),
+            clock_ahead_ns: 0,
             scenario: scenario.clone(),
         };
         // Linux's boot id: new at every boot, the same through every connection to the device.
@@ -201,6 +216,8 @@ impl State {
             // Auto-rotate off, upright (the virtual device has no accelerometer to turn it).
             ("system/accelerometer_rotation", "0"),
             ("system/user_rotation", "0"),
+            // Dark theme off (`UiModeManager.MODE_NIGHT_NO`), as `cmd uimode night` reads it.
+            ("secure/ui_night_mode", "1"),
         ] {
             st.settings.insert(k.into(), v.into());
         }
@@ -215,6 +232,39 @@ impl State {
             st.log_line(pid, level, &l.tag, &l.message, Buffer::Main);
         }
         st
+    }
+
+    /// The monotonic clock in ns (`SystemClock.uptimeMillis()` × 10⁶, hwui's `systemTime`).
+    pub fn uptime_ns(&self) -> i64 {
+        let since = i64::try_from(self.started.elapsed().as_nanos()).unwrap_or(i64::MAX / 2);
+        UPTIME_AT_START_MS * 1_000_000 + since + self.clock_ahead_ns
+    }
+
+    /// The app in front draws what `what` draws (`device/gfx.rs`): nothing with the screen off
+    /// or when it has no process.
+    pub fn draw(&mut self, what: Draw) {
+        if !self.awake {
+            return;
+        }
+        let now = self.uptime_ns();
+        let pkg = self.foreground().0;
+        if let Some(p) = self.processes.get_mut(&pkg) {
+            p.renderer.draw(now, what);
+            self.clock_ahead_ns += (p.renderer.busy_until() - now).max(0);
+        }
+    }
+
+    /// An input event is delivered to the app in front: it draws its feedback.
+    pub fn input_event(&mut self) {
+        self.draw(Draw::Input);
+    }
+
+    /// A command ran: when the window in front is another than `top_before` (the
+    /// `ActivityRecord` hash of the one in front before it), the app now in front draws it.
+    pub fn drew_after(&mut self, top_before: Option<u32>) {
+        if self.top().map(|e| e.hash) != top_before {
+            self.draw(Draw::Screen);
+        }
     }
 
     fn pid_of_or_system(&self, _tag: &str) -> u32 {
@@ -342,12 +392,14 @@ impl State {
         let uid = self.installed.get(package).map_or(10000, |a| a.uid);
         let pid = self.next_pid;
         self.next_pid += 1 + (pid % 7);
+        let now = self.uptime_ns();
         self.processes.insert(
             package.to_string(),
             Process {
                 pid,
                 uid,
                 started: Instant::now(),
+                renderer: Renderer::new(now, pid),
             },
         );
         let msg = format!(

@@ -1,8 +1,10 @@
 //! `dumpsys SERVICE …`: activity, window, input, package, battery, connectivity, wifi, power, each
-//! shaped like the real captures in `fixtures/dumpsys/`.
+//! shaped like the real captures in `fixtures/dumpsys/`, and gfxinfo (each app's frame counts,
+//! shaped as AOSP's source writes them: `dumpsys/gfxinfo.rs`).
 use super::Ctx;
 
 mod activity;
+mod gfxinfo;
 mod input;
 mod net;
 pub mod package;
@@ -21,6 +23,7 @@ pub fn dumpsys(ctx: &mut Ctx, args: &[String]) -> i32 {
         Some("window") => window::window(ctx, rest),
         Some("input") => input::input(ctx),
         Some("package") => package::package(ctx, rest),
+        Some("gfxinfo") => gfxinfo::gfxinfo(ctx, rest),
         Some("battery") => {
             ctx.out(BATTERY);
             0
@@ -51,6 +54,7 @@ pub fn dumpsys(ctx: &mut Ctx, args: &[String]) -> i32 {
                 "activity",
                 "battery",
                 "connectivity",
+                "gfxinfo",
                 "input",
                 "package",
                 "power",

@@ -106,6 +106,7 @@ pub fn input(ctx: &mut Ctx, args: &[String]) -> i32 {
             words => {
                 // `input text` turns %s into spaces; the shell has already removed quoting.
                 let text = words.join(" ").replace("%s", " ");
+                ctx.st.input_event();
                 ctx.st.type_text(&text);
                 0
             }

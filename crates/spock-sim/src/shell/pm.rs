@@ -1,7 +1,8 @@
 //! Package manager: `pm list packages` (`-3`, `-s`, `-f`, `--show-versioncode`, `-U`, filter;
 //! lines as in `fixtures/misc/pm-list-packages-f-pixel-excerpt.txt`), `pm path`,
-//! `pm grant|revoke`, `pm clear`, `pm uninstall`, `pm install` (`install`), and `cmd` (package, activity, app_function).
-use super::{Ctx, am, appfn};
+//! `pm grant|revoke`, `pm clear`, `pm uninstall`, `pm install` (`install`), `pm trim-caches`,
+//! and `cmd` (package, activity, app_function, uimode).
+use super::{Ctx, am, appfn, uimode};
 
 mod apk;
 mod install;
@@ -173,6 +174,7 @@ pub fn pm(ctx: &mut Ctx, args: &[String]) -> i32 {
             1
         }
         "resolve-activity" => resolve_activity(ctx, rest),
+        "trim-caches" => trim_caches(ctx, rest),
         "" => {
             ctx.outln("Package manager (package) commands:\n  help\n    Print this help text.\n  path [--user USER_ID] PACKAGE\n    Print the path to the .apk of the given PACKAGE.\n  list packages [-f] [-d] [-e] [-s] [-3] [-i] [-l] [-u] [-U]\n      [--show-versioncode] [--apex-only] [--uid UID] [--user USER_ID] [FILTER]\n    Prints all packages; optionally only those whose name contains\n    the text in FILTER.");
             0
@@ -182,6 +184,49 @@ pub fn pm(ctx: &mut Ctx, args: &[String]) -> i32 {
             255
         }
     }
+}
+
+/// `pm trim-caches DESIRED_FREE_SPACE [internal|UUID]`, as `runTrimCaches` in
+/// aosp-mirror/platform_frameworks_base `services/core/java/com/android/server/pm/
+/// PackageManagerShellCommand.java`: a size in bytes with an optional K, M or G (either case)
+/// read by `Long.parseLong`; then `freeStorageAndNotify`, whose outcome the command does not
+/// print, so it prints nothing and exits 0 (whatever the volume). The sim keeps no app caches:
+/// there is nothing to free.
+fn trim_caches(ctx: &mut Ctx, args: &[String]) -> i32 {
+    let Some(size) = args.first() else {
+        ctx.errln("Error: no size specified");
+        return 1;
+    };
+    let Some(last) = size.chars().last() else {
+        // `size.charAt(len - 1)` on an empty argument.
+        return exception(
+            ctx,
+            "trim-caches",
+            "java.lang.StringIndexOutOfBoundsException: length=0; index=-1",
+        );
+    };
+    let digits = match last {
+        '0'..='9' => size.as_str(),
+        'K' | 'k' | 'M' | 'm' | 'G' | 'g' => &size[..size.len() - 1],
+        c => {
+            ctx.errln(&format!("Invalid suffix: {c}"));
+            return 1;
+        }
+    };
+    if parse_long(digits).is_none() {
+        ctx.errln(&format!("Error: expected number at: {digits}"));
+        return 1;
+    }
+    0
+}
+
+/// `Long.parseLong`: an optional sign, then ASCII digits, within 64 bits.
+fn parse_long(s: &str) -> Option<i64> {
+    let digits = s.strip_prefix(['+', '-']).unwrap_or(s);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
 }
 
 fn resolve_activity(ctx: &mut Ctx, args: &[String]) -> i32 {
@@ -218,7 +263,7 @@ fn resolve_activity(ctx: &mut Ctx, args: &[String]) -> i32 {
     }
 }
 
-/// `cmd SERVICE …`: the package, activity and app_function services.
+/// `cmd SERVICE …`: the package, activity, app_function and uimode services.
 pub fn cmd(ctx: &mut Ctx, args: &[String]) -> i32 {
     let service = args.get(1).map(String::as_str).unwrap_or("");
     let mut shifted: Vec<String> = vec![service.to_string()];
@@ -227,8 +272,11 @@ pub fn cmd(ctx: &mut Ctx, args: &[String]) -> i32 {
         "package" => pm(ctx, &shifted),
         "activity" => am::am(ctx, &shifted),
         "app_function" => appfn::app_function(ctx, &shifted),
+        "uimode" => uimode::uimode(ctx, &shifted),
         "-l" => {
-            ctx.outln("Currently running services:\n  activity\n  app_function\n  package");
+            ctx.outln(
+                "Currently running services:\n  activity\n  app_function\n  package\n  uimode",
+            );
             0
         }
         "" => {

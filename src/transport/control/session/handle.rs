@@ -214,6 +214,7 @@ impl Session {
             }),
             ClientMsg::Batch { cmd } => self.batch(cmd),
             ClientMsg::Server { action } => self.server_ctl(action),
+            ClientMsg::ReloadTools => self.reload_tools(),
             ClientMsg::Screen { name } => self.screen(&name),
             ClientMsg::Navigated { id, error } => self.navigated(id, error),
             ClientMsg::Displayed { call_id } => self.displayed(call_id),
@@ -250,6 +251,24 @@ impl Session {
 
     fn batch(&mut self, cmd: BatchCmd) -> Option<ServerMsg> {
         self.batch.perform_as(cmd, self.actor.client.clone());
+        None
+    }
+
+    /// The own tools read again, off the loop; the answer says what loaded (an error names
+    /// each file that did not, with its line).
+    fn reload_tools(&mut self) -> Option<ServerMsg> {
+        tracing::info!(terminal = %self.you, "own tools reloaded from an attached control centre");
+        let (core, tx) = (self.core.clone(), self.replies.clone());
+        tokio::task::spawn_blocking(move || {
+            let report = core.reload_own_tools();
+            let _ = tx.send(if report.errors.is_empty() {
+                ServerMsg::Notice {
+                    message: format!("reloaded: {}", report.summary()),
+                }
+            } else {
+                ServerMsg::error(ErrorCode::Failed, format!("reloaded: {}", report.summary()))
+            });
+        });
         None
     }
 

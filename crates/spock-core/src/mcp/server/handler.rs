@@ -273,8 +273,7 @@ impl ServerHandler for McpServer {
         let sel = self.advertised(&client, &session);
         Ok(ListToolsResult::with_all_items(
             self.core
-                .registry
-                .all()
+                .all_tools()
                 .iter()
                 .filter(|t| sel.contains(t.toolset))
                 .filter(|t| !self.core.access.denied_on_every_device(t))
@@ -393,7 +392,7 @@ impl ServerHandler for McpServer {
     }
 
     fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
-        self.core.registry.get(name).map(ToolDef::to_mcp)
+        self.core.tool(name).as_ref().map(ToolDef::to_mcp)
     }
 
     async fn call_tool(
@@ -408,11 +407,11 @@ impl ServerHandler for McpServer {
         }
         let session = self.session_of(&client, &context)?;
         // A tool this client is not listed cannot be called by it: the error names its set.
-        if let Some(tool) = self.core.registry.get(&request.name) {
+        if let Some(tool) = self.core.tool(&request.name) {
             let sel = self.advertised(&client, &session);
             if !sel.contains(tool.toolset) {
                 return Err(McpError::invalid_params(
-                    not_listed(tool, session.is_stateless()),
+                    not_listed(&tool, session.is_stateless()),
                     Some(serde_json::json!({ "toolset": tool.toolset.key() })),
                 ));
             }

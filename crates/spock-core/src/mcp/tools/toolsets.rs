@@ -71,7 +71,12 @@ fn list(ctx: &Ctx) -> SetList {
         .map(|t| SetInfo {
             name: t.key(),
             purpose: t.purpose(),
-            tools: ctx.core.registry.in_set(t).count(),
+            tools: ctx
+                .core
+                .all_tools()
+                .iter()
+                .filter(|d| d.toolset == t)
+                .count(),
             on: on.contains(t),
         })
         .collect();
@@ -82,7 +87,13 @@ fn list(ctx: &Ctx) -> SetList {
 }
 
 fn enable(ctx: &Ctx, t: Toolset) -> Result<Enabled, ToolError> {
-    let tools = ctx.core.registry.in_set(t).map(|d| d.name).collect();
+    let tools = ctx
+        .core
+        .all_tools()
+        .iter()
+        .filter(|d| d.toolset == t)
+        .map(|d| d.name)
+        .collect();
     if advertised(ctx).contains(t) {
         return Ok(Enabled {
             toolset: t,

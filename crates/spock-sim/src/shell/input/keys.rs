@@ -67,6 +67,11 @@ fn alt_char(code: u32, shift: bool) -> Option<char> {
 
 /// What one key does on the sim: navigation, power, deleting, or typing its character.
 pub(super) fn press(ctx: &mut Ctx, code: u32, meta: Meta) {
+    // The key reaches the app in front, except the ones the system keeps (home, recents,
+    // power, sleep, wake).
+    if !matches!(code, 3 | 26 | 187 | 223 | 224 | 276) {
+        ctx.st.input_event();
+    }
     if meta.alt {
         match alt_char(code, meta.shift) {
             Some(c @ '\u{0300}'..='\u{036f}') => ctx.st.dead_accent = Some(c),
@@ -135,7 +140,10 @@ pub(super) fn key_combination(ctx: &mut Ctx, params: &[&str]) -> i32 {
             113 | 114 => meta.ctrl = true,
             57 | 58 => meta.alt = true,
             117 | 118 => {}
-            29 if meta.ctrl => ctx.st.select_all(),
+            29 if meta.ctrl => {
+                ctx.st.input_event();
+                ctx.st.select_all();
+            }
             _ => press(ctx, code, meta),
         }
     }
