@@ -20,7 +20,9 @@ mod view;
 
 pub use client::{AccessChange, BatchCmd, ClientMsg, PickedCall, ServerCtl, SettingField};
 pub use server::{BatchData, BatchReply, ErrorCode, RunRow, ServerMsg, ServerStatus};
-pub use view::{AskWire, CoreView, DeviceWire, LeaseRow, LeaseWire, ViewWire, lease_rows};
+pub use view::{
+    AskWire, CoreView, DeviceWire, LeaseRow, LeaseWire, OwnToolView, ViewWire, lease_rows,
+};
 
 /// History records travel in chunks no bigger than this (well under [`MAX_LINE`]).
 pub const HISTORY_CHUNK_BYTES: usize = 1024 * 1024;
@@ -116,12 +118,12 @@ mod tests {
                 status: ServerStatus::Failed("port taken".into()),
             },
             ServerMsg::View {
-                view: ViewWire {
+                view: Box::new(ViewWire {
                     enabled: vec!["android_tap".into()],
                     history_size: 10,
                     port: 8765,
                     ..ViewWire::default()
-                },
+                }),
             },
             ServerMsg::History {
                 records: vec![AuditRecord::new(

@@ -184,7 +184,7 @@ pub enum ServerMsg {
     /// What the screens show of the core: after the welcome, and after anything that may
     /// have changed it (calls, clients, settings, access, leases).
     View {
-        view: ViewWire,
+        view: Box<ViewWire>,
     },
     /// The History preload, oldest first, in chunks; sent once, after the welcome and before
     /// any event. `last` marks the final chunk. Records are as the audit trail holds them

@@ -48,6 +48,34 @@ pub struct CoreView {
     /// The apps seen on each device's screens, by identity: what Settings offers for a
     /// device's apps list.
     pub apps_seen: std::collections::BTreeMap<String, Vec<String>>,
+    /// The own tools loaded now (declared in TOML), for the Tools and Settings screens.
+    pub own_tools: Vec<OwnToolView>,
+}
+
+/// An own tool as the screens show it (the built-ins come from the catalogue compiled in).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OwnToolView {
+    pub name: String,
+    pub title: String,
+    pub level: Level,
+    pub toolset: crate::mcp::toolsets::Toolset,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+fn own_tools(core: &Core) -> Vec<OwnToolView> {
+    core.own_tools()
+        .all()
+        .iter()
+        .map(|t| OwnToolView {
+            name: t.name.to_string(),
+            title: t.title.to_string(),
+            level: t.level,
+            toolset: t.toolset,
+            description: t.description.to_string(),
+            input_schema: Value::Object((*t.input_schema).clone()),
+        })
+        .collect()
 }
 
 /// The attached devices with an identity, each once, named by serial and model.
@@ -87,6 +115,7 @@ impl CoreView {
             access: core.access.settings(),
             seen_devices: seen_devices(core),
             apps_seen: core.devices.apps_seen(),
+            own_tools: own_tools(core),
             allow_all: core.access.allow_all(),
             history_size: cfg.history.size,
             audit_warning: core.audit.usage().warning(),
@@ -157,6 +186,9 @@ pub struct ViewWire {
     /// The apps seen on each device's screens (absent from older servers).
     #[serde(default)]
     pub apps_seen: std::collections::BTreeMap<String, Vec<String>>,
+    /// The own tools loaded now (absent from older servers).
+    #[serde(default)]
+    pub own_tools: Vec<OwnToolView>,
     pub allow_all: bool,
     pub history_size: usize,
     pub audit_warning: Option<String>,
@@ -221,6 +253,7 @@ impl ViewWire {
             access: v.access.clone(),
             seen_devices: v.seen_devices.clone(),
             apps_seen: v.apps_seen.clone(),
+            own_tools: v.own_tools.clone(),
             allow_all: v.allow_all,
             history_size: v.history_size,
             audit_warning: v.audit_warning.clone(),
@@ -257,6 +290,7 @@ impl ViewWire {
             access: self.access,
             seen_devices: self.seen_devices,
             apps_seen: self.apps_seen,
+            own_tools: self.own_tools,
             allow_all: self.allow_all,
             history_size: self.history_size.max(1),
             audit_warning: self.audit_warning,

@@ -34,30 +34,6 @@ pub struct ToolInfo {
 impl ToolInfo {
     pub fn from_def(t: &ToolDef) -> ToolInfo {
         let schema = Value::Object((*t.input_schema).clone());
-        let required: BTreeSet<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let params = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|props| {
-                props
-                    .iter()
-                    .map(|(name, p)| Param {
-                        name: name.clone(),
-                        kind: type_of(p),
-                        required: required.contains(name.as_str()),
-                        description: p
-                            .get("description")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_string(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
         ToolInfo {
             name: t.name,
             title: t.title,
@@ -65,10 +41,54 @@ impl ToolInfo {
             group: t.group,
             toolset: t.toolset,
             description: t.description,
-            params,
+            params: params_of(&schema),
             schema,
         }
     }
+
+    /// An own tool, as the server says it is declared (its texts interned: the screens hold
+    /// `&'static str`s, and a reload that changes nothing adds nothing).
+    pub fn from_own(t: &crate::protocol::OwnToolView) -> ToolInfo {
+        use crate::mcp::registry::intern;
+        ToolInfo {
+            name: intern(&t.name),
+            title: intern(&t.title),
+            level: t.level,
+            group: None,
+            toolset: t.toolset,
+            description: intern(&t.description),
+            params: params_of(&t.input_schema),
+            schema: t.input_schema.clone(),
+        }
+    }
+}
+
+/// The parameters an input schema declares.
+fn params_of(schema: &Value) -> Vec<Param> {
+    let required: BTreeSet<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .map(|(name, p)| Param {
+                    name: name.clone(),
+                    kind: type_of(p),
+                    required: required.contains(name.as_str()),
+                    description: p
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn type_of(p: &Value) -> String {
@@ -87,7 +107,13 @@ fn type_of(p: &Value) -> String {
 
 /// The catalogue in display order: destructive first, then safe actions, then read-only.
 pub fn catalogue(registry: &Registry) -> Vec<ToolInfo> {
+    with_own(registry, &[])
+}
+
+/// [`catalogue`] with the own tools loaded now.
+pub fn with_own(registry: &Registry, own: &[crate::protocol::OwnToolView]) -> Vec<ToolInfo> {
     let mut tools: Vec<ToolInfo> = registry.all().iter().map(ToolInfo::from_def).collect();
+    tools.extend(own.iter().map(ToolInfo::from_own));
     tools.sort_by_key(|t| std::cmp::Reverse(t.level));
     tools
 }

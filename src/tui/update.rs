@@ -160,6 +160,10 @@ impl State {
                  new one (t on Status shows it)",
             );
         }
+        // Own tools loaded, changed or gone: the catalogue follows (Tools, Settings' leaves).
+        if view.own_tools != self.core.own_tools {
+            self.tools = super::catalogue::with_own(&self.registry, &view.own_tools);
+        }
         self.core = view;
     }
 

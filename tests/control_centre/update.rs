@@ -1214,3 +1214,54 @@ fn to_device_apps(s: &mut spock_tui::tui::State, key: &str) {
     }
     panic!("no apps row for {key}");
 }
+
+/// Own tools the server loaded are in the catalogue the screens show (Tools) and are leaves
+/// on Settings: switching one off is the person's change of that tool, by its name. A reload
+/// that drops it takes it off both.
+#[test]
+fn own_tools_are_listed_and_switched_like_built_ins() {
+    use spock_tui::protocol::OwnToolView;
+    use spock_tui::tui::settings::Row;
+    let mut s = state();
+    let mut v = view();
+    v.own_tools = vec![OwnToolView {
+        name: "team_dark_mode".into(),
+        title: "Dark mode".into(),
+        level: spock_tui::mcp::Level::SafeAction,
+        toolset: spock_tui::mcp::toolsets::Toolset::Core,
+        description: "Turn dark mode on or off (own tool, team.toml:40)".into(),
+        input_schema: serde_json::json!({"type": "object", "properties": {"mode": {"type": "string", "enum": ["yes", "no"]}}}),
+    }];
+    v.enabled.insert("team_dark_mode".into());
+    s.update(Event::Sync(v.clone()));
+    let i = s
+        .tools
+        .iter()
+        .position(|t| t.name == "team_dark_mode")
+        .expect("in the catalogue");
+    assert_eq!(s.tools[i].params[0].name, "mode");
+    s.update(key('2'));
+    s.update(key('/'));
+    for c in "dark".chars() {
+        s.update(key(c));
+    }
+    s.update(code(KeyCode::Enter));
+    assert!(render(&mut s, 200, 60).contains("team_dark_mode"));
+    s.update(code(KeyCode::Esc));
+    s.update(key('5'));
+    for _ in 0..300 {
+        if matches!(s.settings_row(), Some(Row::Tool(j)) if j == i) {
+            break;
+        }
+        s.update(code(KeyCode::Down));
+    }
+    assert!(matches!(s.settings_row(), Some(Row::Tool(j)) if j == i));
+    let fx = s.update(key(' '));
+    assert!(
+        matches!(&fx[..], [Effect::Access(AccessChange::SetEnabled { tool, on: false })] if tool == "team_dark_mode"),
+        "{fx:?}"
+    );
+    v.own_tools.clear();
+    s.update(Event::Sync(v));
+    assert!(!s.tools.iter().any(|t| t.name == "team_dark_mode"));
+}

@@ -115,6 +115,7 @@ pub fn view() -> CoreView {
         leases: Vec::new(),
         seen_devices: Vec::new(),
         apps_seen: Default::default(),
+        own_tools: Vec::new(),
     }
 }
 

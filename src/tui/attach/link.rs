@@ -304,7 +304,7 @@ pub async fn connect_io(
                 }
                 Ok(Some(Synced::Msg(m))) => match *m {
                     ServerMsg::ServerStatus { status: s } => status = Some(s),
-                    ServerMsg::View { view } => return Ok((history, source, status, view)),
+                    ServerMsg::View { view } => return Ok((history, source, status, *view)),
                     ServerMsg::Error { code, message, .. } => {
                         return Err(AttachError::Refused { code, message });
                     }
@@ -621,7 +621,7 @@ impl Link {
                 record,
             })],
             ServerMsg::ServerStatus { status } => vec![Event::ServerStatus(status)],
-            ServerMsg::View { view } => vec![self.view(view)],
+            ServerMsg::View { view } => vec![self.view(*view)],
             ServerMsg::Devices { devices } => vec![Event::Devices(
                 devices
                     .into_iter()

@@ -114,7 +114,7 @@ impl HistoryLines {
 
 pub(super) fn view(core: &Core) -> ServerMsg {
     ServerMsg::View {
-        view: ViewWire::from_view(&CoreView::read(core, String::new())),
+        view: Box::new(ViewWire::from_view(&CoreView::read(core, String::new()))),
     }
 }
 
