@@ -118,3 +118,48 @@ pattern = "[a-z_]+"
     let e = held.result.expect_err("Inspect is off");
     assert!(e.message.contains("Inspect is off"), "{}", e.message);
 }
+
+/// Finding 1 of the black-box attack (docs/reviews/issue-39): a key=value reading split a
+/// secret from the text a redaction rule recognises. The output is redacted as text first,
+/// so the structured answer (and the record) hide it as the raw text would.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_value_reading_keeps_what_redaction_hides() {
+    let mut cfg = Config::default_config();
+    cfg.redaction.rules = toml::from_str::<toml::Table>(
+        r#"rules = [{ name = "pin", pattern = "pin: [0-9]+", scope = "everywhere" }]"#,
+    )
+    .ok()
+    .and_then(|t| t.get("rules").cloned())
+    .and_then(|r| r.try_into().ok())
+    .expect("a rule");
+    let r = rig_with(false, cfg).await;
+    let put = r
+        .dev
+        .run_line(
+            "echo 'password: hunter2xyz' > /sdcard/Download/creds.txt; echo 'pin: 2342' >> /sdcard/Download/creds.txt",
+            Duration::from_secs(5),
+        )
+        .await
+        .expect("ran");
+    assert_eq!(put.code, 0);
+    declare(
+        &r,
+        "creds.toml",
+        r#"
+[[tool]]
+name = "lab_creds"
+description = "Reads a key=value file."
+level = "read-only"
+command = "cat /sdcard/Download/{file}"
+output = "kv"
+separator = ":"
+[tool.params.file]
+type = "string"
+pattern = "[a-z]+\\.txt"
+"#,
+    );
+    let out = stdio_call(&r.core, "lab_creds", json!({"file": "creds.txt"})).await;
+    let json = out.result.expect("ran").json.to_string();
+    assert!(!json.contains("hunter2xyz"), "{json}");
+    assert!(!json.contains("2342"), "{json}");
+}

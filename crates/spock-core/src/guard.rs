@@ -79,6 +79,27 @@ impl std::error::Error for Refusal {}
 
 const MAX_LEN: usize = 256 * 1024;
 
+/// Whether `template`, with `probe` standing for a value (written in by the caller, quoted as
+/// it will be), runs that value as shell code: the guard reads the command and reports
+/// whether any program it runs is named `program`, the word the probe values are built to
+/// run (`sh -c {x}`, `eval {x}`, `{x}` as a program, a here-document or a `$(…)` that reads
+/// the value again, a script file the value names). `files` are files the probe may name,
+/// with the script each holds. A command the guard cannot read whole counts as running it.
+pub fn runs_as_code(command: &str, program: &str, files: &[(&str, &str)]) -> bool {
+    let mut ev = Eval::new();
+    let mut env = Env::android();
+    for (path, body) in files {
+        env.fs_mut()
+            .files
+            .insert((*path).to_string(), state::Val::known(*body));
+    }
+    let read = ev
+        .script(command, &mut env, None)
+        .and_then(|_| ev.files_left(&env));
+    let named = |p: &str| p == program || p.rsplit('/').next() == Some(program);
+    ev.ran.iter().any(|p| named(p)) || (read.is_err() && command.contains(program))
+}
+
 /// Refuses a command for `android_run_adb_command` if it is on the catastrophic list
 /// (recursive delete of `/`, a system or storage root or the user's folders, factory reset,
 /// formatting, raw writes to block devices, `fastboot erase`/`format`), however it is

@@ -85,10 +85,14 @@ pub enum ParamKind {
     String {
         pattern: Option<(String, regex::Regex)>,
         choices: Option<Vec<String>>,
+        /// `options = true`: a value may start with `-` (the author means it as an option).
+        options: bool,
     },
     Integer {
         minimum: Option<i64>,
         maximum: Option<i64>,
+        /// `options = true`: a negative value (read as an option by most commands) is meant.
+        options: bool,
     },
     Boolean,
 }
@@ -150,9 +154,20 @@ pub struct Loaded {
     pub files: Vec<(PathBuf, usize)>,
 }
 
-/// The value a placeholder gets to find out whether the template runs it as code: a command
-/// the guard refuses when it runs, and harmless as one argument of anything.
-const PROBE: &str = "rm -rf /";
+/// The program the probe values run if the template runs them as code.
+const PROBE: &str = "spockownprobe";
+/// Values a placeholder gets to find out whether the template runs it as code: as a program,
+/// as a command substitution, after a separator, on a line of its own, as a script's path.
+const PROBES: &[&str] = &[
+    "spockownprobe",
+    "$(spockownprobe)",
+    "`spockownprobe`",
+    "x;spockownprobe",
+    "x\nspockownprobe",
+    "/data/local/tmp/spockownprobe.sh",
+];
+/// The script the last probe names.
+const PROBE_FILES: &[(&str, &str)] = &[("/data/local/tmp/spockownprobe.sh", "spockownprobe\n")];
 
 /// The longest value a string parameter takes.
 pub const MAX_VALUE_LEN: usize = 4096;
@@ -262,6 +277,8 @@ struct ParamDecl {
     maximum: Option<i64>,
     #[serde(default)]
     default: Option<toml::Value>,
+    #[serde(default)]
+    options: bool,
 }
 
 /// The 1-based line of byte `offset` in `text`.
@@ -337,13 +354,16 @@ pub fn parse_file(
                 format!("command: the guard refuses it: {}", r.why),
             ));
         }
-        // A placeholder the template hands to a shell as code (`sh -c {x}`, `eval {x}`,
-        // `su -c {x}`, …) is no longer one word there: its value would run as commands. The
-        // guard reads the template with a command as that placeholder's value and says whether
-        // it would run. (A value chosen from an enum is the author's own text.)
+        // A placeholder the template hands to a shell as code (`sh -c {x}`, `eval {x}`, `{x}`
+        // as the program, a here-document or a `$(…)` that reads it again, a script it
+        // names) is no longer one word there: its value would run as commands. The guard
+        // reads the template with values built to run a probe program, and says whether it
+        // would run. (A value chosen from an enum is the author's own text.)
         for (pname, p) in &params {
             let free = matches!(&p.kind, ParamKind::String { choices: None, .. });
-            if free && crate::guard::catastrophic(&template.probe(pname, PROBE)).is_some() {
+            let runs =
+                |v: &str| crate::guard::runs_as_code(&template.probe(pname, v), PROBE, PROBE_FILES);
+            if free && PROBES.iter().any(|v| runs(v)) {
                 return Err(at(
                     cline,
                     format!(
@@ -490,6 +510,7 @@ fn check_param(name: &str, p: ParamDecl) -> Result<Param, String> {
             ParamKind::String {
                 pattern,
                 choices: p.choices,
+                options: p.options,
             }
         }
         "integer" => {
@@ -504,6 +525,7 @@ fn check_param(name: &str, p: ParamDecl) -> Result<Param, String> {
             ParamKind::Integer {
                 minimum: p.minimum,
                 maximum: p.maximum,
+                options: p.options,
             }
         }
         "boolean" => {
@@ -511,8 +533,9 @@ fn check_param(name: &str, p: ParamDecl) -> Result<Param, String> {
                 || p.choices.is_some()
                 || p.minimum.is_some()
                 || p.maximum.is_some()
+                || p.options
             {
-                return Err("a boolean takes no pattern, enum or bounds".into());
+                return Err("a boolean takes no pattern, enum, bounds or options".into());
             }
             ParamKind::Boolean
         }
@@ -607,7 +630,9 @@ impl ParamKind {
     /// The parameter's JSON Schema.
     pub fn schema(&self) -> Value {
         match self {
-            ParamKind::String { pattern, choices } => {
+            ParamKind::String {
+                pattern, choices, ..
+            } => {
                 let mut s = json!({ "type": "string" });
                 if let Some((p, _)) = pattern {
                     s["pattern"] = json!(format!("^(?:{p})$"));
@@ -617,7 +642,9 @@ impl ParamKind {
                 }
                 s
             }
-            ParamKind::Integer { minimum, maximum } => {
+            ParamKind::Integer {
+                minimum, maximum, ..
+            } => {
                 let mut s = json!({ "type": "integer" });
                 if let Some(m) = minimum {
                     s["minimum"] = json!(m);
@@ -635,7 +662,11 @@ impl ParamKind {
     /// refused.
     pub fn word(&self, v: &Value) -> Result<String, String> {
         match self {
-            ParamKind::String { pattern, choices } => {
+            ParamKind::String {
+                pattern,
+                choices,
+                options,
+            } => {
                 let s = v.as_str().ok_or("expected a string")?;
                 if s.len() > MAX_VALUE_LEN {
                     return Err(format!("longer than {MAX_VALUE_LEN} bytes"));
@@ -644,25 +675,33 @@ impl ParamKind {
                     return Err("contains a NUL character".into());
                 }
                 if let Some(c) = choices {
+                    // The author's own words: an option among them is meant.
                     if !c.iter().any(|c| c == s) {
                         return Err(format!("not one of {}", c.join(", ")));
                     }
-                } else if let Some((p, re)) = pattern {
-                    if !re.is_match(s) {
-                        return Err(format!("does not match the pattern `{p}`"));
-                    }
-                } else if s.starts_with('-') {
-                    // A word starting with `-` is read as an option by most commands: only a
-                    // pattern or a list that allows it lets it through.
+                    return Ok(s.to_string());
+                }
+                if let Some((p, re)) = pattern
+                    && !re.is_match(s)
+                {
+                    return Err(format!("does not match the pattern `{p}`"));
+                }
+                if s.starts_with('-') && !options {
+                    // Read as an option by most commands: only `options = true` lets it
+                    // through (a pattern such as `[a-z.-]+` allows it by accident).
                     return Err(
                         "starts with `-` (it would be read as an option); the parameter \
-                         declares no pattern or enum that allows it"
+                         does not say `options = true`"
                             .into(),
                     );
                 }
                 Ok(s.to_string())
             }
-            ParamKind::Integer { minimum, maximum } => {
+            ParamKind::Integer {
+                minimum,
+                maximum,
+                options,
+            } => {
                 let n = v.as_i64().ok_or("expected an integer")?;
                 if minimum.is_some_and(|m| n < m) || maximum.is_some_and(|m| n > m) {
                     return Err(format!(
@@ -670,6 +709,15 @@ impl ParamKind {
                         minimum.map(|m| m.to_string()).unwrap_or_default(),
                         maximum.map(|m| m.to_string()).unwrap_or_default()
                     ));
+                }
+                if n < 0 && !options && minimum.is_none_or(|m| m >= 0) {
+                    // `kill -9 {pid}` with -1 is every process: a negative value is an option
+                    // unless the declaration's bounds or `options = true` mean it.
+                    return Err(
+                        "is negative (it would be read as an option); the parameter declares \
+                         no negative minimum and does not say `options = true`"
+                            .into(),
+                    );
                 }
                 Ok(n.to_string())
             }

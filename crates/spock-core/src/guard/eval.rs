@@ -61,6 +61,8 @@ pub(super) struct Eval {
     pub(super) readonly: Vec<String>,
     /// `trap` bodies, read again with the functions the command ends with.
     pub(super) traps: Vec<String>,
+    /// Every program name the command runs, as far as it was read (for [`super::runs_as_code`]).
+    pub(super) ran: Vec<String>,
 }
 
 impl Eval {
@@ -82,6 +84,7 @@ impl Eval {
             unexported: Vec::new(),
             readonly: Vec::new(),
             traps: Vec::new(),
+            ran: Vec::new(),
         }
     }
 

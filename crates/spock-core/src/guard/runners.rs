@@ -105,6 +105,9 @@ impl Eval {
         let Some(first) = argv.first().cloned() else {
             return Ok(Val::known(""));
         };
+        if self.ran.len() < 10_000 {
+            self.ran.push(first.clone());
+        }
         let args = &argv[1..];
         if first.contains(['*', '?', '[']) && first.len() > 1 && first != "[[" {
             // The shell runs whatever the pattern matches (`/bin/c[m]d` is `cmd`).

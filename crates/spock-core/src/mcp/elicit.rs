@@ -256,9 +256,34 @@ pub fn message(ask: &Ask) -> String {
         m.push_str(&format!("Reason: {r}\n"));
     }
     let args = serde_json::to_string_pretty(&ask.arguments).unwrap_or_else(|_| "{}".into());
-    m.push_str(&format!("Arguments:\n{args}\n"));
+    m.push_str(&format!("Arguments:\n{}\n", visible(&args)));
     m.push_str("Approve only if you, a person, have read all of this.");
     m
+}
+
+/// `text` with every character a person cannot see or that reorders what they see (controls,
+/// zero-width and format characters, bidirectional overrides, line and paragraph separators)
+/// written as `<U+XXXX>`: the client shows the arguments as they are, not as they look.
+pub fn visible(text: &str) -> String {
+    let hidden = |c: char| {
+        (c.is_control() && c != '\n')
+            || matches!(
+                c as u32,
+                0x00AD | 0x034F | 0x061C | 0x115F | 0x1160 | 0x17B4 | 0x17B5 | 0x180B..=0x180F
+                    | 0x200B..=0x200F | 0x2028..=0x202E | 0x2060..=0x206F | 0x3164
+                    | 0xFE00..=0xFE0F | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFFB
+                    | 0x1D173..=0x1D17A | 0xE0000..=0xE0FFF
+            )
+    };
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if hidden(c) {
+            out.push_str(&format!("<U+{:04X}>", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Whether an answer approves: accepted, with `approve` exactly `true`.
@@ -318,6 +343,16 @@ async fn elicit(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What a person cannot see, or what reorders what they see, is written out in the
+    /// message (finding 8 of docs/reviews/issue-39: a right-to-left override made the shown
+    /// command read differently from what runs).
+    #[test]
+    fn the_message_writes_out_invisible_and_reordering_characters() {
+        let shown = visible("pm trim-caches 64G\u{202E}G46\u{200B}\u{2028}x\ny");
+        assert_eq!(shown, "pm trim-caches 64G<U+202E>G46<U+200B><U+2028>x\ny");
+        assert_eq!(visible("café 東京"), "café 東京");
+    }
 
     #[test]
     fn only_an_explicit_accept_with_approve_true_approves() {

@@ -1,7 +1,8 @@
 //! An own tool's command template: literal shell text and `{param}` placeholders (`{{` and
 //! `}}` for literal braces). A placeholder must stand where the shell reads an unquoted word
-//! (glued to other text is fine: `--mode={mode}`), never inside the template's own quotes or
-//! after a backslash, where the single-quoted value would not be one inert word.
+//! (glued to other text is fine: `--mode={mode}`), never inside the template's own quotes,
+//! after a backslash, or inside `$(…)`, `$((…))`, `${…}` or backquotes, where the
+//! single-quoted value would not be one inert word. `${NAME}` is the shell's own expansion.
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +34,11 @@ impl Template {
         let mut cur = String::new();
         // The shell's quoting state over the literal text: a placeholder counts only outside.
         let (mut single, mut double, mut escaped) = (false, false, false);
+        // Open command substitutions (`$(`, `$((`) and backquotes: a value inside one is read
+        // again by the shell (its output split into words, arithmetic evaluated).
+        let (mut subst, mut backq) = (0usize, false);
+        // Open parameter expansions (`${VAR:-…}`): their result is split into words again.
+        let mut braces = 0usize;
         let mut chars = text.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
@@ -43,6 +49,16 @@ impl Template {
                 }
                 '}' if chars.peek() == Some(&'}') => {
                     chars.next();
+                    cur.push('}');
+                    escaped = false;
+                }
+                '{' if cur.ends_with('$') && !single => {
+                    braces += 1;
+                    cur.push('{');
+                    escaped = false;
+                }
+                '}' if braces > 0 && !single => {
+                    braces -= 1;
                     cur.push('}');
                     escaped = false;
                 }
@@ -71,9 +87,10 @@ impl Template {
                     if escaped {
                         return Err(format!("`{{{name}}}` follows a backslash"));
                     }
-                    if cur.ends_with('$') {
+                    if subst > 0 || backq || braces > 0 {
                         return Err(format!(
-                            "`${{{name}}}` would read the value as a variable name"
+                            "`{{{name}}}` is inside `$(…)`, `$((…))`, `${{…}}` or backquotes: the \
+                             shell reads a value there again (splits it into words, evaluates it)"
                         ));
                     }
                     if !cur.is_empty() {
@@ -93,6 +110,12 @@ impl Template {
                         single = true;
                     } else if c == '"' {
                         double = !double;
+                    } else if c == '(' && cur.ends_with('$') {
+                        subst += 1;
+                    } else if c == ')' && subst > 0 {
+                        subst -= 1;
+                    } else if c == '`' {
+                        backq = !backq;
                     }
                     cur.push(c);
                 }

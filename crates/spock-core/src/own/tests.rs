@@ -151,14 +151,18 @@ fn a_placeholder_inside_the_templates_quotes_is_refused() {
         (r#"command = 'echo "{word}"'"#, "inside quotes"),
         (r#"command = "echo '{word}'""#, "inside quotes"),
         (r#"command = 'echo \{word}'"#, "backslash"),
-        (r#"command = 'echo ${word}'"#, "variable"),
+        // `${word}` is the shell's own expansion, not a placeholder.
+        (r#"command = 'echo ${word}'"#, "not used"),
+        (r#"command = 'echo ${X:-{word}}'"#, "inside"),
         (r#"command = 'echo {word'"#, "not a placeholder"),
         (r#"command = 'echo {nope} {word}'"#, "no parameter"),
     ] {
         let text = FREE.replace(r#"command = "echo {word}""#, line);
         let e = parse(&text).unwrap_err();
         assert!(e.reason.contains(why), "{line}: {e}");
-        assert_eq!(e.line, Some(6), "{line}: {e}");
+        // An unused parameter is the tool's error (its `[[tool]]` line); the rest the command's.
+        let at = if why == "not used" { 2 } else { 6 };
+        assert_eq!(e.line, Some(at), "{line}: {e}");
     }
     // Glued to other text is one word still.
     let glued = FREE.replace("echo {word}", "echo --text={word}");
@@ -387,4 +391,106 @@ fn a_placeholder_run_as_shell_code_is_refused() {
         let text = FREE.replace(r#"command = "echo {word}""#, &format!("command = '{cmd}'"));
         assert!(parse(&text).is_ok(), "{cmd}: {:?}", parse(&text).err());
     }
+}
+
+/// The black-box attacker's templates (docs/reviews/issue-39): every shape in which a value
+/// becomes code again is refused at load; the ones where it stays an argument load.
+#[test]
+fn the_attackers_templates_that_run_a_value_are_refused() {
+    let code = [
+        "sh -c {word}",
+        "toybox sh -c {word}",
+        "eval settings put global k {word}",
+        "run-as com.example.shop sh -c {word}",
+        "echo {word} | sh",
+        "echo {word} | xargs -I@ sh -c @",
+        "trap {word} EXIT",
+        "{word} --help",
+        "settings put global k v; {word}",
+        "settings put global k v #\n{word}",
+        "cat <<EOF\n{word}\nEOF",
+        "sh <<EOF\nsettings put global k {word}\nEOF",
+        "cat <<EOF | sh\nsettings put global k {word}\nEOF",
+        "settings put global k \"$(echo \"{word}\")\"",
+        "settings put global k $(echo {word})",
+        "settings put global k `echo {word}`",
+        "sh {word}",
+        ". {word}",
+    ];
+    for cmd in code {
+        assert!(parse(&with_command(cmd)).is_err(), "{cmd:?} was accepted");
+    }
+    let argument = [
+        "am broadcast -a com.team.X --es key {word}",
+        "sh -c 'settings put global k \"$1\"' _ {word}",
+        "settings list global > /data/local/tmp/{word}",
+        "for i in a b; do settings put global {word} $i; done",
+    ];
+    for cmd in argument {
+        let text = with_command(cmd);
+        assert!(parse(&text).is_ok(), "{cmd:?}: {:?}", parse(&text).err());
+    }
+}
+
+/// [`FREE`] running `cmd` (a TOML multi-line literal: quotes and newlines as written).
+fn with_command(cmd: &str) -> String {
+    FREE.replace(
+        r#"command = "echo {word}""#,
+        &format!("command = '''{cmd}'''"),
+    )
+}
+
+/// Findings 5 and 6 of the black-box attack: `kill -9 {pid}` with -1, and `logcat -s {tag}`
+/// with `-c` through a pattern that allows a dash. An option needs `options = true` (or, for
+/// an integer, a negative minimum); an enum's own words are the author's.
+#[test]
+fn an_option_needs_the_declaration_to_mean_it() {
+    let kill = r#"
+[[tool]]
+name = "lab_kill"
+description = "Stops a process."
+level = "safe"
+command = "kill -9 {pid}"
+[tool.params.pid]
+type = "integer"
+"#;
+    let t = &parse(kill).unwrap()[0];
+    let e = t
+        .expand(json!({"pid": -1}).as_object().unwrap())
+        .unwrap_err();
+    assert!(e.contains("negative"), "{e}");
+    assert_eq!(
+        t.expand(json!({"pid": 4321}).as_object().unwrap()).unwrap(),
+        "kill -9 4321"
+    );
+    let meant =
+        &parse(&kill.replace("type = \"integer\"", "type = \"integer\"\nminimum = -1")).unwrap()[0];
+    assert!(
+        meant
+            .expand(json!({"pid": -1}).as_object().unwrap())
+            .is_ok()
+    );
+
+    let tag = FREE.replace("echo {word}", "logcat -d -s {word}").replace(
+        "type = \"string\"",
+        "type = \"string\"\npattern = \"[A-Za-z0-9_.-]+\"",
+    );
+    let t = &parse(&tag).unwrap()[0];
+    let e = t
+        .expand(json!({"word": "-c"}).as_object().unwrap())
+        .unwrap_err();
+    assert!(e.contains("options = true"), "{e}");
+    let opted =
+        &parse(&tag.replace("type = \"string\"", "type = \"string\"\noptions = true")).unwrap()[0];
+    assert!(
+        opted
+            .expand(json!({"word": "-c"}).as_object().unwrap())
+            .is_ok()
+    );
+    let choice = FREE.replace(
+        "type = \"string\"",
+        "type = \"string\"\nenum = [\"-v\", \"-q\"]",
+    );
+    let t = &parse(&choice).unwrap()[0];
+    assert!(t.expand(json!({"word": "-v"}).as_object().unwrap()).is_ok());
 }

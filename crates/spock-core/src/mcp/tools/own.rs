@@ -115,8 +115,16 @@ async fn run(ctx: Ctx, decl: Arc<OwnTool>, call: OwnCall) -> Result<ToolOutput, 
             }
         )));
     }
+    // Redacted as text before it is read: a rule that matches the text's shape (`password:
+    // …`) would no longer see a value split from its key into structured content. Agents'
+    // rules apply, for everyone (the person's record of an own tool shows it redacted too).
+    let text = ctx
+        .core
+        .redactor
+        .redact_str(&out.stdout_text(), crate::redact::Audience::Agent)
+        .into_owned();
     let value = decl
-        .read_output(&out.stdout_text())
+        .read_output(&text)
         .map_err(|e| ToolError::device(format!("{}: {e}", decl.name)))?;
     ToolOutput::json(&value)
 }
