@@ -462,7 +462,7 @@ impl ControlChannel {
     ) -> anyhow::Result<Self> {
         let cfg = core.config();
         let credential =
-            crate::config::token::load_or_create(&control::credential_file(&core.paths))?;
+            crate::config::token::TokenStore::open(&control::credential_file(&core.paths))?;
         let socket = control::socket_path(&core.paths);
         let opts = control::ControlOptions {
             socket: socket.clone(),
@@ -500,7 +500,7 @@ impl ControlChannel {
     pub fn in_process(&self) -> (tokio::io::DuplexStream, String) {
         (
             control::in_process(self.shared.clone(), self.opts.clone(), self.server.clone()),
-            self.opts.credential.clone(),
+            self.opts.credential.token(),
         )
     }
 

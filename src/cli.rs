@@ -160,7 +160,13 @@ pub enum ToolsAction {
 #[derive(Subcommand, Debug)]
 pub enum TokenAction {
     /// Replace the token; both transports refuse the old one at once.
-    Rotate,
+    Rotate {
+        /// Rotate the control credential (what `attach` presents) instead of the MCP token:
+        /// a running server refuses the old one at the next hello, and terminals attached
+        /// with it are detached within 5 s.
+        #[arg(long)]
+        control: bool,
+    },
     /// Print where the token file is.
     Path,
 }

@@ -81,6 +81,7 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
         Some(Ok((d, true))) => Some(d),
         _ => None,
     };
+    let live_http = live.and_then(|d| d.http.clone());
     let (servers, demo) = match (servers, live) {
         (Servers::Default(_), Some(d)) if !d.adb.is_empty() => {
             let own: Vec<AdbEndpoint> = d.adb.iter().filter_map(|a| a.parse().ok()).collect();
@@ -257,6 +258,13 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
         }
     }
     tool_files(paths, &mut out, &mut problems);
+    reach(
+        paths,
+        live_http.as_deref(),
+        &servers,
+        &mut out,
+        &mut problems,
+    );
     let _ = writeln!(
         out,
         "{}",
@@ -269,6 +277,75 @@ pub async fn run(paths: &Paths, servers: Servers) -> Report {
     Report {
         text: out,
         problems,
+    }
+}
+
+/// Who can reach what: the attach socket (this uid only, by its peer credentials), the MCP
+/// socket's directory, the HTTP address, and each adb server (no authentication: every local
+/// user). What is open is said, with where SECURITY.md says how to close it.
+fn reach(
+    paths: &Paths,
+    http: Option<&str>,
+    servers: &[AdbEndpoint],
+    out: &mut String,
+    problems: &mut usize,
+) {
+    use std::os::unix::fs::MetadataExt as _;
+    let me = crate::transport::control::own_uid();
+    let run = &paths.runtime;
+    match std::fs::metadata(run) {
+        Ok(m) => {
+            let mode = m.mode() & 0o777;
+            let ok = mode & 0o077 == 0 && m.uid() == me;
+            line(
+                out,
+                ok,
+                problems,
+                format!(
+                    "sockets: {} is {mode:o}, uid {}{}; control.sock takes uid {me} only (peer \
+                     credentials) and the control credential",
+                    run.display(),
+                    m.uid(),
+                    if ok {
+                        ""
+                    } else {
+                        " — other users can reach the MCP and attach sockets: chmod 700 it"
+                    }
+                ),
+            );
+        }
+        Err(_) => line(
+            out,
+            true,
+            problems,
+            format!("sockets: {} not created yet", run.display()),
+        ),
+    }
+    if let Some(http) = http {
+        let loopback =
+            http.contains("://127.") || http.contains("://[::1]") || http.contains("://localhost");
+        line(
+            out,
+            loopback,
+            problems,
+            format!(
+                "HTTP {http}: {}",
+                if loopback {
+                    "loopback only, the token on every request"
+                } else {
+                    "reachable beyond this machine (the token still applies; put TLS in front of it)"
+                }
+            ),
+        );
+    }
+    for s in servers {
+        // Not counted as a problem: it is how adb works. Said, so nobody takes spock-tui for
+        // the only door to the phones.
+        let _ = writeln!(
+            out,
+            "  note adb server {s}: any local user can use it (adb has no authentication); to keep \
+             an agent's user out, see SECURITY.md (\"The adb server\")"
+        );
     }
 }
 

@@ -448,7 +448,16 @@ fn token_cmd(action: TokenAction) -> anyhow::Result<()> {
     let paths = Paths::discover()?;
     match action {
         TokenAction::Path => print_out(&format!("{}\n", paths.token_file().display())),
-        TokenAction::Rotate => {
+        TokenAction::Rotate { control: true } => {
+            let file = crate::transport::control::credential_file(&paths);
+            token::rotate(&file)?;
+            print_out(&format!(
+                "rotated: {} (a running server refuses the old control credential at once and \
+                 detaches terminals attached with it within 5 s)\n",
+                file.display()
+            ))
+        }
+        TokenAction::Rotate { control: false } => {
             token::rotate(&paths.token_file())?;
             print_out(&format!(
                 "rotated: {} (a running instance refuses the old token within a second)\n",

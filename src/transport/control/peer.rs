@@ -7,7 +7,10 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct ControlOptions {
     pub socket: PathBuf,
-    pub credential: String,
+    /// The control credential, read again when its file changes (`spock-tui token rotate
+    /// --control`): a new hello needs the current one, and sessions attached with an older
+    /// one end.
+    pub credential: crate::config::token::TokenStore,
     pub handshake_timeout: Duration,
     pub write_timeout: Duration,
 }

@@ -119,20 +119,74 @@ fn spawn_reader(r: impl AsyncRead + Send + Unpin + 'static) -> mpsc::Receiver<Li
     rx
 }
 
-/// `pid 4242 on /dev/pts/3`: the pid from the peer credentials, the tty as the client said
-/// (only path characters kept, so it cannot draw anything in another terminal's modal).
-fn terminal_label(pid: Option<i32>, tty: Option<&str>) -> String {
-    let pid = pid.map_or("?".to_string(), |p| p.to_string());
-    let tty: Option<String> = tty.map(|t| {
-        t.chars()
-            .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-'))
-            .take(64)
-            .collect()
-    });
-    match tty.filter(|t| !t.is_empty()) {
-        Some(t) => format!("attach pid {pid} on {t}"),
-        None => format!("attach pid {pid} (no tty)"),
+/// What the server verified about an attached process, from the socket and `/proc`: its pid
+/// and uid (peer credentials), its executable (`/proc/PID/exe`, the kernel's path) and the
+/// terminal its own descriptors 0–2 are open on. Nothing here is the client's word.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Verified {
+    pid: Option<i32>,
+    uid: Option<u32>,
+    exe: Option<String>,
+    tty: Option<String>,
+}
+
+impl Verified {
+    async fn read(pid: Option<i32>, uid: Option<u32>) -> Verified {
+        let Some(p) = pid else {
+            return Verified {
+                uid,
+                ..Verified::default()
+            };
+        };
+        let link = |f: String| async move {
+            tokio::fs::read_link(f)
+                .await
+                .ok()
+                .map(|t| t.display().to_string())
+        };
+        let exe = link(format!("/proc/{p}/exe")).await;
+        let mut tty = None;
+        for fd in 0..3 {
+            if let Some(t) = link(format!("/proc/{p}/fd/{fd}")).await
+                && (t.starts_with("/dev/pts/") || t.starts_with("/dev/tty"))
+            {
+                tty = Some(t);
+                break;
+            }
+        }
+        Verified { pid, uid, exe, tty }
     }
+}
+
+/// Only path characters kept (and at most 200), so a name cannot draw anything in another
+/// terminal's modal.
+fn clean(t: &str) -> String {
+    t.chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '.' | '_' | '-' | '+'))
+        .take(200)
+        .collect()
+}
+
+/// `attach pid 4242 uid 1000 (/usr/bin/spock-tui) on /dev/pts/3`: what the server verified
+/// (pid and uid from the peer credentials, the executable and the terminal from `/proc`); a
+/// terminal the client names that its descriptors do not show is marked as its claim.
+fn terminal_label(v: &Verified, claimed: Option<&str>) -> String {
+    let pid = v.pid.map_or("?".to_string(), |p| p.to_string());
+    let mut s = format!("attach pid {pid}");
+    if let Some(u) = v.uid {
+        s.push_str(&format!(" uid {u}"));
+    }
+    if let Some(e) = &v.exe {
+        s.push_str(&format!(" ({})", clean(e)));
+    }
+    let claimed = claimed.map(clean).filter(|t| !t.is_empty());
+    match (&v.tty, claimed) {
+        (Some(t), Some(c)) if *t != c => s.push_str(&format!(" on {} (claimed {c})", clean(t))),
+        (Some(t), _) => s.push_str(&format!(" on {}", clean(t))),
+        (None, Some(c)) => s.push_str(&format!(", no terminal (claimed {c})")),
+        (None, None) => s.push_str(", no terminal"),
+    }
+    s
 }
 
 pub(super) async fn run(
@@ -148,7 +202,7 @@ pub(super) async fn run(
         timeout: opts.write_timeout,
     };
     let peer_pid = match &cred {
-        Ok(c) if same_user(c.uid(), own_uid()) => c.pid(),
+        Ok(c) if same_user(c.uid(), own_uid()) => (c.pid(), c.uid()),
         Ok(c) => {
             return out
                 .refuse(
@@ -180,8 +234,8 @@ pub(super) async fn run(
 
 /// Who is at the other end, as the transport knows it.
 enum Peer {
-    /// A Unix socket peer of this user, with its pid from the peer credentials.
-    Socket(Option<i32>),
+    /// A Unix socket peer of this user, with its pid and uid from the peer credentials.
+    Socket((Option<i32>, u32)),
     /// This process's own control centre, over an in-process duplex.
     InProcess,
 }
@@ -210,9 +264,14 @@ async fn session(
     opts: ControlOptions,
     server: ServerHandle,
 ) {
+    // A rotated credential is in force for this hello already.
+    let store = opts.credential.clone();
+    let _ = tokio::task::spawn_blocking(move || store.reload_if_changed()).await;
     let Some((mut out, who)) = hello(&mut lines, out, peer, &opts).await else {
         return;
     };
+    let generation = opts.credential.generation();
+    let local = who.local;
     tracing::info!(terminal = %who.you, "control centre attached");
     let core = shared.core.clone();
     // Subscribed before the welcome, so nothing that happens after it is missed.
@@ -246,7 +305,21 @@ async fn session(
     trail_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let step = tokio::select! {
-            _ = trail_tick.tick() => s.trail_looked_at(),
+            _ = trail_tick.tick() => {
+                // The credential rotated since this terminal attached: it attaches again with
+                // the new one or not at all (the in-process control centre is not a holder).
+                let store = opts.credential.clone();
+                let _ = tokio::task::spawn_blocking(move || store.reload_if_changed()).await;
+                if !local && opts.credential.generation() != generation {
+                    Step::Last(ServerMsg::Goodbye {
+                        reason: "the control credential was rotated: attach again (`spock-tui \
+                                 attach` reads the new one)"
+                            .into(),
+                    })
+                } else {
+                    s.trail_looked_at()
+                }
+            }
             _ = shared.shutdown.cancelled() => Step::Last(ServerMsg::Goodbye {
                 reason: "the server is stopping".into(),
             }),
@@ -326,11 +399,12 @@ async fn hello(
     };
     // What this terminal's decisions and acts are recorded as.
     let who = match peer {
-        Peer::Socket(peer_pid) => {
+        Peer::Socket((peer_pid, uid)) => {
             if peer_pid.is_some_and(|p| p as u32 != pid) {
                 tracing::warn!(said = pid, peer = ?peer_pid, "attach hello names another pid; the peer's is recorded");
             }
-            let you = terminal_label(peer_pid, tty.as_deref());
+            let verified = Verified::read(peer_pid, Some(uid)).await;
+            let you = terminal_label(&verified, tty.as_deref());
             Who {
                 actor: Actor::attached(&you),
                 you,
@@ -363,7 +437,7 @@ fn check_hello(
             ),
         ));
     }
-    if !crate::config::token::matches(&opts.credential, credential) {
+    if !opts.credential.check(credential) {
         return Err((
             ErrorCode::Unauthorized,
             "wrong control credential (the MCP token does not attach): `spock-tui attach` \
@@ -465,18 +539,52 @@ fn notice_or_error(r: Result<String, String>) -> ServerMsg {
 
 #[cfg(test)]
 mod tests {
-    use super::terminal_label;
+    use super::{Verified, terminal_label};
 
     #[test]
-    fn a_terminal_is_named_by_its_peer_pid_and_a_clean_tty() {
+    fn a_terminal_is_named_by_what_the_server_verified() {
+        let v = Verified {
+            pid: Some(42),
+            uid: Some(1000),
+            exe: Some("/usr/bin/spock-tui".into()),
+            tty: Some("/dev/pts/3".into()),
+        };
         assert_eq!(
-            terminal_label(Some(42), Some("/dev/pts/3")),
-            "attach pid 42 on /dev/pts/3"
+            terminal_label(&v, Some("/dev/pts/3")),
+            "attach pid 42 uid 1000 (/usr/bin/spock-tui) on /dev/pts/3"
+        );
+        // The client's word never replaces what its descriptors show.
+        assert_eq!(
+            terminal_label(&v, Some("/dev/pts/9")),
+            "attach pid 42 uid 1000 (/usr/bin/spock-tui) on /dev/pts/3 (claimed /dev/pts/9)"
+        );
+        let script = Verified {
+            tty: None,
+            exe: Some("/usr/bin/python3.11".into()),
+            ..v
+        };
+        assert_eq!(
+            terminal_label(&script, Some("\x1b[31m/dev/pts/3")),
+            "attach pid 42 uid 1000 (/usr/bin/python3.11), no terminal (claimed 31m/dev/pts/3)"
         );
         assert_eq!(
-            terminal_label(Some(42), Some("\x1b[31m/dev/pts/3")),
-            "attach pid 42 on 31m/dev/pts/3"
+            terminal_label(&Verified::default(), None),
+            "attach pid ?, no terminal"
         );
-        assert_eq!(terminal_label(None, None), "attach pid ? (no tty)");
+    }
+
+    /// This test process, read as an attached peer would be: its own executable, and a
+    /// terminal only if its descriptors are on one.
+    #[tokio::test]
+    async fn what_is_verified_is_read_from_proc() {
+        let me = std::process::id() as i32;
+        let v = Verified::read(Some(me), Some(0)).await;
+        let exe = std::fs::read_link("/proc/self/exe").unwrap();
+        assert_eq!(v.exe.as_deref(), Some(exe.display().to_string().as_str()));
+        let on_tty = (0..3).any(|fd| {
+            std::fs::read_link(format!("/proc/self/fd/{fd}"))
+                .is_ok_and(|t| t.starts_with("/dev/pts/") || t.starts_with("/dev/tty"))
+        });
+        assert_eq!(v.tty.is_some(), on_tty, "{v:?}");
     }
 }
