@@ -23,6 +23,7 @@ use crate::mcp::core::CoreParts;
 use crate::mcp::logbuf::{BufferLayer, LogBuffer};
 use crate::mcp::{Core, tools};
 use crate::project::Projects;
+use crate::transport::agent_door::AgentDoor;
 use crate::transport::http::HttpOptions;
 use crate::transport::socket::{Listener, SocketOptions};
 use crate::transport::{Shared, control, http, socket};
@@ -564,7 +565,9 @@ impl Server {
             handshake_timeout: Duration::from_secs(cfg.server.handshake_timeout_secs.max(1)),
             write_timeout: Duration::from_secs(cfg.server.write_timeout_secs.max(1)),
             descriptor: core.paths.endpoint_file(),
+            door: None,
         };
+        let sock_opts_for_door = sock_opts.clone();
         // Written before `start` returns, so whoever started the server can name the endpoint.
         socket::publish(&sock, &shared, &sock_opts.descriptor)
             .context("writing the endpoint descriptor")?;
@@ -574,6 +577,31 @@ impl Server {
                 tracing::error!(error = %e, "socket transport stopped");
             }
         });
+        // The agent's door, when the configuration names one (SECURITY.md): a second socket
+        // an agent running as another user reaches through its group, served like the first.
+        match AgentDoor::configured(&cfg.server.agent_dir, &cfg.server.agent_group) {
+            Ok(None) => {}
+            Ok(Some(door)) => {
+                let listener = door.bind().with_context(|| {
+                    format!("opening the agent's door in {}", door.dir.display())
+                })?;
+                door.write_descriptor(&socket::describe(&listener, &shared))
+                    .context("writing the agent's descriptor")?;
+                tracing::info!(dir = %door.dir.display(), gid = door.gid, "the agent's door is open");
+                let opts = SocketOptions {
+                    descriptor: door.descriptor(),
+                    door: Some(door),
+                    ..sock_opts_for_door.clone()
+                };
+                let s = shared.clone();
+                tasks.spawn(async move {
+                    if let Err(e) = socket::serve(listener, s, opts).await {
+                        tracing::error!(error = %e, "the agent's door stopped");
+                    }
+                });
+            }
+            Err(e) => return Err(e).context("[server] agent_dir / agent_group"),
+        }
         // Subscribe before tracking starts, so not even the first arrivals are lost.
         let (s, rx) = (shared.clone(), core.devices.subscribe());
         tasks.spawn(async move { forward_device_events(s, rx).await });

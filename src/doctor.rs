@@ -321,6 +321,41 @@ fn reach(
             format!("sockets: {} not created yet", run.display()),
         ),
     }
+    // The agent's door, when configured: the group's, written by nobody but this user.
+    let cfg = crate::config::Config::load(&crate::config::config_file(paths)).ok();
+    if let Some(dir) = cfg
+        .as_ref()
+        .map(|c| c.server.agent_dir.clone())
+        .filter(|d| !d.is_empty())
+    {
+        let group = cfg.map(|c| c.server.agent_group).unwrap_or_default();
+        match std::fs::metadata(&dir) {
+            Ok(m) => {
+                let mode = m.mode() & 0o777;
+                let ok = m.uid() == me && mode & 0o027 == 0;
+                line(
+                    out,
+                    ok,
+                    problems,
+                    format!(
+                        "agent's door {dir}: {mode:o}, gid {} (agent_group {group:?}){}",
+                        m.gid(),
+                        if ok {
+                            ": the group reaches the MCP socket and nothing else"
+                        } else {
+                            " — others can write it or it is not yours: the server refuses it"
+                        }
+                    ),
+                );
+            }
+            Err(_) => line(
+                out,
+                true,
+                problems,
+                format!("agent's door {dir}: made when the server starts (agent_group {group:?})"),
+            ),
+        }
+    }
     if let Some(http) = http {
         let loopback =
             http.contains("://127.") || http.contains("://[::1]") || http.contains("://localhost");

@@ -5,6 +5,7 @@
 //! All of them check the same token and write under the same write timeout (`stall`); none
 //! implements any MCP logic of its own. The socket files come back when their directory is
 //! removed under a running server (`rebind`).
+pub mod agent_door;
 pub mod auth;
 pub mod control;
 pub mod http;

@@ -88,21 +88,40 @@ fn reconnect_wait() -> Duration {
         .unwrap_or(RECONNECT_WAIT)
 }
 
+/// An agent's door's descriptor (`transport::agent_door`), read by the agent's user: the
+/// server's user owns it and gave it to a group. Read only when neither it nor its directory
+/// can be written by anyone but their owner, so nobody but the server could have put it there.
+fn shared_descriptor(path: &Path) -> Option<String> {
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = path.parent()?;
+    let (f, d) = (
+        std::fs::symlink_metadata(path).ok()?,
+        std::fs::metadata(dir).ok()?,
+    );
+    let guarded = |m: &std::fs::Metadata| m.mode() & 0o022 == 0;
+    if !f.is_file() || !guarded(&f) || !guarded(&d) || f.uid() != d.uid() {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
 /// Why connecting failed, as the exit code and the line for stderr.
 struct Failed(i32, String);
 
 /// Read the descriptor, connect, present the token (and where SSH brought us from), read `OK`.
 /// Returns the connection, its reading half, and the token used.
 fn connect(descriptor: &Path, fields: &str) -> Result<(Stream, BufReader<Stream>, String), Failed> {
-    let text = crate::config::private::read_to_string(descriptor).map_err(|e| {
-        Failed(
-            2,
-            format!(
-                "cannot read {}: {e}. Is spock-tui running (`spock-tui` or `spock-tui serve`)?",
-                descriptor.display()
-            ),
-        )
-    })?;
+    let text = crate::config::private::read_to_string(descriptor)
+        .or_else(|e| shared_descriptor(descriptor).ok_or(e))
+        .map_err(|e| {
+            Failed(
+                2,
+                format!(
+                    "cannot read {}: {e}. Is spock-tui running (`spock-tui` or `spock-tui serve`)?",
+                    descriptor.display()
+                ),
+            )
+        })?;
     let d: Descriptor = serde_json::from_str(&text).map_err(|e| {
         Failed(
             2,

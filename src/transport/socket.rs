@@ -133,7 +133,7 @@ impl Listener {
 
 /// The descriptor for `listener` as the instance stands now: the current token, the HTTP
 /// endpoint (or why there is none), the adb servers.
-fn describe(listener: &Listener, shared: &Shared) -> Descriptor {
+pub fn describe(listener: &Listener, shared: &Shared) -> Descriptor {
     let mut d = listener.descriptor(shared.tokens.token());
     let e = shared.core.endpoints();
     d.http = e.http;
@@ -174,6 +174,9 @@ pub struct SocketOptions {
     /// A client that stops reading its replies is dropped after this ([`super::stall`]).
     pub write_timeout: Duration,
     pub descriptor: PathBuf,
+    /// Set for the agent's door ([`super::agent_door`]): its descriptor is the group's, its
+    /// directory is not the runtime directory, and it is not the stdio endpoint shown.
+    pub door: Option<super::agent_door::AgentDoor>,
 }
 
 /// Accept until shutdown (after [`publish`]); each accepted connection is its own task. On
@@ -190,8 +193,10 @@ pub async fn serve(
     let mut generation = shared.tokens.generation();
     let mut tick = tokio::time::interval(Duration::from_millis(500));
     let mut file = match &listener {
-        Listener::Unix(_, p) => Some(SocketFile::bound(p, "the stdio socket").await),
-        Listener::Tcp(_) => None,
+        Listener::Unix(_, p) if opts.door.is_none() => {
+            Some(SocketFile::bound(p, "the stdio socket").await)
+        }
+        _ => None,
     };
     // The descriptor could not be written again: said once, not every tick.
     let mut unwritten = false;
@@ -242,10 +247,14 @@ pub async fn serve(
         }
         if !missing && (rewrite || tokio::fs::symlink_metadata(&opts.descriptor).await.is_err()) {
             let (d, path) = (describe(&listener, &shared), opts.descriptor.clone());
-            let written = tokio::task::spawn_blocking(move || write_descriptor(&path, &d))
-                .await
-                .map_err(std::io::Error::other)
-                .and_then(|r| r);
+            let door = opts.door.clone();
+            let written = tokio::task::spawn_blocking(move || match door {
+                Some(door) => door.write_descriptor(&d),
+                None => write_descriptor(&path, &d),
+            })
+            .await
+            .map_err(std::io::Error::other)
+            .and_then(|r| r);
             match written {
                 Ok(()) => unwritten = false,
                 Err(e) if !std::mem::replace(&mut unwritten, true) => {
@@ -260,6 +269,10 @@ pub async fn serve(
                 .core
                 .emit(ServerEvent::ServerStateChanged { running: true });
         }
+    }
+    if let Some(door) = &opts.door {
+        door.remove();
+        return Ok(());
     }
     shared.core.set_endpoints(|e| e.stdio = None);
     if let Listener::Unix(_, p) = &listener {

@@ -54,6 +54,12 @@ pub struct ServerConfig {
     /// Toolsets advertised to every client besides `core` (`["apps"]`, `["all"]`).
     #[serde(default)]
     pub toolsets: Vec<String>,
+    /// The agent's door (SECURITY.md): a directory of its own, outside the private runtime
+    /// directory, with an MCP socket and descriptor for `agent_group`. Empty: no door.
+    #[serde(default)]
+    pub agent_dir: String,
+    #[serde(default)]
+    pub agent_group: String,
 }
 
 impl ServerConfig {
