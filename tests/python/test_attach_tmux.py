@@ -163,7 +163,8 @@ async def test_the_combined_mode_serves_attach_too_and_its_own_modal_names_the_d
             await c.send(type="displayed", call_id=cid)
             await asyncio.sleep(0.8)
             await c.send(type="decide", call_id=cid, approve=False)
-            await tui.wait_for("Decided in another terminal", "denied by " + welcome["you"])
+            # The decider's whole label (pid, uid, executable, terminal) may wrap in the modal.
+            await tui.wait_for("Decided in another terminal", "denied by " + welcome["you"].split(" uid ")[0])
             r = await asyncio.wait_for(call, 15)
             assert r.is_error is True and "denied" in text_of(r), text_of(r)
             # An agent's navigation goes to this terminal's own control centre, not to the
