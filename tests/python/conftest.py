@@ -140,7 +140,6 @@ class RealAdb:
 
     def __init__(self, tmp_path, scenarios=()):
         self.tmp = tmp_path
-        self.port = free_port()
         self.env = {**os.environ, "ADB_EMU": "0"}
         args = [EXE, "sim"]
         n = max(1, len(scenarios))
@@ -154,7 +153,15 @@ class RealAdb:
             raise RuntimeError("spock-tui sim printed nothing: " + (tmp_path / "sim.err").read_text())
         self.info = json.loads(line)
         self.control = self.info["control"]
-        self.adb("start-server")
+        # The port is chosen after the sim bound its own (one of them could have taken a port
+        # chosen before), and chosen again if something took it before the server did.
+        for _ in range(3):
+            self.port = free_port()
+            started = self.adb("start-server", check=False)
+            if started.returncode == 0:
+                break
+        else:
+            raise RuntimeError(f"adb start-server failed: {started.stdout}{started.stderr}")
         self.serials = []
         for d in self.info["adbd"]:
             self.adb("connect", d["addr"])
