@@ -18,7 +18,8 @@ NOTES = {"packageName": "com.example.notes"}
 
 
 async def test_the_same_users_self_approval_is_recorded_as_the_process_that_made_it(tmp_path):
-    inst = start_instance(tmp_path, "--demo")
+    # The call waits for someone to attach (headless `serve` would deny it at once).
+    inst = start_instance(tmp_path, "--demo", config="[safety]\nwait_for_attach = true\n")
     try:
         async with Client(inst.relay_params(), mode="legacy") as c:
             task = asyncio.create_task(c.call_tool("android_uninstall_app", NOTES))
