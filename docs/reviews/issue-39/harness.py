@@ -7,7 +7,7 @@ and tears it down (by its own pid) on exit.
 import asyncio, json, os, re, shutil, subprocess, sys, tempfile, time, contextlib
 
 BIN = os.environ.get("SPOCK_TUI_BIN", "spock-tui")
-PY = "/work/main/.venv/bin/python"
+PY = sys.executable
 
 import mcp
 from mcp import types
