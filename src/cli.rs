@@ -93,6 +93,10 @@ pub enum Command {
         #[command(subcommand)]
         action: AuditAction,
     },
+    /// Run an agent of your own user under bubblewrap, reaching spock-tui only through the
+    /// agent's door: spock-tui's files, the adb keys and the adb server's socket hidden, the
+    /// rest read-only but the working directory and --rw paths (SECURITY.md).
+    Sandbox(SandboxArgs),
     /// Print a shell completion script.
     Completions { shell: clap_complete::Shell },
     /// Start virtual Android devices (adb server and/or adbd over TCP).
@@ -125,6 +129,31 @@ pub struct DoctorArgs {
     /// the configured ones, ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037).
     #[arg(long = "adb", value_name = "HOST:PORT")]
     pub adb: Vec<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct SandboxArgs {
+    /// Also writable inside (the working directory always is), e.g. the agent's own state:
+    /// `--rw ~/.claude --rw ~/.claude.json` (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub rw: Vec<PathBuf>,
+    /// No network inside (needed while an adb server is on TCP; most agents need their API).
+    #[arg(long)]
+    pub no_network: bool,
+    /// Print the bubblewrap line instead of running it.
+    #[arg(long)]
+    pub print: bool,
+    /// An adb server to keep out of reach, as `--adb` elsewhere (default: the configured ones,
+    /// ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037).
+    #[arg(long = "adb", value_name = "HOST:PORT|localfilesystem:/PATH")]
+    pub adb: Vec<String>,
+    /// The agent and its arguments, after `--`.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "COMMAND"
+    )]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Subcommand, Debug)]

@@ -374,13 +374,75 @@ fn reach(
         );
     }
     for s in servers {
-        // Not counted as a problem: it is how adb works. Said, so nobody takes spock-tui for
-        // the only door to the phones.
-        let _ = writeln!(
-            out,
-            "  note adb server {s}: any local user can use it (adb has no authentication); to keep \
-             an agent's user out, see SECURITY.md (\"The adb server\")"
+        match s.socket_path() {
+            // A filesystem socket: who may open it is what its modes say.
+            Some(p) => {
+                let (ok, why) = socket_reach(std::path::Path::new(p), me);
+                line(out, ok, problems, format!("adb server {s}: {why}"));
+            }
+            // Not counted as a problem: it is how adb works. Said, so nobody takes spock-tui
+            // for the only door to the phones.
+            None => {
+                let _ = writeln!(
+                    out,
+                    "  note adb server {s}: any local user, and any sandbox with this machine's \
+                     network, can use it (adb has no authentication); to keep an agent out, see \
+                     SECURITY.md (\"The adb server\")"
+                );
+            }
+        }
+    }
+}
+
+/// Who can open the filesystem socket `path`: its directory and itself must be this user's
+/// and closed to others (connecting needs write on the socket and search on each directory).
+fn socket_reach(path: &std::path::Path, me: u32) -> (bool, String) {
+    use std::os::unix::fs::MetadataExt as _;
+    let dir = path.parent().unwrap_or(std::path::Path::new("/"));
+    let (Ok(d), s) = (std::fs::metadata(dir), std::fs::symlink_metadata(path)) else {
+        return (
+            true,
+            format!(
+                "{} does not exist yet (it is made by the adb server)",
+                dir.display()
+            ),
         );
+    };
+    let dir_closed = d.uid() == me && d.mode() & 0o077 == 0;
+    let sock_closed = s
+        .as_ref()
+        .is_ok_and(|s| s.uid() == me && s.mode() & 0o022 == 0);
+    if dir_closed {
+        (
+            true,
+            format!(
+                "on a filesystem socket in {} ({:o}, uid {}): only uid {me} can reach it",
+                dir.display(),
+                d.mode() & 0o777,
+                d.uid()
+            ),
+        )
+    } else if sock_closed {
+        (
+            true,
+            format!(
+                "on a filesystem socket only uid {me} can write; its directory {} is {:o}: \
+                 make it 700 so a changed socket mode cannot open it",
+                dir.display(),
+                d.mode() & 0o777
+            ),
+        )
+    } else {
+        (
+            false,
+            format!(
+                "its socket or its directory {} ({:o}, uid {}) lets other users in: put it in a \
+                 700 directory of yours (SECURITY.md, \"The adb server\")",
+                dir.display(),
+                d.mode() & 0o777,
+                d.uid()
+            ),
+        )
     }
 }
 

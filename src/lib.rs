@@ -16,6 +16,7 @@ pub mod clientconfig;
 pub mod doctor;
 pub mod process;
 pub mod protocol;
+pub mod sandbox;
 pub mod transport;
 pub mod tui;
 

@@ -1,6 +1,9 @@
 //! The attach protocol's messages, version [`PROTOCOL_VERSION`]: JSON, one message a line,
-//! each an object tagged by `"type"`. The client speaks first ([`ClientMsg::Hello`]); the
-//! server answers [`ServerMsg::Welcome`] or [`ServerMsg::Error`] and closes. Then the server
+//! each an object tagged by `"type"`. The client speaks first ([`ClientMsg::Hello`] with a
+//! nonce); the server answers [`ServerMsg::Challenge`] (its nonce and its proof that it holds
+//! the control credential), the client checks it and answers [`ClientMsg::Prove`], and the
+//! server sends [`ServerMsg::Welcome`], or [`ServerMsg::Error`] and closes. Neither side sends
+//! the credential (version 4). Then the server
 //! sends events as they happen and the client sends commands. Documented in `docs/attach.md`;
 //! these types are the whole of it, shared by the server (`transport::control`) and the
 //! client (`tui::attach`), and they import nothing of either. A change that an older peer would misread bumps the version.
@@ -27,7 +30,7 @@ pub use view::{
 /// History records travel in chunks no bigger than this (well under [`MAX_LINE`]).
 pub const HISTORY_CHUNK_BYTES: usize = 1024 * 1024;
 
-pub const PROTOCOL_VERSION: u32 = 3;
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The longest line either side accepts; a longer one is a protocol error.
 pub const MAX_LINE: usize = 8 * 1024 * 1024;
@@ -232,7 +235,7 @@ mod tests {
             back,
             ClientMsg::Hello {
                 protocol_version: 1,
-                credential: "c".into(),
+                nonce: String::new(),
                 pid: 3,
                 tty: None
             }

@@ -31,6 +31,7 @@ pub fn main() -> ExitCode {
         Some(Command::Token { action }) => token_cmd(action).map(|()| ExitCode::SUCCESS),
         Some(Command::Doctor(args)) => doctor(args),
         Some(Command::Tools { action }) => tools_cmd(action),
+        Some(Command::Sandbox(args)) => sandbox(args),
         Some(Command::Audit {
             action: AuditAction::Verify { anchors, dir },
         }) => Ok(audit_verify(anchors.as_deref(), dir).unwrap_or_else(|e| {
@@ -340,6 +341,59 @@ fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `spock-tui sandbox [--print] -- COMMAND…`: the bubblewrap line from this installation's
+/// paths, printed or run in place of this process.
+fn sandbox(args: crate::cli::SandboxArgs) -> anyhow::Result<ExitCode> {
+    let paths = Paths::discover()?;
+    let config = super::load_config(&paths)?;
+    let servers = super::adb_endpoints(&args.adb, &config)?;
+    let cwd = std::env::current_dir().context("the working directory")?;
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let rw: Vec<std::path::PathBuf> = args
+        .rw
+        .iter()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()))
+        .collect();
+    let plan = crate::sandbox::plan(&crate::sandbox::Inputs {
+        paths: &paths,
+        agent_dir: &config.server.agent_dir,
+        servers: &servers,
+        home: home.as_deref(),
+        cwd: &cwd,
+        rw: &rw,
+        no_network: args.no_network,
+        command: &args.command,
+    })?;
+    let bwrap = crate::device::find_program("bwrap");
+    if args.print {
+        let name = bwrap
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "bwrap".into());
+        print_out(&format!("{}\n", crate::sandbox::shell_line(&name, &plan)))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let Some(bwrap) = bwrap else {
+        anyhow::bail!(
+            "bubblewrap (`bwrap`) is not on PATH: install it (Debian: apt install bubblewrap), or \
+             print the line with --print"
+        );
+    };
+    eprintln!(
+        "spock-tui sandbox: hidden {}; MCP through `spock-tui relay {}` (also in \
+         $SPOCK_TUI_AGENT_DESCRIPTOR)",
+        plan.hidden
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        plan.descriptor.display()
+    );
+    use std::os::unix::process::CommandExt as _;
+    let e = std::process::Command::new(&bwrap).args(&plan.args).exec();
+    Err(anyhow::Error::new(e).context(format!("running {}", bwrap.display())))
 }
 
 /// `spock-tui tools check FILE | reload | list`.

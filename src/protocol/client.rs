@@ -11,15 +11,22 @@ use crate::mcp::registry::{HostGroup, Level};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ClientMsg {
-    /// First line. `credential` is the control credential (not the MCP token); `pid` and `tty`
-    /// name the terminal (the server checks `pid` against the socket's peer credentials).
+    /// First line. `nonce` is fresh (32 random bytes, hex) for the server's proof that it holds
+    /// the control credential ([`super::ServerMsg::Challenge`]); the credential itself is never
+    /// sent. `pid` and `tty` name the terminal (the server checks `pid` against the socket's
+    /// peer credentials). An older client's `credential` field is ignored, and its version
+    /// refused.
     Hello {
         protocol_version: u32,
-        credential: String,
+        #[serde(default)]
+        nonce: String,
         pid: u32,
         #[serde(default)]
         tty: Option<String>,
     },
+    /// The answer to the server's challenge, sent only once the server's proof checked out:
+    /// HMAC-SHA256 of both nonces under the control credential, labelled as the client's.
+    Prove { proof: String },
     /// The whole confirmation for `call_id` is on this client's screen: arming starts now.
     Displayed { call_id: u64 },
     /// Approve or deny `call_id`. An approval counts only [`super::ARMING_MS`] after `displayed`.
@@ -36,6 +43,10 @@ pub enum ClientMsg {
     BreakLease { id: u64, device: String },
     /// Start, stop or restart the MCP transports (the attach channel stays up).
     Server { action: ServerCtl },
+    /// Replace the control credential (Settings' `K`): answered with a `notice`; every other
+    /// attached terminal is detached within 5 s and attaches again only with the new one,
+    /// while this one stays attached (it asked).
+    RotateCredential,
     /// Read the own tools' files again (config.toml's `[[tool]]`, `tools.d`); answered with a
     /// `notice` saying what loaded, or an `error` naming a file that did not.
     ReloadTools,

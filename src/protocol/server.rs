@@ -98,6 +98,13 @@ pub enum BatchReply {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerMsg {
+    /// The answer to a hello of the right version: the server's nonce and its proof that it
+    /// holds the control credential (HMAC-SHA256 of both nonces, labelled as the server's). The
+    /// client checks it before showing anything, then answers [`super::ClientMsg::Prove`].
+    Challenge {
+        nonce: String,
+        proof: String,
+    },
     Welcome {
         protocol_version: u32,
         server_version: String,

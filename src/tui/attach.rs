@@ -126,6 +126,7 @@ pub async fn run_loop(
     let mut state = State::with_source(&registry, view, &source);
     drop(source);
     state.demo = welcome.demo;
+    state.you = welcome.you.clone();
     state.server = status;
     if mode == Mode::Attached {
         state.screen = ScreenId::ACTIVITY;
@@ -363,6 +364,10 @@ fn perform<W: std::io::Write>(
         }
         Effect::ReloadTools => {
             link.send(ClientMsg::ReloadTools);
+            None
+        }
+        Effect::RotateCredential => {
+            link.send(ClientMsg::RotateCredential);
             None
         }
         Effect::Setting(field, value) => {

@@ -25,8 +25,10 @@ pub enum Effect {
         body: String,
     },
     Access(AccessChange),
-    /// Read the own tools' files again (Settings, `R`).
+    /// Read the own tools' files again (Settings, `T`).
     ReloadTools,
+    /// Replace the control credential (Settings, `K`, after the person said yes).
+    RotateCredential,
     Setting(SettingField, u64),
     SaveImages {
         stem: String,

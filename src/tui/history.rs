@@ -196,6 +196,7 @@ impl CallEntry {
         let d = self.finished.as_ref()?.decision?;
         let how = match d.by {
             DecidedBy::Key => "by key",
+            DecidedBy::Attached => "by key, attached terminal",
             DecidedBy::Timeout => "at the timeout",
             DecidedBy::NoResponder => "no responder",
             DecidedBy::Dropped => "request dropped",
@@ -220,6 +221,7 @@ pub const INTERRUPTED_NOTE: &str = "the server stopped while this call ran: it w
 pub fn decided(by: DecidedBy) -> &'static str {
     match by {
         DecidedBy::Key => "key",
+        DecidedBy::Attached => "attached",
         DecidedBy::Timeout => "timeout",
         DecidedBy::NoResponder => "no responder",
         DecidedBy::Dropped => "dropped",

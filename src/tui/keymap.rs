@@ -486,6 +486,7 @@ pub mod screens {
         key(ch('r'), Action::ReadOnlyOnly).hint(3),
         key(ch('/'), Action::Search).hint(4),
         key(ch('T'), Action::ReloadTools),
+        key(ch('K'), Action::RotateCredential),
         key(Esc, Action::ClearFilters),
     ];
 

@@ -25,6 +25,8 @@ pub enum Prompt {
     Group {
         group: HostGroup,
     },
+    /// Settings' `K`.
+    RotateCredential,
     /// From Status (`super::leases`).
     BreakLease {
         id: u64,
@@ -66,6 +68,10 @@ impl Prompt {
                 group.key(),
                 group.label()
             ),
+            Prompt::RotateCredential => "rotate the control credential? Every other attached \
+                 terminal is detached and attaches again only with the new one; this one stays. \
+                 y/n"
+            .to_string(),
             Prompt::BreakLease { device, holder, .. } => format!(
                 "break the lease on {} held by {}? y/n",
                 escape::line(device),
@@ -125,6 +131,10 @@ impl State {
                 "nothing changed: the host group {} stays off",
                 group.key()
             )),
+            (Action::Approve, Prompt::RotateCredential) => fx.push(Effect::RotateCredential),
+            (Action::Deny, Prompt::RotateCredential) => {
+                self.notify("nothing changed: the control credential stays as it was")
+            }
             (a @ (Action::Approve | Action::Deny), Prompt::BreakLease { id, device, .. }) => {
                 self.answer_break(a == Action::Approve, id, device, fx)
             }

@@ -287,6 +287,10 @@ pub struct State {
     /// Times are shown in the local zone, fixed at start so drawing reads no clock.
     pub tz: FixedOffset,
     pub demo: bool,
+    /// How the server records this terminal's decisions (its welcome's `you`: the serving
+    /// process's own control centre, or an attached one with its verified uid, pid and
+    /// executable and its terminal); the modal says it.
+    pub you: String,
     /// `NO_COLOR` is set: draw with modifiers only.
     pub no_color: bool,
     pub server: ServerStatus,
@@ -354,6 +358,7 @@ impl State {
             wall: Utc::now(),
             tz: Utc.fix(),
             demo: false,
+            you: String::new(),
             no_color: false,
             server: ServerStatus::Stopped,
             core,

@@ -15,6 +15,7 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 use spock_tui::app::{self, ControlChannel, Listen};
 use spock_tui::config::Config;
 use spock_tui::config::token::TokenStore;
+use spock_tui::config::token::proof::{self, Role};
 use spock_tui::protocol::PROTOCOL_VERSION;
 use spock_tui::sim::device::SimDevice;
 
@@ -24,6 +25,8 @@ struct Line {
     r: BufReader<tokio::io::ReadHalf<DuplexStream>>,
     w: tokio::io::WriteHalf<DuplexStream>,
     seen: Vec<String>,
+    /// The credential the server's challenge must prove.
+    server_proved: Option<String>,
 }
 
 impl Line {
@@ -45,6 +48,48 @@ impl Line {
         }
         self.seen.push(s.clone());
         Some(serde_json::from_str(&s).unwrap())
+    }
+
+    /// The handshake as a client does it, proving `credential`: the server's challenge is
+    /// checked against the credential the channel holds, then the welcome or the refusal.
+    async fn hello(&mut self, credential: &str) -> Value {
+        let mine = proof::nonce().unwrap();
+        self.send(
+            json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "nonce": mine, "pid": 1}),
+        )
+        .await;
+        let ch = self.recv().await.expect("a challenge");
+        if ch["type"] != "challenge" {
+            return ch;
+        }
+        self.answer(
+            &ch,
+            &mine,
+            &proof::prove(
+                credential,
+                Role::Client,
+                &mine,
+                ch["nonce"].as_str().unwrap(),
+            ),
+        )
+        .await
+    }
+
+    /// Sends `proof` for challenge `ch` (its server proof checked first); the next message.
+    async fn answer(&mut self, ch: &Value, mine: &str, p: &str) -> Value {
+        let theirs = ch["nonce"].as_str().unwrap();
+        assert!(
+            self.server_proved.as_deref().is_none_or(|c| proof::verify(
+                c,
+                Role::Server,
+                mine,
+                theirs,
+                ch["proof"].as_str().unwrap()
+            )),
+            "the server's proof does not check out: {ch}"
+        );
+        self.send(json!({"type": "prove", "proof": p})).await;
+        self.recv().await.expect("an answer to the proof")
     }
 
     async fn until(&mut self, kind: &str) -> Value {
@@ -91,6 +136,7 @@ fn open(ch: &ControlChannel) -> (Line, String) {
             r: BufReader::new(r),
             w,
             seen: Vec::new(),
+            server_proved: Some(credential.clone()),
         },
         credential,
     )
@@ -101,24 +147,71 @@ async fn a_client_of_another_version_or_with_the_mcp_token_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let (_core, ch, sim) = channel(tmp.path()).await;
     let (mut c, credential) = open(&ch);
-    c.send(json!({"type": "hello", "protocol_version": 1, "credential": credential, "pid": 1}))
+    // A version-3 client's hello, credential and all: refused by version, nothing proven.
+    c.send(json!({"type": "hello", "protocol_version": 3, "credential": credential, "pid": 1}))
         .await;
     let m = c.recv().await.unwrap();
     assert_eq!(m["code"], "protocol_version", "{m}");
     let text = m["message"].as_str().unwrap();
     assert!(
         text.contains(&format!("speaks attach protocol {PROTOCOL_VERSION}"))
-            && text.contains("client speaks 1"),
+            && text.contains("client speaks 3"),
         "{text}"
     );
     assert!(c.recv().await.is_none(), "the connection stays open");
 
+    // Proving the MCP token instead of the credential: refused.
     let (mut c, _) = open(&ch);
-    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "credential": TOKEN, "pid": 1}))
-        .await;
-    let m = c.recv().await.unwrap();
+    let m = c.hello(TOKEN).await;
     assert_eq!(m["code"], "unauthorized", "{m}");
     assert!(c.recv().await.is_none());
+
+    // The credential itself where the proof goes (a client of the old kind): refused.
+    let (mut c, credential) = open(&ch);
+    let mine = proof::nonce().unwrap();
+    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "nonce": mine, "pid": 1}))
+        .await;
+    let challenge = c.recv().await.unwrap();
+    assert_eq!(challenge["type"], "challenge", "{challenge}");
+    assert!(!challenge.to_string().contains(&credential), "{challenge}");
+    let m = c.answer(&challenge, &mine, &credential).await;
+    assert_eq!(m["code"], "unauthorized", "{m}");
+
+    // A proof that worked once does not work again: the server's nonce is fresh each time.
+    let (mut c, credential) = open(&ch);
+    let mine = proof::nonce().unwrap();
+    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "nonce": mine, "pid": 1}))
+        .await;
+    let first = c.recv().await.unwrap();
+    let good = proof::prove(
+        &credential,
+        Role::Client,
+        &mine,
+        first["nonce"].as_str().unwrap(),
+    );
+    assert_eq!(c.answer(&first, &mine, &good).await["type"], "welcome");
+    let (mut c, _) = open(&ch);
+    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "nonce": mine, "pid": 1}))
+        .await;
+    let second = c.recv().await.unwrap();
+    assert_ne!(second["nonce"], first["nonce"]);
+    let m = c.answer(&second, &mine, &good).await;
+    assert_eq!(m["code"], "unauthorized", "a replayed proof attached: {m}");
+
+    // A client nonce too short to be fresh proves nothing either.
+    let (mut c, credential) = open(&ch);
+    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "nonce": "", "pid": 1}))
+        .await;
+    let ch2 = c.recv().await.unwrap();
+    let p = proof::prove(
+        &credential,
+        Role::Client,
+        "",
+        ch2["nonce"].as_str().unwrap(),
+    );
+    c.send(json!({"type": "prove", "proof": p})).await;
+    let m = c.recv().await.unwrap();
+    assert_eq!(m["code"], "unauthorized", "{m}");
     ch.stop().await;
     sim.stop().await;
 }
@@ -128,9 +221,7 @@ async fn the_sync_carries_no_secret_and_commands_reach_the_core() {
     let tmp = tempfile::tempdir().unwrap();
     let (core, ch, sim) = channel(tmp.path()).await;
     let (mut c, credential) = open(&ch);
-    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "credential": credential, "pid": 1}))
-        .await;
-    let welcome = c.recv().await.unwrap();
+    let welcome = c.hello(&credential).await;
     assert_eq!(welcome["type"], "welcome", "{welcome}");
     assert!(
         welcome["you"]
@@ -189,8 +280,7 @@ async fn a_clients_toolsets_reach_the_attached_view() {
     let tmp = tempfile::tempdir().unwrap();
     let (core, ch, sim) = channel(tmp.path()).await;
     let (mut c, credential) = open(&ch);
-    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "credential": credential, "pid": 1}))
-        .await;
+    assert_eq!(c.hello(&credential).await["type"], "welcome");
     c.until("view").await;
     let agent = ClientId {
         name: "agent".into(),
@@ -223,9 +313,8 @@ async fn access_and_settings_changes_are_audited_as_the_persons_acts() {
     let tmp = tempfile::tempdir().unwrap();
     let (core, ch, sim) = channel(tmp.path()).await;
     let (mut c, credential) = open(&ch);
-    c.send(json!({"type": "hello", "protocol_version": PROTOCOL_VERSION, "credential": credential, "pid": 1}))
-        .await;
-    let welcome = c.until("welcome").await;
+    let welcome = c.hello(&credential).await;
+    assert_eq!(welcome["type"], "welcome", "{welcome}");
     let you = welcome["you"].as_str().unwrap().to_string();
     c.until("view").await;
     c.send(json!({"type": "access", "change": {"change": "set_group", "group": "settings", "on": true}}))
@@ -370,4 +459,62 @@ async fn a_preload_of_many_lines_arrives_whole_and_in_order() {
     assert!(seqs.windows(2).all(|w| w[0] < w[1]), "oldest first");
     ch.stop().await;
     sim.stop().await;
+}
+
+/// The client checks the server holds the credential before it shows or sends anything: a
+/// process at the socket that answers the hello with a wrong proof (or with a welcome, no
+/// proof at all) gets no proof of the client's, and the client says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_impostor_at_the_socket_gets_nothing_from_the_client() {
+    use spock_tui::tui::attach::AttachError;
+    for answer in ["wrong proof", "welcome"] {
+        let (client, server) = tokio::io::duplex(64 * 1024);
+        let (cr, cw) = tokio::io::split(client);
+        let (sr, mut sw) = tokio::io::split(server);
+        let impostor = tokio::spawn(async move {
+            let mut r = BufReader::new(sr);
+            let mut hello = String::new();
+            r.read_line(&mut hello).await.unwrap();
+            let hello: Value = serde_json::from_str(&hello).unwrap();
+            assert_eq!(hello["type"], "hello");
+            assert!(hello.get("credential").is_none(), "{hello}");
+            let line = if answer == "welcome" {
+                json!({"type": "welcome", "protocol_version": PROTOCOL_VERSION, "server_version": "x",
+                       "server_pid": 1, "you": "you", "arming_ms": 0, "history_size": 10, "demo": false})
+            } else {
+                let mine = proof::nonce().unwrap();
+                // A proof under another credential: what a process without the file can make.
+                let p = proof::prove(
+                    "a guess",
+                    Role::Server,
+                    hello["nonce"].as_str().unwrap(),
+                    &mine,
+                );
+                json!({"type": "challenge", "nonce": mine, "proof": p})
+            };
+            sw.write_all(format!("{line}\n").as_bytes()).await.unwrap();
+            // Whatever the client sends next: it must send nothing.
+            let mut rest = String::new();
+            let _ = tokio::time::timeout(Duration::from_secs(2), r.read_line(&mut rest)).await;
+            rest
+        });
+        let got = spock_tui::tui::attach::connect_io(
+            Box::new(cr),
+            Box::new(cw),
+            "the real credential".into(),
+        )
+        .await;
+        match got {
+            Err(e @ AttachError::Impostor(_)) => {
+                assert!(e.to_string().contains("did not prove"), "{e}")
+            }
+            Err(e) => panic!("{answer}: another error: {e}"),
+            Ok(_) => panic!("{answer}: attached to an impostor"),
+        }
+        let sent = impostor.await.unwrap();
+        assert!(
+            !sent.contains("prove"),
+            "{answer}: the client answered: {sent}"
+        );
+    }
 }

@@ -487,6 +487,35 @@ async fn a_request_decided_in_another_terminal_closes_naming_the_decider() {
     );
 }
 
+/// The modal says how this terminal's answer goes on record (its welcome's `you`: the uid, pid
+/// and executable the server verified, and the terminal), as a row of the request, so it is
+/// seen before anything is approved.
+#[tokio::test]
+async fn the_modal_says_how_this_terminals_answer_is_recorded() {
+    let mut s = state();
+    s.you = "attach pid 4242 uid 1000 (/usr/bin/spock-tui) on /dev/pts/3".into();
+    s.update(Event::Confirm(pending(
+        8,
+        ask(
+            "android_uninstall_app",
+            json!({"packageName": "com.example.notes"}),
+            None,
+        ),
+    )));
+    let screen = render(&mut s, 100, 30);
+    assert!(
+        screen.contains("Record    your answer is recorded as attach pid 4242"),
+        "{screen}"
+    );
+    let rows = spock_tui::tui::ui::modal::text_rows(&s).concat();
+    assert!(
+        rows.ends_with(
+            "your answer is recorded as attach pid 4242 uid 1000 (/usr/bin/spock-tui) on /dev/pts/3"
+        ),
+        "{rows}"
+    );
+}
+
 /// A request as the attach link hands it to the state.
 fn pending(id: u64, ask: spock_tui::mcp::confirm::Ask) -> Pending {
     Pending {

@@ -1265,3 +1265,24 @@ fn own_tools_are_listed_and_switched_like_built_ins() {
     s.update(Event::Sync(v));
     assert!(!s.tools.iter().any(|t| t.name == "team_dark_mode"));
 }
+
+#[test]
+fn settings_k_rotates_the_control_credential_only_after_a_yes() {
+    let mut s = state();
+    s.update(key('5'));
+    assert!(s.update(key('K')).is_empty());
+    assert_eq!(s.layer(), Layer::Prompt);
+    let screen = render(&mut s, 80, 24);
+    assert!(
+        screen.contains("rotate the control credential?"),
+        "{screen}"
+    );
+    assert!(s.update(key('n')).is_empty());
+    assert!(s.notice().unwrap_or("").contains("stays as it was"));
+    s.update(key('K'));
+    assert!(matches!(
+        &s.update(key('y'))[..],
+        [Effect::RotateCredential]
+    ));
+    assert_eq!(s.layer(), Layer::Screen(ScreenId::SETTINGS));
+}

@@ -138,9 +138,13 @@ def have_adb() -> bool:
 class RealAdb:
     """Virtual devices behind adbd, reached through a private real `adb` server (Debian's)."""
 
-    def __init__(self, tmp_path, scenarios=()):
+    def __init__(self, tmp_path, scenarios=(), socket_path=None):
+        """`socket_path`: the server on that filesystem socket (`adb -L localfilesystem:…`),
+        with no TCP port, instead of a private port."""
         self.tmp = tmp_path
-        self.env = {**os.environ, "ADB_EMU": "0"}
+        self.socket_path = socket_path
+        self.env = {k: v for k, v in os.environ.items() if k != "ADB_SERVER_SOCKET"}
+        self.env["ADB_EMU"] = "0"
         args = [EXE, "sim"]
         n = max(1, len(scenarios))
         for _ in range(n):
@@ -155,7 +159,7 @@ class RealAdb:
         self.control = self.info["control"]
         # The port is chosen after the sim bound its own (one of them could have taken a port
         # chosen before), and chosen again if something took it before the server did.
-        for _ in range(3):
+        for _ in range(1 if socket_path else 3):
             self.port = free_port()
             started = self.adb("start-server", check=False)
             if started.returncode == 0:
@@ -169,7 +173,7 @@ class RealAdb:
         self.wait_online()
 
     def adb(self, *args, timeout=30, check=True):
-        r = subprocess.run(["adb", "-P", str(self.port), *args], env=self.env, capture_output=True, text=True, timeout=timeout)
+        r = subprocess.run(["adb", *self.named(), *args], env=self.env, capture_output=True, text=True, timeout=timeout)
         if check and r.returncode != 0:
             raise RuntimeError(f"adb {' '.join(args)} failed: {r.stdout}{r.stderr}")
         return r
@@ -192,11 +196,14 @@ class RealAdb:
     def sim_serials(self):
         return [d["serial"] for d in self.info["adbd"]]
 
+    def named(self) -> list:
+        return ["-L", f"localfilesystem:{self.socket_path}"] if self.socket_path else ["-P", str(self.port)]
+
     def endpoint(self) -> str:
-        return f"127.0.0.1:{self.port}"
+        return f"localfilesystem:{self.socket_path}" if self.socket_path else f"127.0.0.1:{self.port}"
 
     def close(self):
-        subprocess.run(["adb", "-P", str(self.port), "kill-server"], env=self.env, capture_output=True, timeout=30)
+        subprocess.run(["adb", *self.named(), "kill-server"], env=self.env, capture_output=True, timeout=30)
         if self.sim.poll() is None:
             self.sim.kill()
             self.sim.wait()

@@ -18,7 +18,7 @@ import tempfile
 import pytest
 from conftest import EXE, call, start_instance
 from mcp import Client, StdioServerParameters
-from test_attach import attached, audit_records
+from test_attach import approve_next, attached, audit_records
 
 pytestmark = [
     pytest.mark.anyio,
@@ -112,11 +112,8 @@ async def test_the_agent_as_another_user_uses_mcp_and_reaches_nothing_else(tmp_p
             # A destructive call waits for the person, who attaches as the person's user.
             task = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
             person, welcome = await attached(inst)
-            ask = (await person.until("confirm_asked", timeout=10))["ask"]
+            ask = await approve_next(person)
             assert ask["verified"]["peer"]["uid"] == agent_user.pw_uid, ask["verified"]
-            await person.send(type="displayed", call_id=ask["call_id"])
-            await asyncio.sleep(0.7)
-            await person.send(type="decide", call_id=ask["call_id"], approve=True)
             assert not (await asyncio.wait_for(task, 15)).is_error
             person.close()
         rec = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app" and r["outcome"] == "ok"][-1]

@@ -11,7 +11,10 @@ hand-written protocol lines on its control socket, real MCP calls through `relay
   runs a batch task; none of that without the hello, and never with the MCP token; neither
   the token nor the credential is ever on the wire."""
 import asyncio
+import hashlib
+import hmac
 import json
+import secrets
 import os
 import shutil
 import subprocess
@@ -24,7 +27,7 @@ from conftest import start_instance
 pytestmark = pytest.mark.anyio
 
 UNINSTALL = ("android_uninstall_app", {"packageName": "com.example.notes"})
-PROTOCOL = 3
+PROTOCOL = 4
 
 
 def audit_records(inst):
@@ -33,6 +36,13 @@ def audit_records(inst):
 
 def credential(inst) -> str:
     return (inst.home / "config" / "control-credential").read_text().strip()
+
+
+def proof(cred: str, role: str, client_nonce: str, server_nonce: str) -> str:
+    """The attach handshake's proof (docs/attach.md): HMAC-SHA256 under the control credential
+    of the role's label and both nonces, hex."""
+    msg = f"spock-tui attach proof: {role}\0".encode() + client_nonce.encode() + b"\0" + server_nonce.encode()
+    return hmac.new(cred.strip().encode(), msg, hashlib.sha256).hexdigest()
 
 
 def control_socket(inst) -> str:
@@ -73,10 +83,21 @@ class Raw:
             if m["type"] == kind and all(m.get(k) == v for k, v in match.items()):
                 return m
 
-    async def hello(self, inst, **over):
-        msg = {"type": "hello", "protocol_version": PROTOCOL, "credential": credential(inst), "pid": os.getpid(), "tty": "/dev/pts/test"}
+    async def hello(self, inst, credential=None, **over):
+        """The handshake, proving `credential` (the real one unless given): checks the
+        server's proof against the real credential, then the welcome or the refusal."""
+        real = globals()["credential"](inst)
+        cred = real if credential is None else credential
+        mine = secrets.token_hex(32)
+        msg = {"type": "hello", "protocol_version": PROTOCOL, "nonce": mine, "pid": os.getpid(), "tty": "/dev/pts/test"}
         msg.update(over)
         await self.send(**msg)
+        ch = await self.recv()
+        if ch is None or ch["type"] != "challenge":
+            return ch
+        assert hmac.compare_digest(proof(real, "server", mine, ch["nonce"]), ch["proof"]), ch
+        assert real not in json.dumps(ch)
+        await self.send(type="prove", proof=proof(cred, "client", mine, ch["nonce"]))
         return await self.recv()
 
     def close(self):
@@ -95,6 +116,15 @@ async def attached(inst):
     welcome = await c.hello(inst)
     assert welcome["type"] == "welcome", welcome
     return c, welcome
+
+
+async def approve_next(person, timeout=15.0):
+    """The next request `person` is asked, displayed and approved after the arming time; the ask."""
+    ask = (await person.until("confirm_asked", timeout=timeout))["ask"]
+    await person.send(type="displayed", call_id=ask["call_id"])
+    await asyncio.sleep(0.7)
+    await person.send(type="decide", call_id=ask["call_id"], approve=True)
+    return ask
 
 
 async def test_a_client_of_another_protocol_version_is_refused_and_closed(inst):
@@ -289,7 +319,7 @@ try:
     s.connect(sys.argv[1])
 except OSError as e:
     print(json.dumps({"connect": type(e).__name__})); sys.exit(0)
-s.sendall((json.dumps({"type": "hello", "protocol_version": 3, "credential": sys.argv[2], "pid": 1}) + "\n").encode())
+s.sendall((json.dumps({"type": "hello", "protocol_version": 4, "nonce": "00" * 32, "pid": 1}) + "\n").encode())
 print(json.dumps({"reply": s.makefile().readline()}))
 """
 
@@ -376,8 +406,7 @@ async def test_history_from_before_attaching_arrives_after_the_welcome(inst):
         err, _ = await call(mcp, "android_get_battery_info")
         assert not err
     c = await Raw.open(inst)
-    await c.send(type="hello", protocol_version=PROTOCOL, credential=credential(inst), pid=os.getpid())
-    assert (await c.recv())["type"] == "welcome"
+    assert (await c.hello(inst))["type"] == "welcome"
     records = []
     while True:
         m = await c.recv()
@@ -437,7 +466,11 @@ async def test_commands_need_the_hello_and_never_work_with_the_mcp_token(inst):
     assert await c.recv() is None
     # The MCP token: refused at the hello; the commands after it are never read.
     c = await Raw.open(inst)
-    c.w.write((json.dumps({"type": "hello", "protocol_version": PROTOCOL, "credential": inst.token, "pid": os.getpid()}) + "\n"
+    mine = secrets.token_hex(32)
+    await c.send(type="hello", protocol_version=PROTOCOL, nonce=mine, pid=os.getpid())
+    challenge = await c.recv()
+    assert challenge["type"] == "challenge", challenge
+    c.w.write((json.dumps({"type": "prove", "proof": proof(inst.token, "client", mine, challenge["nonce"])}) + "\n"
                + json.dumps({"type": "access", "change": {"change": "read_only_only"}}) + "\n"
                + json.dumps({"type": "setting", "field": "confirm_timeout", "value": 5}) + "\n").encode())
     await c.w.drain()

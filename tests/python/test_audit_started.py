@@ -108,7 +108,7 @@ async def test_kill_9_mid_call_leaves_its_started_record_anchored_and_the_trail_
             assert not call.done()
             assert started["tool"] == SLEEP[0] and started["arguments"]["command"] == "sleep 30", started
             assert started["level"] == "destructive" and started["durationMs"] == 0, started
-            assert started["decision"] == {"approved": True, "by": "key"}, started
+            assert started["decision"] == {"approved": True, "by": "attached"}, started
             assert started["decider"] == welcome["you"], started
             assert "result" not in started and "error" not in started and "started" not in started, started
             # Anchored (after its sync) before the call ended.

@@ -5,6 +5,7 @@ the process that made it (its pid, uid and executable, and a terminal only as it
 descriptors show one), so a script approving its own call is told apart from a person's
 `spock-tui attach` on a terminal."""
 import asyncio
+import json
 import os
 
 import pytest
@@ -41,6 +42,8 @@ async def test_the_same_users_self_approval_is_recorded_as_the_process_that_made
             agent.close()
         recs = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app" and r["outcome"] == "ok"]
         assert recs and recs[-1]["decider"] == you, recs
+        # A key at another process, not the serving process's own keyboard.
+        assert recs[-1]["decision"] == {"approved": True, "by": "attached"}, recs[-1]
     finally:
         inst.stop()
 
@@ -83,8 +86,43 @@ def test_doctor_says_who_can_reach_the_sockets_and_the_adb_server(tmp_path):
     os.chmod(run, 0o700)
     r = subprocess.run([EXE, "doctor"], env=env, capture_output=True, text=True, timeout=60)
     assert f"{run} is 700" in r.stdout and "takes uid" in r.stdout, r.stdout
-    assert "any local user can use it" in r.stdout and "SECURITY.md" in r.stdout, r.stdout
+    assert "any local user, and any sandbox with this machine's network, can use it" in r.stdout and "SECURITY.md" in r.stdout, r.stdout
     os.chmod(run, 0o755)
     r = subprocess.run([EXE, "doctor"], env=env, capture_output=True, text=True, timeout=60)
     assert "other users can reach the MCP and attach sockets" in r.stdout, r.stdout
     assert r.returncode != 0
+
+
+async def test_a_terminal_rotates_the_credential_keeps_its_place_and_the_others_are_detached(tmp_path):
+    # Settings' K sends `rotate_credential`: the asking terminal stays attached, every other
+    # one is told and detached, the old credential proves nothing any more, and the rotation is
+    # on record as the person's act at that terminal.
+    from test_attach import Raw, credential
+
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        old = credential(inst)
+        person, welcome = await attached(inst)
+        other, _ = await attached(inst)
+        await person.send(type="rotate_credential")
+        note = await person.until("notice", timeout=10)
+        assert "control credential rotated" in note["message"], note
+        assert credential(inst) != old
+        bye = await other.until("goodbye", timeout=15)
+        assert "rotated" in bye["reason"], bye
+        # The asking terminal is still served after the detaching tick (5 s).
+        await asyncio.sleep(6)
+        await person.send(type="screen", name="status")
+        await person.send(type="access", change={"change": "set_enabled", "tool": "android_get_battery_info", "on": False})
+        m = await person.until("notice", timeout=10)
+        assert "goodbye" != m["type"], m
+        c = await Raw.open(inst)
+        m = await c.hello(inst, credential=old)
+        assert m["type"] == "error" and m["code"] == "unauthorized", m
+        person.close()
+        recs = [r for r in audit_records(inst) if r["tool"] == "control_credential"]
+        assert recs and recs[-1]["decider"] == welcome["you"], recs
+        assert recs[-1]["decision"] == {"approved": True, "by": "attached"}, recs[-1]
+        assert old not in json.dumps(recs) and credential(inst) not in json.dumps(recs)
+    finally:
+        inst.stop()

@@ -173,7 +173,7 @@ async def test_a_person_attaching_while_the_client_is_asked_gets_the_call_and_al
             assert (await asyncio.wait_for(task, 15)).is_error
             person.close()
         recs = [r for r in audit_records(inst) if r["tool"] == "android_uninstall_app"]
-        assert [(r["outcome"], r["decision"]["by"]) for r in recs] == [("denied", "key"), ("denied", "client")], recs
+        assert [(r["outcome"], r["decision"]["by"]) for r in recs] == [("denied", "attached"), ("denied", "client")], recs
         assert recs[0]["decider"] == welcome["you"] or recs[0]["decider"].startswith("attach pid"), recs[0]
     finally:
         inst.stop()

@@ -30,7 +30,7 @@ mod tracker;
 mod wire;
 
 pub use devices::{Device, DeviceEvent, DeviceFacts, DeviceOptions, Devices, Restarted, Timeouts};
-pub use endpoint::{AdbEndpoint, EndpointParseError};
+pub use endpoint::{AdbEndpoint, EndpointParseError, find_program};
 pub use error::{DeviceError, NAMES_IN_MESSAGES, some as name_list};
 pub use listing::{DeviceEntry, DeviceState, parse_devices};
 pub use shell::{RunningShell, ShellOutput};

@@ -85,7 +85,12 @@ impl Outcome {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DecidedBy {
+    /// A key at the serving process's own keyboard (its in-process control centre).
     Key,
+    /// A key at an attached control centre: another process, named by the record's `decider`
+    /// (its uid, pid and executable as the server verified them, and its terminal, verified
+    /// or marked claimed).
+    Attached,
     Timeout,
     NoResponder,
     Dropped,

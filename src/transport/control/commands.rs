@@ -16,6 +16,8 @@ use crate::protocol::{AccessChange, SettingField};
 pub const ACCESS_TOOL: &str = "control_access";
 /// The audit trail's name for a person's change of a setting.
 pub const SETTING_TOOL: &str = "control_setting";
+/// The tool name the person's rotation of the control credential is recorded under.
+pub const CREDENTIAL_TOOL: &str = "control_credential";
 
 /// Who acts: the in-process control centre, or an attached terminal (its `you` label).
 #[derive(Debug, Clone)]
@@ -26,6 +28,8 @@ pub struct Actor {
     pub client: ClientId,
     /// The terminal as the session named it (`decider` on the person's records).
     pub terminal: String,
+    /// What its keypresses are recorded as: the serving process's keyboard, or attached.
+    pub by: DecidedBy,
 }
 
 impl Actor {
@@ -35,6 +39,7 @@ impl Actor {
             label: "terminal".into(),
             client: crate::mcp::server::control_centre(),
             terminal: crate::mcp::confirm::local_label(),
+            by: DecidedBy::Key,
         }
     }
 
@@ -47,16 +52,17 @@ impl Actor {
                 version: you.to_string(),
             },
             terminal: you.to_string(),
+            by: DecidedBy::Attached,
         }
     }
 
-    /// A record of this person's own act: origin `tui`, decided by key at this terminal.
+    /// A record of this person's own act: origin `tui`, decided by a key at this terminal.
     fn record(&self, tool: &str, level: Level, args: serde_json::Value) -> AuditRecord {
         let mut r = AuditRecord::new(tool, level, Transport::Tui, args);
         r.client = format!("{}/{}", self.client.name, self.client.version);
         r.decision = Some(Decision {
             approved: true,
-            by: DecidedBy::Key,
+            by: self.by,
         });
         r.decider = Some(self.terminal.clone());
         r
@@ -189,6 +195,34 @@ pub fn setting(
     }
 }
 
+/// The control credential replaced (Settings' `K`), on record as the person's act. Blocking
+/// (writes the file): run off the runtime.
+pub fn rotate_credential(
+    core: &Core,
+    store: &crate::config::token::TokenStore,
+    actor: &Actor,
+) -> Result<String, String> {
+    let r = store.rotate();
+    let mut rec = actor.record(
+        CREDENTIAL_TOOL,
+        Level::Destructive,
+        json!({ "rotated": store.path().display().to_string() }),
+    );
+    if let Err(e) = &r {
+        rec.outcome = Outcome::Error;
+        rec.error = Some(e.to_string());
+    }
+    core.audit.append(rec);
+    match r {
+        Ok(()) => Ok(format!(
+            "control credential rotated ({}): terminals attached with the old one are detached \
+             within 5 s and attach again only with the new one",
+            store.path().display()
+        )),
+        Err(e) => Err(format!("the control credential was not rotated: {e}")),
+    }
+}
+
 fn saved(core: &Core, what: &str) -> String {
     let file = crate::config::config_file(&core.paths);
     format!("saved {what} to {}", file.display())
@@ -196,7 +230,7 @@ fn saved(core: &Core, what: &str) -> String {
 
 /// Break lease `id` on `device`, on record as `actor`'s act.
 pub fn break_lease(core: &Core, id: u64, device: &str, actor: &Actor) -> String {
-    match crate::mcp::lease::break_lease_by(core, device, id, &actor.label) {
+    match crate::mcp::lease::break_lease_by(core, device, id, &actor.label, actor.by) {
         Some(l) => format!(
             "broke the lease on {device} held by {}",
             l.holder.describe()

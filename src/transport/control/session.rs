@@ -25,6 +25,8 @@ use crate::mcp::navigation::NavRequest;
 use crate::protocol::{ARMING_MS, ClientMsg, ErrorCode, MAX_LINE, PROTOCOL_VERSION, ServerMsg};
 use crate::transport::Shared;
 use crate::transport::switch::ServerHandle;
+use spock_core::config::token::proof::{self, Role};
+use spock_core::model::DecidedBy;
 
 mod handle;
 mod outgoing;
@@ -270,7 +272,9 @@ async fn session(
     let Some((mut out, who)) = hello(&mut lines, out, peer, &opts).await else {
         return;
     };
-    let generation = opts.credential.generation();
+    let holds = Arc::new(std::sync::atomic::AtomicU64::new(
+        opts.credential.generation(),
+    ));
     let local = who.local;
     tracing::info!(terminal = %who.you, "control centre attached");
     let core = shared.core.clone();
@@ -300,6 +304,8 @@ async fn session(
         wrote_screen: false,
         view_due: None,
         status_live: true,
+        credential: opts.credential.clone(),
+        holds: holds.clone(),
     };
     let mut trail_tick = tokio::time::interval(TRAIL_EVERY);
     trail_tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -310,7 +316,8 @@ async fn session(
                 // the new one or not at all (the in-process control centre is not a holder).
                 let store = opts.credential.clone();
                 let _ = tokio::task::spawn_blocking(move || store.reload_if_changed()).await;
-                if !local && opts.credential.generation() != generation {
+                let held = holds.load(std::sync::atomic::Ordering::SeqCst);
+                if !local && held != u64::MAX && opts.credential.generation() != held {
                     Step::Last(ServerMsg::Goodbye {
                         reason: "the control credential was rotated: attach again (`spock-tui \
                                  attach` reads the new one)"
@@ -364,14 +371,16 @@ struct Who {
 }
 
 /// The hello: the first line, within the handshake timeout, with this protocol version and
-/// the control credential. Refuses (and closes) otherwise.
+/// a nonce; then the challenge (this server's nonce and its proof that it holds the control
+/// credential) and the client's proof, within the same timeout. Refuses (and closes) otherwise.
 async fn hello(
     lines: &mut mpsc::Receiver<Line>,
-    out: Out,
+    mut out: Out,
     peer: Peer,
     opts: &ControlOptions,
 ) -> Option<(Out, Who)> {
-    let first = tokio::time::timeout(opts.handshake_timeout, lines.recv()).await;
+    let deadline = tokio::time::Instant::now() + opts.handshake_timeout;
+    let first = tokio::time::timeout_at(deadline, lines.recv()).await;
     let checked = match first {
         Ok(None) => return None,
         Err(_) => Err((
@@ -381,22 +390,55 @@ async fn hello(
         Ok(Some(Line::Bad(why))) => Err((ErrorCode::BadMessage, why)),
         Ok(Some(Line::Msg(ClientMsg::Hello {
             protocol_version,
-            credential,
+            nonce,
             pid,
             tty,
-        }))) => check_hello(protocol_version, &credential, opts).map(|()| (pid, tty)),
+        }))) => check_version(protocol_version).map(|()| (nonce, pid, tty)),
         Ok(Some(Line::Msg(_))) => Err((
             ErrorCode::BadMessage,
             "the first message must be a hello".to_string(),
         )),
     };
-    let (pid, tty) = match checked {
+    let (theirs, pid, tty) = match checked {
         Ok(v) => v,
         Err((code, why)) => {
             out.refuse(code, why).await;
             return None;
         }
     };
+    let Ok(mine) = proof::nonce() else {
+        out.refuse(
+            ErrorCode::Failed,
+            "no OS randomness for the challenge".into(),
+        )
+        .await;
+        return None;
+    };
+    let challenge = ServerMsg::Challenge {
+        proof: opts.credential.prove(Role::Server, &theirs, &mine),
+        nonce: mine.clone(),
+    };
+    if !out.send(&challenge).await {
+        return None;
+    }
+    let proved = match tokio::time::timeout_at(deadline, lines.recv()).await {
+        Ok(None) => return None,
+        Ok(Some(Line::Msg(ClientMsg::Prove { proof: p }))) => {
+            opts.credential
+                .verify_proof(Role::Client, &theirs, &mine, &p)
+        }
+        _ => false,
+    };
+    if !proved {
+        out.refuse(
+            ErrorCode::Unauthorized,
+            "wrong control credential (the MCP token does not attach): `spock-tui attach` \
+             reads the control credential file itself and proves it holds it"
+                .into(),
+        )
+        .await;
+        return None;
+    }
     // What this terminal's decisions and acts are recorded as.
     let who = match peer {
         Peer::Socket((peer_pid, uid)) => {
@@ -420,12 +462,8 @@ async fn hello(
     Some((out, who))
 }
 
-/// The hello's version and credential.
-fn check_hello(
-    protocol_version: u32,
-    credential: &str,
-    opts: &ControlOptions,
-) -> Result<(), (ErrorCode, String)> {
+/// The hello's version.
+fn check_version(protocol_version: u32) -> Result<(), (ErrorCode, String)> {
     if protocol_version != PROTOCOL_VERSION {
         return Err((
             ErrorCode::ProtocolVersion,
@@ -435,14 +473,6 @@ fn check_hello(
                  the running server",
                 env!("CARGO_PKG_VERSION")
             ),
-        ));
-    }
-    if !opts.credential.check(credential) {
-        return Err((
-            ErrorCode::Unauthorized,
-            "wrong control credential (the MCP token does not attach): `spock-tui attach` \
-             reads the control credential file itself"
-                .to_string(),
         ));
     }
     Ok(())
@@ -467,7 +497,14 @@ impl Channels {
         // every waiting call is theirs to answer (a client's yes meanwhile is only a claim),
         // and by the time the client has its view no call finds nobody to ask. What is asked
         // meanwhile waits in the channel and follows the initial sync.
-        let (rid, asks) = core.confirmer.attach_remote(who.you.clone());
+        let (rid, asks) = core.confirmer.attach_remote(
+            who.you.clone(),
+            if who.local {
+                DecidedBy::Key
+            } else {
+                DecidedBy::Attached
+            },
+        );
         // Agents' navigation requests go to the serving process's own control centre first.
         let (nid, navs) = if who.local {
             core.ui.attach_local()

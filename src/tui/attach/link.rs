@@ -29,6 +29,7 @@ use crate::protocol::{
 };
 use crate::tui::event::{AskEnded, DeviceRow, Event, Pending};
 use crate::tui::history::CallEntry;
+use spock_core::config::token::proof::{self, Role};
 
 /// What the server said in its welcome.
 #[derive(Debug, Clone)]
@@ -53,6 +54,13 @@ pub enum AttachError {
          `spock-tui serve` of this user"
     )]
     Credential { path: String, error: std::io::Error },
+    #[error(
+        "the process at the control socket did not prove it holds the control credential \
+         ({0}): it is not this user's spock-tui server, or the credential was rotated since it \
+         was read. Nothing was shown or sent; try again, and if it persists, see who listens \
+         there (`spock-tui doctor`)"
+    )]
+    Impostor(String),
     #[error("the server refused to attach ({code:?}): {message}")]
     Refused { code: ErrorCode, message: String },
     #[error("the server closed the connection during the hello: {0}")]
@@ -230,6 +238,15 @@ impl Connected {
     }
 }
 
+async fn send_line(write: &mut Writer, m: &ClientMsg) -> Result<(), AttachError> {
+    let mut line = serde_json::to_vec(m).map_err(|e| AttachError::Hello(e.to_string()))?;
+    line.push(b'\n');
+    write
+        .write_all(&line)
+        .await
+        .map_err(|e| AttachError::Hello(e.to_string()))
+}
+
 /// Connect, say hello, and read the welcome (or the refusal), the History preload, the
 /// server's status and the view.
 pub async fn connect(socket: &Path, credential_file: &Path) -> Result<Connected, AttachError> {
@@ -257,18 +274,39 @@ pub async fn connect_io(
     credential: String,
 ) -> Result<Connected, AttachError> {
     let mut read = BufReader::new(read);
+    let mine = proof::nonce().map_err(|e| AttachError::Hello(e.to_string()))?;
     let hello = ClientMsg::Hello {
         protocol_version: PROTOCOL_VERSION,
-        credential,
+        nonce: mine.clone(),
         pid: std::process::id(),
         tty: tty(),
     };
-    let mut line = serde_json::to_vec(&hello).map_err(|e| AttachError::Hello(e.to_string()))?;
-    line.push(b'\n');
-    write
-        .write_all(&line)
-        .await
-        .map_err(|e| AttachError::Hello(e.to_string()))?;
+    send_line(&mut write, &hello).await?;
+    // The server proves it holds the credential before this client shows or sends anything.
+    let theirs = match tokio::time::timeout(Duration::from_secs(10), read_msg(&mut read)).await {
+        Ok(Ok(Some(ServerMsg::Challenge { nonce, proof: p }))) => {
+            if !proof::verify(&credential, Role::Server, &mine, &nonce, &p) {
+                return Err(AttachError::Impostor("a wrong proof".into()));
+            }
+            nonce
+        }
+        Ok(Ok(Some(ServerMsg::Error { code, message, .. }))) => {
+            return Err(AttachError::Refused { code, message });
+        }
+        Ok(Ok(Some(_))) => {
+            return Err(AttachError::Impostor(
+                "no proof: it answered the hello with something else".into(),
+            ));
+        }
+        Ok(Ok(None)) => return Err(AttachError::Hello("end of stream".into())),
+        Ok(Err(e)) => return Err(AttachError::Hello(e.to_string())),
+        Err(_) => return Err(AttachError::Hello("no challenge within 10 s".into())),
+    };
+    let answer = ClientMsg::Prove {
+        proof: proof::prove(&credential, Role::Client, &mine, &theirs),
+    };
+    drop(credential);
+    send_line(&mut write, &answer).await?;
     let welcome = match tokio::time::timeout(Duration::from_secs(10), read_msg(&mut read)).await {
         Ok(Ok(Some(ServerMsg::Welcome {
             you,
@@ -701,9 +739,10 @@ impl Link {
             }
             // The History preload is read once, at the first connect; after a reconnect the
             // records from before it are already on screen.
-            ServerMsg::History { .. } | ServerMsg::Welcome { .. } | ServerMsg::Goodbye { .. } => {
-                Vec::new()
-            }
+            ServerMsg::History { .. }
+            | ServerMsg::Welcome { .. }
+            | ServerMsg::Challenge { .. }
+            | ServerMsg::Goodbye { .. } => Vec::new(),
         }
     }
 

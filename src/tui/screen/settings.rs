@@ -33,6 +33,9 @@ impl Screen for Settings {
             Action::EnableAll => s.enable_all(),
             Action::ReadOnlyOnly => fx.push(Effect::Access(AccessChange::ReadOnlyOnly)),
             Action::ReloadTools => fx.push(Effect::ReloadTools),
+            Action::RotateCredential => {
+                s.prompt = Some(crate::tui::prompt::Prompt::RotateCredential)
+            }
             Action::Open | Action::Toggle => s.activate_setting(fx),
             Action::Search => {
                 s.input = Some((

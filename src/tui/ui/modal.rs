@@ -238,10 +238,17 @@ fn rows(s: &State) -> Vec<Line<'static>> {
         return Vec::new();
     };
     let width = usize::from(text_rect(s.size).width);
-    request_lines(req)
-        .into_iter()
-        .flat_map(|l| wrap(l, width))
-        .collect()
+    let mut lines = request_lines(req);
+    if !s.you.is_empty() {
+        lines.push(vec![
+            (format!("{:<10}", "Record"), bold()),
+            (
+                format!("your answer is recorded as {}", escape::full(&s.you)),
+                dim(),
+            ),
+        ]);
+    }
+    lines.into_iter().flat_map(|l| wrap(l, width)).collect()
 }
 
 /// The front request's rows as plain text (what [`draw`] shows, scrolled or not).

@@ -23,7 +23,7 @@ pub fn lease_ended(
     event: &str,
     transport: Transport,
     client: String,
-    broken: bool,
+    broken: Option<DecidedBy>,
     info: Value,
 ) -> AuditRecord {
     let mut rec = AuditRecord::new(
@@ -35,11 +35,8 @@ pub fn lease_ended(
     rec.client = client;
     rec.device = Some(device.to_string());
     rec.outcome = Outcome::Ok;
-    if broken {
-        rec.decision = Some(Decision {
-            approved: true,
-            by: DecidedBy::Key,
-        });
+    if let Some(by) = broken {
+        rec.decision = Some(Decision { approved: true, by });
     }
     rec.result = Some(info);
     rec

@@ -10,6 +10,8 @@ use subtle::ConstantTimeEq;
 
 use super::paths::{private_dir, write_atomic};
 
+pub mod proof;
+
 const TOKEN_BYTES: usize = 32;
 
 #[derive(Debug, thiserror::Error)]
@@ -127,6 +129,26 @@ impl TokenStore {
     /// Bumped on every change; live socket sessions end when it moves.
     pub fn generation(&self) -> u64 {
         self.current.read().map(|c| c.generation).unwrap_or(0)
+    }
+
+    /// Whether `proof` is `role`'s attach proof for these nonces under the current token
+    /// ([`proof::verify`]).
+    pub fn verify_proof(
+        &self,
+        role: proof::Role,
+        client_nonce: &str,
+        server_nonce: &str,
+        presented: &str,
+    ) -> bool {
+        self.current
+            .read()
+            .map(|c| proof::verify(&c.token, role, client_nonce, server_nonce, presented))
+            .unwrap_or(false)
+    }
+
+    /// The current token's attach proof for these nonces ([`proof::prove`]).
+    pub fn prove(&self, role: proof::Role, client_nonce: &str, server_nonce: &str) -> String {
+        proof::prove(&self.token(), role, client_nonce, server_nonce)
     }
 
     pub fn check(&self, presented: &str) -> bool {

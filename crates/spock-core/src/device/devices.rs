@@ -1073,7 +1073,8 @@ impl Devices {
             .unwrap_or_default()
     }
 
-    /// Restarts the local adb server `server` (`adb -P PORT kill-server`, then `start-server`),
+    /// Restarts the local adb server `server` (`adb -P PORT kill-server`, or `-L
+    /// localfilesystem:PATH`, then `start-server`),
     /// then reconnects the devices it had attached with `adb connect`. Refuses a remote server.
     /// Only `spock_restart_adb_server`, which a person approves, calls this.
     pub async fn restart_local_server(
@@ -1092,28 +1093,26 @@ impl Devices {
         let _ = self.list().await;
         let reconnect = self.connected_over_tcp(server);
         let attempts_before = self.inner.table().state(server).attempts;
-        let port = server.port.to_string();
+        let named = server.adb_args();
         let limit = self.inner.timeouts.start_server;
-        let run = |args: [&str; 3]| {
+        let run = |what: &str| {
             let mut cmd = tokio::process::Command::new(&adb);
-            cmd.args(args)
+            cmd.args(&named)
+                .arg(what)
                 .env("ADB_EMU", "0")
+                .env_remove("ADB_SERVER_SOCKET")
                 .stdin(std::process::Stdio::null())
                 .kill_on_drop(true);
             async move { tokio::time::timeout(limit, cmd.output()).await }
         };
-        let _ = run(["-P", &port, "kill-server"]).await;
-        // kill-server returns while the old server may still hold its port for a moment; a
+        let _ = run("kill-server").await;
+        // kill-server returns while the old server may still hold its socket for a moment; a
         // start-server then talks to the dying one ("protocol fault").
         let gone_by = Instant::now() + limit;
-        while Instant::now() < gone_by
-            && tokio::net::TcpStream::connect((server.host.as_str(), server.port))
-                .await
-                .is_ok()
-        {
+        while Instant::now() < gone_by && still_answers(server).await {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        match run(["-P", &port, "start-server"]).await {
+        match run("start-server").await {
             Ok(Ok(o)) if o.status.success() => {}
             Ok(Ok(o)) => {
                 return Err(DeviceError::Adb(format!(
@@ -1433,6 +1432,16 @@ impl Device {
 
     pub(crate) async fn has_feature(&self, t: &Target, name: &str) -> Result<bool, DeviceError> {
         Ok(self.features_of(t).await?.iter().any(|f| f == name))
+    }
+}
+
+/// Whether something still accepts connections at `server` (a server that is going away).
+async fn still_answers(server: &AdbEndpoint) -> bool {
+    match server.socket_path() {
+        Some(p) => tokio::net::UnixStream::connect(p).await.is_ok(),
+        None => tokio::net::TcpStream::connect((server.host.as_str(), server.port))
+            .await
+            .is_ok(),
     }
 }
 

@@ -1,5 +1,10 @@
-//! Where adb servers are: `--adb HOST:PORT` values, else `ANDROID_ADB_SERVER_PORT`, else
-//! 127.0.0.1:5037; and the one place that may start a local adb server.
+//! Where adb servers are: `--adb HOST:PORT` (or `localfilesystem:/PATH`) values, else
+//! `ADB_SERVER_SOCKET`, else `ANDROID_ADB_SERVER_PORT`, else 127.0.0.1:5037; and the one place
+//! that may start a local adb server.
+//!
+//! A server on a filesystem socket (`adb -L localfilesystem:/PATH`, or `ADB_SERVER_SOCKET`
+//! set to that for every adb command) has no TCP port: only who can open the path can use it,
+//! which is how SECURITY.md keeps a sandboxed agent of the same user away from it.
 //!
 //! Starting a server is deliberately narrow, as `adb` itself does it: only for the endpoint
 //! nobody named (no `--adb`, no `device.adb` in the config: 127.0.0.1:5037, or the port in
@@ -20,6 +25,8 @@ pub const DEFAULT_PORT: u16 = 5037;
 /// install does not become a process storm.
 pub const START_RETRY_AFTER: Duration = Duration::from_secs(30);
 
+/// An adb server's address: a TCP host and port, or (port 0) a filesystem socket whose path
+/// is `host`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct AdbEndpoint {
     pub host: String,
@@ -28,7 +35,9 @@ pub struct AdbEndpoint {
 
 impl fmt::Display for AdbEndpoint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.host.contains(':') {
+        if let Some(path) = self.socket_path() {
+            write!(f, "localfilesystem:{path}")
+        } else if self.host.contains(':') {
             write!(f, "[{}]:{}", self.host, self.port)
         } else {
             write!(f, "{}:{}", self.host, self.port)
@@ -46,14 +55,36 @@ pub struct EndpointParseError {
 impl std::str::FromStr for AdbEndpoint {
     type Err = EndpointParseError;
 
-    /// Accepts `HOST:PORT`, `[v6]:PORT`, `:PORT` / `PORT` (loopback), and `tcp:HOST:PORT` as
-    /// adb's own `-L` spells it.
+    /// Accepts `HOST:PORT`, `[v6]:PORT`, `:PORT` / `PORT` (loopback), `tcp:HOST:PORT` as
+    /// adb's own `-L` spells it, and `localfilesystem:/PATH` (or `unix:/PATH`) for a server on a
+    /// filesystem socket.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let err = |why| EndpointParseError {
             input: s.to_string(),
             why,
         };
         let t = s.trim();
+        if let Some(path) = t
+            .strip_prefix("localfilesystem:")
+            .or_else(|| t.strip_prefix("unix:"))
+        {
+            if !path.starts_with('/') {
+                return Err(err("a filesystem socket's path must be absolute"));
+            }
+            if path.len() >= 108 {
+                return Err(err("a filesystem socket's path must be under 108 bytes"));
+            }
+            return Ok(AdbEndpoint::filesystem(path));
+        }
+        if t.starts_with("local:")
+            || t.starts_with("localabstract:")
+            || t.starts_with("localreserved:")
+        {
+            return Err(err(
+                "only tcp: and localfilesystem: adb sockets are supported (an abstract socket \
+                 is reachable by every process in the network namespace)",
+            ));
+        }
         let t = t.strip_prefix("tcp:").unwrap_or(t);
         if t.is_empty() {
             return Err(err("empty"));
@@ -101,8 +132,31 @@ impl AdbEndpoint {
         AdbEndpoint::new("127.0.0.1", port)
     }
 
+    /// A server on the filesystem socket `path` (absolute).
+    pub fn filesystem(path: &str) -> Self {
+        AdbEndpoint::new(path, 0)
+    }
+
+    /// The filesystem socket's path, for a server on one.
+    pub fn socket_path(&self) -> Option<&str> {
+        (self.port == 0).then_some(self.host.as_str())
+    }
+
+    /// The `adb` options that name this server for its own commands (`start-server`,
+    /// `kill-server`): `-L localfilesystem:/PATH`, or `-P PORT` (adb cannot listen on a named
+    /// host, so a TCP server is started by port).
+    pub fn adb_args(&self) -> Vec<String> {
+        match self.socket_path() {
+            Some(p) => vec!["-L".into(), format!("localfilesystem:{p}")],
+            None => vec!["-P".into(), self.port.to_string()],
+        }
+    }
+
     /// Whether this endpoint is on this machine, which is the only place we may start adb.
     pub fn is_local(&self) -> bool {
+        if self.socket_path().is_some() {
+            return true;
+        }
         if self.host.eq_ignore_ascii_case("localhost") {
             return true;
         }
@@ -112,10 +166,12 @@ impl AdbEndpoint {
             .unwrap_or(false)
     }
 
-    /// The servers to use: every `--adb` value, else `ANDROID_ADB_SERVER_PORT` on loopback,
+    /// The servers to use: every `--adb` value, else `ADB_SERVER_SOCKET` (as adb reads it:
+    /// `tcp:HOST:PORT` or `localfilesystem:/PATH`), else `ANDROID_ADB_SERVER_PORT` on loopback,
     /// else 127.0.0.1:5037. Duplicates are dropped, keeping order.
     pub fn resolve(
         cli: &[String],
+        env_socket: Option<&str>,
         env_port: Option<&str>,
     ) -> Result<Vec<Self>, EndpointParseError> {
         let mut out: Vec<Self> = Vec::new();
@@ -124,6 +180,21 @@ impl AdbEndpoint {
             if !out.contains(&e) {
                 out.push(e);
             }
+        }
+        if out.is_empty()
+            && let Some(spec) = env_socket.map(str::trim).filter(|s| !s.is_empty())
+        {
+            out.push(
+                spec.parse()
+                    .map_err(|e: EndpointParseError| EndpointParseError {
+                        why: if e.why == "port is not a number from 1 to 65535" {
+                            "ADB_SERVER_SOCKET is not tcp:HOST:PORT nor localfilesystem:/PATH"
+                        } else {
+                            e.why
+                        },
+                        ..e
+                    })?,
+            );
         }
         if out.is_empty() {
             let port = match env_port.map(str::trim).filter(|p| !p.is_empty()) {
@@ -142,10 +213,12 @@ impl AdbEndpoint {
         Ok(out)
     }
 
-    /// [`Self::resolve`] reading `ANDROID_ADB_SERVER_PORT` from the environment.
+    /// [`Self::resolve`] reading `ADB_SERVER_SOCKET` and `ANDROID_ADB_SERVER_PORT` from the
+    /// environment.
     pub fn from_args_and_env(cli: &[String]) -> Result<Vec<Self>, EndpointParseError> {
+        let socket = std::env::var("ADB_SERVER_SOCKET").ok();
         let env = std::env::var("ANDROID_ADB_SERVER_PORT").ok();
-        Self::resolve(cli, env.as_deref())
+        Self::resolve(cli, socket.as_deref(), env.as_deref())
     }
 }
 
@@ -182,11 +255,12 @@ impl Starter {
         let Some(adb) = find_adb() else {
             return false;
         };
-        tracing::info!(server = %ep, "starting adb server: adb -P {} start-server", ep.port);
+        let args = ep.adb_args();
+        tracing::info!(server = %ep, "starting adb server: adb {} start-server", args.join(" "));
         let mut cmd = tokio::process::Command::new(adb);
-        cmd.arg("-P")
-            .arg(ep.port.to_string())
+        cmd.args(&args)
             .arg("start-server")
+            .env_remove("ADB_SERVER_SOCKET")
             .env("ANDROID_ADB_SERVER_PORT", ep.port.to_string())
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -208,9 +282,14 @@ impl Starter {
 
 /// The `adb` binary on PATH, if any.
 pub(crate) fn find_adb() -> Option<std::path::PathBuf> {
+    find_program("adb")
+}
+
+/// A program on PATH, if any.
+pub fn find_program(name: &str) -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
-        .map(|d| d.join("adb"))
+        .map(|d| d.join(name))
         .find(|p| p.is_file())
 }
 
@@ -237,20 +316,66 @@ mod tests {
     #[test]
     fn cli_wins_over_env_and_env_over_default() {
         let cli = vec!["a:1".to_string(), "b:2".to_string(), "a:1".to_string()];
-        let got = AdbEndpoint::resolve(&cli, Some("7000")).unwrap();
+        let got = AdbEndpoint::resolve(&cli, None, Some("7000")).unwrap();
         assert_eq!(
             got,
             vec![AdbEndpoint::new("a", 1), AdbEndpoint::new("b", 2)]
         );
         assert_eq!(
-            AdbEndpoint::resolve(&[], Some("7000")).unwrap(),
+            AdbEndpoint::resolve(&[], None, Some("7000")).unwrap(),
             vec![AdbEndpoint::local(7000)]
         );
         assert_eq!(
-            AdbEndpoint::resolve(&[], None).unwrap(),
+            AdbEndpoint::resolve(&[], None, None).unwrap(),
             vec![AdbEndpoint::local(5037)]
         );
-        assert!(AdbEndpoint::resolve(&[], Some("x")).is_err());
+        assert!(AdbEndpoint::resolve(&[], None, Some("x")).is_err());
+    }
+
+    #[test]
+    fn a_filesystem_socket_is_its_own_kind_of_endpoint() {
+        let e: AdbEndpoint = "localfilesystem:/run/user/1000/adb/adb.sock"
+            .parse()
+            .unwrap();
+        assert_eq!(e.socket_path(), Some("/run/user/1000/adb/adb.sock"));
+        assert!(e.is_local());
+        assert_eq!(e.to_string(), "localfilesystem:/run/user/1000/adb/adb.sock");
+        assert_eq!(e.to_string().parse::<AdbEndpoint>(), Ok(e.clone()));
+        assert_eq!(
+            e.adb_args(),
+            ["-L", "localfilesystem:/run/user/1000/adb/adb.sock"]
+        );
+        assert_eq!(
+            "unix:/tmp/a.sock"
+                .parse::<AdbEndpoint>()
+                .unwrap()
+                .socket_path(),
+            Some("/tmp/a.sock")
+        );
+        assert!("localfilesystem:adb.sock".parse::<AdbEndpoint>().is_err());
+        assert!("localabstract:adb".parse::<AdbEndpoint>().is_err());
+        assert!(
+            format!("localfilesystem:/{}", "a".repeat(120))
+                .parse::<AdbEndpoint>()
+                .is_err()
+        );
+        assert_eq!(AdbEndpoint::local(5037).socket_path(), None);
+        assert_eq!(AdbEndpoint::local(5038).adb_args(), ["-P", "5038"]);
+        // ADB_SERVER_SOCKET, as adb reads it, comes before ANDROID_ADB_SERVER_PORT; --adb first.
+        assert_eq!(
+            AdbEndpoint::resolve(&[], Some("localfilesystem:/s/adb.sock"), Some("7000")).unwrap(),
+            vec![AdbEndpoint::filesystem("/s/adb.sock")]
+        );
+        assert_eq!(
+            AdbEndpoint::resolve(&[], Some("tcp:127.0.0.1:6000"), None).unwrap(),
+            vec![AdbEndpoint::local(6000)]
+        );
+        assert_eq!(
+            AdbEndpoint::resolve(&["9000".into()], Some("localfilesystem:/s/adb.sock"), None)
+                .unwrap(),
+            vec![AdbEndpoint::local(9000)]
+        );
+        assert!(AdbEndpoint::resolve(&[], Some("vsock:3:5037"), None).is_err());
     }
 
     #[test]

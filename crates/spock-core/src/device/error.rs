@@ -50,7 +50,7 @@ pub enum DeviceError {
     )]
     Lost { serial: String, what: String },
     #[error(
-        "adb server at {server} is unreachable ({detail}): check that it runs (`adb -P <port> start-server` on its machine) and --adb / ANDROID_ADB_SERVER_PORT"
+        "adb server at {server} is unreachable ({detail}): check that it runs (`adb -P <port> start-server` on its machine, or `adb -L localfilesystem:<path> start-server`) and --adb / ADB_SERVER_SOCKET / ANDROID_ADB_SERVER_PORT"
     )]
     ServerUnreachable { server: String, detail: String },
     #[error("adb refused the request: {0}")]

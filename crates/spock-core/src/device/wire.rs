@@ -37,9 +37,16 @@ pub(crate) struct Server {
     started: std::sync::Mutex<Option<String>>,
 }
 
+/// The byte stream to an adb server: TCP, or a filesystem socket.
+pub(crate) trait AdbIo:
+    tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + Sync
+{
+}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + Sync> AdbIo for T {}
+
 /// An open smart socket to `server`.
 pub(crate) struct Conn {
-    pub stream: TcpStream,
+    pub stream: Box<dyn AdbIo>,
     pub server: AdbEndpoint,
 }
 
@@ -61,11 +68,17 @@ impl Server {
     /// a server there once (as `adb` itself does on any command), says so, and retries.
     pub async fn connect(&self) -> Result<Conn, DeviceError> {
         match self.connect_once().await {
-            Err((kind, err)) if kind == Some(ErrorKind::ConnectionRefused) && self.autostart => {
+            Err((kind, err))
+                if self.autostart
+                    && (kind == Some(ErrorKind::ConnectionRefused)
+                        || (kind == Some(ErrorKind::NotFound)
+                            && self.ep.socket_path().is_some())) =>
+            {
                 if self.starter.try_start(&self.ep, self.start_timeout).await {
                     let note = format!(
-                        "no adb server was running on {} (the default endpoint), so spock-tui started one as `adb` itself would (`adb -P {} start-server`); it keeps running after spock-tui exits",
-                        self.ep, self.ep.port
+                        "no adb server was running on {} (the default endpoint), so spock-tui started one as `adb` itself would (`adb {} start-server`); it keeps running after spock-tui exits",
+                        self.ep,
+                        self.ep.adb_args().join(" ")
                     );
                     tracing::info!(server = %self.ep, "{note}");
                     if let Ok(mut n) = self.started.lock() {
@@ -96,19 +109,28 @@ impl Server {
     }
 
     async fn connect_once(&self) -> Result<Conn, (Option<ErrorKind>, DeviceError)> {
-        let addr = (self.ep.host.as_str(), self.ep.port);
         let unreachable = |detail: String| DeviceError::ServerUnreachable {
             server: self.ep.to_string(),
             detail,
         };
-        match tokio::time::timeout(self.connect_timeout, TcpStream::connect(addr)).await {
-            Ok(Ok(stream)) => {
-                let _ = stream.set_nodelay(true);
-                Ok(Conn {
-                    stream,
-                    server: self.ep.clone(),
-                })
+        let connect = async {
+            match self.ep.socket_path() {
+                Some(path) => tokio::net::UnixStream::connect(path)
+                    .await
+                    .map(|s| Box::new(s) as Box<dyn AdbIo>),
+                None => TcpStream::connect((self.ep.host.as_str(), self.ep.port))
+                    .await
+                    .map(|s| {
+                        let _ = s.set_nodelay(true);
+                        Box::new(s) as Box<dyn AdbIo>
+                    }),
             }
+        };
+        match tokio::time::timeout(self.connect_timeout, connect).await {
+            Ok(Ok(stream)) => Ok(Conn {
+                stream,
+                server: self.ep.clone(),
+            }),
             Ok(Err(e)) => Err((Some(e.kind()), unreachable(e.to_string()))),
             Err(_) => Err((
                 None,

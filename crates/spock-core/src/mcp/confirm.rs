@@ -101,6 +101,8 @@ pub enum Notice {
 struct Responder {
     id: ResponderId,
     label: Arc<str>,
+    /// What its answers are recorded as: the serving process's keyboard, or an attached one.
+    kind: DecidedBy,
     tx: mpsc::Sender<ConfirmRequest>,
 }
 
@@ -129,7 +131,9 @@ impl Inner {
             .iter()
             .filter(|r| to.is_none_or(|t| t == r.id))
         {
-            let copy = p.slot.copy(id, &p.ask, p.deadline, p.timeout, &r.label);
+            let copy = p
+                .slot
+                .copy(id, &p.ask, p.deadline, p.timeout, (&r.label, r.kind));
             // A full queue: this responder cannot answer in time; the copy is dropped.
             if r.tx.try_send(copy).is_ok() {
                 delivered += 1;
@@ -357,22 +361,34 @@ impl Confirmer {
     /// Become the in-process control centre's responder. Replaces any previous one of its own;
     /// attached control centres are not affected.
     pub fn attach(&self) -> mpsc::Receiver<ConfirmRequest> {
-        self.attach_as(ResponderId::LOCAL, local_label())
+        self.attach_as(ResponderId::LOCAL, local_label(), DecidedBy::Key)
     }
 
-    /// An attached control centre answers as `label` (which terminal; the audit records it).
-    pub fn attach_remote(&self, label: String) -> (ResponderId, mpsc::Receiver<ConfirmRequest>) {
+    /// A control-centre session answers as `label` (which terminal; the audit records it),
+    /// its answers recorded as `kind`: [`DecidedBy::Key`] only for the serving process's own,
+    /// [`DecidedBy::Attached`] for any other process.
+    pub fn attach_remote(
+        &self,
+        label: String,
+        kind: DecidedBy,
+    ) -> (ResponderId, mpsc::Receiver<ConfirmRequest>) {
         let id = ResponderId(self.next_responder.fetch_add(1, Ordering::Relaxed));
-        (id, self.attach_as(id, label))
+        (id, self.attach_as(id, label, kind))
     }
 
-    fn attach_as(&self, id: ResponderId, label: String) -> mpsc::Receiver<ConfirmRequest> {
+    fn attach_as(
+        &self,
+        id: ResponderId,
+        label: String,
+        kind: DecidedBy,
+    ) -> mpsc::Receiver<ConfirmRequest> {
         let (tx, rx) = mpsc::channel(64);
         if let Ok(mut i) = self.inner.lock() {
             i.responders.retain(|r| r.id != id);
             i.responders.push(Responder {
                 id,
                 label: Arc::from(label),
+                kind,
                 tx,
             });
             // Whatever already waits is shown to the newcomer, oldest first.

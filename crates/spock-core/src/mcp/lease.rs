@@ -29,6 +29,7 @@ use tokio::time::Instant;
 
 use super::core::Core;
 use super::events::{ClientId, ServerEvent, Transport};
+use crate::model::DecidedBy;
 
 /// Bounds and default of `durationSeconds`.
 pub const MIN_SECS: u64 = 10;
@@ -441,7 +442,7 @@ enum Ended<'a> {
     Expired,
     Disconnected,
     /// Broken by a person; the terminal it was done from.
-    Broken(&'a str),
+    Broken(&'a str, DecidedBy),
 }
 
 impl Ended<'_> {
@@ -449,7 +450,7 @@ impl Ended<'_> {
         match self {
             Ended::Expired => "expired",
             Ended::Disconnected => "holder_disconnected",
-            Ended::Broken(_) => "broken",
+            Ended::Broken(..) => "broken",
         }
     }
 }
@@ -621,13 +622,20 @@ pub fn session_ended(core: &Core, key: &str) {
 
 /// A person broke lease `id` on `device` from the control centre; `None` when it already ended.
 pub fn break_lease(core: &Core, device: &str, id: u64) -> Option<Lease> {
-    break_lease_by(core, device, id, "terminal")
+    break_lease_by(core, device, id, "terminal", DecidedBy::Key)
 }
 
-/// [`break_lease`] naming the terminal that broke it (an attached control centre).
-pub fn break_lease_by(core: &Core, device: &str, id: u64, by: &str) -> Option<Lease> {
+/// [`break_lease`] naming the terminal that broke it and how its key counts (an attached
+/// control centre's is [`DecidedBy::Attached`]).
+pub fn break_lease_by(
+    core: &Core,
+    device: &str,
+    id: u64,
+    by: &str,
+    kind: DecidedBy,
+) -> Option<Lease> {
     let broken = core.sessions.leases.with(|t| t.break_lease(device, id))?;
-    record(core, &broken, Ended::Broken(by));
+    record(core, &broken, Ended::Broken(by, kind));
     core.emit(ServerEvent::LeasesChanged);
     Some(broken)
 }
@@ -653,7 +661,7 @@ fn record_all(core: &Core, leases: &[Lease], how: Ended) {
 /// holder's (its client and transport); a break is the person's, approved by key.
 fn record(core: &Core, lease: &Lease, how: Ended) {
     let (transport, client) = match how {
-        Ended::Broken(by) => (Transport::Tui, by.to_string()),
+        Ended::Broken(by, _) => (Transport::Tui, by.to_string()),
         _ => (lease.holder.transport(), lease.holder.client.clone()),
     };
     let mut info = serde_json::to_value(lease.info(Instant::now())).unwrap_or_default();
@@ -667,7 +675,10 @@ fn record(core: &Core, lease: &Lease, how: Ended) {
         how.label(),
         transport,
         client,
-        matches!(how, Ended::Broken(_)),
+        match how {
+            Ended::Broken(_, kind) => Some(kind),
+            _ => None,
+        },
         info,
     );
     tracing::info!(device = %lease.device, holder = %lease.holder.describe(), event = how.label(), "lease ended");

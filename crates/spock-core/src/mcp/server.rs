@@ -46,7 +46,7 @@ fn outcome_of(result: &Result<ToolOutput, ToolError>) -> Outcome {
 
 fn denial(tool: &ToolDef, decision: Decision) -> ToolError {
     let why = match decision.by {
-        DecidedBy::Key => "the person at the terminal denied it",
+        DecidedBy::Key | DecidedBy::Attached => "the person at the terminal denied it",
         DecidedBy::Timeout => {
             "nobody answered before the confirmation timed out (the default is no)"
         }
@@ -144,7 +144,7 @@ pub struct CallRequest {
     args: Value,
     cancel: CancellationToken,
     batch_run: Option<String>,
-    by_person: bool,
+    by_person: Option<DecidedBy>,
     kept: Vec<bool>,
 }
 
@@ -184,7 +184,7 @@ impl CallRequest {
             args,
             cancel: CancellationToken::new(),
             batch_run: None,
-            by_person: false,
+            by_person: None,
             kept: Vec::new(),
         }
     }
@@ -196,13 +196,19 @@ impl CallRequest {
     /// key), and access switches, which govern agents, do not apply. Only this constructor
     /// makes such a request: no agent's origin can carry it.
     pub fn person(who: ClientId, tool: impl Into<Which>, args: Value) -> CallRequest {
+        // The serving process's own control centre is the keyboard; any other is attached.
+        let by = if who == control_centre() {
+            DecidedBy::Key
+        } else {
+            DecidedBy::Attached
+        };
         let origin = Origin {
             transport: Transport::Tui,
             client: Some(who),
             session: None,
         };
         CallRequest {
-            by_person: true,
+            by_person: Some(by),
             ..CallRequest::new(origin, tool, args)
         }
     }
@@ -288,7 +294,8 @@ struct Call {
     ctx: Ctx,
     tool: ToolDef,
     args: Value,
-    by_person: bool,
+    /// How the person's own call was approved (their keypress before it began), if it is one.
+    by_person: Option<DecidedBy>,
     /// The device the arguments name, if any.
     requested: Option<String>,
     /// The arguments as the person sees them (redacted, typed text withheld).
@@ -396,7 +403,7 @@ impl Call {
             self.decision = d;
             return Err(e);
         }
-        if !self.by_person {
+        if self.by_person.is_none() {
             self.ctx.core.access.check(&self.tool)?;
         }
         let parsed = self.parsed.insert(self.tool.parse(&self.args)?);
@@ -473,12 +480,9 @@ impl Call {
         } else {
             (requested.clone(), None)
         };
-        if self.by_person {
+        if let Some(by) = self.by_person {
             // The person said yes at the control centre's own prompt before this call began.
-            self.decision = Some(Decision {
-                approved: true,
-                by: DecidedBy::Key,
-            });
+            self.decision = Some(Decision { approved: true, by });
             self.ctx.approved = true;
             return Ok(());
         }
@@ -619,7 +623,7 @@ impl Call {
     /// under any tap). A device the call cannot resolve takes no turn: the tool says why.
     async fn screen_turn(&self) -> Option<super::claims::Claim> {
         let access = &self.ctx.core.access;
-        if self.by_person
+        if self.by_person.is_some()
             || self.tool.branch != crate::mcp::registry::Branch::Interact
             || !access.has_device_rules()
         {

@@ -62,6 +62,11 @@ pub(super) struct Session {
     /// The trail's state as last sent (anchors, failures, a verify change it on the writer
     /// thread): looked at every few seconds, a view sent when it changed.
     pub(super) trail_seen: crate::audit::TrailState,
+    /// The control credential, and the generation of it this terminal holds: it moves when
+    /// this terminal rotates it ([`u64::MAX`] while its rotation runs), so only the others
+    /// are detached.
+    pub(super) credential: crate::config::token::TokenStore,
+    pub(super) holds: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Session {
@@ -202,9 +207,9 @@ impl Session {
     /// One command from the client; the answer to send, if any.
     pub(super) async fn command(&mut self, m: ClientMsg) -> Option<ServerMsg> {
         match m {
-            ClientMsg::Hello { .. } => Some(ServerMsg::error(
+            ClientMsg::Hello { .. } | ClientMsg::Prove { .. } => Some(ServerMsg::error(
                 ErrorCode::BadMessage,
-                "already attached: a second hello is not a command",
+                "already attached: the handshake is not a command",
             )),
             ClientMsg::Detach => None,
             ClientMsg::Access { change } => self.access(change),
@@ -215,6 +220,7 @@ impl Session {
             ClientMsg::Batch { cmd } => self.batch(cmd),
             ClientMsg::Server { action } => self.server_ctl(action),
             ClientMsg::ReloadTools => self.reload_tools(),
+            ClientMsg::RotateCredential => self.rotate_credential(),
             ClientMsg::Screen { name } => self.screen(&name),
             ClientMsg::Navigated { id, error } => self.navigated(id, error),
             ClientMsg::Displayed { call_id } => self.displayed(call_id),
@@ -268,6 +274,32 @@ impl Session {
             } else {
                 ServerMsg::error(ErrorCode::Failed, format!("reloaded: {}", report.summary()))
             });
+        });
+        None
+    }
+
+    /// The control credential replaced, off the loop; this terminal keeps its place.
+    fn rotate_credential(&mut self) -> Option<ServerMsg> {
+        use std::sync::atomic::Ordering;
+        tracing::info!(terminal = %self.you, "control credential rotated from a control centre");
+        let (core, tx) = (self.core.clone(), self.replies.clone());
+        let (store, holds, actor) = (
+            self.credential.clone(),
+            self.holds.clone(),
+            self.actor.clone(),
+        );
+        let before = holds.swap(u64::MAX, Ordering::SeqCst);
+        tokio::task::spawn_blocking(move || {
+            let r = commands::rotate_credential(&core, &store, &actor);
+            holds.store(
+                if r.is_ok() {
+                    store.generation()
+                } else {
+                    before
+                },
+                Ordering::SeqCst,
+            );
+            let _ = tx.send(notice_or_error(r));
         });
         None
     }

@@ -75,7 +75,7 @@ impl Slot {
         ask: &Ask,
         deadline: Instant,
         timeout: Duration,
-        by: &Arc<str>,
+        (by, kind): (&Arc<str>, DecidedBy),
     ) -> ConfirmRequest {
         self.holders.fetch_add(1, Ordering::SeqCst);
         ConfirmRequest {
@@ -85,16 +85,14 @@ impl Slot {
             timeout,
             slot: self.clone(),
             by: by.clone(),
+            kind,
         }
     }
 
     /// First answer wins; later ones (and answers after the asker left) do nothing.
-    fn answer(&self, approved: bool, by: &str) -> bool {
+    fn answer(&self, approved: bool, by: &str, kind: DecidedBy) -> bool {
         self.settle(Answered {
-            decision: Decision {
-                approved,
-                by: DecidedBy::Key,
-            },
+            decision: Decision { approved, by: kind },
             decider: Some(by.to_string()),
         })
     }
@@ -140,12 +138,14 @@ pub struct ConfirmRequest {
     slot: Arc<Slot>,
     /// The terminal that answers through this copy, as the audit and the others are told.
     by: Arc<str>,
+    /// Whether that terminal is the serving process's keyboard or an attached one.
+    kind: DecidedBy,
 }
 
 impl ConfirmRequest {
     /// Answer it. An answer after the deadline, or after another terminal decided, is ignored.
     pub fn answer(self, approved: bool) {
-        self.slot.answer(approved, &self.by);
+        self.slot.answer(approved, &self.by, self.kind);
     }
 
     pub fn remaining(&self) -> Duration {

@@ -110,8 +110,8 @@ async fn a_fourth_waiting_call_from_one_client_is_refused_before_asking() {
 async fn every_responder_is_asked_the_first_answer_wins_and_the_others_learn_who() {
     let c = std::sync::Arc::new(Confirmer::new(Duration::from_secs(30)));
     let mut local = c.attach();
-    let (_a, mut one) = c.attach_remote("pid 11 on /dev/pts/1".into());
-    let (_b, mut two) = c.attach_remote("pid 22 on /dev/pts/2".into());
+    let (_a, mut one) = c.attach_remote("pid 11 on /dev/pts/1".into(), DecidedBy::Attached);
+    let (_b, mut two) = c.attach_remote("pid 22 on /dev/pts/2".into(), DecidedBy::Attached);
     let mut notices = c.notices();
     let c2 = c.clone();
     let asked = tokio::spawn(async move { c2.ask_answered(ask()).await });
@@ -123,11 +123,12 @@ async fn every_responder_is_asked_the_first_answer_wins_and_the_others_learn_who
     assert_eq!((l.ask.call_id, o.ask.call_id, t.ask.call_id), (1, 1, 1));
     t.answer(true);
     let got = asked.await.unwrap();
+    // A key at an attached terminal is recorded as such, never as the serving keyboard's.
     assert_eq!(
         got.decision,
         Decision {
             approved: true,
-            by: DecidedBy::Key
+            by: DecidedBy::Attached
         }
     );
     assert_eq!(got.decider.as_deref(), Some("pid 22 on /dev/pts/2"));
@@ -155,7 +156,7 @@ async fn a_control_centre_attaching_while_a_call_waits_is_shown_it() {
     let c2 = c.clone();
     let asked = tokio::spawn(async move { c2.ask_answered(ask()).await });
     let _held = local.recv().await.expect("local");
-    let (_id, mut late) = c.attach_remote("late".into());
+    let (_id, mut late) = c.attach_remote("late".into(), DecidedBy::Attached);
     late.recv()
         .await
         .expect("shown to the newcomer")
@@ -174,7 +175,7 @@ async fn waiting_for_attach_holds_the_call_until_someone_attaches() {
     tokio::task::yield_now().await;
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert!(!asked.is_finished(), "denied with nobody attached");
-    let (_id, mut rx) = c.attach_remote("pid 1".into());
+    let (_id, mut rx) = c.attach_remote("pid 1".into(), DecidedBy::Attached);
     rx.recv().await.expect("shown").answer(true);
     assert!(asked.await.unwrap().approved);
 }
@@ -190,7 +191,7 @@ async fn waiting_for_attach_still_ends_at_the_timeout() {
 async fn a_detached_remote_leaves_the_call_to_the_others() {
     let c = std::sync::Arc::new(Confirmer::new(Duration::from_secs(30)));
     let mut local = c.attach();
-    let (id, mut remote) = c.attach_remote("r".into());
+    let (id, mut remote) = c.attach_remote("r".into(), DecidedBy::Attached);
     let c2 = c.clone();
     let asked = tokio::spawn(async move { c2.ask(ask()).await });
     let l = local.recv().await.expect("local");
