@@ -899,15 +899,15 @@ async fn time_limit_stops_the_run_as_timed_out() {
     assert!(zero.result.is_err());
 }
 
-/// The README's batch table is the registry's: every batch tool, at its declared level.
+/// The batch documentation's table is the registry's: every batch tool, at its declared level.
 #[test]
 fn the_readme_batch_table_is_the_registry() {
     let readme =
-        std::fs::read_to_string(spock_tui::testdata::repo_root().join("README.md")).unwrap();
+        std::fs::read_to_string(spock_tui::testdata::repo_root().join("docs/batch.md")).unwrap();
     let section = readme
-        .split("## Batch tasks\n")
+        .split("# Batch tasks\n")
         .nth(1)
-        .expect("the README has the section");
+        .expect("docs/batch.md has the section");
     let rows: Vec<(String, String)> = section
         .lines()
         .take_while(|l| !l.starts_with("## "))

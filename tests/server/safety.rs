@@ -988,15 +988,16 @@ async fn transfers_through_device_symlinks_out_of_the_roots_are_refused() {
     );
 }
 
-/// The README's table of safe tools that can be destructive for a call is the registry's.
+/// The safety documentation's table of safe tools that can be destructive for a call is the
+/// registry's.
 #[test]
 fn the_readme_names_every_tool_that_can_escalate_and_when() {
     let readme =
-        std::fs::read_to_string(spock_tui::testdata::repo_root().join("README.md")).unwrap();
+        std::fs::read_to_string(spock_tui::testdata::repo_root().join("docs/safety.md")).unwrap();
     let section = readme
-        .split("### When a safe action is destructive")
+        .split("## When a safe action is destructive")
         .nth(1)
-        .expect("the README has the section");
+        .expect("docs/safety.md has the section");
     let rows: Vec<(String, String, String)> = section
         .lines()
         .take_while(|l| !l.starts_with("## "))

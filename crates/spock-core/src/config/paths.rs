@@ -16,6 +16,20 @@ pub struct Paths {
     pub runtime: PathBuf,
 }
 
+/// This user's logind runtime directory (`/run/user/UID`), where `XDG_RUNTIME_DIR` points in
+/// a login session, when the variable itself is missing: an MCP client that starts `spock-tui
+/// relay` with a trimmed environment (the Python SDK passes only HOME, PATH, SHELL, TERM, USER
+/// and LOGNAME) then finds the instance its person started from a login shell. Only a
+/// directory of this uid that nobody else can enter counts.
+fn logind_runtime(base: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt as _;
+    // SAFETY: getuid has no failure mode and touches no memory.
+    let uid = unsafe { libc::getuid() };
+    let dir = base.join(uid.to_string());
+    let m = std::fs::symlink_metadata(&dir).ok()?;
+    (m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0).then_some(dir)
+}
+
 impl Paths {
     pub fn under(home: &Path) -> Paths {
         Paths {
@@ -48,6 +62,7 @@ impl Paths {
             runtime: dirs
                 .runtime_dir()
                 .map(Path::to_path_buf)
+                .or_else(|| logind_runtime(Path::new("/run/user")).map(|d| d.join("spock-tui")))
                 .unwrap_or_else(|| data.join("run")),
             data,
         })
@@ -88,6 +103,20 @@ impl Paths {
 mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
+
+    #[test]
+    fn a_logind_runtime_directory_counts_only_when_it_is_this_users_and_private() {
+        let t = tempfile::tempdir().unwrap();
+        // SAFETY: getuid has no failure mode.
+        let uid = unsafe { libc::getuid() };
+        let dir = t.path().join(uid.to_string());
+        assert_eq!(logind_runtime(t.path()), None);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(logind_runtime(t.path()), None, "others can enter it");
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert_eq!(logind_runtime(t.path()), Some(dir));
+    }
 
     #[test]
     fn private_dir_and_atomic_write_set_modes() {
