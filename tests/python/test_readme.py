@@ -189,3 +189,51 @@ def test_the_quick_start_as_written(tmp_path, fresh):
         assert r.returncode == 0 and (pathlib.Path(fresh["HOME"]) / ".config/spock-tui/tools.d/team.toml").exists()
     finally:
         subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True, timeout=10)
+
+
+# Parses the arguments as the script would, then stops before it measures anything.
+PARSE_ONLY = r"""
+import argparse, runpy, sys
+script, args = sys.argv[1], sys.argv[2:]
+real = argparse.ArgumentParser.parse_args
+def parse_only(self, *a, **k):
+    real(self, *a, **k)
+    print("parsed")
+    raise SystemExit(0)
+argparse.ArgumentParser.parse_args = parse_only
+sys.path.insert(0, str(__import__("pathlib").Path(script).parent))
+sys.argv = [script, *args]
+runpy.run_path(script, run_name="__main__")
+raise SystemExit("the script never parsed its arguments")
+"""
+
+
+def measurement_commands() -> list[str]:
+    """Every `python3 benches/….py …` and `cargo bench --bench …` the measurement documents give,
+    in code blocks or inline."""
+    found = []
+    for doc in ["BENCHMARKS.md", "RELIABILITY.md", *DOCUMENTS]:
+        text = (ROOT / doc).read_text()
+        for m in re.finditer(r"(python3 benches/[\w.]+\.py[^`\n#]*|cargo bench --bench \w+)", text):
+            found.append(re.sub(r"\s+", " ", m.group(1)).strip())
+    return sorted(set(found))
+
+
+def test_measurement_commands_parse():
+    cmds = measurement_commands()
+    assert len(cmds) > 10, cmds
+    benches = set(re.findall(r'\[\[bench\]\]\s*name\s*=\s*"(\w+)"', (ROOT / "Cargo.toml").read_text()))
+    bad = []
+    for c in cmds:
+        if c.startswith("cargo bench"):
+            name = c.split()[-1]
+            if name not in benches:
+                bad.append(f"{c}: no such bench in Cargo.toml")
+            continue
+        words = shlex.split(c)
+        script, args = words[1], words[2:]
+        r = subprocess.run([sys.executable, "-c", PARSE_ONLY, str(ROOT / script), *args], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0 or "parsed" not in r.stdout:
+            bad.append(f"{c}: {r.stderr.strip()[-400:]}")
+    assert not bad, "\n".join(bad)
