@@ -29,6 +29,10 @@ async def run(args, adb, inst):
     out = {}
     async with Client(inst.relay_params(), mode="legacy") as c:
         await c.call_tool("android_launch_app", {"packageName": "com.example.shop"})
+        # The demo account: the shop refuses Sign in without it.
+        await c.call_tool("android_input_text_into_element", {
+            "element": "login_email", "text": "me@example.com",
+            "fields": [{"element": "login_password", "text": "hunter2"}]})
         await c.call_tool("android_tap_element", {"element": "sign_in"})
         for label, a in CALLS.items():
             out[label] = r = await time_call(c, adb, "android_scroll", a, args.rounds, before=read)

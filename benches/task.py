@@ -8,8 +8,8 @@ behind the same real Debian `adb` server, over stdio through the same Python MCP
     python3 benches/task.py --peer /tmp/peer --rounds 1 --latency phone-median
 
 The task, as an agent would do it: open the shop app, sign in with email and password, open the
-Espresso Machine, add it to the cart, check the cart total ($268.00 before, $517.00 after), take a
-screenshot. Each side calls the tools an agent that reads every answer would call: spock-tui's
+Espresso Machine, add it to the cart, check the cart total ($249.00: the cart starts empty, so it
+holds the one machine added), take a screenshot. Each side calls the tools an agent that reads every answer would call: spock-tui's
 element tools with `returnScreen` (settle-and-observe), mobile-mcp's element listing and
 coordinates (legacy mode has no refs). The harness reads coordinates and names out of the
 answers the way the agent would, so a side that returned too little would fail the task.
@@ -94,7 +94,7 @@ async def spock_task(side: Side):
     t, _ = await side.call("android_tap_element", {"element": "Add to cart", "returnScreen": "tree"})
     assert shows(t, "View cart"), t[:500]
     t, imgs = await side.call("android_tap_element", {"element": "View cart", "returnScreen": "both"})
-    assert shows(t, "Total: $517.00") and imgs, t[:500]
+    assert shows(t, "Total: $249.00") and imgs, t[:500]
 
 
 ELEMENT = re.compile(r"^(?P<head>.*?) at=(?P<x>\d+),(?P<y>\d+) size=(?P<w>\d+)x(?P<h>\d+)")
@@ -126,12 +126,12 @@ async def mobile_task(side: Side, serial, reread=False):
         login, _ = await side.call("mobile_list_elements_on_screen", d)
     x, y = center(login, '"Sign in"')
     await side.call("mobile_click_on_screen_at_coordinates", {**d, "x": x, "y": y})
-    for tap, expect in (("Espresso Machine", "Add to cart"), ("Add to cart", "View cart"), ("View cart", "Total: $517.00")):
+    for tap, expect in (("Espresso Machine", "Add to cart"), ("Add to cart", "View cart"), ("View cart", "Total: $249.00")):
         listing, _ = await side.call("mobile_list_elements_on_screen", d)
         x, y = center(listing, f'"{tap}"')
         await side.call("mobile_click_on_screen_at_coordinates", {**d, "x": x, "y": y})
     listing, _ = await side.call("mobile_list_elements_on_screen", d)
-    assert "Total: $517.00" in listing, listing[:800]
+    assert "Total: $249.00" in listing, listing[:800]
     _, imgs = await side.call("mobile_take_screenshot", d)
     assert imgs
 

@@ -248,7 +248,11 @@ async def run_all(client, tools=None):
     await a.call("spock_get_logs", {"level": "TRACE", "limit": 1000})
 
     # The screen: the tree, and every way of matching an argument against it.
-    for step in [("android_tap_element", {"selector": {"viewId": "sign_in"}}),
+    # The form holds what the attacks typed: the demo account first, or Sign in is refused.
+    for step in [("android_input_text_into_element",
+                  {"element": "login_email", "text": "me@example.com", "clear": True,
+                   "fields": [{"element": "login_password", "text": "hunter2", "clear": True}]}),
+                 ("android_tap_element", {"selector": {"viewId": "sign_in"}}),
                  ("android_tap_element", {"element": "Settings"})]:
         assert ok(await a.call(*step)), step
     a.path("android_get_ui_tree")

@@ -11,6 +11,7 @@ from mcp import Client
 pytestmark = pytest.mark.anyio
 
 HOSTILE_TEXT = 'it\'s "a" $HOME; ls'
+ACCOUNT = ("me@example.com", "hunter2")
 
 
 def make_project(root: pathlib.Path) -> pathlib.Path:
@@ -60,6 +61,12 @@ class Session:
         await self.ok("android_launch_app", {"packageName": "com.example.shop"})
         assert await self.visible("Welcome back")
 
+    async def type_account(self, **extra):
+        """The demo account into the login form (the shop refuses Sign in without it)."""
+        return await self.ok("android_input_text_into_element", {
+            "element": "login_email", "text": ACCOUNT[0], "clear": True,
+            "fields": [{"element": "login_password", "text": ACCOUNT[1], "clear": True}], **extra})
+
 
 def session(inst):
     return Client(inst.relay_params(), mode="legacy")
@@ -69,6 +76,7 @@ async def test_tap_element_signs_in_by_tapping_the_clickable_parent(demo):
     async with session(demo) as c:
         s = Session(c)
         await s.login_screen()
+        await s.type_account()
         tree = await s.ok("android_get_ui_tree", {"compact": True})
         l, t, r, b = next(n["b"] for n in tree["tree"]["n"] if n.get("g") == "sign_in")
         sc = await s.ok("android_tap_element", {"element": "Sign in", "returnScreen": "tree"})
@@ -98,6 +106,7 @@ async def test_missing_and_ambiguous_elements_explain_themselves(demo):
         miss = await s.err("android_tap_element", {"element": "Sign on"})
         assert miss["kind"] == "not_found"
         assert any(cand.get("text") == "Sign in" for cand in miss["closest"])
+        await s.type_account()
         await s.ok("android_tap_element", {"element": "Sign in"})
         many = await s.err("android_tap_element", {"selector": {"role": "button", "state": {"clickable": True}}})
         assert many["count"] > 1 and many["narrowBy"]
@@ -148,8 +157,10 @@ async def test_a_form_is_filled_in_one_call_read_back_once_and_recorded_field_by
         assert "$HOME; ls" in email_line, sc["screen"]
         check = await s.ok("android_assert_text", {"element": "login_email", "expectedText": HOSTILE_TEXT})
         assert check["passed"], check
+        # The app read what the form holds: not the demo account, so it refuses.
         await s.ok("android_tap_element", {"element": "Sign in"})
-        assert await s.visible("Espresso Machine")
+        assert await s.visible("Wrong email or password")
+        assert not await s.visible("Espresso Machine")
     audit = (demo.home / "data" / "audit" / "audit.jsonl").read_text()
     assert secret not in audit
     rec = [json.loads(l) for l in audit.splitlines() if '"android_input_text_into_element"' in l][-1]
@@ -206,6 +217,7 @@ async def test_long_press_perform_action_and_scroll(demo):
         await s.ok("android_perform_action", {"element": "login_email", "action": "clear"})
         check = await s.ok("android_assert_text", {"element": "login_email", "expectedText": ""})
         assert check["passed"], check
+        await s.type_account()
         await s.ok("android_perform_action", {"element": "Sign in", "action": "click"})
         assert await s.visible("Cart")
         sc = await s.ok("android_scroll", {"direction": "forward"})
@@ -361,6 +373,8 @@ async def test_the_next_screen_comes_back_as_its_changes_and_rebuilds_exactly(de
         first = await s.ok("android_launch_app", {"packageName": "com.example.shop", "returnScreen": "tree"})
         held = first["screen"].split("\n")[1:]
         assert any("#login_password" in l and l.endswith("password") for l in held), held
+        typed = await s.type_account(returnScreen="tree")
+        held = rebuild(held, typed["screen"])
         for tap in ("Sign in", "Espresso Machine", "Add to cart"):
             sc = await s.ok("android_tap_element", {"element": tap, "returnScreen": "tree"})
             sent = sc["screen"]
@@ -380,4 +394,5 @@ async def test_the_next_screen_comes_back_as_its_changes_and_rebuilds_exactly(de
         # After that read, the next screen goes out whole again.
         sc = await s.ok("android_tap_element", {"element": "View cart", "returnScreen": "tree"})
         assert ", changes since " not in sc["screen"].split("\n")[0]
-        assert "Total: $517.00" in sc["screen"]
+        # The cart holds what was added: one Espresso Machine.
+        assert "Total: $249.00" in sc["screen"] and "1 × $249.00" in sc["screen"], sc["screen"]

@@ -26,7 +26,9 @@ def login_steps(listed: dict) -> list:
     tap, typ = listed.get("android_tap_element"), listed.get("android_input_text_into_element")
     if tap and typ and "element" in props(tap) and {"element", "text"} <= props(typ):
         return [
-            {"tool": "android_input_text_into_element", "arguments": {"element": "login_email", "text": "[email protected]"}},
+            {"tool": "android_input_text_into_element", "arguments": {
+                "element": "login_email", "text": "me@example.com",
+                "fields": [{"element": "login_password", "text": "hunter2"}]}},
             {"tool": "android_tap_element", "arguments": {"element": "Sign in"}, "waitMs": 1500},
             {"tool": "android_assert_visible", "arguments": {"element": "Espresso Machine"}},
         ]

@@ -90,6 +90,10 @@ async def call(c, tool, args=None):
 
 async def to_settings(c):
     await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+    # The demo account: the shop refuses Sign in without it.
+    await call(c, "android_input_text_into_element", {
+        "element": "login_email", "text": "me@example.com",
+        "fields": [{"element": "login_password", "text": "hunter2"}]})
     await call(c, "android_tap_element", {"selector": {"viewId": "sign_in"}})
     await call(c, "android_tap_element", {"element": "Settings"})
 

@@ -51,6 +51,9 @@ async def call(c, tool, args=None):
 
 async def to_settings(c):
     for step in [("android_launch_app", {"packageName": "com.example.shop"}),
+                 # The demo account: the shop refuses Sign in without it.
+                 ("android_input_text_into_element", {"element": "login_email", "text": "me@example.com",
+                                                      "fields": [{"element": "login_password", "text": "hunter2"}]}),
                  ("android_tap_element", {"selector": {"viewId": "sign_in"}}),
                  ("android_tap_element", {"element": "Settings"})]:
         err, _, seen = await call(c, *step)

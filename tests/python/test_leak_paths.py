@@ -27,9 +27,11 @@ async def test_no_leak_path_reveals_a_secret(tmp_path):
     # The person's own records keep what was typed out too.
     audit = [json.loads(l) for l in (lab.inst.home / "data" / "audit" / "audit.jsonl").read_text().splitlines()]
     typed = [r for r in audit if r["tool"] in ("android_input_text", "android_input_text_into_element")]
-    # Each password typed is «password»; a form's e-mail field, a plain one, is shown as typed.
+    # Each password typed is «password»; a form's e-mail field, a plain one, is shown as typed
+    # (the last form is the demo account, typed to sign in).
     texts = [(r["arguments"]["text"], [f["text"] for f in r["arguments"].get("fields", [])]) for r in typed]
-    assert sorted(texts) == sorted([("«password»", [])] * 3 + [("bob@example.com", ["«password»"])] * 2), texts
+    assert sorted(texts) == sorted([("«password»", [])] * 3 + [("bob@example.com", ["«password»"])] * 2
+                                   + [("me@example.com", ["«password»"])]), texts
 
 
 async def test_a_screenshot_taken_as_the_screen_changes_is_of_the_settled_screen(tmp_path):
@@ -55,6 +57,10 @@ async def test_a_screenshot_taken_as_the_screen_changes_is_of_the_settled_screen
     try:
         async with Client(inst.relay_params(), mode="legacy") as c:
             await c.call_tool("android_launch_app", {"packageName": "com.example.shop"})
+            # The demo account: the shop refuses Sign in without it.
+            await c.call_tool("android_input_text_into_element", {
+                "element": "login_email", "text": "me@example.com",
+                "fields": [{"element": "login_password", "text": "hunter2"}]})
             await c.call_tool("android_tap_element", {"element": "sign_in", "returnScreen": "tree"})
             for way in ("returnScreen both", "a screenshot right after"):
                 r = await c.call_tool("android_tap_element", {"element": "Settings", "returnScreen": "tree"})

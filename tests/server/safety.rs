@@ -1335,6 +1335,13 @@ async fn an_action_cannot_move_the_screen_under_another_on_an_app_limited_device
     ok(stdio_call(&r.core, "android_launch_app", json!({"packageName": shop})).await);
     ok(stdio_call(
         &r.core,
+        "android_input_text_into_element",
+        json!({"element": "login_email", "text": "me@example.com",
+               "fields": [{"element": "login_password", "text": "hunter2"}]}),
+    )
+    .await);
+    ok(stdio_call(
+        &r.core,
         "android_tap_element",
         json!({"element": "sign_in"}),
     )

@@ -36,6 +36,19 @@ async fn on_login(rig: &Rig) {
     assert_eq!(rig.dev.screen_id(), "login");
 }
 
+/// Types the demo account (me@example.com / hunter2) into the login screen's fields: the shop
+/// refuses Sign in while they are empty or wrong.
+async fn type_account(rig: &Rig) {
+    let r = ok(
+        &rig.core,
+        "android_input_text_into_element",
+        json!({"element": "login_email", "text": "me@example.com",
+               "fields": [{"element": "login_password", "text": "hunter2"}]}),
+    )
+    .await;
+    assert_eq!(r["verified"], true, "{r}");
+}
+
 /// On the login screen, read with `android_get_ui_tree` (the counts zeroed after it), then
 /// typed into with `args`.
 async fn typed_after_a_read(args: Value) -> (Rig, Value) {
@@ -51,6 +64,7 @@ async fn typed_after_a_read(args: Value) -> (Rig, Value) {
 async fn two_screens_of_one_activity_never_answer_for_each_other() {
     let rig = rig_with(false, Config::default_config()).await;
     on_login(&rig).await;
+    type_account(&rig).await;
     // Settle on the login screen: its dump is now the freshest the server holds.
     let r = ok(
         &rig.core,
@@ -77,6 +91,7 @@ async fn two_screens_of_one_activity_never_answer_for_each_other() {
 async fn the_settle_dump_is_the_next_read_once_and_only_while_nothing_was_sent() {
     let rig = rig_with(false, Config::default_config()).await;
     on_login(&rig).await;
+    type_account(&rig).await;
     ok(
         &rig.core,
         "android_tap_element",
@@ -165,6 +180,7 @@ async fn a_read_answers_the_next_action_but_never_another_read() {
     // Something sent after the read: the action resolves on a dump taken now.
     ok(&rig.core, "android_press_key", json!({"key": "BACK"})).await;
     on_login(&rig).await;
+    type_account(&rig).await;
     ok(&rig.core, "android_get_ui_tree", json!({"compact": true})).await;
     // Sent after the read (the same screen again): the read's dump no longer answers.
     on_login(&rig).await;
@@ -289,6 +305,7 @@ async fn a_disabled_field_is_refused_before_anything_is_typed() {
 async fn a_scroll_dumps_once_after_its_swipe_and_that_dump_is_the_screen_sent_back() {
     let rig = rig_with(false, Config::default_config()).await;
     on_login(&rig).await;
+    type_account(&rig).await;
     ok(
         &rig.core,
         "android_tap_element",
@@ -380,6 +397,7 @@ async fn a_screenshot_after_an_animated_change_of_screen_is_the_settled_screen()
     ] {
         let rig = rig_on(animated(), false, config.clone()).await;
         on_login(&rig).await;
+        type_account(&rig).await;
         // The launch's own animation is waited out by a read.
         let login = ok(&rig.core, "android_get_ui_tree", json!({})).await;
         assert!(

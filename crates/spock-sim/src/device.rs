@@ -11,6 +11,7 @@ use super::scenario::{Scenario, ScenarioError};
 use super::touch::Gesture;
 use super::{BoxFuture, DeviceIdentity, FileStat, Framebuffer, FsError, ShellIo, Target};
 
+mod appstate;
 pub mod display;
 pub mod gfx;
 mod interact;
@@ -60,8 +61,8 @@ const DEMO_FILES: &[(&str, &str)] = &[
         include_str!("../../../assets/demo/screens/product_added.xml"),
     ),
     (
-        "screens/cart_added.xml",
-        include_str!("../../../assets/demo/screens/cart_added.xml"),
+        "screens/order_placed.xml",
+        include_str!("../../../assets/demo/screens/order_placed.xml"),
     ),
     (
         "screens/notes.xml",

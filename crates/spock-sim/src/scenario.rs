@@ -4,6 +4,78 @@
 //! Loading is strict and happens once, at start: a scenario that names a missing file, an
 //! unknown screen or a malformed dump is refused with `file:line:column: what`, because a
 //! virtual device that silently drops half its screens makes every test built on it lie.
+//!
+//! # Stateful apps (an extension of the format)
+//!
+//! Static screens and tap → screen transitions cannot make a cart that holds what was added.
+//! An app may therefore keep state, which transitions test and change and template screens
+//! show. Everything below is optional; a scenario without it behaves as before.
+//!
+//! ```toml
+//! [[app]]
+//! package = "com.example.shop"
+//! vars = { product = "42", order = 1041, login_error = "" }   # integers or strings
+//!
+//! [[app.table]]                       # rows with a string `id` and the same fields
+//! name = "products"
+//! rows = [
+//!   { id = "42", name = "Espresso Machine", price = 24900, qty = 0 },
+//!   { id = "7", name = "Travel Mug", price = 1900, qty = 0 },
+//! ]
+//!
+//! [[screen]]
+//! id = "product"
+//! template = true                     # its dump holds {…} holes and sim-* attributes
+//! deep_link = "shop://product/"
+//! deep_link_var = "product"           # `shop://product/7` sets `product = "7"`
+//!
+//! [[transition]]
+//! from = "login"
+//! tap = { resource_id = "sign_in" }
+//! when = 'field("login_password") != "hunter2"'   # fires only if it holds; else the next one
+//! set = ['login_error = "Wrong email or password"']   # no `to`: stay, screen re-rendered
+//!
+//! [[transition]]
+//! from = "product"
+//! tap = { text = "Add to cart" }
+//! set = ["products[product].qty += 1"]
+//! to = "product_added"
+//! logcat = ["I ShopApp: added to cart: {products[product].name}"]
+//! ```
+//!
+//! - **State** lives in the app's process: it starts from the declared values whenever the
+//!   process starts (a launch after `am force-stop`, a crash, `pm clear`, a reboot) and lasts
+//!   as long as the process does.
+//! - **Expressions**: integers, `"strings"` or `'strings'`, variables (`order`), table fields
+//!   (`products[product].price` is the row whose `id` equals `product`; a missing row's fields
+//!   read as `0` / `""`), `item.field` (the row being repeated or summed, or the row a tapped
+//!   node was repeated for), `field("login_email")` (what the text field with that resource id
+//!   holds: a password field's real text, not the bullets the dump shows), `money(cents)`
+//!   (`$1,234.50`), `sum(table, expr)` (with `item` bound to each row), `+ - *` on integers
+//!   (`+` joins strings), comparisons `== != < <= > >=`, `&& || !`. Integers are true when not
+//!   0, strings when not empty.
+//! - **Transitions**: `when` (a condition; transitions are tried in file order and the first
+//!   whose trigger matches and whose `when` holds fires), `set` (statements `target = expr`,
+//!   `+=`, `-=`; targets are a variable, `table[key].field`, `item.field`, or
+//!   `table[*].field` for every row; a value keeps the type it was declared with), `to` may
+//!   be left out when there is a `set` (the app stays and its screens are re-rendered, keeping
+//!   what the text fields hold). In a stateful app, `{expr}` in a transition's `logcat` lines
+//!   is filled in after its `set` (`{{` `}}` for literal braces).
+//! - **Template screens** (`template = true`): any attribute value may hold `{expr}`; a node
+//!   with `sim-if="expr"` is shown only when it holds; a node with `sim-each="table"` is
+//!   repeated once per row (with `sim-where="expr"` to keep only some rows, evaluated with
+//!   `item` bound), each copy moved down by `sim-step` pixels (default: its own height) with
+//!   its descendants, and copies that would end below their parent's bottom are left out, as
+//!   a list shows what fits. `index` is renumbered among the siblings shown. The rendered dump
+//!   carries no `sim-*` attribute. A screen is rendered when it is shown and again whenever
+//!   its app's state changes.
+//! - **Deep links**: with `deep_link_var`, `am start -d URI` on the screen's `deep_link`
+//!   puts the rest of the URI (up to a `?` or `#`, without a trailing `/`) in that variable
+//!   before the screen is shown, also when the screen's activity is already in front.
+//! - A failed condition or statement at run time (a type error, `item` with no row) does not
+//!   fire the transition and writes a `W SimScenario` line to logcat saying why.
+//! - Every name is checked at load (unknown variable, table or field: refused with its
+//!   position), and every template is rendered once from the initial state.
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::Path;
@@ -14,7 +86,13 @@ use toml::Spanned;
 
 use super::device::ui::UiTree;
 
+pub mod expr;
 mod raw;
+mod stateful;
+pub mod template;
+
+use expr::{AppData, Expr, Stmt, Text};
+use template::Template;
 
 /// A scenario refused at load time.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,6 +189,8 @@ pub struct AppSpec {
     pub permissions: BTreeMap<String, bool>,
     pub first_screen: Option<String>,
     pub functions: Vec<AppFunctionSpec>,
+    /// Its variables and tables as its process starts (empty: a stateless app).
+    pub data: AppData,
 }
 
 #[derive(Debug, Clone)]
@@ -122,9 +202,14 @@ pub struct ScreenSpec {
     pub fragments: Vec<String>,
     /// Where the dump came from (for messages).
     pub ui_file: String,
+    /// The dump as shown; for a template, rendered from its app's initial state.
     pub ui: Arc<UiTree>,
+    /// `template = true`: rendered from its app's state each time it is shown.
+    pub template: Option<Arc<Template>>,
     /// URI prefix (`shop://product/`) that `am start -a VIEW -d` routes here.
     pub deep_link: Option<String>,
+    /// The app variable that receives the rest of the URI after `deep_link`.
+    pub deep_link_var: Option<String>,
     /// The screen never stays still (a video, a looping animation, a spinner): `uiautomator
     /// dump` never sees it idle and gives up with `ERROR: could not get idle state.`.
     pub animating: bool,
@@ -164,8 +249,13 @@ pub struct Transition {
     pub from: String,
     pub trigger: Trigger,
     pub to: Option<String>,
-    pub logcat: Vec<String>,
+    /// Lines appended to logcat when it fires (with `{expr}` filled in for a stateful app).
+    pub logcat: Vec<Text>,
     pub crash: bool,
+    /// It fires only when this holds.
+    pub when: Option<Expr>,
+    /// What it changes in the app's state before it moves.
+    pub set: Vec<Stmt>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -262,6 +352,14 @@ impl Scenario {
             None => None,
         };
 
+        // Each app's state first: templates and transitions are checked against it.
+        let mut data: BTreeMap<String, AppData> = BTreeMap::new();
+        for a in &raw.app {
+            data.insert(a.package.clone(), stateful::app_data(a, &at)?);
+        }
+        let no_data = AppData::default();
+        let data_of = |pkg: &str| data.get(pkg).unwrap_or(&no_data);
+
         let mut screens = Vec::new();
         let mut ids = BTreeSet::new();
         for s in raw.screen {
@@ -272,12 +370,34 @@ impl Scenario {
                 ));
             }
             let xml = read_text(&s.ui)?;
-            let ui = UiTree::parse(&xml).map_err(|e| ScenarioError::At {
+            let in_file = |e: super::device::ui::UiError| ScenarioError::At {
                 file: s.ui.get_ref().clone(),
                 line: e.line as usize,
                 column: e.column as usize,
                 message: e.message,
-            })?;
+            };
+            let app = data_of(&s.package);
+            let (ui, template) = if s.template {
+                let (ui, t) = stateful::template(&xml, app).map_err(|e| match e {
+                    stateful::TemplateError::At(e) => in_file(e),
+                    stateful::TemplateError::Render(m) => ScenarioError::File {
+                        file: s.ui.get_ref().clone(),
+                        message: format!("does not render from the initial state: {m}"),
+                    },
+                })?;
+                (ui, Some(t))
+            } else {
+                (UiTree::parse(&xml).map_err(in_file)?, None)
+            };
+            let deep_link_var = match &s.deep_link_var {
+                Some(v) if s.deep_link.is_none() => {
+                    return Err(at(v.span(), "deep_link_var needs a deep_link".into()));
+                }
+                Some(v) if !app.vars.contains_key(v.get_ref()) => {
+                    return Err(at(v.span(), format!("unknown variable `{}`", v.get_ref())));
+                }
+                v => v.as_ref().map(|v| v.get_ref().clone()),
+            };
             let activity = qualify(&s.package, &s.activity);
             screens.push(ScreenSpec {
                 id: s.id.into_inner(),
@@ -286,7 +406,9 @@ impl Scenario {
                 fragments: s.fragments,
                 ui_file: s.ui.into_inner(),
                 ui: Arc::new(ui),
+                template,
                 deep_link: s.deep_link,
+                deep_link_var,
                 animating: s.animating,
                 secure: s.secure,
             });
@@ -311,6 +433,7 @@ impl Scenario {
             });
             apps.push(AppSpec {
                 launcher: a.launcher.as_deref().map(|l| qualify(&a.package, l)),
+                data: data_of(&a.package).clone(),
                 package: a.package,
                 label,
                 version_name: a.version_name.unwrap_or_else(|| "1.0".into()),
@@ -346,18 +469,29 @@ impl Scenario {
                     "a transition needs exactly one of tap, long_press, swipe, pinch".into(),
                 ));
             }
-            if to.is_none() && !t.crash {
+            if to.is_none() && !t.crash && t.set.is_empty() {
                 return Err(at(
                     t.from.span(),
-                    "a transition needs `to` unless it has `crash = true`".into(),
+                    "a transition needs `to` unless it has `crash = true` or a `set`".into(),
                 ));
             }
+            // Its app is the one whose screen it starts from.
+            let package = screens
+                .iter()
+                .find(|s| s.id == from)
+                .map(|s| s.package.as_str())
+                .unwrap_or_default();
+            let app = data_of(package);
+            let (when, set, logcat) =
+                stateful::transition(t.when.as_ref(), &t.set, &t.logcat, app, &at)?;
             transitions.push(Transition {
                 from,
                 trigger: triggers.remove(0),
                 to,
-                logcat: t.logcat,
+                logcat,
                 crash: t.crash,
+                when,
+                set,
             });
         }
 

@@ -7,18 +7,29 @@ use crate::scenario::{Transition, Trigger};
 use crate::touch::Gesture;
 
 impl State {
-    pub(crate) fn fire(&mut self, t: &Transition) {
+    /// Fires a transition whose trigger matched and whose `when` held: its `set` (all or
+    /// nothing: a failed statement stops it), its log lines, then the crash, the next screen,
+    /// or (with no `to`) the same screen re-rendered. `item` is the table row the tapped node
+    /// was repeated for.
+    pub(crate) fn fire(&mut self, t: &Transition, item: Option<(String, usize)>) {
         let pkg = self.foreground().0;
-        for l in &t.logcat {
-            if t.crash {
-                continue;
+        let item = item.as_ref().map(|(t, i)| (t.as_str(), *i));
+        if !t.set.is_empty() {
+            if !self.apply_set(&pkg, t, item) {
+                return;
             }
-            let (level, tag, msg) = split_log_line(l);
-            let pid = self.ensure_process(&pkg).0;
-            self.log_line(pid, level, &tag, &msg, Buffer::Main);
+            self.refresh_app(&pkg);
+        }
+        let lines = self.logcat_lines(&pkg, t, item);
+        if !t.crash {
+            for l in &lines {
+                let (level, tag, msg) = split_log_line(l);
+                let pid = self.ensure_process(&pkg).0;
+                self.log_line(pid, level, &tag, &msg, Buffer::Main);
+            }
         }
         if t.crash {
-            self.crash(&pkg, &t.logcat);
+            self.crash(&pkg, &lines);
         } else if let Some(to) = &t.to {
             self.show_screen(to);
         }
@@ -75,8 +86,8 @@ impl State {
         {
             e.ui.set_focus(target);
         }
-        let ui = match self.top() {
-            Some(t) => t.ui.clone(),
+        let (ui, rows) = match self.top() {
+            Some(t) => (t.ui.clone(), t.rows.clone()),
             None => return,
         };
         for t in self.transitions_from(&screen) {
@@ -84,11 +95,20 @@ impl State {
                 (Trigger::Tap(m), false) | (Trigger::LongPress(m), true) => m,
                 _ => continue,
             };
-            let hit_matches = ui.nodes().iter().enumerate().any(|(i, n)| {
+            let Some(hit) = ui.nodes().iter().enumerate().position(|(i, n)| {
                 matches(m, n) && (ui.is_within(i, target) || ui.is_within(target, i))
-            });
-            if hit_matches {
-                self.fire(&t);
+            }) else {
+                continue;
+            };
+            // The row the tapped node (or the node matched) was repeated for, if any.
+            let item = rows
+                .get(target)
+                .cloned()
+                .flatten()
+                .or_else(|| rows.get(hit).cloned().flatten());
+            let at = item.as_ref().map(|(t, i)| (t.as_str(), *i));
+            if self.guard_holds(&t, at) {
+                self.fire(&t, item);
                 return;
             }
         }
@@ -122,8 +142,8 @@ impl State {
                         .enumerate()
                         .any(|(i, n)| matches(m, n) && ui.is_within(s, i))
                 });
-            if ok {
-                self.fire(&t);
+            if ok && self.guard_holds(&t, None) {
+                self.fire(&t, None);
                 return;
             }
         }
@@ -146,12 +166,13 @@ impl State {
                 self.input_event();
                 let dir = g.pinch_direction();
                 if let Some(screen) = self.top().map(|e| e.screen.clone()) {
-                    let hit = self.transitions_from(&screen).into_iter().find(|t| {
-                        matches!(&t.trigger, Trigger::Pinch(p)
-                            if p.direction.is_none() || p.direction.as_deref() == dir)
-                    });
-                    if let Some(t) = hit {
-                        self.fire(&t);
+                    for t in self.transitions_from(&screen) {
+                        let pinch = matches!(&t.trigger, Trigger::Pinch(p)
+                            if p.direction.is_none() || p.direction.as_deref() == dir);
+                        if pinch && self.guard_holds(&t, None) {
+                            self.fire(&t, None);
+                            break;
+                        }
                     }
                 }
             }
@@ -179,15 +200,10 @@ impl State {
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
-            let node = e.ui.node(i).cloned().unwrap_or_default();
-            // uiautomator reports a password field's text as bullets, never the secret.
-            let added: String = if node.password {
-                text.chars().map(|_| '•').collect()
-            } else {
-                text.to_string()
-            };
-            let (before, after) = split_at_cursor(&node.text, back);
-            e.ui.set_text(i, &format!("{before}{added}{after}"));
+            // A password field shows bullets (`set_field_value`), never the secret.
+            let value = e.field_value(i);
+            let (before, after) = split_at_cursor(&value, back);
+            e.set_field_value(i, &format!("{before}{text}{after}"));
         }
     }
 
@@ -205,7 +221,7 @@ impl State {
         if let Some(e) = self.top_mut()
             && let Some(i) = e.ui.focused_editable()
         {
-            e.ui.set_text(i, "");
+            e.set_field_value(i, "");
         }
     }
 
@@ -228,7 +244,7 @@ impl State {
         let Some(i) = e.ui.focused_editable() else {
             return;
         };
-        let text = e.ui.node(i).map(|n| n.text.clone()).unwrap_or_default();
+        let text = e.field_value(i);
         let (before, after) = split_at_cursor(&text, back);
         let (mut before, mut after) = (before.to_string(), after.to_string());
         if forward {
@@ -239,7 +255,7 @@ impl State {
         } else if before.pop().is_none() {
             return;
         }
-        e.ui.set_text(i, &format!("{before}{after}"));
+        e.set_field_value(i, &format!("{before}{after}"));
         self.cursor_back = after.chars().count();
     }
 

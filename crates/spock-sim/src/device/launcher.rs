@@ -86,7 +86,9 @@ pub fn generated_home(apps: &[AppSpec], width: u32, height: u32) -> ScreenSpec {
         fragments: Vec::new(),
         ui_file: "(generated launcher)".into(),
         ui: Arc::new(ui),
+        template: None,
         deep_link: None,
+        deep_link_var: None,
         animating: false,
         secure: false,
     }

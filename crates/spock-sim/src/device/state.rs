@@ -13,6 +13,7 @@ use super::gfx::{Draw, Renderer};
 use super::logcat::{Buffer, LogBuffer, LogEntry};
 use super::ui::UiTree;
 use crate::fs::Fs;
+use crate::scenario::expr::AppData;
 use crate::scenario::{AppSpec, Scenario, ScreenSpec};
 use crate::touch::{Gesture, TouchDecoder};
 
@@ -39,6 +40,10 @@ pub struct ActivityEntry {
     pub ui: UiTree,
     /// Object hash printed in `ActivityRecord{hash u0 …}`.
     pub hash: u32,
+    /// For a template screen: the table row each node (by index) was repeated for.
+    pub rows: Vec<Option<(String, usize)>>,
+    /// What each password field (by node index) really holds: the dump shows bullets.
+    pub secrets: BTreeMap<usize, String>,
 }
 
 #[derive(Debug, Clone)]
@@ -72,6 +77,9 @@ pub struct State {
     /// Last is the foreground task; the home task is always present.
     pub tasks: Vec<Task>,
     pub processes: BTreeMap<String, Process>,
+    /// The state of each running stateful app (scenario `vars` and tables), by package: it
+    /// lives and dies with the app's process.
+    pub app_data: BTreeMap<String, AppData>,
     pub jobs: BTreeMap<u32, Job>,
     pub next_pid: u32,
     next_task_id: u32,
@@ -165,6 +173,7 @@ impl State {
             installed: BTreeMap::new(),
             tasks: Vec::new(),
             processes: BTreeMap::new(),
+            app_data: BTreeMap::new(),
             jobs: BTreeMap::new(),
             next_pid: 4120,
             next_task_id: 2,
@@ -402,6 +411,10 @@ impl State {
                 renderer: Renderer::new(now, pid),
             },
         );
+        // A new process starts from the app's declared state.
+        let data = self.installed.get(package).map(|a| a.spec.data.clone());
+        self.app_data
+            .insert(package.to_string(), data.unwrap_or_default());
         let msg = format!(
             "Start proc {pid}:{package}/u0a{} for top-activity {{{package}}}",
             uid.saturating_sub(10000)
@@ -418,10 +431,13 @@ impl State {
 
     fn push_screen_entry(&mut self, screen: &ScreenSpec) {
         let hash = self.next_hash();
+        let (ui, rows) = self.render_screen(screen);
         let entry = ActivityEntry {
             screen: screen.id.clone(),
-            ui: (*screen.ui).clone(),
+            ui,
             hash,
+            rows,
+            secrets: BTreeMap::new(),
         };
         if let Some(t) = self.tasks.last_mut() {
             t.stack.push(entry);
@@ -532,6 +548,7 @@ impl State {
             return;
         }
         self.processes.remove(package);
+        self.app_data.remove(package);
         self.tasks.retain(|t| t.package != package);
         if self.tasks.is_empty() {
             self.go_home();
@@ -600,6 +617,7 @@ impl State {
             Buffer::Main,
         );
         self.processes.remove(package);
+        self.app_data.remove(package);
         self.tasks.retain(|t| t.package != package);
         self.go_home();
     }

@@ -56,6 +56,19 @@ pub(super) struct RawApp {
     pub first_screen: Option<Spanned<String>>,
     #[serde(default, rename = "function")]
     pub functions: Vec<AppFunctionSpec>,
+    /// The app's variables and their values when its process starts.
+    #[serde(default)]
+    pub vars: BTreeMap<String, Spanned<toml::Value>>,
+    #[serde(default, rename = "table")]
+    pub tables: Vec<RawTable>,
+}
+
+/// `[[app.table]]`: a named list of rows, each with a string `id` and the same fields.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTable {
+    pub name: Spanned<String>,
+    pub rows: Vec<BTreeMap<String, toml::Value>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -68,6 +81,9 @@ pub(super) struct RawScreen {
     pub fragments: Vec<String>,
     pub ui: Spanned<String>,
     pub deep_link: Option<String>,
+    pub deep_link_var: Option<Spanned<String>>,
+    #[serde(default)]
+    pub template: bool,
     #[serde(default)]
     pub animating: bool,
     #[serde(default)]
@@ -83,8 +99,11 @@ pub(super) struct RawTransition {
     pub swipe: Option<Matcher>,
     pub pinch: Option<PinchMatcher>,
     pub to: Option<Spanned<String>>,
+    pub when: Option<Spanned<String>>,
     #[serde(default)]
-    pub logcat: Vec<String>,
+    pub set: Vec<Spanned<String>>,
+    #[serde(default)]
+    pub logcat: Vec<Spanned<String>>,
     #[serde(default)]
     pub crash: bool,
 }

@@ -225,11 +225,23 @@ fn start(ctx: &mut Ctx, args: &[String]) -> i32 {
     };
     let already_top = ctx.st.foreground() == (pkg.clone(), cls.clone());
     let cold = !ctx.st.processes.contains_key(&pkg);
+    // A link that names something (`shop://product/7`) sets the screen's variable first.
+    let bound = match (&target, &intent.data) {
+        (Target::Screen(s), Some(d)) => ctx.st.bind_deep_link(s, d),
+        _ => false,
+    };
     if already_top {
         say(
             ctx,
             "Warning: Activity not started, intent has been delivered to currently running top-most instance.",
         );
+        // Delivered to the activity in front (`onNewIntent`): it shows what the link names.
+        if let Target::Screen(s) = &target
+            && bound
+            && ctx.st.top().is_some_and(|e| &e.screen != s)
+        {
+            ctx.st.show_screen(s);
+        }
     } else {
         match target {
             Target::Launch(p) => {

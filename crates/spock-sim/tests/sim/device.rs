@@ -42,8 +42,17 @@ async fn signed_in_shop() -> SimDevice {
     )
     .await;
     assert!(r.text().contains("Events injected: 1"), "{}", r.text());
+    for (field, text) in [
+        ("login_email", "me@example.com"),
+        ("login_password", "hunter2"),
+    ] {
+        let (x, y) = center_of(&dump(&dev).await, &format!("resource-id=\"{field}\""));
+        sh(&dev, &format!("input tap {x} {y}")).await;
+        sh(&dev, &format!("input text {text}")).await;
+    }
     let (x, y) = center_of(&dump(&dev).await, "text=\"Sign in\"");
     assert_eq!(sh(&dev, &format!("input tap {x} {y}")).await.code, 0);
+    assert_eq!(dev.screen_id(), "home");
     dev
 }
 
@@ -85,6 +94,24 @@ async fn tapping_sign_in_moves_to_home_and_typing_fills_the_focused_field() {
     let xml = dump(&dev).await;
     assert!(xml.contains("text=\"me and@example.com\" resource-id=\"login_email\""));
     assert!(xml.contains("focused=\"true\""));
+
+    // Not the account (and no password): the app refuses and says so on the same screen.
+    let (x, y) = center_of(&xml, "text=\"Sign in\"");
+    sh(&dev, &format!("input tap {x} {y}")).await;
+    assert_eq!(dev.screen_id(), "login");
+    let xml = dump(&dev).await;
+    assert!(xml.contains("text=\"Enter your email and password\" resource-id=\"login_error\""));
+    let (x, y) = center_of(&xml, "resource-id=\"login_email\"");
+    sh(&dev, &format!("input tap {x} {y}")).await;
+    sh(&dev, "input keycombination CTRL_LEFT A").await;
+    sh(&dev, "input keyevent DEL").await;
+    sh(&dev, "input text me@example.com").await;
+    let (x, y) = center_of(&xml, "resource-id=\"login_password\"");
+    sh(&dev, &format!("input tap {x} {y}")).await;
+    sh(&dev, "input text hunter2").await;
+    let xml = dump(&dev).await;
+    assert!(xml.contains("text=\"me@example.com\" resource-id=\"login_email\""));
+    assert!(xml.contains("text=\"•••••••\" resource-id=\"login_password\""));
 
     let (x, y) = center_of(&xml, "text=\"Sign in\"");
     sh(&dev, &format!("input tap {x} {y}")).await;

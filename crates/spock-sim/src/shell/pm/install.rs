@@ -79,6 +79,7 @@ pub fn install(ctx: &mut Ctx, args: &[&str]) -> i32 {
             permissions: Default::default(),
             first_screen: None,
             functions: Vec::new(),
+            data: Default::default(),
         })
     };
     ctx.st.force_stop(&info.package);
