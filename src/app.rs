@@ -361,7 +361,7 @@ async fn forward_device_events(
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             },
         };
-        tracing::info!(event = ?change, "device change");
+        tracing::info!("{change}");
         shared.core.emit(crate::mcp::ServerEvent::Device { change });
     }
 }

@@ -23,7 +23,7 @@ fn session() -> State {
         seen("claude-code", Transport::Stdio),
         seen("cursor", Transport::Http),
     ];
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     let calls = [
         (
             1,

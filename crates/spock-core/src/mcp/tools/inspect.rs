@@ -41,6 +41,14 @@ pub struct PackageList {
     pub packages: Vec<packages::PackageLine>,
 }
 
+/// The package names a `pm list packages` answer lists.
+pub(super) fn packages_in(text: &str) -> Vec<String> {
+    packages::parse_list(text)
+        .into_iter()
+        .map(|p| p.package)
+        .collect()
+}
+
 async fn list_packages(ctx: Ctx, a: ListPackagesArgs) -> Result<PackageList, ToolError> {
     let dev = ctx.device(a.serial.as_deref()).await?;
     let mut cmd = String::from("pm list packages");
