@@ -212,3 +212,25 @@ async fn confirmation_modal() {
     s.confirm(req2);
     snap("confirm_modal", &mut s);
 }
+
+/// At 80 columns the right of the tab bar (calls running, the demo mark, the server's state)
+/// never covers a tab: what does not fit is left out, the server's state last.
+#[test]
+fn the_tab_bar_is_never_covered_at_80_columns() {
+    let mut s = session();
+    s.demo = true;
+    for w in [80, 90] {
+        let screen = render(&mut s, w, 24);
+        let top = screen.lines().next().unwrap();
+        assert!(top.contains("6 Batch"), "{top}");
+        assert!(top.contains("[running]"), "{top}");
+    }
+    let top = render(&mut s, 80, 24).lines().next().unwrap().to_string();
+    assert!(
+        top.contains("exec 1"),
+        "the running call has room at 80: {top}"
+    );
+    // Where there is room, all of it, the long way.
+    let top = render(&mut s, 200, 24).lines().next().unwrap().to_string();
+    assert!(top.contains("executing 1") && top.contains("demo"), "{top}");
+}

@@ -87,13 +87,26 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         0 => String::new(),
         n => format!(" · {n} marked (b: make a task)"),
     };
-    let title = format!(
-        "History — {shown} of {} (keeps {}){marked} · {} · {}",
+    // What fits in the border, most important first: the counts, what is marked, the
+    // trail's state, where the records come from.
+    let room = usize::from(frame.width.saturating_sub(4));
+    let mut title = format!(
+        "History — {shown} of {} (keeps {}){marked}",
         s.history.len(),
-        s.history.capacity(),
-        escape::line(&s.history.source),
-        trail_word(&s.core.trail)
+        s.history.capacity()
     );
+    let (source, trail) = (escape::line(&s.history.source), trail_word(&s.core.trail));
+    let fits = |t: &str| t.chars().count() <= room;
+    // The source's own words without its path or reason in brackets, where the whole is long.
+    let short = source.split(" (").next().unwrap_or(&source).to_string();
+    title = [
+        format!("{title} · {source} · {trail}"),
+        format!("{title} · {short} · {trail}"),
+        format!("{title} · {short}"),
+    ]
+    .into_iter()
+    .find(|t| fits(t))
+    .unwrap_or(title);
     f.render_widget(block(title), frame);
     let inner = list_rows(body);
     f.render_widget(
