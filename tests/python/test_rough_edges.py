@@ -123,3 +123,18 @@ async def test_an_agent_on_core_alone_finds_the_package_and_is_told_how_to_reach
             assert r.is_error and "matches" not in r.structured_content, r.structured_content
     finally:
         inst.stop()
+
+
+async def test_the_debug_contexts_logcat_says_which_filter_it_used(tmp_path):
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, ctx = await call(c, "android_get_debug_context")
+            assert not err, ctx
+            log = ctx["logcat"]["value"]
+            assert "level W and above, the last 100 lines" in log["filter"], log
+            # The same log at every level has lines: the filter is why the context may show none.
+            err, every = await call(c, "android_get_logcat", {"lines": 100})
+            assert not err and every["lines"] and "filter" not in every, every
+    finally:
+        inst.stop()
