@@ -138,3 +138,35 @@ async def test_the_debug_contexts_logcat_says_which_filter_it_used(tmp_path):
             assert not err and every["lines"] and "filter" not in every, every
     finally:
         inst.stop()
+
+
+async def test_toolsets_and_the_demo_devices_name_survive_a_restart(tmp_path):
+    inst = start_instance(tmp_path, "--demo", toolsets=None)
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, before = await call(c, "android_list_devices")
+            assert not err, before
+            try:
+                r = await c.call_tool("android_list_packages", {})
+                assert r.is_error, "not listed yet"
+            except Exception as e:  # a JSON-RPC error naming the set
+                assert "spock_enable_toolset" in str(e), e
+            err, en = await call(c, "spock_enable_toolset", {"toolset": "apps"})
+            assert not err and en["listChanged"], en
+            err, pk = await call(c, "android_list_packages", {})
+            assert not err and pk["count"] > 0, pk
+            # The server restarts under the relay, which reconnects and replays its initialize.
+            inst.stop()
+            inst = start_instance(tmp_path, "--demo", toolsets=None, home=inst.home)
+            deadline = __import__("time").monotonic() + 30
+            while True:
+                r = await c.call_tool("android_list_devices", {})
+                if not r.is_error or __import__("time").monotonic() > deadline:
+                    break
+                await __import__("anyio").sleep(0.3)
+            assert not r.is_error, r.structured_content
+            assert r.structured_content == before, (r.structured_content, before)
+            err, pk = await call(c, "android_list_packages", {})
+            assert not err and pk["count"] > 0, pk
+    finally:
+        inst.stop()

@@ -120,6 +120,8 @@ impl Core {
         let where_ = crate::config::config_file(&parts.paths)
             .display()
             .to_string();
+        let toolsets = super::toolsets::Toolsets::new(configured_toolsets);
+        toolsets.remember_in(parts.paths.state.join("toolsets-enabled.json"));
         Core {
             access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
             confirmer: {
@@ -145,7 +147,7 @@ impl Core {
             observers: parts.observers,
             sessions: Sessions::default(),
             kept: Mutex::new(Default::default()),
-            toolsets: super::toolsets::Toolsets::new(configured_toolsets),
+            toolsets,
             events,
         }
     }

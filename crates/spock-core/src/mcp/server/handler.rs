@@ -297,6 +297,16 @@ impl ServerHandler for McpServer {
                 &client,
                 &result.protocol_version.to_string(),
             );
+            // What this client enabled before a restart, listed again for its new session
+            // (its relay reconnects and replays this initialize; the client lists nothing anew).
+            if let Ok(session) = self.session_of(&Some(client.clone()), &context)
+                && let Some(who) = crate::mcp::toolsets::Toolsets::identity(&session, Some(&client))
+            {
+                let back = self.core.toolsets.restore(session.key(), &who);
+                if !back.is_empty() {
+                    tracing::info!(client = %who, sets = ?back.iter().map(|t| t.key()).collect::<Vec<_>>(), "toolsets enabled before the restart listed again");
+                }
+            }
         }
         Ok(result)
     }
