@@ -50,7 +50,7 @@ fn session() -> State {
                 approved: true,
                 by: DecidedBy::Key,
             }),
-            json!({"package_name": "com.example.todo", "serial": "emulator-5554"}),
+            json!({"packageName": "com.example.todo", "serial": "emulator-5554"}),
         ),
         (
             4,
@@ -61,7 +61,7 @@ fn session() -> State {
                 approved: false,
                 by: DecidedBy::Timeout,
             }),
-            json!({"package_name": "com.android.chrome", "serial": "R58M123"}),
+            json!({"packageName": "com.android.chrome", "serial": "R58M123"}),
         ),
         (
             5,

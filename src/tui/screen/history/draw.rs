@@ -128,11 +128,24 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     }
     let cursor = s.history_cursor();
     let off = page_offset(cursor, inner.height as usize);
-    let lines: Vec<Line> = (off..off + inner.height as usize)
-        .filter_map(|pos| {
-            let seq = s.history_seq_at(pos)?;
-            let r = s.history.get(seq)?;
-            let mut line = activity::row(s, r, inner.width, pos == cursor);
+    let shown = || {
+        (off..off + inner.height as usize)
+            .filter_map(|pos| Some((pos, s.history_seq_at(pos)?)))
+            .filter_map(|(pos, seq)| Some((pos, seq, s.history.get(seq)?)))
+    };
+    // The columns fit what is on screen now.
+    let cols = activity::fit(inner.width, shown().map(|(_, _, r)| r));
+    f.render_widget(
+        Paragraph::new(activity::header_for(cols)),
+        Rect {
+            y: frame.y + 1,
+            height: 1,
+            ..inner
+        },
+    );
+    let lines: Vec<Line> = shown()
+        .map(|(pos, seq, r)| {
+            let mut line = activity::row_for(s, r, inner.width, cols, pos == cursor);
             // A marked call shows a dot in the space after its time; the columns stay put.
             if s.history_view.marked.contains(&seq)
                 && let Some(first) = line.spans.first_mut()
@@ -140,7 +153,7 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
                 let time = first.content.trim_end().to_string();
                 *first = Span::styled(format!("{time}●"), Style::new().fg(ACCENT));
             }
-            Some(line)
+            line
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);
