@@ -237,19 +237,42 @@ pub fn load_config(paths: &Paths) -> anyhow::Result<Config> {
 /// `latency` is a profile spec (`phone`, `phone:SEED`); `None` answers instantly.
 pub async fn start_demo(
     latency: Option<&str>,
+    paths: &Paths,
 ) -> anyhow::Result<(crate::sim::cli::SimHandle, AdbEndpoint)> {
     let device: Arc<dyn crate::sim::Target> = Arc::new(crate::sim::device::SimDevice::demo());
-    let mut options = crate::sim::cli::SimOptions::adb_server_only(vec![device]);
-    if let Some(spec) = latency {
-        options
-            .faults
-            .push((None, crate::sim::cli::latency_command(spec)?));
-    }
-    let handle = crate::sim::cli::start(options).await?;
+    let options = |port: u16| -> anyhow::Result<crate::sim::cli::SimOptions> {
+        let mut o = crate::sim::cli::SimOptions::adb_server_only(vec![device.clone()]);
+        o.adb_server = Some(std::net::SocketAddr::from(([127, 0, 0, 1], port)));
+        if let Some(spec) = latency {
+            o.faults
+                .push((None, crate::sim::cli::latency_command(spec)?));
+        }
+        Ok(o)
+    };
+    // The same port at every start of this home, so the device keeps its full name
+    // (`sim-1@127.0.0.1:PORT`) across a restart; any free one when that is taken.
+    let preferred = demo_port(paths);
+    let handle = match crate::sim::cli::start(options(preferred)?).await {
+        Ok(h) => h,
+        Err(e) => {
+            tracing::info!("demo adb server: port {preferred} is taken ({e}); using a free one");
+            crate::sim::cli::start(options(0)?).await?
+        }
+    };
     let addr = handle
         .adb_server
         .context("the demo adb server did not bind")?;
     Ok((handle, AdbEndpoint::new(addr.ip().to_string(), addr.port())))
+}
+
+/// The demo's adb-server port for this home: 20000–31999 by a hash of its runtime directory
+/// (below Linux's ephemeral ports, 32768 up, which the kernel hands out to outgoing
+/// connections; away from adb's 5037).
+fn demo_port(paths: &Paths) -> u16 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    paths.runtime.hash(&mut h);
+    20000 + (h.finish() % 12000) as u16
 }
 
 /// What both entry points (`serve` and the control centre) set up before the runtime: the
@@ -293,7 +316,7 @@ pub async fn assemble(
     args: &crate::cli::RunArgs,
 ) -> anyhow::Result<(Arc<Core>, Option<crate::sim::cli::SimHandle>)> {
     let (demo, adb, explicit) = if args.demo {
-        let (handle, ep) = start_demo(args.latency.as_deref()).await?;
+        let (handle, ep) = start_demo(args.latency.as_deref(), &paths).await?;
         (Some(handle), vec![ep], true)
     } else {
         let (adb, explicit) = adb_servers(&args.adb, &config)?;
@@ -361,7 +384,7 @@ async fn forward_device_events(
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             },
         };
-        tracing::info!(event = ?change, "device change");
+        tracing::info!("{change}");
         shared.core.emit(crate::mcp::ServerEvent::Device { change });
     }
 }

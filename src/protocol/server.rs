@@ -178,6 +178,10 @@ pub enum ServerMsg {
     },
     Devices {
         devices: Vec<DeviceWire>,
+        /// Each adb server that is down, with why and what to do (Status shows them when no
+        /// device is listed).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        problems: Vec<String>,
     },
     /// The server is stopping; the connection closes after this.
     Goodbye {

@@ -42,6 +42,8 @@ pub struct CoreView {
     pub token: String,
     /// Devices leased by clients, by device.
     pub leases: Vec<LeaseRow>,
+    /// The MCP clients connected now ("1 over stdio"): what quitting would cut off.
+    pub connected: Vec<String>,
     /// The devices attached now that have said which phone they are: (identity, how a person
     /// knows it), for the device tree on Settings.
     pub seen_devices: Vec<(String, String)>,
@@ -130,6 +132,7 @@ impl CoreView {
             descriptor: core.paths.endpoint_file(),
             token,
             leases: lease_rows(core),
+            connected: core.sessions.connected(),
         }
     }
 }
@@ -206,6 +209,9 @@ pub struct ViewWire {
     pub descriptor: String,
     pub exe: String,
     pub leases: Vec<LeaseWire>,
+    /// The MCP clients connected now (absent from older servers).
+    #[serde(default)]
+    pub connected: Vec<String>,
 }
 
 /// A destructive call waiting for a person, as the modal shows it.
@@ -277,6 +283,7 @@ impl ViewWire {
                     remaining_ms: l.deadline.saturating_duration_since(now).as_millis() as u64,
                 })
                 .collect(),
+            connected: v.connected.clone(),
         }
     }
 
@@ -315,6 +322,7 @@ impl ViewWire {
                     deadline: now + std::time::Duration::from_millis(l.remaining_ms),
                 })
                 .collect(),
+            connected: self.connected,
         }
     }
 }

@@ -441,6 +441,8 @@ async fn handle(
         inner: reader,
         gone: gone.clone(),
     };
+    // Counted as connected (what quitting would cut off) while it is open.
+    let _open = shared.core.stream_opened(Transport::Stdio);
     let server = McpServer::new(shared.core.clone(), Transport::Stdio)
         .via(via)
         .peer(Some(peer))

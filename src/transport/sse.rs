@@ -110,7 +110,10 @@ async fn open(
         .peer(peer)
         .client_gone(gone.clone());
     let session_ct = ct.clone();
+    let open = state.shared.core.stream_opened(Transport::Sse);
     tokio::spawn(async move {
+        // Counted as connected while the session runs.
+        let _open = open;
         let (r, w) = tokio::io::split(server_end);
         match server.serve_with_ct((r, w), session_ct.clone()).await {
             Ok(running) => {

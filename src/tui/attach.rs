@@ -28,7 +28,6 @@ use super::event::Event;
 use super::history::Preloaded;
 use super::osc;
 use super::state::State;
-use super::tab::ScreenId;
 use super::terminal::{FENCE_QUERY, TerminalGuard, spawn_input, spawn_resize};
 use super::ui;
 use crate::config::Paths;
@@ -127,10 +126,8 @@ pub async fn run_loop(
     drop(source);
     state.demo = welcome.demo;
     state.you = welcome.you.clone();
+    state.attached = mode == Mode::Attached;
     state.server = status;
-    if mode == Mode::Attached {
-        state.screen = ScreenId::ACTIVITY;
-    }
     // A request counts as shown when the terminal says so (its answer to a fence), not when
     // the frame is written: over a slow link the person sees it a round trip later.
     state.gate.fence = Some(Default::default());

@@ -178,6 +178,12 @@ impl State {
     fn act_global(&mut self, action: Action, fx: &mut Vec<Effect>) {
         let n = ScreenId::ALL.len();
         match action {
+            // Quitting stops the server: with clients connected, it asks first.
+            Action::Quit if !self.attached && !self.core.connected.is_empty() => {
+                self.prompt = Some(super::prompt::Prompt::Quit {
+                    connected: self.core.connected.clone(),
+                })
+            }
             Action::Quit => self.quit = true,
             Action::Help => {
                 self.help = true;

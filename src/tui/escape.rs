@@ -158,6 +158,11 @@ pub fn lines(s: &str) -> Vec<String> {
         .collect()
 }
 
+/// How many characters `s` takes once escaped (what [`cell`] counts).
+pub fn width(s: &str) -> usize {
+    line(s).chars().count()
+}
+
 /// Escaped and shortened to at most `max` characters for a table cell.
 pub fn cell(s: &str, max: usize) -> String {
     let escaped = line(s);

@@ -24,7 +24,7 @@ pub enum Event {
     Server(ServerEvent),
     /// The event channel overflowed and this many events were lost.
     Lagged(u64),
-    Sync(CoreView),
+    Sync(Box<CoreView>),
     /// A destructive call waits for this person (plain data: the answer goes out as
     /// `Effect::Decide`, never through the state).
     Confirm(Pending),
@@ -43,7 +43,8 @@ pub enum Event {
     ServerStatus(ServerStatus),
     /// The server's History preload again, after the attach link reconnected.
     History(super::history::Preloaded),
-    Devices(Vec<DeviceRow>),
+    /// The devices, and each adb server that is down with why (shown when none is listed).
+    Devices(Vec<DeviceRow>, Vec<String>),
     /// Tasks, runs, the runner's position and the recording, read from `core.batch()`.
     Batch(BatchData),
     /// How a batch command the person gave went.

@@ -27,6 +27,10 @@ pub enum Prompt {
     },
     /// Settings' `K`.
     RotateCredential,
+    /// `q` while MCP clients are connected: quitting stops the server under them.
+    Quit {
+        connected: Vec<String>,
+    },
     /// From Status (`super::leases`).
     BreakLease {
         id: u64,
@@ -67,6 +71,18 @@ impl Prompt {
                 "allow the host group {} ({}) for every agent? y/n",
                 group.key(),
                 group.label()
+            ),
+            Prompt::Quit { connected } => format!(
+                "quit? It stops the server: {} connected ({}) lose it, their next call fails. y/n",
+                connected
+                    .iter()
+                    .map(|c| c
+                        .split(' ')
+                        .next()
+                        .and_then(|n| n.parse::<usize>().ok())
+                        .unwrap_or(1))
+                    .sum::<usize>(),
+                connected.join(", ")
             ),
             Prompt::RotateCredential => "rotate the control credential? Every other attached \
                  terminal is detached and attaches again only with the new one; this one stays. \
@@ -131,6 +147,8 @@ impl State {
                 "nothing changed: the host group {} stays off",
                 group.key()
             )),
+            (Action::Approve, Prompt::Quit { .. }) => self.quit = true,
+            (Action::Deny, Prompt::Quit { .. }) => self.notify("still serving"),
             (Action::Approve, Prompt::RotateCredential) => fx.push(Effect::RotateCredential),
             (Action::Deny, Prompt::RotateCredential) => {
                 self.notify("nothing changed: the control credential stays as it was")

@@ -291,12 +291,17 @@ pub struct State {
     /// process's own control centre, or an attached one with its verified uid, pid and
     /// executable and its terminal); the modal says it.
     pub you: String,
+    /// An attached control centre (`spock-tui attach`): `q` detaches and the server keeps
+    /// serving, so quitting asks nothing.
+    pub attached: bool,
     /// `NO_COLOR` is set: draw with modifiers only.
     pub no_color: bool,
     pub server: ServerStatus,
     pub core: CoreView,
     /// `None` until a device layer reports; shown as such, not as "no devices".
     pub devices: Option<Vec<DeviceRow>>,
+    /// Each adb server that is down, with why and what to do (Status, when no device is listed).
+    pub device_problems: Vec<String>,
     pub tools: Vec<ToolInfo>,
     /// The catalogue, so the batch editor can check a task without asking the loop.
     pub registry: Registry,
@@ -359,10 +364,12 @@ impl State {
             tz: Utc.fix(),
             demo: false,
             you: String::new(),
+            attached: false,
             no_color: false,
             server: ServerStatus::Stopped,
             core,
             devices: None,
+            device_problems: Vec::new(),
             tools: catalogue(registry),
             registry: registry.clone(),
             stats,

@@ -136,35 +136,56 @@ pub fn draw_tabs(f: &mut Frame, area: Rect, s: &State) {
         spans.push(Span::raw(if narrow { " " } else { "│" }));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+    // Right of the tabs, never over them: the server's state always, then what fits of the
+    // calls running, the recording and the demo mark, in that order of importance.
+    let tabs_end = tab_ranges(area.width).last().map_or(0, |r| r.2) + 1;
+    let room = area.width.saturating_sub(tabs_end);
     let running = s.history.running();
-    let mut right = Vec::new();
-    if running > 0 {
-        let label = if narrow {
-            format!(" exec {running} ")
+    let exec_span = |label: String| Span::styled(label, Style::new().fg(Color::Black).bg(ACCENT));
+    // The long label where it fits beside the server's state, else the short one.
+    let exec = (running > 0).then(|| {
+        let long = exec_span(format!(" executing {running} "));
+        if !narrow && long.width() as u16 + 1 + (server_span(&s.server).width() as u16) < room {
+            long
         } else {
-            format!(" executing {running} ")
-        };
-        right.push(Span::styled(
-            label,
-            Style::new().fg(Color::Black).bg(ACCENT),
-        ));
-        right.push(Span::raw(" "));
-    }
-    if let Some(rec) = s.batch.recording() {
+            exec_span(format!(" exec {running} "))
+        }
+    });
+    let rec = s.batch.recording().map(|rec| {
         let n = rec.steps.len();
         let label = if narrow {
             format!("● REC {n}")
         } else {
             format!("● REC {n} step{}", if n == 1 { "" } else { "s" })
         };
-        right.push(Span::styled(label, rec_style()));
+        Span::styled(label, rec_style())
+    });
+    let demo = s
+        .demo
+        .then(|| Span::styled("demo", Style::new().fg(Color::Magenta)));
+    let server = server_span(&s.server);
+    let width = |parts: &[&Span]| parts.iter().map(|p| p.width() as u16 + 1).sum::<u16>();
+    let mut shown: Vec<&Span> = vec![&server];
+    for extra in [&exec, &rec, &demo].into_iter().flatten() {
+        let mut with = shown.clone();
+        with.push(extra);
+        if width(&with) <= room {
+            shown = with;
+        }
+    }
+    // In reading order: running, recording, demo, then the server's state.
+    let order = |sp: &&Span| {
+        [&exec, &rec, &demo]
+            .iter()
+            .position(|o| o.as_ref().is_some_and(|o| std::ptr::eq(o, *sp)))
+            .unwrap_or(3)
+    };
+    shown.sort_by_key(order);
+    let mut right = Vec::new();
+    for sp in shown {
+        right.push(sp.clone());
         right.push(Span::raw(" "));
     }
-    if s.demo {
-        right.push(Span::styled("demo ", Style::new().fg(Color::Magenta)));
-    }
-    right.push(server_span(&s.server));
-    right.push(Span::raw(" "));
     let line = Line::from(right).right_aligned();
     let w = line.width() as u16;
     if area.width > w {

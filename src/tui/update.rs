@@ -33,7 +33,7 @@ impl State {
                     "{n} server events were missed (the display fell behind)"
                 ));
             }
-            Event::Sync(view) => self.sync(view),
+            Event::Sync(view) => self.sync(*view),
             Event::Confirm(req) => {
                 let first = self.confirms.is_empty() && self.gate.withdrawn.is_none();
                 fx.push(Effect::Alert {
@@ -73,7 +73,10 @@ impl State {
                 }
                 self.refresh_matches_if_narrowed();
             }
-            Event::Devices(d) => self.set_devices(d),
+            Event::Devices(d, problems) => {
+                self.device_problems = problems;
+                self.set_devices(d)
+            }
             Event::Batch(data) => self.on_batch_data(data),
             Event::BatchReply(reply) => self.on_batch_reply(reply),
             Event::Notice(n) => self.notify(n),

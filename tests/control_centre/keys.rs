@@ -237,7 +237,7 @@ fn widening_access_asks_first_narrowing_does_not() {
     // The group off again: at once.
     let mut v = view();
     v.access.allowed_groups.insert(group.key().into());
-    s.update(Event::Sync(v.clone()));
+    s.update(Event::Sync(Box::new(v.clone())));
     let fx = s.update(code(KeyCode::Enter));
     assert!(
         matches!(
@@ -250,7 +250,7 @@ fn widening_access_asks_first_narrowing_does_not() {
     for g in HostGroup::ALL {
         v.access.allowed_groups.insert(g.key().into());
     }
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     assert!(acts(&s.update(key('a'))).is_empty());
     assert_eq!(s.layer(), Layer::Prompt);
     assert!(matches!(

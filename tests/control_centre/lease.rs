@@ -26,7 +26,7 @@ fn leased(s: &spock_tui::tui::State, devices: &[&str]) -> Event {
             deadline: s.now + Duration::from_secs(598),
         })
         .collect();
-    Event::Sync(v)
+    Event::Sync(Box::new(v))
 }
 
 #[test]

@@ -13,7 +13,7 @@ fn status_shows_that_the_port_was_taken_and_how_to_pin_one() {
         "port 8765 was taken; serving on 41234; pin one with --port or server.port in config.toml"
             .into(),
     );
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     let screen = render(&mut s, 80, 24);
     for part in [
         "Note        port 8765 was taken",

@@ -23,7 +23,7 @@ fn session() -> State {
         seen("claude-code", Transport::Stdio),
         seen("cursor", Transport::Http),
     ];
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     let calls = [
         (
             1,
@@ -50,7 +50,7 @@ fn session() -> State {
                 approved: true,
                 by: DecidedBy::Key,
             }),
-            json!({"package_name": "com.example.todo", "serial": "emulator-5554"}),
+            json!({"packageName": "com.example.todo", "serial": "emulator-5554"}),
         ),
         (
             4,
@@ -61,7 +61,7 @@ fn session() -> State {
                 approved: false,
                 by: DecidedBy::Timeout,
             }),
-            json!({"package_name": "com.android.chrome", "serial": "R58M123"}),
+            json!({"packageName": "com.android.chrome", "serial": "R58M123"}),
         ),
         (
             5,
@@ -211,4 +211,26 @@ async fn confirmation_modal() {
         .await;
     s.confirm(req2);
     snap("confirm_modal", &mut s);
+}
+
+/// At 80 columns the right of the tab bar (calls running, the demo mark, the server's state)
+/// never covers a tab: what does not fit is left out, the server's state last.
+#[test]
+fn the_tab_bar_is_never_covered_at_80_columns() {
+    let mut s = session();
+    s.demo = true;
+    for w in [80, 90] {
+        let screen = render(&mut s, w, 24);
+        let top = screen.lines().next().unwrap();
+        assert!(top.contains("6 Batch"), "{top}");
+        assert!(top.contains("[running]"), "{top}");
+    }
+    let top = render(&mut s, 80, 24).lines().next().unwrap().to_string();
+    assert!(
+        top.contains("exec 1"),
+        "the running call has room at 80: {top}"
+    );
+    // Where there is room, all of it, the long way.
+    let top = render(&mut s, 200, 24).lines().next().unwrap().to_string();
+    assert!(top.contains("executing 1") && top.contains("demo"), "{top}");
 }

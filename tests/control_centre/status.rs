@@ -15,7 +15,7 @@ fn http_state() -> State {
     let mut s = state();
     let mut v = view();
     v.token = TOKEN.into();
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     // Not a rotation: the fixture's token is replaced by a long one before anything is shown.
     s.notices.clear();
     s.update(key('t'));
@@ -71,7 +71,7 @@ fn a_rotated_token_shows_and_copies_at_once() {
     // What the loop reads after the server's event for a token rotated on disk.
     let mut v = view();
     v.token = "0123abcd".repeat(8);
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     let screen = render(&mut s, 200, 60);
     assert!(screen.contains(&"0123abcd".repeat(8)), "{screen}");
     assert!(!screen.contains(TOKEN), "{screen}");
@@ -97,7 +97,7 @@ fn status_warns_when_the_audit_trail_nears_its_cap() {
         .warning()
         .expect("a warning at 92%"),
     );
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     let screen = render(&mut s, 200, 60);
     assert!(
         screen.contains("the audit trail is at 92% of its 1024 MiB cap"),
@@ -121,7 +121,7 @@ fn status_and_history_show_the_trail_state() {
         verified: "intact: 42 records agree with 9 anchors".into(),
         ..Default::default()
     };
-    s.update(Event::Sync(v.clone()));
+    s.update(Event::Sync(Box::new(v.clone())));
     let screen = render(&mut s, 120, 40);
     assert!(
         screen.contains("Trail") && screen.contains("anchored to tcp:127.0.0.1:6514"),
@@ -138,7 +138,7 @@ fn status_and_history_show_the_trail_state() {
     v.trail.failure_ms = Some(now - 3_000);
     v.trail.verified_ok = Some(false);
     v.trail.verified = "tampered: seq 7 was rewritten".into();
-    s.update(Event::Sync(v.clone()));
+    s.update(Event::Sync(Box::new(v.clone())));
     let screen = render(&mut s, 120, 40);
     assert!(screen.contains("anchoring failed"), "{screen}");
     assert!(screen.contains("connection refused"), "{screen}");
@@ -149,7 +149,7 @@ fn status_and_history_show_the_trail_state() {
 
     // Not anchored at all: said, not left blank.
     v.trail = Default::default();
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     s.update(key('1'));
     let screen = render(&mut s, 120, 40);
     assert!(screen.contains("not anchored"), "{screen}");

@@ -373,7 +373,7 @@ fn history_is_bounded_by_the_setting() {
     let mut s = busy_state();
     let mut v = view();
     v.history_size = 2;
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     assert_eq!(s.history.len(), 2);
     assert_eq!(s.history.capacity(), 2);
 }
@@ -710,7 +710,7 @@ fn enable_all_asks_a_second_key_before_allowing_the_host_groups() {
     // With only one group still off, the question names just that one.
     let mut v = view();
     v.access.allowed_groups.insert("settings".into());
-    s.update(Event::Sync(v.clone()));
+    s.update(Event::Sync(Box::new(v.clone())));
     s.update(key('a'));
     let q = s.prompt.as_ref().unwrap().question();
     assert!(q.contains("adb_server") && !q.contains("settings "), "{q}");
@@ -718,7 +718,7 @@ fn enable_all_asks_a_second_key_before_allowing_the_host_groups() {
     // Every group already allowed: Enable all still widens (a tool is off), so it still
     // asks, naming the tools; with everything on there is nothing to do.
     v.access.allowed_groups.insert("adb_server".into());
-    s.update(Event::Sync(v.clone()));
+    s.update(Event::Sync(Box::new(v.clone())));
     assert!(s.update(key('a')).is_empty());
     let q = s.prompt.as_ref().unwrap().question();
     assert!(
@@ -730,7 +730,7 @@ fn enable_all_asks_a_second_key_before_allowing_the_host_groups() {
         [Effect::Access(AccessChange::EnableAll)]
     ));
     v.enabled.insert("spock_update_settings".into());
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     assert!(s.update(key('a')).is_empty());
     assert!(s.prompt.is_none());
     assert!(s.notice().unwrap_or("").contains("already on"));
@@ -1031,7 +1031,7 @@ fn the_device_tree_is_switched_per_device_on_settings() {
             ..Default::default()
         },
     );
-    s.update(Event::Sync(v.clone()));
+    s.update(Event::Sync(Box::new(v.clone())));
     s.update(key('5'));
     let heads = |s: &spock_tui::tui::State| -> Vec<String> {
         spock_tui::tui::settings::rows(s)
@@ -1111,7 +1111,7 @@ fn the_device_tree_is_switched_per_device_on_settings() {
     assert_eq!(heads(&s).len(), 3);
     // --allow-all: shown as lifting the tree.
     v.allow_all = true;
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     assert!(render(&mut s, 200, 60).contains("lifted by --allow-all"));
 }
 
@@ -1123,7 +1123,7 @@ fn a_devices_apps_are_edited_on_settings() {
     let mut s = state();
     let mut v = view();
     v.seen_devices = vec![("fp serial A".into(), "emulator-5554 (Pixel 7)".into())];
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     s.update(key('5'));
     to_device_apps(&mut s, "fp serial A");
     assert!(render(&mut s, 200, 60).contains("Interact with: any app"));
@@ -1174,7 +1174,7 @@ fn a_devices_apps_list_offers_the_apps_seen_on_it() {
         "fp serial A".into(),
         vec!["com.example.notes".into(), "com.example.shop".into()],
     );
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     s.update(key('5'));
     to_device_apps(&mut s, "fp serial A");
     let screen = render(&mut s, 200, 60);
@@ -1233,7 +1233,7 @@ fn own_tools_are_listed_and_switched_like_built_ins() {
         input_schema: serde_json::json!({"type": "object", "properties": {"mode": {"type": "string", "enum": ["yes", "no"]}}}),
     }];
     v.enabled.insert("team_dark_mode".into());
-    s.update(Event::Sync(v.clone()));
+    s.update(Event::Sync(Box::new(v.clone())));
     let i = s
         .tools
         .iter()
@@ -1262,7 +1262,7 @@ fn own_tools_are_listed_and_switched_like_built_ins() {
         "{fx:?}"
     );
     v.own_tools.clear();
-    s.update(Event::Sync(v));
+    s.update(Event::Sync(Box::new(v)));
     assert!(!s.tools.iter().any(|t| t.name == "team_dark_mode"));
 }
 
@@ -1285,4 +1285,38 @@ fn settings_k_rotates_the_control_credential_only_after_a_yes() {
         [Effect::RotateCredential]
     ));
     assert_eq!(s.layer(), Layer::Screen(ScreenId::SETTINGS));
+}
+
+#[test]
+fn q_with_clients_connected_asks_before_stopping_the_server() {
+    let mut s = state();
+    let mut v = view();
+    v.connected = vec![
+        "1 over stdio".into(),
+        "2 over HTTP (a request in the last minute)".into(),
+    ];
+    s.update(Event::Sync(Box::new(v.clone())));
+    s.update(key('q'));
+    assert!(!s.quit, "quit with clients connected, without asking");
+    assert_eq!(s.layer(), Layer::Prompt);
+    let q = s.prompt.as_ref().unwrap().question();
+    assert!(
+        q.contains("3 connected") && q.contains("1 over stdio"),
+        "{q}"
+    );
+    s.update(key('n'));
+    assert!(!s.quit);
+    assert!(s.notice().unwrap_or("").contains("still serving"));
+    s.update(key('q'));
+    s.update(key('y'));
+    assert!(s.quit);
+    // Nobody connected: at once. Attached: `q` detaches, the server keeps serving: at once.
+    let mut s = state();
+    s.update(key('q'));
+    assert!(s.quit);
+    let mut s = state();
+    s.attached = true;
+    s.update(Event::Sync(Box::new(v)));
+    s.update(key('q'));
+    assert!(s.quit);
 }

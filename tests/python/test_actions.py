@@ -106,10 +106,13 @@ async def test_missing_and_ambiguous_elements_explain_themselves(demo):
         miss = await s.err("android_tap_element", {"element": "Sign on"})
         assert miss["kind"] == "not_found"
         assert any(cand.get("text") == "Sign in" for cand in miss["closest"])
+        # Said once: the candidates are in `closest`, the message points there (issue 42).
+        assert "Sign in" not in miss["error"] and "closest" in miss["error"], miss["error"]
         await s.type_account()
         await s.ok("android_tap_element", {"element": "Sign in"})
         many = await s.err("android_tap_element", {"selector": {"role": "button", "state": {"clickable": True}}})
         assert many["count"] > 1 and many["narrowBy"]
+        assert "candidates" in many["error"] and "[" not in many["error"], many["error"]
         assert await s.visible("Espresso Machine"), "an ambiguous selector must not tap anything"
 
 

@@ -41,8 +41,9 @@ async def test_two_attached_control_centres_first_y_wins_and_q_leaves_the_server
     one = two = None
     try:
         one, two = Attached(inst.home), Attached(inst.home)
-        await one.wait_for("attached to spock-tui")
-        await two.wait_for("attached to spock-tui")
+        # Each opens on Status, as the control centre itself does.
+        await one.wait_for("attached to spock-tui", "Accepting")
+        await two.wait_for("attached to spock-tui", "Accepting")
         async with Client(inst.relay_params(), mode="legacy") as c:
             call = asyncio.create_task(c.call_tool("android_uninstall_app", {"packageName": "com.example.notes"}))
             await one.wait_for(MODAL, "android_uninstall_app", "com.example.notes")
@@ -55,7 +56,8 @@ async def test_two_attached_control_centres_first_y_wins_and_q_leaves_the_server
             assert "android_uninstall_app" in screen, screen
             await two.wait_gone("Decided in another terminal")
             assert MODAL not in two.screen()
-            # Activity in both shows the call.
+            # Activity shows the call.
+            one.keys("3")
             await one.wait_for("android_uninstall_app")
             one.keys("q")
             two.keys("q")

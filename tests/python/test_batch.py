@@ -70,11 +70,16 @@ async def test_saved_task_runs_async_with_status_history_and_export(tmp_path):
             assert err and "step 1" in bad["error"] and "packageName" in bad["error"]
             err, got = await call(c, "android_batch_get", {"id": "shop_login"})
             assert not err and got["steps"] == [{k: v for k, v in s.items()} for s in steps]
+            # `taskId`, as status and run history name it, is the schema's name; `id` still works.
+            err, again = await call(c, "android_batch_get", {"taskId": "shop_login"})
+            assert not err and again == got, again
+            listed = {t.name: t for t in (await c.list_tools()).tools}
+            assert set(listed["android_batch_run"].input_schema["properties"]) >= {"taskId"}, listed["android_batch_run"].input_schema
             err, lst = await call(c, "android_batch_list")
             assert [t["id"] for t in lst["tasks"]] == ["shop_login"] and lst["tasks"][0]["stepCount"] == 5
 
             t0 = time.monotonic()
-            err, started = await call(c, "android_batch_run", {"id": "shop_login"})
+            err, started = await call(c, "android_batch_run", {"taskId": "shop_login"})
             assert not err, started
             assert started["status"] == "processing" and time.monotonic() - t0 < 1.5, "run must return at once"
             run_id = started["runId"]

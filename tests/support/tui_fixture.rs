@@ -113,6 +113,7 @@ pub fn view() -> CoreView {
         descriptor: "/run/user/1000/spock-tui/endpoint.json".into(),
         token: "tok-for-tests".into(),
         leases: Vec::new(),
+        connected: Vec::new(),
         seen_devices: Vec::new(),
         apps_seen: Default::default(),
         own_tools: Vec::new(),

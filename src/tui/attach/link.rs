@@ -605,7 +605,7 @@ impl Link {
     }
 
     fn view(&self, view: ViewWire) -> Event {
-        Event::Sync(view.into_view(self.token.text()))
+        Event::Sync(Box::new(view.into_view(self.token.text())))
     }
 
     fn on_message(&self, m: ServerMsg, registry: &Registry) -> Vec<Event> {
@@ -660,7 +660,7 @@ impl Link {
             })],
             ServerMsg::ServerStatus { status } => vec![Event::ServerStatus(status)],
             ServerMsg::View { view } => vec![self.view(*view)],
-            ServerMsg::Devices { devices } => vec![Event::Devices(
+            ServerMsg::Devices { devices, problems } => vec![Event::Devices(
                 devices
                     .into_iter()
                     .map(|d| DeviceRow {
@@ -670,6 +670,7 @@ impl Link {
                         selected: d.selected,
                     })
                     .collect(),
+                problems,
             )],
             ServerMsg::Batch { data } => vec![Event::Batch(data)],
             ServerMsg::BatchReply { reply } => vec![Event::BatchReply(reply)],

@@ -90,6 +90,29 @@ pub enum DeviceEvent {
     },
 }
 
+/// A line a person reads in the log: "device sim-1 (Pixel 7) attached on 127.0.0.1:5037".
+impl std::fmt::Display for DeviceEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let device = |e: &DeviceEntry| {
+            let model = e
+                .model
+                .as_deref()
+                .map(|m| format!(" ({})", m.replace('_', " ")))
+                .unwrap_or_default();
+            format!("{}{model}", e.id)
+        };
+        match self {
+            DeviceEvent::Added(e) => write!(f, "device {} attached, {}", device(e), e.state),
+            DeviceEvent::Changed(e) => write!(f, "device {} is now {}", device(e), e.state),
+            DeviceEvent::Removed { id, .. } => write!(f, "device {id} detached"),
+            DeviceEvent::ServerDown { server, error } => {
+                write!(f, "adb server {server} is down: {error}")
+            }
+            DeviceEvent::ServerUp { server } => write!(f, "adb server {server} is up"),
+        }
+    }
+}
+
 /// How long a call addressing a device on a down server waits for that server's tracker to
 /// try again right now (only when the tracker is between attempts, not in the middle of one).
 const NUDGE_WAIT: Duration = Duration::from_secs(1);
@@ -637,6 +660,20 @@ impl Devices {
 
     pub fn servers(&self) -> Vec<AdbEndpoint> {
         self.inner.endpoints()
+    }
+
+    /// Each adb server that is down now, with why and what to do (the error's own sentence):
+    /// what Status shows when no device is listed.
+    pub fn server_problems(&self) -> Vec<String> {
+        let t = self.inner.table();
+        self.inner
+            .endpoints()
+            .into_iter()
+            .filter_map(|ep| match t.servers.get(&ep).map(|s| &s.health) {
+                Some(Health::Down(e)) => Some(e.to_string()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Starts one `host:track-devices-l` watcher per server (idempotent; needs a tokio runtime).

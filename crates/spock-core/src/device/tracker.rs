@@ -22,6 +22,9 @@ use super::wire::{MAX_HOST_REPLY, Server};
 
 const FIRST_BACKOFF: Duration = Duration::from_millis(250);
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
+/// How long a failed watch waits for a stop that may be on its way before it reports the
+/// server down.
+const STOP_GRACE: Duration = Duration::from_millis(200);
 /// However often the doorbell rings, attempts are at least this far apart.
 const MIN_GAP: Duration = Duration::from_millis(200);
 
@@ -38,6 +41,15 @@ pub(crate) fn spawn(inner: Weak<Inner>, server: Arc<Server>, stop: CancellationT
                 r = watch(&inner, &server, &mut backoff) => r,
                 _ = stop.cancelled() => return,
             };
+            if result.is_err() {
+                // A connection that ends as the process stops (Ctrl-C reaches the terminal's
+                // whole process group) is not the server's trouble: give the stop a moment to
+                // arrive before saying the server is down.
+                tokio::select! {
+                    _ = stop.cancelled() => return,
+                    _ = tokio::time::sleep(STOP_GRACE) => {}
+                }
+            }
             let Some(strong) = inner.upgrade() else {
                 return;
             };

@@ -32,6 +32,29 @@ pub struct Endpoints {
     pub http_note: Option<String>,
 }
 
+impl Endpoints {
+    /// The port HTTP serves on now (`http://127.0.0.1:PORT/mcp`), if it serves.
+    pub fn http_port(&self) -> Option<u16> {
+        let url = self.http.as_deref()?;
+        let authority = url.split("://").nth(1)?.split('/').next()?;
+        authority.rsplit_once(':')?.1.parse().ok()
+    }
+}
+
+/// See [`Core::stream_opened`].
+pub struct OpenStream {
+    _guard: super::sessions::StreamGuard,
+    events: broadcast::Sender<ServerEvent>,
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        let _ = self
+            .events
+            .send(ServerEvent::ServerStateChanged { running: true });
+    }
+}
+
 pub struct Core {
     pub registry: Registry,
     pub access: Access,
@@ -97,6 +120,8 @@ impl Core {
         let where_ = crate::config::config_file(&parts.paths)
             .display()
             .to_string();
+        let toolsets = super::toolsets::Toolsets::new(configured_toolsets);
+        toolsets.remember_in(parts.paths.state.join("toolsets-enabled.json"));
         Core {
             access: Access::new(parts.config.access.clone(), parts.allow_all, where_),
             confirmer: {
@@ -122,7 +147,7 @@ impl Core {
             observers: parts.observers,
             sessions: Sessions::default(),
             kept: Mutex::new(Default::default()),
-            toolsets: super::toolsets::Toolsets::new(configured_toolsets),
+            toolsets,
             events,
         }
     }
@@ -269,6 +294,17 @@ impl Core {
     }
 
     /// Record a client that identified itself; emits an event the first time it is seen.
+    /// An open stdio connection or SSE stream, counted (and the screens told) until the
+    /// returned guard is dropped: what `q` says it would cut off.
+    pub fn stream_opened(&self, transport: Transport) -> OpenStream {
+        let guard = self.sessions.stream_opened(transport);
+        self.emit(ServerEvent::ServerStateChanged { running: true });
+        OpenStream {
+            _guard: guard,
+            events: self.events.clone(),
+        }
+    }
+
     pub fn client_seen(&self, transport: Transport, client: &ClientId, protocol: &str) {
         if self.sessions.client_seen(transport, client, protocol) {
             self.emit(ServerEvent::ClientIdentified {

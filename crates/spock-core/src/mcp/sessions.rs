@@ -39,7 +39,24 @@ pub struct Sessions {
     pub claims: super::claims::Claims,
     clients: Mutex<Vec<ClientSeen>>,
     calls: Arc<Calls>,
+    /// Connections open now that stay open between calls: stdio sockets, SSE streams.
+    streams: Arc<Mutex<HashMap<Transport, usize>>>,
 }
+
+/// An open stdio connection or SSE stream, counted until dropped (see [`Sessions::connected`]).
+pub struct StreamGuard(Arc<Mutex<HashMap<Transport, usize>>>, Transport);
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        if let Some(n) = lock(&self.0).get_mut(&self.1) {
+            *n = n.saturating_sub(1);
+        }
+    }
+}
+
+/// How recently an HTTP client must have made a request to count as connected (HTTP holds no
+/// connection between calls).
+pub const HTTP_ACTIVE: Duration = Duration::from_secs(60);
 
 /// The calls of this server: their ids, the ones running, the ones owed an answer.
 struct Calls {
@@ -124,6 +141,34 @@ impl Sessions {
         {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    }
+
+    /// Counts an open stdio connection or SSE stream until the guard is dropped.
+    pub fn stream_opened(&self, transport: Transport) -> StreamGuard {
+        *lock(&self.streams).entry(transport).or_insert(0) += 1;
+        StreamGuard(self.streams.clone(), transport)
+    }
+
+    /// The clients connected now, said for a person ("1 over stdio", "2 over HTTP (a request in
+    /// the last minute)"): what quitting would cut off. Empty when none.
+    pub fn connected(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let streams = lock(&self.streams).clone();
+        for (t, what) in [(Transport::Stdio, "stdio"), (Transport::Sse, "legacy SSE")] {
+            match streams.get(&t).copied().unwrap_or(0) {
+                0 => {}
+                n => out.push(format!("{n} over {what}")),
+            }
+        }
+        let since = Utc::now() - chrono::Duration::from_std(HTTP_ACTIVE).unwrap_or_default();
+        let http = lock(&self.clients)
+            .iter()
+            .filter(|c| c.transport == Transport::Http && c.last_seen >= since)
+            .count();
+        if http > 0 {
+            out.push(format!("{http} over HTTP (a request in the last minute)"));
+        }
+        out
     }
 
     /// Records a client that identified itself; true the first time it is seen.

@@ -24,6 +24,9 @@ struct Enabled {
     order: VecDeque<String>,
 }
 
+/// How many clients' enabled sets are remembered across restarts.
+const REMEMBERED_CAP: usize = 256;
+
 /// The server's choice and each session's enabled sets (in [`crate::mcp::core::Core`]).
 #[derive(Debug, Default)]
 pub struct Toolsets {
@@ -32,6 +35,16 @@ pub struct Toolsets {
     /// `--toolsets` on the command line: wins over the configuration for this process.
     flag: RwLock<Option<Selection>>,
     enabled: Mutex<Enabled>,
+    /// The sets each client enabled, by who it is ([`Toolsets::identity`]), kept in a file so a
+    /// client whose relay reconnects after a restart (and replays its initialize) keeps them.
+    remembered: Mutex<Remembered>,
+}
+
+#[derive(Debug, Default)]
+struct Remembered {
+    file: Option<std::path::PathBuf>,
+    /// Identity → set names, oldest first.
+    list: Vec<(String, Vec<String>)>,
 }
 
 impl Toolsets {
@@ -107,6 +120,103 @@ impl Toolsets {
             }
         }
         added
+    }
+
+    /// Who a session's client is, for remembering what it enabled across a restart: its
+    /// transport and name, and for stdio the relay's process (which outlives the server's
+    /// restart and reconnects). `None` for a client that gave no name, or a stateless request.
+    pub fn identity(
+        session: &super::lease::Session,
+        client: Option<&crate::model::ClientId>,
+    ) -> Option<String> {
+        let c = client?;
+        if session.is_stateless() {
+            return None;
+        }
+        let pid = session
+            .peer()
+            .and_then(|p| p.pid)
+            .map(|p| format!(" relay {p}"))
+            .unwrap_or_default();
+        Some(format!(
+            "{}{pid} {}/{}",
+            session.label().split(['#', ' ']).next().unwrap_or(""),
+            c.name,
+            c.version
+        ))
+    }
+
+    /// Remember what clients enabled in `file` (read now; written on each change).
+    pub fn remember_in(&self, file: std::path::PathBuf) {
+        let list = crate::config::private::read_to_string(&file)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Vec<(String, Vec<String>)>>(&t).ok())
+            .unwrap_or_default();
+        if let Ok(mut r) = self.remembered.lock() {
+            *r = Remembered {
+                file: Some(file),
+                list,
+            };
+        }
+    }
+
+    /// [`Self::enable`], remembered for `identity` too (written off the runtime).
+    pub fn enable_remembered(&self, session_key: &str, identity: Option<&str>, t: Toolset) -> bool {
+        let added = self.enable(session_key, t);
+        let Some(id) = identity else {
+            return added;
+        };
+        let Ok(mut r) = self.remembered.lock() else {
+            return added;
+        };
+        let mut sets = match r.list.iter().position(|(k, _)| k == id) {
+            Some(i) => r.list.remove(i).1,
+            None => Vec::new(),
+        };
+        if !sets.iter().any(|s| s == t.key()) {
+            sets.push(t.key().to_string());
+        }
+        r.list.push((id.to_string(), sets));
+        let over = r.list.len().saturating_sub(REMEMBERED_CAP);
+        r.list.drain(..over);
+        if let Some(file) = r.file.clone() {
+            let text = serde_json::to_string(&r.list).unwrap_or_default();
+            // A small file, written atomically; not on the async runtime's threads.
+            let write = move || {
+                let dir = file.parent().map(crate::config::paths::private_dir);
+                if let Err(e) = dir
+                    .unwrap_or(Ok(()))
+                    .and_then(|()| crate::config::paths::write_atomic(&file, text.as_bytes()))
+                {
+                    tracing::warn!(error = %e, "the enabled toolsets were not saved");
+                }
+            };
+            match tokio::runtime::Handle::try_current() {
+                Ok(h) => drop(h.spawn_blocking(write)),
+                Err(_) => write(),
+            }
+        }
+        added
+    }
+
+    /// Enables for `session_key` what `identity` enabled before (a restart in between).
+    /// Returns the sets restored.
+    pub fn restore(&self, session_key: &str, identity: &str) -> Vec<Toolset> {
+        let sets: Vec<Toolset> = self
+            .remembered
+            .lock()
+            .ok()
+            .and_then(|r| {
+                r.list
+                    .iter()
+                    .find(|(k, _)| k == identity)
+                    .map(|(_, v)| v.iter().filter_map(|n| Toolset::parse(n)).collect())
+            })
+            .unwrap_or_default();
+        for t in &sets {
+            self.enable(session_key, *t);
+        }
+        sets
     }
 
     /// The session is over (its connection closed, or its client ended it).

@@ -151,6 +151,7 @@ pub(super) fn devices(core: &Core) -> ServerMsg {
                 model: d.model,
             })
             .collect(),
+        problems: core.devices.server_problems(),
     }
 }
 

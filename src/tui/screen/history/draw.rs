@@ -87,13 +87,26 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
         0 => String::new(),
         n => format!(" · {n} marked (b: make a task)"),
     };
-    let title = format!(
-        "History — {shown} of {} (keeps {}){marked} · {} · {}",
+    // What fits in the border, most important first: the counts, what is marked, the
+    // trail's state, where the records come from.
+    let room = usize::from(frame.width.saturating_sub(4));
+    let mut title = format!(
+        "History — {shown} of {} (keeps {}){marked}",
         s.history.len(),
-        s.history.capacity(),
-        escape::line(&s.history.source),
-        trail_word(&s.core.trail)
+        s.history.capacity()
     );
+    let (source, trail) = (escape::line(&s.history.source), trail_word(&s.core.trail));
+    let fits = |t: &str| t.chars().count() <= room;
+    // The source's own words without its path or reason in brackets, where the whole is long.
+    let short = source.split(" (").next().unwrap_or(&source).to_string();
+    title = [
+        format!("{title} · {source} · {trail}"),
+        format!("{title} · {short} · {trail}"),
+        format!("{title} · {short}"),
+    ]
+    .into_iter()
+    .find(|t| fits(t))
+    .unwrap_or(title);
     f.render_widget(block(title), frame);
     let inner = list_rows(body);
     f.render_widget(
@@ -115,11 +128,24 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
     }
     let cursor = s.history_cursor();
     let off = page_offset(cursor, inner.height as usize);
-    let lines: Vec<Line> = (off..off + inner.height as usize)
-        .filter_map(|pos| {
-            let seq = s.history_seq_at(pos)?;
-            let r = s.history.get(seq)?;
-            let mut line = activity::row(s, r, inner.width, pos == cursor);
+    let shown = || {
+        (off..off + inner.height as usize)
+            .filter_map(|pos| Some((pos, s.history_seq_at(pos)?)))
+            .filter_map(|(pos, seq)| Some((pos, seq, s.history.get(seq)?)))
+    };
+    // The columns fit what is on screen now.
+    let cols = activity::fit(inner.width, shown().map(|(_, _, r)| r));
+    f.render_widget(
+        Paragraph::new(activity::header_for(cols)),
+        Rect {
+            y: frame.y + 1,
+            height: 1,
+            ..inner
+        },
+    );
+    let lines: Vec<Line> = shown()
+        .map(|(pos, seq, r)| {
+            let mut line = activity::row_for(s, r, inner.width, cols, pos == cursor);
             // A marked call shows a dot in the space after its time; the columns stay put.
             if s.history_view.marked.contains(&seq)
                 && let Some(first) = line.spans.first_mut()
@@ -127,7 +153,7 @@ pub fn draw(f: &mut Frame, body: Rect, s: &State) {
                 let time = first.content.trim_end().to_string();
                 *first = Span::styled(format!("{time}●"), Style::new().fg(ACCENT));
             }
-            Some(line)
+            line
         })
         .collect();
     f.render_widget(Paragraph::new(lines), inner);

@@ -48,10 +48,17 @@ fn line(s: &State, row: &Row) -> Line<'static> {
                 }
                 _ => field_value(s, *fld),
             };
-            Line::from(vec![
+            let mut spans = vec![
                 Span::raw(format!("  {:<34}", fld.label())),
                 Span::styled(value, bold()),
-            ])
+            ];
+            // The configured port is the next start's; say where HTTP serves now.
+            if *fld == crate::protocol::SettingField::Port
+                && let Some(now) = s.core.endpoints.http_port().filter(|p| *p != s.core.port)
+            {
+                spans.push(Span::styled(format!("  (serving on {now} now)"), dim()));
+            }
+            Line::from(spans)
         }
         Row::Device {
             key,

@@ -141,7 +141,20 @@ fn server_lines(s: &State) -> Vec<Line<'static>> {
 fn device_lines(s: &State) -> Vec<Line<'static>> {
     match &s.devices {
         None => vec![Line::styled("no device layer yet", dim())],
-        Some(d) if d.is_empty() => vec![Line::styled("no device connected", dim())],
+        Some(d) if d.is_empty() && s.device_problems.is_empty() => {
+            vec![Line::styled("no device connected", dim())]
+        }
+        // Why none: each adb server that is down, as doctor would say it.
+        Some(d) if d.is_empty() => s
+            .device_problems
+            .iter()
+            .map(|p| {
+                Line::styled(
+                    format!("no device: {}", escape::line(p)),
+                    Style::new().fg(Color::Yellow),
+                )
+            })
+            .collect(),
         Some(d) => d
             .iter()
             .map(|d| {
@@ -187,6 +200,8 @@ fn client_lines(s: &State) -> Vec<Line<'static>> {
 fn panels(area: Rect, s: &State) -> [Rect; 5] {
     let devices = match &s.devices {
         Some(d) if !d.is_empty() => d.len(),
+        // Why there is none, wrapped: room for a few lines of it.
+        Some(_) if !s.device_problems.is_empty() => 4,
         _ => 1,
     };
     let client_h = if s.core.clients.is_empty() {
@@ -278,7 +293,12 @@ pub fn draw(f: &mut Frame, area: Rect, s: &State) {
         Paragraph::new(server_lines(s)).block(block("Server")),
         server,
     );
-    f.render_widget(Paragraph::new(device_lines(s)).block(block("Devices")), dev);
+    f.render_widget(
+        Paragraph::new(device_lines(s))
+            .wrap(Wrap { trim: true })
+            .block(block("Devices")),
+        dev,
+    );
     f.render_widget(
         Paragraph::new(client_lines(s))
             .wrap(Wrap { trim: true })

@@ -195,6 +195,44 @@ fn named(i: rmcp::model::Implementation) -> Option<ClientId> {
     })
 }
 
+/// `message` with a note for each tool it names that this client is not listed: the set that
+/// holds it and how to get the set listed (an agent on `core` alone is never pointed at a tool
+/// it cannot call without being told how).
+fn unlisted_hints(
+    core: &crate::mcp::Core,
+    message: &str,
+    listed: &crate::model::toolset::Selection,
+    stateless: bool,
+) -> String {
+    let mut notes: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    let words = message.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'));
+    for w in words.filter(|w| w.starts_with("android_") || w.starts_with("spock_")) {
+        if seen.contains(&w) {
+            continue;
+        }
+        seen.push(w);
+        let Some(tool) = core.tool(w) else { continue };
+        if listed.contains(tool.toolset) {
+            continue;
+        }
+        let set = tool.toolset.key();
+        notes.push(if stateless {
+            format!("{w} is in the `{set}` toolset: connect with /mcp?toolsets={set}")
+        } else {
+            format!(
+                "{w} is in the `{set}` toolset: spock_enable_toolset {{\"toolset\":\"{set}\"}} \
+                 lists it"
+            )
+        });
+    }
+    if notes.is_empty() {
+        message.to_string()
+    } else {
+        format!("{message} ({})", notes.join("; "))
+    }
+}
+
 /// Why a client may not call a tool it is not listed, and how it gets it listed.
 fn not_listed(tool: &ToolDef, stateless: bool) -> String {
     let set = tool.toolset.key();
@@ -259,6 +297,16 @@ impl ServerHandler for McpServer {
                 &client,
                 &result.protocol_version.to_string(),
             );
+            // What this client enabled before a restart, listed again for its new session
+            // (its relay reconnects and replays this initialize; the client lists nothing anew).
+            if let Ok(session) = self.session_of(&Some(client.clone()), &context)
+                && let Some(who) = crate::mcp::toolsets::Toolsets::identity(&session, Some(&client))
+            {
+                let back = self.core.toolsets.restore(session.key(), &who);
+                if !back.is_empty() {
+                    tracing::info!(client = %who, sets = ?back.iter().map(|t| t.key()).collect::<Vec<_>>(), "toolsets enabled before the restart listed again");
+                }
+            }
         }
         Ok(result)
     }
@@ -652,6 +700,13 @@ impl McpServer {
             }
             Err(mut e) => {
                 done.for_agent.error(&mut e);
+                // A tool the message points at that this client is not listed: say how to get it.
+                let client = self.client_of(context);
+                if let Ok(session) = self.session_of(&client, context) {
+                    let listed = self.core.toolsets.for_session(Some(&session));
+                    e.message =
+                        unlisted_hints(&self.core, &e.message, &listed, session.is_stateless());
+                }
                 e.message = self
                     .core
                     .redactor

@@ -122,7 +122,24 @@ async fn launch_and_show(
     a: LaunchArgs,
     restart: bool,
 ) -> Result<WithImages<Started>, ToolError> {
-    check_pkg(&a.package_name)?;
+    if let Err(e) = check_pkg(&a.package_name) {
+        // A plain word that is not a package name ("Shop"): the installed packages it is part
+        // of, so an agent on the core toolset alone finds the one to launch. Anything else is
+        // refused as it is, before any device is asked.
+        let plain = |w: &str| {
+            !w.starts_with('-')
+                && w.len() <= 64
+                && w.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '.' | '_' | '-'))
+        };
+        if !plain(&a.package_name) {
+            return Err(e);
+        }
+        return match ctx.device(a.serial.as_deref()).await {
+            Ok(dev) => Err(with_matches(&ctx, &dev, &a.package_name, e).await),
+            Err(_) => Err(e),
+        };
+    }
     let dev = ctx.device(a.serial.as_deref()).await?;
     if restart {
         simple_on(&ctx, &dev, &a.package_name, "am force-stop").await?;
@@ -146,13 +163,47 @@ async fn launch(ctx: &Ctx, dev: &Device, pkg: &str) -> Result<Started, ToolError
     match am_start(ctx, dev, &[pkg.to_string()]).await {
         Err(e) if e.kind == ErrorKind::NotFound => {
             // No launcher activity resolved: say so instead of guessing.
-            Err(ToolError::not_found(format!(
+            let e = ToolError::not_found(format!(
                 "{pkg} has no launcher activity on {} (is it installed? see android_list_packages)",
                 dev.serial()
-            )))
+            ));
+            Err(with_matches(ctx, dev, pkg, e).await)
         }
         r => r,
     }
+}
+
+/// `e`, naming the installed packages whose name holds `word` (case-insensitive; its last
+/// dot-separated part for a package name), at most 8: "did you mean com.example.shop?".
+async fn with_matches(ctx: &Ctx, dev: &Device, word: &str, mut e: ToolError) -> ToolError {
+    let needle = word
+        .rsplit('.')
+        .next()
+        .unwrap_or(word)
+        .trim()
+        .to_lowercase();
+    if needle.len() < 2 {
+        return e;
+    }
+    let Ok(text) = ctx.sh_ok(dev, "pm list packages").await else {
+        return e;
+    };
+    let mut found: Vec<String> = super::inspect::packages_in(&text)
+        .into_iter()
+        .filter(|p| p.to_lowercase().contains(&needle) && p != word)
+        .collect();
+    found.sort();
+    found.truncate(8);
+    if !found.is_empty() {
+        e.message = format!(
+            "{}; installed packages with {needle:?} in their name: {} (launch one by its package \
+             name)",
+            e.message,
+            found.join(", ")
+        );
+        e = e.with_details(serde_json::json!({ "matches": found }));
+    }
+    e
 }
 
 async fn simple(ctx: &Ctx, serial: Option<&str>, pkg: &str, cmd: &str) -> Result<Done, ToolError> {

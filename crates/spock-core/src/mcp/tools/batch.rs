@@ -57,7 +57,8 @@ pub struct NoArgs {}
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IdArgs {
-    /// Task id.
+    /// Task id (`taskId`, as status and run history name it; `id` is accepted too).
+    #[serde(rename = "taskId", alias = "id")]
     pub id: String,
 }
 
@@ -81,6 +82,8 @@ pub struct SaveArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RunArgs {
+    /// Task id (`taskId`, as status and run history name it; `id` is accepted too).
+    #[serde(rename = "taskId", alias = "id")]
     pub id: String,
     /// Keep the screen on until the run ends (default false).
     #[serde(default)]

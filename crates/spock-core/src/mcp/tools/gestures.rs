@@ -272,7 +272,7 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Swipe",
             level: Level::SafeAction,
             toolset: Toolset::Core,
-            description: "Fallback: swipe between screen pixels. Prefer android_scroll / android_scroll_to_element.",
+            description: "Fallback: swipe between screen pixels. Prefer android_scroll / android_scroll_to_element (the `ui` toolset).",
         }
         .def(swipe),
         Meta {

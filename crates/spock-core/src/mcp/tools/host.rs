@@ -54,7 +54,11 @@ pub struct AuditState {
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SettingsState {
+    /// The configured port (the next start's).
     pub port: u16,
+    /// The port HTTP serves on now, when it differs from `port` (`--port`, or `port` was taken).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serving_port: Option<u16>,
     pub bind: String,
     pub history_size: usize,
     pub confirm_timeout_secs: u64,
@@ -179,6 +183,10 @@ pub fn status(ctx: &Ctx) -> Status {
         },
         settings: SettingsState {
             port: cfg.server.port,
+            serving_port: core
+                .endpoints()
+                .http_port()
+                .filter(|p| *p != cfg.server.port),
             bind: cfg.server.bind.clone(),
             history_size: cfg.history.size,
             confirm_timeout_secs: cfg.safety.confirm_timeout_secs,

@@ -41,6 +41,14 @@ pub struct PackageList {
     pub packages: Vec<packages::PackageLine>,
 }
 
+/// The package names a `pm list packages` answer lists.
+pub(super) fn packages_in(text: &str) -> Vec<String> {
+    packages::parse_list(text)
+        .into_iter()
+        .map(|p| p.package)
+        .collect()
+}
+
 async fn list_packages(ctx: Ctx, a: ListPackagesArgs) -> Result<PackageList, ToolError> {
     let dev = ctx.device(a.serial.as_deref()).await?;
     let mut cmd = String::from("pm list packages");
@@ -221,6 +229,10 @@ pub struct Logcat {
     pub lines: Vec<logcat::LogLine>,
     pub crashes: Vec<logcat::Crash>,
     pub truncated: bool,
+    /// The filter these lines passed, where the caller chose it (the debug context's default
+    /// is warnings and worse): an empty list then says "nothing at this level", not "no log".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
 }
 
 /// Lines fetched beyond those asked for, so that a message group cut by `-t` is read whole.
@@ -355,6 +367,7 @@ pub async fn get_logcat(ctx: &Ctx, a: LogcatArgs) -> Result<Logcat, ToolError> {
         lines,
         crashes,
         truncated,
+        filter: None,
     })
 }
 

@@ -110,7 +110,11 @@ fn enable(ctx: &Ctx, t: Toolset) -> Result<Enabled, ToolError> {
             )));
         }
     };
-    let list_changed = ctx.core.toolsets.enable(session.key(), t);
+    let who = super::super::toolsets::Toolsets::identity(session, ctx.origin.client.as_ref());
+    let list_changed = ctx
+        .core
+        .toolsets
+        .enable_remembered(session.key(), who.as_deref(), t);
     Ok(Enabled {
         toolset: t,
         list_changed,

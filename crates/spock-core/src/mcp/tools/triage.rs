@@ -106,16 +106,31 @@ async fn gather(ctx: Ctx, a: ContextArgs) -> Result<WithImages<DebugContext>, To
     };
     let logcat = async {
         if want(Section::Logcat) {
+            let (lines, level) = (
+                a.lines.unwrap_or(100),
+                a.min_level.clone().unwrap_or_else(|| "W".into()),
+            );
+            let filter = format!(
+                "level {level} and above, the last {lines} lines{} (minLevel and lines change it; \
+                 android_get_logcat reads every level)",
+                a.package_name
+                    .as_deref()
+                    .map(|p| format!(", from {p}"))
+                    .unwrap_or_default()
+            );
             let la = LogcatArgs {
                 serial: Some(serial.clone()),
-                lines: Some(a.lines.unwrap_or(100)),
-                min_level: Some(a.min_level.clone().unwrap_or_else(|| "W".into())),
+                lines: Some(lines),
+                min_level: Some(level),
                 tag: None,
                 package_name: a.package_name.clone(),
                 since: None,
                 contains: None,
             };
-            Some(get_logcat(&ctx, la).await)
+            Some(get_logcat(&ctx, la).await.map(|mut l| {
+                l.filter = Some(filter);
+                l
+            }))
         } else {
             None
         }

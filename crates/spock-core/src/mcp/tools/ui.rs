@@ -275,7 +275,24 @@ fn select_error(e: SelectError) -> ToolError {
     } else {
         ErrorKind::InvalidArguments
     };
-    let err = ToolError::new(kind, e.to_string());
+    // The candidates go out once, in the details; the message points at them.
+    let message = match &e {
+        SelectError::NotFound { closest } if closest.is_empty() => {
+            "no element matches, and nothing on screen comes close".to_string()
+        }
+        SelectError::NotFound { closest } => format!(
+            "no element matches; the {} closest on screen are in `closest`",
+            closest.len()
+        ),
+        SelectError::Ambiguous {
+            count, narrow_by, ..
+        } => format!(
+            "{count} elements match; narrow it with {} (the matches are in `candidates`)",
+            narrow_by.join(", ")
+        ),
+        other => other.to_string(),
+    };
+    let err = ToolError::new(kind, message);
     if details.is_null() {
         err
     } else {
@@ -479,6 +496,21 @@ pub enum Condition {
     Text,
 }
 
+impl Condition {
+    /// What was waited for, as a sentence reads it: "{target} did not {…}".
+    fn waited_for(self, expected: Option<&str>) -> String {
+        match self {
+            Condition::Exists => "appear".into(),
+            Condition::Gone => "go away".into(),
+            Condition::Enabled => "become enabled".into(),
+            Condition::Text => match expected {
+                Some(t) => format!("show the text {t:?}"),
+                None => "show the expected text".into(),
+            },
+        }
+    }
+}
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct WaitArgs {
@@ -585,9 +617,9 @@ async fn wait(ctx: Ctx, a: WaitArgs) -> Result<Waited, ToolError> {
             return Err(ToolError::new(
                 ErrorKind::Timeout,
                 format!(
-                    "{} did not become {:?} within {} ms ({polls} polls{})",
+                    "{} did not {} within {} ms ({polls} polls{})",
                     a.target.describe(),
-                    cond,
+                    cond.waited_for(a.expected_text.as_deref()),
                     timeout.as_millis(),
                     if unread > 0 {
                         format!(
