@@ -87,16 +87,21 @@ pub struct UiTree {
     nodes: Vec<UiNode>,
 }
 
+/// `xml` as a document, or where it is malformed.
+pub(crate) fn parse_doc(xml: &str) -> Result<roxmltree::Document<'_>, UiError> {
+    roxmltree::Document::parse(xml).map_err(|e| {
+        let pos = e.pos();
+        UiError {
+            line: pos.row,
+            column: pos.col,
+            message: format!("malformed XML: {e}"),
+        }
+    })
+}
+
 impl UiTree {
     pub fn parse(xml: &str) -> Result<UiTree, UiError> {
-        let doc = roxmltree::Document::parse(xml).map_err(|e| {
-            let pos = e.pos();
-            UiError {
-                line: pos.row,
-                column: pos.col,
-                message: format!("malformed XML: {e}"),
-            }
-        })?;
+        let doc = parse_doc(xml)?;
         let root = doc.root_element();
         if root.tag_name().name() != "hierarchy" {
             let pos = doc.text_pos_at(root.range().start);

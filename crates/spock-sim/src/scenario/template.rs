@@ -45,14 +45,7 @@ impl Template {
     /// Parses `xml` and checks every expression in it against `scope` (positions in errors
     /// are the template file's).
     pub fn parse(xml: &str, scope: &Scope) -> Result<Template, UiError> {
-        let doc = roxmltree::Document::parse(xml).map_err(|e| {
-            let pos = e.pos();
-            UiError {
-                line: pos.row,
-                column: pos.col,
-                message: format!("malformed XML: {e}"),
-            }
-        })?;
+        let doc = crate::device::ui::parse_doc(xml)?;
         let root = doc.root_element();
         let at = |offset: usize, message: String| {
             let p = doc.text_pos_at(offset);
