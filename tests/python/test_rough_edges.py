@@ -1,6 +1,7 @@
 """The rough edges of a first session (issue 42), each through a real client: what the agent
 reads (spock_get_status says where HTTP serves now, not only the configured port) and what the
 person sees (Settings' port row says the same; `attach` opens on Status)."""
+import json
 import re
 
 import pytest
@@ -168,5 +169,33 @@ async def test_toolsets_and_the_demo_devices_name_survive_a_restart(tmp_path):
             assert r.structured_content == before, (r.structured_content, before)
             err, pk = await call(c, "android_list_packages", {})
             assert not err and pk["count"] > 0, pk
+    finally:
+        inst.stop()
+
+
+async def test_the_test_tag_advice_fits_the_screen(tmp_path):
+    inst = start_instance(tmp_path, "--demo")
+    try:
+        async with Client(inst.relay_params(), mode="legacy") as c:
+            err, _ = await call(c, "android_launch_app", {"packageName": "com.example.shop"})
+            assert not err
+            # The login exposes its Compose test tags: no advice.
+            err, tree = await call(c, "android_get_ui_tree")
+            assert not err and not tree.get("advice"), tree.get("advice")
+            err, _ = await call(c, "android_input_text_into_element", {
+                "element": "login_email", "text": "me@example.com",
+                "fields": [{"element": "login_password", "text": "hunter2"}]})
+            assert not err
+            err, _ = await call(c, "android_tap_element", {"element": "sign_in"})
+            assert not err
+            # Home is Compose without tags: the advice, as it was.
+            err, tree = await call(c, "android_get_ui_tree")
+            assert "Compose test tags are not exposed" in tree["advice"], tree.get("advice")
+            # The cart's Compose list carries the app's own ids, which work: no advice.
+            err, _ = await call(c, "android_tap_element", {"element": "Cart"})
+            assert not err
+            err, tree = await call(c, "android_get_ui_tree")
+            assert not err and "Total" in json.dumps(tree), tree
+            assert not tree.get("advice"), tree.get("advice")
     finally:
         inst.stop()

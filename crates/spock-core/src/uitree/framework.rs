@@ -120,26 +120,12 @@ pub(crate) fn test_tag_advice(tree: &UiTree) -> Option<String> {
     if compose_tags || app_ids_in_compose {
         return None;
     }
-    // Ids of the app's own Views around the Compose part work as they are: say so, so the
-    // advice is about the Compose part only.
-    let view_ids = tree.nodes().iter().any(|n| {
-        !n.in_compose
-            && n.resource_id
-                .split_once(":id/")
-                .is_some_and(|(pkg, _)| pkg != "android" && pkg == n.package)
-    });
-    Some(if view_ids {
-        "The Compose part of this screen exposes no test tags (Modifier.testTag is only visible \
-         over ADB when the app sets Modifier.semantics { testTagsAsResourceId = true }, Compose \
-         UI 1.2+); the ids of its Views work as viewId. In the Compose part, match on text or \
-         content description."
-            .to_string()
-    } else {
+    Some(
         "Compose test tags are not exposed on this screen: Modifier.testTag is only visible over \
          ADB when the app sets Modifier.semantics { testTagsAsResourceId = true } (Compose UI \
          1.2+). Match on text or content description instead."
-            .to_string()
-    })
+            .to_string(),
+    )
 }
 
 #[cfg(test)]
