@@ -151,6 +151,14 @@ impl State {
     }
 
     fn sync(&mut self, view: CoreView) {
+        // `q` asked because clients were connected, and they have all gone since: nothing is
+        // left to cut off, so it quits as asked.
+        if view.connected.is_empty()
+            && matches!(self.prompt, Some(super::prompt::Prompt::Quit { .. }))
+        {
+            self.prompt = None;
+            self.quit = true;
+        }
         if view.history_size != self.history.capacity() {
             self.history.set_capacity(view.history_size);
             self.refresh_matches();

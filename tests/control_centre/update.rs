@@ -1320,3 +1320,16 @@ fn q_with_clients_connected_asks_before_stopping_the_server() {
     s.update(key('q'));
     assert!(s.quit);
 }
+
+#[test]
+fn a_quit_question_whose_clients_all_left_quits() {
+    let mut s = state();
+    let mut v = view();
+    v.connected = vec!["1 over stdio".into()];
+    s.update(Event::Sync(Box::new(v.clone())));
+    s.update(key('q'));
+    assert!(!s.quit && s.layer() == Layer::Prompt);
+    v.connected.clear();
+    s.update(Event::Sync(Box::new(v)));
+    assert!(s.quit, "the last client left while the question was up");
+}

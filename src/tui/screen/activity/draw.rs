@@ -71,7 +71,7 @@ pub fn fit<'a>(width: u16, rows: impl Iterator<Item = &'a CallEntry>) -> (usize,
 
 /// Below this width the tool column drops the `android_` every device tool starts with, to
 /// leave room for what the call acted on.
-const SHORT_NAMES_BELOW: u16 = 120;
+const SHORT_NAMES_BELOW: u16 = 100;
 
 /// The tool's name as the column shows it at `width`.
 pub fn shown_tool(tool: &str, width: u16) -> &str {
