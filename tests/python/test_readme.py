@@ -232,7 +232,10 @@ def test_measurement_commands_parse():
             continue
         words = shlex.split(c)
         script, args = words[1], words[2:]
+        # The binary under test, for the scripts that look for one before parsing (they take a
+        # release build unless SPOCK_TUI_BIN names one).
         r = subprocess.run([sys.executable, "-c", PARSE_ONLY, str(ROOT / script), *args], cwd=ROOT,
+                           env={**os.environ, "SPOCK_TUI_BIN": EXE},
                            capture_output=True, text=True, timeout=60)
         if r.returncode != 0 or "parsed" not in r.stdout:
             bad.append(f"{c}: {r.stderr.strip()[-400:]}")
