@@ -84,6 +84,8 @@ async def test_q_with_a_client_connected_asks_first(tmp_path):
         async with Client(relay(t), mode="legacy") as c:
             err, _ = await call(c, "android_list_devices")
             assert not err
+            # Once the control centre's view has the client (Status names it), `q` asks.
+            await t.wait_for("via stdio")
             t.keys("q")
             await t.wait_for("quit? It stops the server: 1 connected", "stdio)")
             t.keys("n")
