@@ -57,6 +57,10 @@ pub fn run(args: RunArgs) -> anyhow::Result<()> {
                     credential_file: control::credential_file(&paths),
                     reconnect_for: Duration::ZERO,
                     token: TokenShown::Live(tokens.clone()),
+                    connected_now: Some({
+                        let core = core.clone();
+                        Arc::new(move || core.sessions.connected())
+                    }),
                 };
                 let ended: attach::Ended = Arc::default();
                 attach::run_loop(connected, ended, target, paths, (tx, rx), Mode::InProcess).await

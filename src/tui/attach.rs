@@ -66,6 +66,7 @@ pub fn run() -> anyhow::Result<()> {
             "<MCP token: the file {}>",
             paths.token_file().display()
         )),
+        connected_now: None,
     };
     let result = rt.block_on(async {
         // Refusals (no server, wrong version, wrong credential) print plainly, before the
@@ -121,6 +122,7 @@ pub async fn run_loop(
         TokenShown::Live(t) => t.token(),
     });
     let status = c.status.clone();
+    let connected_now = target.connected_now.clone();
     let link = Link::spawn(c, registry.clone(), tx.clone(), ended, target);
     let mut state = State::with_source(&registry, view, &source);
     drop(source);
@@ -232,6 +234,11 @@ pub async fn run_loop(
         let mut effects = Vec::new();
         for ev in batch {
             effects.extend(state.update(ev));
+        }
+        if state.quit
+            && let Some(now) = &connected_now
+        {
+            state.quit_unless(now());
         }
         // Keep `spock_get_status` truthful before any navigation request is answered.
         if written_screen != state.screen.name() {

@@ -184,7 +184,10 @@ impl State {
                     connected: self.core.connected.clone(),
                 })
             }
-            Action::Quit => self.quit = true,
+            Action::Quit => {
+                self.quit = true;
+                self.quit_unasked = !self.attached;
+            }
             Action::Help => {
                 self.help = true;
                 self.help_scroll = 0;

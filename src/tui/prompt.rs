@@ -98,6 +98,20 @@ impl Prompt {
 }
 
 impl State {
+    /// A `q` that quit without asking, because the view had no client yet (it follows the
+    /// server by a short settle): with clients connected `now`, it asks after all.
+    pub fn quit_unless(&mut self, now: Vec<String>) {
+        if !(self.quit && self.quit_unasked) {
+            return;
+        }
+        self.quit_unasked = false;
+        if !now.is_empty() {
+            self.quit = false;
+            self.core.connected = now.clone();
+            self.prompt = Some(Prompt::Quit { connected: now });
+        }
+    }
+
     /// Enable all widens access: it asks first, naming what it would turn on; with
     /// everything already on there is nothing to do.
     pub(super) fn enable_all(&mut self) {

@@ -342,6 +342,9 @@ pub struct State {
     pub messages: Option<u16>,
     pub lost_events: u64,
     pub quit: bool,
+    /// `quit` came from `q` without asking, because the view showed no client: the serving
+    /// process's loop asks its core once more before it quits ([`State::quit_unless`]).
+    pub quit_unasked: bool,
 }
 
 impl State {
@@ -401,6 +404,7 @@ impl State {
             messages: None,
             lost_events: 0,
             quit: false,
+            quit_unasked: false,
         };
         s.settings_cursor = s.first_selectable_setting();
         s

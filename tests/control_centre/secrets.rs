@@ -174,57 +174,114 @@ async fn a_password_being_typed_is_never_drawn_while_the_call_runs() {
     assert_eq!(audit_text_of(&rig, "android_input_text"), "«password»");
 }
 
+/// Every event the core sent so far, applied to a control centre on Activity.
+fn drawn(events: &mut tokio::sync::broadcast::Receiver<ServerEvent>, s: &mut State) -> String {
+    while let Ok(ev) = events.try_recv() {
+        s.update(Event::Server(ev));
+    }
+    render(s, 160, 50)
+}
+
+/// Typing into whatever is focused types first (no dump before it) and withholds the text
+/// until a read shows where it went: the call's settle dump when it asks for one...
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn text_for_a_plain_field_is_shown_before_it_is_typed() {
+async fn text_for_a_plain_field_is_shown_once_the_settle_dump_shows_the_field() {
     let rig = rig_with(false, Config::default_config()).await;
     login_screen(&rig).await;
     focus(&rig, "login_email").await;
     let typed = "bob_example";
+    // Held at `input`: nothing has read the screen since the tap, so nothing is shown yet.
     let frames = held_call(
         &rig,
         "android_input_text",
         json!({"text": typed}),
         "input",
-        |f, n| f.contains(typed) || n >= 200,
-    )
-    .await;
-    assert!(
-        frames.running.iter().any(|f| f.contains(typed)),
-        "the plain text never showed while the call ran:\n{}",
-        frames.running.last().unwrap()
-    );
-    assert!(frames.done.iter().all(|f| f.contains(typed)));
-}
-
-/// A dump that never answers in time decides nothing: text into a plain field stays hidden,
-/// because it could not be told from a password field.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_focused_field_that_cannot_be_read_in_time_is_treated_as_a_password() {
-    let mut config = Config::default_config();
-    config.device.command_timeout_ms = 1500;
-    let rig = rig_with(false, config).await;
-    login_screen(&rig).await;
-    focus(&rig, "login_email").await;
-    let typed = "bob_example";
-    let frames = held_call(
-        &rig,
-        "android_input_text",
-        json!({"text": typed}),
-        "uiautomator",
-        |_, _| false,
+        |_, n| n >= 10,
     )
     .await;
     never_drawn(&frames, typed);
-    assert_eq!(audit_text_of(&rig, "android_input_text"), "«password»");
-    // It was typed all the same: only who may see it changed.
     let d = stdio_call(
         &rig.core,
-        "android_find_ui_element",
-        json!({"selector": {"viewId": "login_email"}}),
+        "android_input_text",
+        json!({"text": "_again", "returnScreen": "tree"}),
     )
     .await;
-    let found = d.result.expect("find").json;
-    assert_eq!(found["matches"][0]["text"], typed, "{found}");
+    assert!(d.result.is_ok(), "{:?}", d.result);
+    assert_eq!(audit_text_of(&rig, "android_input_text"), "_again");
+    assert!(!d.typed_password);
+}
+
+/// ...or, without one, the next read any call takes: History shows it then (the audit record,
+/// written when the call ended, keeps «password»).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_for_a_plain_field_is_shown_after_the_next_read() {
+    let rig = rig_with(false, Config::default_config()).await;
+    login_screen(&rig).await;
+    focus(&rig, "login_email").await;
+    let mut events = rig.core.subscribe();
+    let mut s: State = state();
+    s.update(key('3'));
+    let typed = "bob_example";
+    let d = stdio_call(&rig.core, "android_input_text", json!({"text": typed})).await;
+    assert!(d.result.is_ok() && d.typed_password, "{:?}", d.result);
+    let frame = drawn(&mut events, &mut s);
+    assert!(
+        !frame.contains(typed) && frame.contains("«password»"),
+        "{frame}"
+    );
+    let d = stdio_call(&rig.core, "android_get_ui_tree", json!({})).await;
+    assert!(d.result.is_ok(), "{:?}", d.result);
+    let frame = drawn(&mut events, &mut s);
+    assert!(
+        frame.contains(typed),
+        "the plain text was not shown:\n{frame}"
+    );
+    assert_eq!(audit_text_of(&rig, "android_input_text"), "«password»");
+}
+
+/// Into a password field, typed first too: the read after it keeps it «password» for good,
+/// and a later read showing the same characters elsewhere does not undo that.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn text_typed_into_a_focused_password_field_stays_hidden_after_reads() {
+    let rig = rig_with(false, Config::default_config()).await;
+    login_screen(&rig).await;
+    focus(&rig, "login_password").await;
+    let mut events = rig.core.subscribe();
+    let mut s: State = state();
+    s.update(key('3'));
+    let d = stdio_call(
+        &rig.core,
+        "android_input_text",
+        json!({"text": SECRET, "returnScreen": "tree"}),
+    )
+    .await;
+    assert!(d.result.is_ok() && d.typed_password, "{:?}", d.result);
+    let into_password = d.call_id;
+    focus(&rig, "login_email").await;
+    let d = stdio_call(&rig.core, "android_input_text", json!({"text": SECRET})).await;
+    assert!(d.result.is_ok(), "{:?}", d.result);
+    let into_email = d.call_id;
+    let d = stdio_call(&rig.core, "android_get_ui_tree", json!({})).await;
+    assert!(d.result.is_ok(), "{:?}", d.result);
+    // The second text went into a plain field and is shown; the first stays «password».
+    let mut shown = Vec::new();
+    while let Ok(ev) = events.try_recv() {
+        if let ServerEvent::CallArguments { call_id, .. } = &ev {
+            shown.push(*call_id);
+        }
+        s.update(Event::Server(ev));
+    }
+    assert_eq!(shown, vec![into_email], "only the e-mail's text is shown");
+    assert_ne!(into_password, into_email);
+    let recs = rig.core.audit.recent(50);
+    let typed: Vec<_> = recs
+        .iter()
+        .filter(|r| r.tool == "android_input_text")
+        .map(|r| r.arguments["text"].clone())
+        .collect();
+    assert_eq!(typed, vec![json!("«password»"), json!("«password»")]);
+    let frame = render(&mut s, 160, 50);
+    assert!(frame.contains("«password»"), "{frame}");
 }
 
 mod from_history {

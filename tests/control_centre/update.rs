@@ -1333,3 +1333,39 @@ fn a_quit_question_whose_clients_all_left_quits() {
     s.update(Event::Sync(Box::new(v)));
     assert!(s.quit, "the last client left while the question was up");
 }
+
+/// The view follows the server by a short settle: a `q` pressed just after a client's first
+/// request finds the view without it. The serving process asks its core once more before it
+/// quits (`State::quit_unless`), and then asks the person.
+#[test]
+fn a_q_before_the_view_has_the_client_asks_once_the_core_says_it_is_there() {
+    let mut s = state();
+    s.update(key('q'));
+    assert!(s.quit && s.quit_unasked);
+    s.quit_unless(vec!["1 over stdio".into()]);
+    assert!(!s.quit, "quit under a client the view had not shown yet");
+    assert_eq!(s.layer(), Layer::Prompt);
+    assert!(
+        s.prompt
+            .as_ref()
+            .unwrap()
+            .question()
+            .contains("1 over stdio")
+    );
+    s.update(key('y'));
+    assert!(s.quit);
+    // Asked once: the answer stands, whatever the core says after.
+    s.quit_unless(vec!["1 over stdio".into()]);
+    assert!(s.quit);
+    // Nobody there by the core either: it quits.
+    let mut s = state();
+    s.update(key('q'));
+    s.quit_unless(Vec::new());
+    assert!(s.quit);
+    // An attached control centre's `q` detaches: nothing to ask.
+    let mut s = state();
+    s.attached = true;
+    s.update(key('q'));
+    s.quit_unless(vec!["1 over stdio".into()]);
+    assert!(s.quit);
+}

@@ -103,16 +103,40 @@ async def test_q_with_a_client_connected_asks_first(tmp_path):
         t.kill()
 
 
+async def test_q_right_after_a_clients_first_call_asks_too(tmp_path):
+    """The view follows the server by a short settle; a `q` pressed at once after the client's
+    first answer, before Status could show it, still asks."""
+    from tmux_harness import relay
+
+    t = start_tui(tmp_path, "--demo", width=100, height=30)
+    try:
+        async with Client(relay(t), mode="legacy") as c:
+            err, _ = await call(c, "android_list_devices")
+            assert not err
+            t.keys("q")
+            await t.wait_for("quit? It stops the server")
+            t.keys("n")
+            err, _ = await call(c, "android_list_devices")
+            assert not err, "answering no stopped the server"
+    finally:
+        t.kill()
+
+
 async def test_an_agent_on_core_alone_finds_the_package_and_is_told_how_to_reach_named_tools(tmp_path):
     inst = start_instance(tmp_path, "--demo", toolsets=None)
     try:
         async with Client(inst.relay_params(), mode="legacy") as c:
             listed = {t.name for t in (await c.list_tools()).tools}
             assert "android_list_packages" not in listed and "android_launch_app" in listed
-            # By a word of its name: the error names the package to launch.
-            r = await c.call_tool("android_launch_app", {"packageName": "Shop"})
+            # By the label its icon shows on the home screen: launched, and told the package.
+            err, ok = await call(c, "android_launch_app", {"packageName": "shop"})
+            assert not err and ok["package"] == "com.example.shop", ok
+            assert "labelled" in ok["warning"] and "com.example.shop" in ok["warning"], ok
+            # A word that is no label: the error names the packages it is part of.
+            r = await c.call_tool("android_launch_app", {"packageName": "Sho"})
             assert r.is_error
-            assert "com.example.shop" in r.structured_content["error"], r.structured_content
+            said = r.structured_content["error"]
+            assert "com.example.shop" in said and 'labelled "Sho"' in said, said
             assert r.structured_content["matches"] == ["com.example.shop"], r.structured_content
             err, ok = await call(c, "android_launch_app", {"packageName": r.structured_content["matches"][0]})
             assert not err and ok["package"] == "com.example.shop", ok

@@ -207,26 +207,32 @@ async def test_screenshot_blacks_out_what_the_tree_hides(tmp_path):
 
 
 async def test_typing_into_the_focused_password_field_is_recorded_as_password(tmp_path):
-    """android_input_text has no selector: the focused field decides, read before typing."""
+    """android_input_text has no selector: the focused field decides. The text is typed first
+    and withheld until a read of the screen shows the field: the call's own settle dump when it
+    asks for one (then its record shows a plain field's text), else a later read (the record,
+    written when the call ended, keeps «password»)."""
     inst = start_instance(tmp_path, "--demo")
     try:
         async with Client(inst.relay_params(), mode="legacy") as c:
             await call(c, "android_launch_app", {"packageName": "com.example.shop"})
-            for field, text in [("login_password", "hunter2xyz"), ("login_email", "bob_example")]:
+            for field, text, screen in [("login_password", "hunter2xyz", {"returnScreen": "tree"}),
+                                        ("login_email", "bob_example", {"returnScreen": "tree"}),
+                                        ("login_email", "_more", {})]:
                 err, r = await call(c, "android_tap_element", {"selector": {"viewId": field}})
                 assert not err, r
-                err, r = await call(c, "android_input_text", {"text": text})
+                err, r = await call(c, "android_input_text", {"text": text, **screen})
                 assert not err, r
                 assert "hunter2xyz" not in json.dumps(r)
             err, r = await call(c, "android_find_ui_element", {"selector": {"viewId": "login_email"}})
-            assert r["matches"][0]["text"] == "bob_example", r
+            assert r["matches"][0]["text"] == "bob_example_more", r
     finally:
         inst.stop()
     audit = (inst.home / "data" / "audit" / "audit.jsonl").read_text()
     assert "hunter2xyz" not in audit, audit[-3000:]
     typed = [r["arguments"]["text"] for r in map(json.loads, audit.splitlines()) if r["tool"] == "android_input_text"]
-    # The password field's text is «password»; the e-mail field's is shown as typed.
-    assert typed == ["«password»", "bob_example"], typed
+    # The password field's text is «password»; the e-mail field's is shown as typed when the
+    # call's settle dump showed the field, and withheld when no read had yet.
+    assert typed == ["«password»", "bob_example", "«password»"], typed
 
 
 async def test_typed_text_stays_hidden_in_errors_and_replays(tmp_path):

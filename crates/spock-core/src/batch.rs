@@ -457,6 +457,9 @@ impl crate::mcp::observe::CallObserver for Batch {
     fn withheld(&self, record: u64, private: &Value, window: usize) {
         self.keep_typed(record, private, window);
     }
+    fn withheld_soon(&self, record: u64, private: &Value, window: usize) {
+        self.typed.keeping(record, private, window);
+    }
 }
 
 impl crate::mcp::core::Core {

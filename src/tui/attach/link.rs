@@ -111,6 +111,9 @@ pub struct Target {
     pub reconnect_for: Duration,
     /// What the HTTP client configuration shows for the MCP token.
     pub token: TokenShown,
+    /// The serving process's own control centre: the MCP clients connected this instant
+    /// (its view follows by a short settle), asked before a `q` quits.
+    pub connected_now: Option<Arc<dyn Fn() -> Vec<String> + Send + Sync>>,
 }
 
 /// This terminal, as `/proc/self/fd/0` names it.

@@ -49,6 +49,25 @@ pub struct TypedSecrets {
     dir: PathBuf,
     /// Read-modify-write of the one file is serialised.
     lock: Mutex<()>,
+    /// Values told of ([`Self::keeping`]) and not yet written: readable at once, so the
+    /// write happens off the call's path.
+    unwritten: Mutex<Unwritten>,
+}
+
+/// What was told and not yet written, and History's reach as last told.
+#[derive(Debug, Default)]
+struct Unwritten {
+    values: BTreeMap<u64, Value>,
+    /// The newest record told and the History size then: a record `window` or more behind
+    /// it is out of reach, written or not.
+    newest: u64,
+    window: u64,
+}
+
+impl Unwritten {
+    fn reaches(&self, seq: u64) -> bool {
+        self.window == 0 || seq + self.window > self.newest
+    }
 }
 
 impl TypedSecrets {
@@ -56,7 +75,23 @@ impl TypedSecrets {
         TypedSecrets {
             dir,
             lock: Mutex::new(()),
+            unwritten: Mutex::new(Unwritten::default()),
         }
+    }
+
+    /// `private` for record `seq` is on its way to [`Self::keep`]: readable by [`Self::get`]
+    /// from now on. Does not block.
+    pub fn keeping(&self, seq: u64, private: &Value, window: usize) {
+        let Ok(mut u) = self.unwritten.lock() else {
+            return;
+        };
+        u.newest = u.newest.max(seq);
+        u.window = window.max(1) as u64;
+        if private.is_object() && private.to_string().len() <= MAX_VALUE {
+            u.values.insert(seq, private.clone());
+        }
+        let (newest, window) = (u.newest, u.window);
+        u.values.retain(|&k, _| k + window > newest);
     }
 
     fn path(&self) -> PathBuf {
@@ -74,14 +109,15 @@ impl TypedSecrets {
     }
 
     /// Keeps `private` (a step's private part) for record `seq`, dropping every value whose
-    /// record is `window` or more records older (History no longer holds it). Records are
-    /// numbered in order, so `seq` is the newest.
+    /// record is `window` or more records older (History no longer holds it). Values are
+    /// written off the calls' path and may arrive out of order: a newer record's stays.
     pub fn keep(&self, seq: u64, private: &Value, window: usize) -> Result<(), BatchError> {
         let _held = self.lock.lock().map_err(|_| poisoned())?;
         // An unreadable file is replaced: what it held is lost, never shown.
         let mut all = self.load().unwrap_or_default();
         let window = window.max(1) as u64;
-        all.retain(|&k, _| k < seq && k + window > seq);
+        // Written off the calls' path, two values may arrive out of order: a newer one stays.
+        all.retain(|&k, _| k != seq && k + window > seq);
         if private.is_object() && private.to_string().len() <= MAX_VALUE {
             // Stored as the value itself: an object never reads back as the old plain text.
             all.insert(seq, Kept::Private(private.clone()));
@@ -91,12 +127,27 @@ impl TypedSecrets {
         let bytes = serde_json::to_vec(&all)
             .map_err(|e| BatchError::Io(format!("encoding typed values: {e}")))?;
         let path = self.path();
-        write_atomic(&path, &bytes)
-            .map_err(|e| BatchError::Io(format!("writing {}: {e}", path.display())))
+        let written = write_atomic(&path, &bytes)
+            .map_err(|e| BatchError::Io(format!("writing {}: {e}", path.display())));
+        if let Ok(mut u) = self.unwritten.lock() {
+            // Written, or not kept (a failed write is said by the caller): either way the
+            // file decides from now on, and what History no longer reaches goes too.
+            u.values.retain(|&k, _| k != seq && k + window > seq);
+        }
+        written
     }
 
     /// The private part of the call recorded as `seq`, while it is kept.
     pub fn get(&self, seq: u64) -> Option<Value> {
+        {
+            let u = self.unwritten.lock().ok()?;
+            if !u.reaches(seq) {
+                return None;
+            }
+            if let Some(v) = u.values.get(&seq) {
+                return Some(v.clone());
+            }
+        }
         let _held = self.lock.lock().ok()?;
         self.load().ok()?.remove(&seq).map(Kept::private)
     }
@@ -144,6 +195,34 @@ mod tests {
         assert_eq!(s.get(111), None);
         s.keep(114, &text("fifth"), 100).unwrap();
         assert_eq!(s.get(114), Some(text("fifth")));
+    }
+
+    /// The call's answer goes back before its value is written: told first, it reads at once,
+    /// and two writes that arrive out of order lose neither.
+    #[test]
+    fn a_value_told_first_reads_at_once_and_late_writes_lose_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let s = TypedSecrets::new(tmp.path().join("history-private"));
+        let text = |t: &str| serde_json::json!({ "text": t });
+        s.keeping(7, &text("hunter2"), 100);
+        s.keeping(8, &text("s3cret"), 100);
+        assert_eq!(s.get(7), Some(text("hunter2")));
+        assert!(!s.path().exists(), "told, not written yet");
+        s.keep(8, &text("s3cret"), 100).unwrap();
+        s.keep(7, &text("hunter2"), 100).unwrap();
+        assert!(s.unwritten.lock().unwrap().values.is_empty());
+        assert_eq!(
+            s.get(8),
+            Some(text("s3cret")),
+            "the older write kept the newer value"
+        );
+        assert_eq!(s.get(7), Some(text("hunter2")));
+        // What is too long to keep is not held in memory either.
+        s.keeping(9, &text(&"x".repeat(MAX_VALUE + 1)), 100);
+        assert_eq!(s.get(9), None);
+        // Out of History's reach as soon as a newer value is told, before any write.
+        s.keeping(10, &text("newer"), 1);
+        assert_eq!((s.get(8), s.get(10)), (None, Some(text("newer"))));
     }
 
     #[test]

@@ -29,4 +29,7 @@ pub trait CallObserver: Send + Sync {
     /// needs, see [`super::typed_text::TypedText::private_part`]), with its audit record and the
     /// History size: called off the runtime, so it may write a file.
     fn withheld(&self, _record: u64, _private: &serde_json::Value, _window: usize) {}
+    /// The same, told first, on the async runtime (must not block): what `withheld` will
+    /// keep is to be readable from now on, as the call's answer goes back before it is written.
+    fn withheld_soon(&self, _record: u64, _private: &serde_json::Value, _window: usize) {}
 }

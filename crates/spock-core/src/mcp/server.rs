@@ -769,13 +769,17 @@ impl Call {
             o.finished(&finished);
         }
         if let Some(private) = private {
+            // Readable at once; written to its file off the call's path (an fsync per typed
+            // text was most of what typing cost).
             let (c, window) = (core.clone(), core.config().history.size);
-            let _ = tokio::task::spawn_blocking(move || {
+            for o in core.observers() {
+                o.withheld_soon(record, &private, window);
+            }
+            drop(tokio::task::spawn_blocking(move || {
                 for o in c.observers() {
                     o.withheld(record, &private, window);
                 }
-            })
-            .await;
+            }));
         }
         record
     }

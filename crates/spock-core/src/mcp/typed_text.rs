@@ -6,8 +6,9 @@
 //! A call may type several texts: its `text` (slot 0) and the `text` of each of its further
 //! `fields` (slot 1, 2, …; one form filled in one call). The tool's handler says what each
 //! text goes into as soon as it knows ([`Ctx::typing_into_field`]); only a text found to go
-//! into a field that is no password field is shown, by a `CallArguments` event, before
-//! anything is typed. A text whose call never got that far (refused, failed before it found
+//! into a field that is no password field is shown, by a `CallArguments` event: before it is
+//! typed when the tool reads the screen first (the element tool), or after, once a read of the
+//! screen shows it (typing into whatever is focused, [`after_read`]). A text whose call never got that far (refused, failed before it found
 //! the field) or whose field could not be read in time stays withheld: the secret is never
 //! drawn.
 //!
@@ -17,6 +18,8 @@
 use std::sync::Mutex;
 
 use serde_json::{Map, Value};
+
+pub mod after_read;
 
 /// What a password field's typed text is shown as wherever the call is recorded.
 pub const PASSWORD_PLACEHOLDER: &str = "«password»";

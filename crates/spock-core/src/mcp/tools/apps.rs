@@ -16,6 +16,7 @@ use crate::mcp::registry::{Level, Meta, ToolDef, WithImages, destroying_verb};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::toolsets::Toolset;
 
+mod by_label;
 mod install;
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -30,7 +31,8 @@ pub struct AppArgs {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LaunchArgs {
     pub serial: Option<String>,
-    /// Application id, e.g. com.example.shop.
+    /// Application id, e.g. com.example.shop (to launch: or the label its home-screen icon
+    /// shows, e.g. "Shop").
     pub package_name: String,
     pub return_screen: Option<ReturnScreen>,
 }
@@ -122,7 +124,16 @@ async fn launch_and_show(
     a: LaunchArgs,
     restart: bool,
 ) -> Result<WithImages<Started>, ToolError> {
-    if let Err(e) = check_pkg(&a.package_name) {
+    // An application id has a dot (Android refuses one without); a bare word is a label.
+    let not_package = check_pkg(&a.package_name).err().or_else(|| {
+        (!a.package_name.contains('.')).then(|| {
+            ToolError::invalid_args(format!(
+                "{:?} is not a package name (an application id has a dot: com.example.shop)",
+                a.package_name
+            ))
+        })
+    });
+    if let Some(e) = not_package {
         // A plain word that is not a package name ("Shop"): the installed packages it is part
         // of, so an agent on the core toolset alone finds the one to launch. Anything else is
         // refused as it is, before any device is asked.
@@ -135,10 +146,22 @@ async fn launch_and_show(
         if !plain(&a.package_name) {
             return Err(e);
         }
-        return match ctx.device(a.serial.as_deref()).await {
-            Ok(dev) => Err(with_matches(&ctx, &dev, &a.package_name, e).await),
-            Err(_) => Err(e),
+        // It may be the label a person knows the app by: its icon on the home screen.
+        let dev = match ctx.device(a.serial.as_deref()).await {
+            Ok(dev) => dev,
+            Err(_) => return Err(e),
         };
+        if restart {
+            return Err(with_matches(&ctx, &dev, &a.package_name, e).await);
+        }
+        let mut started = by_label::launch(&ctx, &dev, &a.package_name, e).await?;
+        let settled = settle(&ctx, &dev, a.return_screen).await?;
+        started.screen = settled.screen;
+        started.screen_error = settled.error;
+        return Ok(WithImages {
+            value: started,
+            images: settled.images,
+        });
     }
     let dev = ctx.device(a.serial.as_deref()).await?;
     if restart {
@@ -395,7 +418,7 @@ pub fn tools() -> Vec<ToolDef> {
             title: "Launch app",
             level: Level::SafeAction,
             toolset: Toolset::Core,
-            description: "Start an app's launcher activity and report which activity opened.",
+            description: "Start an app's launcher activity (by package name, or by the label its home-screen icon shows) and report which activity opened.",
         }
         .def(|ctx: Ctx, a: LaunchArgs| launch_and_show(ctx, a, false))
         .acts_on_app(|a: &LaunchArgs| Some(a.package_name.clone())),

@@ -15,6 +15,7 @@ use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef, WithImages};
 use crate::mcp::result::ToolError;
 use crate::mcp::toolsets::Toolset;
+use crate::mcp::typed_text::after_read::AwaitingRead;
 
 mod drag;
 mod multitouch;
@@ -223,10 +224,22 @@ async fn key(ctx: Ctx, a: KeyArgs) -> Result<WithImages<ActionOut>, ToolError> {
 async fn text(ctx: Ctx, a: TextArgs) -> Result<WithImages<ActionOut>, ToolError> {
     let word = check_text(&a.text)?;
     let dev = ctx.device(a.serial.as_deref()).await?;
-    // The text goes into whatever is focused: a password field (or one that cannot be told
-    // in time) keeps it «password» everywhere, as the element tool does.
-    ctx.typing_into(super::acted::focused_is_password(&ctx, &dev).await)?;
-    ctx.sh_ok(&dev, &word).await?;
+    // The text goes into whatever is focused. A kept password (a batch step's) goes only into
+    // a password field, so that is read first; any other text is typed at once and stays
+    // «password» everywhere until a read of the screen shows the field was no password field
+    // (`typed_text::after_read`): this call's settle dump, or the next read.
+    if ctx.typed.is_kept(0) {
+        ctx.typing_into(super::acted::focused_is_password(&ctx, &dev).await)?;
+        ctx.sh_ok(&dev, &word).await?;
+    } else {
+        ctx.sh_ok(&dev, &word).await?;
+        ctx.core.kept::<AwaitingRead>().typed(
+            dev.serial(),
+            ctx.call_id,
+            ctx.typed.clone(),
+            &a.text,
+        );
+    }
     let out = ActionOut::new(dev.serial(), "input_text", "text");
     finish(&ctx, &dev, out, a.return_screen).await
 }

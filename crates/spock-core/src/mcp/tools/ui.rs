@@ -13,6 +13,7 @@ use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::{Level, Meta, ToolDef};
 use crate::mcp::result::{ErrorKind, ToolError};
 use crate::mcp::toolsets::Toolset;
+use crate::mcp::typed_text::after_read::AwaitingRead;
 use crate::uitree::{self, Candidate, NodeId, SelectError, Selector, TreeOptions, UiTree};
 
 /// Dump and parse the current screen as the caller is shown it: for an agent, every string
@@ -237,6 +238,11 @@ async fn parse_dump(ctx: &Ctx, dev: &Device, text: &str) -> Result<UiTree, ToolE
         dev.serial(),
         tree.nodes().iter().map(|n| n.package.as_str()),
     );
+    // Text typed into whatever had the focus, decided by what this read shows.
+    for (call_id, arguments) in ctx.core.kept::<AwaitingRead>().read(dev.serial(), &tree) {
+        ctx.core
+            .emit(crate::mcp::ServerEvent::CallArguments { call_id, arguments });
+    }
     if ctx.core.redactor.observe(&tree) {
         let core = ctx.core.clone();
         match tokio::task::spawn_blocking(move || core.redactor.save_held()).await {
