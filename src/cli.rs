@@ -129,6 +129,14 @@ pub struct DoctorArgs {
     /// the configured ones, ANDROID_ADB_SERVER_PORT or 127.0.0.1:5037).
     #[arg(long = "adb", value_name = "HOST:PORT")]
     pub adb: Vec<String>,
+    /// Capture the connected phone's answers to the commands spock-tui relies on, read-only
+    /// and scrubbed of what identifies you or it, into the new directory DIR (for a bug
+    /// report; `spock-tui sim --replay DIR` serves it back).
+    #[arg(long, value_name = "DIR")]
+    pub capture: Option<PathBuf>,
+    /// The device to capture, when several are connected.
+    #[arg(long, value_name = "SERIAL", requires = "capture")]
+    pub serial: Option<String>,
 }
 
 #[derive(Args, Debug)]

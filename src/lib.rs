@@ -11,6 +11,7 @@
 //! map in `spock-core`'s crate documentation (`crates/spock-core/src/lib.rs`); the layers are
 //! in `ARCHITECTURE.md`.
 pub mod app;
+pub mod capture;
 pub mod cli;
 pub mod clientconfig;
 pub mod doctor;

@@ -328,6 +328,19 @@ fn print_config(args: ConfigArgs) -> anyhow::Result<()> {
 fn doctor(args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let paths = Paths::discover()?;
     let config = super::load_config(&paths)?;
+    if let Some(dir) = &args.capture {
+        let adb = super::adb_endpoints(&args.adb, &config)?;
+        let done = crate::process::runtime()?.block_on(crate::capture::capture(
+            crate::capture::Request {
+                dir,
+                adb,
+                serial: args.serial.clone(),
+                config,
+            },
+        ))?;
+        print_out(&done.text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let servers = if args.adb.is_empty() {
         crate::doctor::Servers::Default(super::adb_endpoints(&[], &config)?)
     } else {

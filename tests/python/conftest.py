@@ -138,9 +138,10 @@ def have_adb() -> bool:
 class RealAdb:
     """Virtual devices behind adbd, reached through a private real `adb` server (Debian's)."""
 
-    def __init__(self, tmp_path, scenarios=(), socket_path=None):
+    def __init__(self, tmp_path, scenarios=(), socket_path=None, sim_args=()):
         """`socket_path`: the server on that filesystem socket (`adb -L localfilesystem:…`),
-        with no TCP port, instead of a private port."""
+        with no TCP port, instead of a private port. `sim_args`: more `spock-tui sim` flags
+        (`--replay DIR`)."""
         self.tmp = tmp_path
         self.socket_path = socket_path
         self.env = {k: v for k, v in os.environ.items() if k != "ADB_SERVER_SOCKET"}
@@ -151,6 +152,7 @@ class RealAdb:
             args += ["--adbd", "127.0.0.1:0"]
         for s in scenarios:
             args += ["--device", str(s)]
+        args += [str(a) for a in sim_args]
         self.sim = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=open(tmp_path / "sim.err", "w"), text=True)
         line = self.sim.stdout.readline()
         if not line:

@@ -45,6 +45,10 @@ EXCEPTIONS = {
     "spock-tui serve &": "the sandbox recipe's server: test_sandbox_agent.py starts one with the same door",
     "cd ~/project && spock-tui sandbox --rw ~/.claude --rw ~/.claude.json -- claude":
         "needs Claude Code; test_sandbox_agent.py runs `spock-tui sandbox` with a Python agent and an MCP client",
+    "spock-tui doctor --capture ./spock-capture":
+        "needs the reader's phone; test_capture.py captures the virtual device behind a real adb server so",
+    "spock-tui sim --replay DIR --adbd 127.0.0.1:0":
+        "DIR is the reader's bundle; test_capture.py replays bundles so, behind a real adb server",
 }
 
 # Run by the walk-through below, as written.

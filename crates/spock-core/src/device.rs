@@ -22,6 +22,7 @@ mod error;
 pub mod identity;
 mod listing;
 mod ops;
+pub mod record;
 mod screencap_format;
 pub mod screens;
 mod shell;

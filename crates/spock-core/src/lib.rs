@@ -65,6 +65,8 @@ pub mod model;
 pub mod own;
 pub mod progress;
 pub mod project;
+#[cfg(test)]
+mod public_captures;
 pub mod redact;
 #[doc(hidden)]
 pub mod testdata;

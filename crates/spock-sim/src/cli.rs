@@ -45,6 +45,11 @@ pub struct SimArgs {
     /// (each command at its median, no spread).
     #[arg(long, value_name = "PROFILE", env = "SPOCK_SIM_LATENCY")]
     pub latency: Option<String>,
+    /// Serve a phone's capture (`spock-tui doctor --capture DIR`) as the (first) device: each
+    /// command answers what it answered on the phone, after the time it took there (with
+    /// `--latency`, that profile's times instead).
+    #[arg(long, value_name = "DIR", conflicts_with = "scenario")]
+    pub replay: Option<PathBuf>,
 }
 
 /// What to start. Devices are built by the caller (scenario loading is the device side's).
@@ -238,12 +243,16 @@ pub async fn start(opts: SimOptions) -> anyhow::Result<SimHandle> {
 /// Build the devices to serve: one per `--scenario` / `--device` file, else the built-in demo.
 fn load_devices(args: &SimArgs) -> anyhow::Result<Vec<Arc<dyn Target>>> {
     let files: Vec<&std::path::PathBuf> = args.scenario.iter().chain(args.devices.iter()).collect();
-    if files.is_empty() {
+    let mut out: Vec<Arc<dyn Target>> = Vec::new();
+    if let Some(dir) = &args.replay {
+        let timing = args.latency.is_none();
+        out.push(Arc::new(crate::replay::ReplayDevice::open(dir, timing)?));
+    }
+    if files.is_empty() && out.is_empty() {
         return Ok(vec![
             Arc::new(crate::device::SimDevice::demo()) as Arc<dyn Target>
         ]);
     }
-    let mut out: Vec<Arc<dyn Target>> = Vec::new();
     for f in files {
         let dev = crate::device::SimDevice::from_scenario_file(f)?;
         out.push(Arc::new(dev));

@@ -20,6 +20,7 @@ pub mod device;
 pub mod faults;
 pub mod fs;
 pub mod latency;
+pub mod replay;
 pub mod scenario;
 pub mod screencap;
 pub mod server;

@@ -209,6 +209,8 @@ pub(crate) struct Inner {
     /// The apps seen on each device (by its identity, else its full name) in the screens read
     /// from it: what the person picks from when limiting a device's Interact to some apps.
     apps_seen: Mutex<HashMap<String, BTreeSet<String>>>,
+    /// Every command and its answer, while a capture records ([`Devices::record_to`]).
+    pub(crate) recorder: std::sync::OnceLock<Arc<super::record::Recorder>>,
 }
 
 impl Drop for Inner {
@@ -650,6 +652,7 @@ impl Devices {
                 screens: super::screens::ScreenLog::default(),
                 shot_speed: super::screencap_format::ShotSpeed::default(),
                 apps_seen: Mutex::default(),
+                recorder: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -986,6 +989,12 @@ impl Devices {
                 apps.insert(p.to_string());
             }
         }
+    }
+
+    /// Record every command sent to any device from now on, with its answer and timing,
+    /// into `r` (once per [`Devices`]: a second recorder is refused).
+    pub fn record_to(&self, r: Arc<super::record::Recorder>) -> bool {
+        self.inner.recorder.set(r).is_ok()
     }
 
     /// The apps seen on each device so far ([`Devices::saw_apps`]), by identity.

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::devices::{Device, Target};
 use super::error::{DeviceError, bounded};
+use super::record::Recorded;
 use super::shell::{self, RunningShell, ShellOutput};
 use super::sync::{self, RemoteStat};
 use super::wire::Conn;
@@ -114,6 +115,7 @@ impl Device {
         let cap = self.inner.opts.shell_output_cap;
         let what = format!("shell `{}` on {}", short(cmd), self.serial());
         let _sent = self.sending(cmd);
+        let started = std::time::Instant::now();
         let run = self.call(&what, timeout, |t| async move {
             let (mut c, v2, sentinel) = self.open_shell(&t, cmd).await?;
             if v2 {
@@ -122,10 +124,23 @@ impl Device {
                 shell::read_legacy(&mut c, &self.name_for_errors(), &sentinel, cap).await
             }
         });
-        tokio::select! {
+        let r = tokio::select! {
             r = run => r,
             _ = cancel.cancelled() => Err(DeviceError::Cancelled),
+        };
+        if let Some(rec) = self.inner.recorder.get() {
+            rec.push(Recorded {
+                device: self.serial().to_string(),
+                command: cmd.to_string(),
+                exec: false,
+                exit: r.as_ref().ok().map(|o| o.exit_code),
+                stdout: r.as_ref().map(|o| o.stdout.to_vec()).unwrap_or_default(),
+                stderr: r.as_ref().map(|o| o.stderr.to_vec()).unwrap_or_default(),
+                took: started.elapsed(),
+                error: r.as_ref().err().map(|e| e.to_string()),
+            });
         }
+        r
     }
 
     /// Note a command on its way to the device; the returned guard notes it again when the
@@ -199,11 +214,26 @@ impl Device {
         let what = format!("exec `{}` on {}", short(cmd), self.serial());
         let what_ = what.as_str();
         let _sent = self.sending(cmd);
-        self.call(what_, timeout, |t| async move {
-            let mut c = self.open_on(&t, &format!("exec:{cmd}")).await?;
-            c.read_to_end_capped(max_bytes, what_).await
-        })
-        .await
+        let started = std::time::Instant::now();
+        let r = self
+            .call(what_, timeout, |t| async move {
+                let mut c = self.open_on(&t, &format!("exec:{cmd}")).await?;
+                c.read_to_end_capped(max_bytes, what_).await
+            })
+            .await;
+        if let Some(rec) = self.inner.recorder.get() {
+            rec.push(Recorded {
+                device: self.serial().to_string(),
+                command: cmd.to_string(),
+                exec: true,
+                exit: r.as_ref().ok().map(|_| 0),
+                stdout: r.as_ref().map(|b| b.to_vec()).unwrap_or_default(),
+                stderr: Vec::new(),
+                took: started.elapsed(),
+                error: r.as_ref().err().map(|e| e.to_string()),
+            });
+        }
+        r
     }
 
     /// Starts a long-running command (e.g. `screenrecord`) and returns at once; opening is

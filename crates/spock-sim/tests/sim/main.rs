@@ -11,6 +11,7 @@ use spock_sim::device::run::LineRun as Run;
 
 mod adb_client;
 mod device;
+mod public_structure;
 mod system_services;
 
 /// `tests/fixtures/` at the repository root (the first directory up from this crate that holds

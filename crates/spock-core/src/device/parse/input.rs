@@ -4,8 +4,9 @@
 //! `Viewport INTERNAL: displayId=0, …, orientation=1, logicalFrame=[…]`) and, up to Android 12,
 //! `SurfaceOrientation: 1` (AOSP frameworks/native
 //! services/inputflinger/reader/mapper/TouchInputMapper.cpp, as vendored in
-//! nohajc/vendor-adb-patched @7f722c8d). Newer releases print the rotation as `ROTATION_90`;
-//! both spellings are read, and degrees too.
+//! nohajc/vendor-adb-patched @7f722c8d). Newer releases print the rotation as `ROTATION_90`,
+//! or as `ui::Rotation`'s own name (`InputDeviceOrientation: Rotation0` on a vivo tablet,
+//! tests/fixtures/public/dumpsys_input/); every spelling is read, and degrees too.
 
 /// The rotation (0..=3, `Surface.ROTATION_0..270`) of the first touchscreen's display, or
 /// `None` when the dump does not say.
@@ -15,6 +16,7 @@ pub fn touch_rotation(text: &str) -> Option<u8> {
             .trim()
             .trim_end_matches(',')
             .trim_start_matches("ROTATION_")
+            .trim_start_matches("Rotation")
             .trim_start_matches("DISPLAY_ORIENTATION_");
         match v {
             "0" => Some(0),

@@ -50,9 +50,33 @@ fn list(s: &str, label: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The type and state in `ni{…}`: `MOBILE[NR] CONNECTED extra: …`
+/// (`NetworkInfo.toSimpleString`, Android 10+), or Android 9's whole `NetworkInfo.toString`,
+/// `[type: WIFI[], state: CONNECTED/CONNECTED, reason: …]` (an empty subtype printed as `[]`,
+/// the state followed by its detailed state; tests/fixtures/public/dumpsys_connectivity/).
+fn type_and_state(ni: &str) -> (Option<String>, Option<String>) {
+    if let Some(fields) = ni.strip_prefix("[type: ") {
+        fn field(s: &str) -> Option<&str> {
+            s.split(',').next().map(str::trim).filter(|v| !v.is_empty())
+        }
+        let ty = field(fields).map(|t| t.strip_suffix("[]").unwrap_or(t).to_string());
+        let state = fields
+            .split_once(", state: ")
+            .and_then(|(_, s)| field(s))
+            .and_then(|s| s.split('/').next())
+            .map(str::to_string);
+        return (ty, state);
+    }
+    let mut words = ni.split_whitespace();
+    (
+        words.next().map(str::to_string),
+        words.next().map(str::to_string),
+    )
+}
+
 fn agent(line: &str) -> NetworkAgent {
     let ni = between(line, "ni{", "}").unwrap_or("");
-    let mut ni_words = ni.split_whitespace();
+    let (r#type, state) = type_and_state(ni);
     let nc = between(line, "nc{[", "]}").unwrap_or("");
     let transports = between(nc, "Transports: ", " ")
         .map(|t| t.split('|').map(str::to_string).collect())
@@ -60,8 +84,8 @@ fn agent(line: &str) -> NetworkAgent {
     let caps = between(nc, "Capabilities: ", " ").unwrap_or("");
     NetworkAgent {
         network: between(line, "network{", "}").and_then(|n| n.parse().ok()),
-        r#type: ni_words.next().map(str::to_string),
-        state: ni_words.next().map(str::to_string),
+        r#type,
+        state,
         interface: between(line, "InterfaceName: ", " ").map(str::to_string),
         addresses: list(line, "LinkAddresses: ["),
         dns: list(line, "DnsAddresses: ["),
