@@ -269,10 +269,14 @@ pub async fn start_demo(
 /// (below Linux's ephemeral ports, 32768 up, which the kernel hands out to outgoing
 /// connections; away from adb's 5037).
 fn demo_port(paths: &Paths) -> u16 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    paths.runtime.hash(&mut h);
-    20000 + (h.finish() % 12000) as u16
+    // FNV-1a over the path's bytes: the same port for a home with every build (the standard
+    // library's hasher may change between Rust releases).
+    use std::os::unix::ffi::OsStrExt;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in paths.runtime.as_os_str().as_bytes() {
+        h = (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    20000 + (h % 12000) as u16
 }
 
 /// What both entry points (`serve` and the control centre) set up before the runtime: the

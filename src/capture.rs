@@ -140,9 +140,14 @@ pub async fn capture(req: Request<'_>) -> anyhow::Result<Captured> {
         .into_iter()
         .map(|mut r| {
             if let Ok(text) = std::str::from_utf8(&r.stdout) {
+                let text = if r.command.starts_with("uiautomator dump") {
+                    password_fields_masked(text)
+                } else {
+                    text.to_string()
+                };
                 r.stdout = core
                     .redactor
-                    .redact_str(text, Audience::Agent)
+                    .redact_str(&text, Audience::Agent)
                     .into_owned()
                     .into_bytes();
             }
@@ -242,6 +247,26 @@ async fn read(core: &Arc<Core>, tool: &'static str, args: Value) -> anyhow::Resu
     })
 }
 
+/// A UI dump with the text of every password field shown as bullets, one per character (a
+/// phone shows it so; a build that reports the text itself must not put it in a bundle).
+fn password_fields_masked(xml: &str) -> String {
+    static NODE: std::sync::OnceLock<(regex::Regex, regex::Regex)> = std::sync::OnceLock::new();
+    let (node, text) = NODE.get_or_init(|| {
+        (
+            regex::Regex::new(r#"<node[^>]*password="true"[^>]*>"#).expect("fixed"),
+            regex::Regex::new(r#"text="([^"]*)""#).expect("fixed"),
+        )
+    });
+    node.replace_all(xml, |c: &regex::Captures| {
+        text.replace(&c[0], |t: &regex::Captures| {
+            let n = scrub::decode_entities(&t[1]).chars().count();
+            format!("text=\"{}\"", "•".repeat(n))
+        })
+        .into_owned()
+    })
+    .into_owned()
+}
+
 /// The bundle, every text of it scrubbed of what the texts themselves show to be identifying.
 fn scrubbed(
     entry: &spock_core::device::DeviceEntry,
@@ -255,6 +280,10 @@ fn scrubbed(
         s.known("ip", host);
     }
     for r in &recorded {
+        // The boot ID names this boot of this phone; it is a bare UUID nothing else marks.
+        if r.command.trim() == "cat /proc/sys/kernel/random/boot_id" {
+            s.known("id", String::from_utf8_lossy(&r.stdout).trim());
+        }
         s.learn(&r.command);
         s.learn(&String::from_utf8_lossy(&r.stdout));
         s.learn(&String::from_utf8_lossy(&r.stderr));

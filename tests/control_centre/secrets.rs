@@ -56,6 +56,17 @@ async fn focus(rig: &Rig, view_id: &str) {
     assert!(d.result.is_ok(), "{:?}", d.result);
 }
 
+/// What `android_find_ui_element` says of the element with `view_id`.
+async fn found(rig: &Rig, view_id: &str) -> Value {
+    let d = stdio_call(
+        &rig.core,
+        "android_find_ui_element",
+        json!({"selector": {"viewId": view_id}}),
+    )
+    .await;
+    d.result.expect("find").json
+}
+
 /// Runs `tool` while `hang` never answers on the device, drawing the Activity screen with the
 /// call's details open after every event and every 50 ms, until it ends: cancelled once
 /// `enough(frame, frames drawn while it ran)` holds for a frame of the running call.
@@ -465,13 +476,7 @@ mod from_history {
         rig.core.batch().unwrap().save(t).unwrap();
         let rec = run(&rig, "focused_one").await;
         assert_eq!(rec.steps[0].outcome, StepOutcome::Refused, "{rec:?}");
-        let email = stdio_call(
-            &rig.core,
-            "android_find_ui_element",
-            json!({"selector": {"viewId": "login_email"}}),
-        )
-        .await;
-        let email = email.result.expect("find").json;
+        let email = found(&rig, "login_email").await;
         assert!(!email.to_string().contains(SECRET), "{email}");
 
         // No longer kept: History is one record long now, so the next password typed drops
@@ -666,4 +671,42 @@ mod from_history {
             assert_eq!(password_field_len(&rig), 3, "{id}");
         }
     }
+}
+
+/// The attack on typing first: a password typed into the focused password field with no read
+/// after it, then the same characters typed into a plain field, then a read. The read shows a
+/// focused plain field holding them, but something was sent after the first text (the tap),
+/// so only the second text is shown: the first stays «password».
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_after_focus_moved_never_shows_an_earlier_text() {
+    let rig = rig_with(false, Config::default_config()).await;
+    login_screen(&rig).await;
+    let email = found(&rig, "login_email").await;
+    let bounds = &email["matches"][0]["bounds"];
+    let (x, y) = (
+        (bounds[0].as_i64().unwrap() + bounds[2].as_i64().unwrap()) / 2,
+        (bounds[1].as_i64().unwrap() + bounds[3].as_i64().unwrap()) / 2,
+    );
+    focus(&rig, "login_password").await;
+    let mut events = rig.core.subscribe();
+    let first = stdio_call(&rig.core, "android_input_text", json!({"text": SECRET})).await;
+    assert!(first.result.is_ok(), "{:?}", first.result);
+    // Focus moved by a tap at a point: no read of the screen in between.
+    let tap = stdio_call(&rig.core, "android_tap", json!({"x": x, "y": y})).await;
+    assert!(tap.result.is_ok(), "{:?}", tap.result);
+    let second = stdio_call(&rig.core, "android_input_text", json!({"text": SECRET})).await;
+    assert!(second.result.is_ok(), "{:?}", second.result);
+    let d = stdio_call(&rig.core, "android_get_ui_tree", json!({})).await;
+    assert!(d.result.is_ok(), "{:?}", d.result);
+    let mut shown = Vec::new();
+    while let Ok(ev) = events.try_recv() {
+        if let ServerEvent::CallArguments { call_id, .. } = ev {
+            shown.push(call_id);
+        }
+    }
+    assert_eq!(
+        shown,
+        vec![second.call_id],
+        "the first call's text was shown"
+    );
 }

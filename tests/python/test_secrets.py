@@ -170,9 +170,12 @@ async def test_text_typed_into_a_password_field_is_recorded_as_password(tmp_path
         inst.stop()
     audit = (inst.home / "data" / "audit" / "audit.jsonl").read_text()
     assert "hunter2xyz" not in audit, audit[-3000:]
-    # Only the inline run's own arguments hold s3cretpw: the agent wrote it there itself.
+    # Not even the inline run's own arguments: a task's typing steps are recorded without
+    # their texts (each step's own record says what it typed, «password» here).
     holders = {json.loads(l)["tool"] for l in audit.splitlines() if "s3cretpw" in l}
-    assert holders == {"android_batch_run_inline"}, holders
+    assert holders == set(), holders
+    inline = next(json.loads(l) for l in audit.splitlines() if json.loads(l)["tool"] == "android_batch_run_inline")
+    assert inline["arguments"]["steps"][0]["arguments"]["text"] == "«password»", inline
     typed = [r for r in map(json.loads, audit.splitlines()) if r["tool"] == "android_input_text_into_element"]
     assert len(typed) == 2 and all(t["arguments"]["text"] == "«password»" for t in typed), typed
     runs = list((inst.home / "data").rglob("run.json"))
@@ -313,9 +316,9 @@ async def test_typed_text_stays_hidden_in_errors_and_replays(tmp_path):
     typed = [r for r in records if r["tool"].startswith("android_input_text")]
     assert len(typed) == 3 and all(r["arguments"]["text"] == "«password»" for r in typed), typed
     assert all("«password»" in r["error"] for r in typed if r["tool"] == "android_input_text"), typed
-    # Only the save's own arguments hold the replayed text: the agent wrote it there itself.
+    # Not even the save's own arguments hold the replayed text: a task's typing steps are
+    # recorded without their texts.
     for r in records:
-        if r["tool"] != "android_batch_save":
-            clean(r["tool"], json.dumps(r))
+        clean(r["tool"], json.dumps(r))
     for run in (inst.home / "data").rglob("run.json"):
         clean("run.json", run.read_text())

@@ -30,7 +30,7 @@ pub enum TokenError {
 fn generate() -> Result<String, TokenError> {
     let mut buf = [0u8; TOKEN_BYTES];
     getrandom::fill(&mut buf).map_err(|e| TokenError::Random(e.to_string()))?;
-    Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
+    Ok(proof::hex(&buf))
 }
 
 fn io(path: &Path) -> impl Fn(std::io::Error) -> TokenError + '_ {

@@ -349,6 +349,10 @@ impl Call {
         if typed.withholds() {
             hide_text(&mut shown_args);
         }
+        // A task's typing steps: their texts are recorded by each step's own call.
+        super::typed_text::hide_step_texts(&mut shown_args, |t| {
+            core.tool(t).is_some_and(|d| d.types_text)
+        });
         let at = Utc::now();
         core.emit(ServerEvent::CallStarted {
             call_id,
@@ -680,6 +684,9 @@ impl Call {
             Err(e) => e.to_json(),
         };
         core.redactor.redact_json(&mut shown, Audience::Person);
+        super::typed_text::hide_step_texts(&mut shown, |t| {
+            core.tool(t).is_some_and(|d| d.types_text)
+        });
         let record = self
             .record_finished(&result, &shown, outcome, duration, device.clone())
             .await;

@@ -211,6 +211,40 @@ pub fn hide_text(args: &mut Value) {
     }
 }
 
+/// The texts of the typing steps in a task anywhere in `v` (`steps: [{tool, arguments}]`,
+/// `tool` one for which `types_text` holds) replaced by [`PASSWORD_PLACEHOLDER`]: a call that
+/// saves, reads or runs a task is recorded without the texts its steps will type, since which
+/// of them go into password fields is known only when each step runs (its own record says).
+/// Returns whether any text was hidden.
+pub fn hide_step_texts(v: &mut Value, types_text: impl Fn(&str) -> bool + Copy) -> bool {
+    let mut hidden = match v {
+        Value::Array(a) => a
+            .iter_mut()
+            .fold(false, |h, x| hide_step_texts(x, types_text) | h),
+        Value::Object(o) => o
+            .iter_mut()
+            .filter(|(k, _)| *k != "steps")
+            .fold(false, |h, (_, x)| hide_step_texts(x, types_text) | h),
+        _ => false,
+    };
+    let Some(steps) = v.get_mut("steps").and_then(Value::as_array_mut) else {
+        return hidden;
+    };
+    for step in steps {
+        let typing = step
+            .get("tool")
+            .and_then(Value::as_str)
+            .is_some_and(&types_text);
+        if let Some(a) = step.get_mut("arguments").filter(|_| typing)
+            && slot(a, 0).is_some()
+        {
+            hide_text(a);
+            hidden = true;
+        }
+    }
+    hidden
+}
+
 /// Which of a step's or record's typed texts stand for a password they do not hold.
 fn placeholder_slots(args: &Value) -> Vec<bool> {
     (0..slot_count(args))
@@ -306,6 +340,38 @@ mod tests {
         assert_eq!(
             t.private_part(&args),
             Some(json!({"fields": args["fields"]}))
+        );
+    }
+
+    #[test]
+    fn a_tasks_typing_steps_are_recorded_without_their_texts() {
+        let mut args = json!({"name": "login", "steps": [
+            {"tool": "android_tap_element", "arguments": {"element": "pw", "text": "kept"}},
+            {"tool": "android_input_text", "arguments": {"text": "Hunt3r"}},
+            {"tool": "android_input_text_into_element",
+             "arguments": {"element": "e", "text": "a@b.c", "fields": [{"element": "pw", "text": "x1"}]}},
+        ]});
+        let typing = |t: &str| t.starts_with("android_input_text");
+        assert!(hide_step_texts(&mut args, typing));
+        assert_eq!(
+            args["steps"][0]["arguments"]["text"], "kept",
+            "not a typing tool"
+        );
+        assert_eq!(args["steps"][1]["arguments"]["text"], PASSWORD_PLACEHOLDER);
+        assert_eq!(args["steps"][2]["arguments"]["text"], PASSWORD_PLACEHOLDER);
+        assert_eq!(
+            args["steps"][2]["arguments"]["fields"][0]["text"],
+            PASSWORD_PLACEHOLDER
+        );
+        assert!(!hide_step_texts(&mut json!({"steps": "no list"}), typing));
+        assert!(!hide_step_texts(&mut json!({"id": "t1"}), typing));
+        // A task inside an answer (a save's, a get's, a list's) too.
+        let mut answer = json!({"tasks": [{"task": {"steps": [
+            {"tool": "android_input_text", "arguments": {"text": "Hunt3r"}}]}}]});
+        assert!(hide_step_texts(&mut answer, typing));
+        assert_eq!(
+            answer["tasks"][0]["task"]["steps"][0]["arguments"]["text"],
+            PASSWORD_PLACEHOLDER
         );
     }
 

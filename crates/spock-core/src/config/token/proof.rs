@@ -75,7 +75,8 @@ pub fn verify(
         .is_ok()
 }
 
-fn hex(b: &[u8]) -> String {
+/// Lower-case hex, two digits a byte: how tokens, nonces and proofs are written.
+pub(super) fn hex(b: &[u8]) -> String {
     b.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -235,6 +235,7 @@ async fn text(ctx: Ctx, a: TextArgs) -> Result<WithImages<ActionOut>, ToolError>
         ctx.sh_ok(&dev, &word).await?;
         ctx.core.kept::<AwaitingRead>().typed(
             dev.serial(),
+            dev.screen_generation(),
             ctx.call_id,
             ctx.typed.clone(),
             &a.text,

@@ -36,7 +36,7 @@ pub fn as_shown(ctx: &Ctx, mut tree: UiTree) -> UiTree {
 /// see [`crate::device::screens`]) this read takes it instead of dumping again.
 pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     match dev.take_settled() {
-        Some(text) => parse_dump(ctx, dev, &text).await,
+        Some(text) => parse_dump(ctx, dev, &text, dev.screen_generation()).await,
         None => dump_fresh(ctx, dev).await,
     }
 }
@@ -46,7 +46,7 @@ pub async fn dump_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 /// nothing was sent to the device since; else a dump now. Unredacted, as [`dump_raw`].
 pub async fn dump_for_action_raw(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     match dev.take_for_action() {
-        Some(text) => parse_dump(ctx, dev, &text).await,
+        Some(text) => parse_dump(ctx, dev, &text, dev.screen_generation()).await,
         None => dump_fresh(ctx, dev).await,
     }
 }
@@ -61,11 +61,11 @@ pub async fn dump_for_action(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolErro
 /// action's resolution only (never for another read).
 async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     let tree = match dev.take_settled_shown() {
-        Some(text) => parse_dump(ctx, dev, &text).await?,
+        Some(text) => parse_dump(ctx, dev, &text, dev.screen_generation()).await?,
         None => {
             let generation = dev.screen_generation();
             let text = run_dump(ctx, dev).await?;
-            let tree = parse_dump(ctx, dev, &text).await?;
+            let tree = parse_dump(ctx, dev, &text, generation).await?;
             dev.keep_read(generation, text);
             tree
         }
@@ -75,7 +75,8 @@ async fn dump_shown(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 
 /// A dump taken now, whatever is kept: for polls that wait for the screen to change by itself.
 pub async fn dump_fresh(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
-    parse_dump(ctx, dev, &run_dump(ctx, dev).await?).await
+    let generation = dev.screen_generation();
+    parse_dump(ctx, dev, &run_dump(ctx, dev).await?, generation).await
 }
 
 /// The screen once an action has settled, kept for the next read. `uiautomator dump` waits
@@ -84,12 +85,12 @@ pub async fn dump_fresh(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
 /// typed field verified), that one is sent back.
 pub async fn dump_settled(ctx: &Ctx, dev: &Device) -> Result<UiTree, ToolError> {
     if let Some(text) = dev.peek_settled() {
-        return parse_dump(ctx, dev, &text).await;
+        return parse_dump(ctx, dev, &text, dev.screen_generation()).await;
     }
     let generation = dev.screen_generation();
     let text = run_dump(ctx, dev).await?;
     dev.keep_settled(generation, text.clone());
-    parse_dump(ctx, dev, &text).await
+    parse_dump(ctx, dev, &text, generation).await
 }
 
 async fn run_dump(ctx: &Ctx, dev: &Device) -> Result<String, ToolError> {
@@ -230,7 +231,14 @@ async fn dump_once(ctx: &Ctx, dev: &Device) -> Result<Result<String, NoDump>, To
 /// settle dump, a lookup, a wait's poll, the dump before a screenshot): the held-field memory
 /// learns from it before anything of it reaches an agent, and is written (off the runtime)
 /// when it changed, so a field that held a hidden value stays hidden after a restart.
-async fn parse_dump(ctx: &Ctx, dev: &Device, text: &str) -> Result<UiTree, ToolError> {
+/// `started`: the device's screen generation when the dump began (a kept dump is kept only
+/// while the generation it began at holds, so for one of those it is the generation now).
+async fn parse_dump(
+    ctx: &Ctx,
+    dev: &Device,
+    text: &str,
+    started: u64,
+) -> Result<UiTree, ToolError> {
     let tree = uitree::parse(text)
         .map_err(|e| ToolError::device(format!("the UI dump could not be read: {e}")))?;
     // The apps on it, for the person's device tree (Settings offers them for an apps list).
@@ -239,7 +247,11 @@ async fn parse_dump(ctx: &Ctx, dev: &Device, text: &str) -> Result<UiTree, ToolE
         tree.nodes().iter().map(|n| n.package.as_str()),
     );
     // Text typed into whatever had the focus, decided by what this read shows.
-    for (call_id, arguments) in ctx.core.kept::<AwaitingRead>().read(dev.serial(), &tree) {
+    for (call_id, arguments) in
+        ctx.core
+            .kept::<AwaitingRead>()
+            .read(dev.serial(), started, dev.screen_generation(), &tree)
+    {
         ctx.core
             .emit(crate::mcp::ServerEvent::CallArguments { call_id, arguments });
     }

@@ -6,9 +6,13 @@
 //! password's, everywhere) until a read of that device's screen decides it: the call's own
 //! settle dump when `returnScreen` asks for one, else the next read any call takes.
 //!
-//! A read decides when it shows a focused text field: a password field keeps the text
-//! «password» for good; a field that is no password field and visibly holds the typed text
-//! shows it (what it shows is on the screen anyway). A focused field that is no password field
+//! A read decides only while nothing that can change the screen was sent to the device since
+//! the text was typed (the device's screen generation, [`crate::device::screens`]): a tap, a
+//! key or more typing in between, from any client, and the text stays withheld for good, so a
+//! focus moved elsewhere can never attribute another field's content to it. A read decides when
+//! it shows a focused text field: a password field keeps the text «password» for good; a field
+//! that is no password field and visibly holds the typed text shows it (what it shows is on the
+//! screen anyway). A focused field that is no password field
 //! but does not hold the text (a read that began before the text arrived, or focus that moved
 //! on) decides nothing it could get wrong: the text stays withheld for good. A read without a
 //! focused text field (the keyboard closed) leaves it waiting, for a few reads or a minute at
@@ -35,6 +39,8 @@ const MAX_WAITING: usize = 16;
 
 struct Waiting {
     call_id: u64,
+    /// The device's screen generation once the text was typed.
+    generation: u64,
     typed: Arc<TypedText>,
     text: String,
     reads_left: u8,
@@ -75,8 +81,16 @@ fn verdict(tree: &UiTree, text: &str) -> Verdict {
 }
 
 impl AwaitingRead {
-    /// `text` (slot 0 of the call `call_id`) was typed on `device` into whatever had the focus.
-    pub fn typed(&self, device: &str, call_id: u64, typed: Arc<TypedText>, text: &str) {
+    /// `text` (slot 0 of the call `call_id`) was typed on `device` into whatever had the focus;
+    /// `generation` is the device's screen generation once it was.
+    pub fn typed(
+        &self,
+        device: &str,
+        generation: u64,
+        call_id: u64,
+        typed: Arc<TypedText>,
+        text: &str,
+    ) {
         let mut map = self.devices.lock().unwrap_or_else(|p| p.into_inner());
         let list = map.entry(device.to_string()).or_default();
         if list.len() >= MAX_WAITING {
@@ -84,6 +98,7 @@ impl AwaitingRead {
         }
         list.push(Waiting {
             call_id,
+            generation,
             typed,
             text: text.to_string(),
             reads_left: READS,
@@ -91,15 +106,26 @@ impl AwaitingRead {
         });
     }
 
-    /// A read of `device`'s screen (unredacted): the texts it decides are settled, and those
-    /// now shown are returned as (call id, the arguments to show).
-    pub fn read(&self, device: &str, tree: &UiTree) -> Vec<(u64, Value)> {
+    /// A read of `device`'s screen (unredacted) that began at screen generation `started`,
+    /// the generation being `now`: the texts it decides are settled, and those now shown are
+    /// returned as (call id, the arguments to show). A read that began before a text was typed
+    /// decides nothing about it.
+    pub fn read(&self, device: &str, started: u64, now: u64, tree: &UiTree) -> Vec<(u64, Value)> {
         let mut map = self.devices.lock().unwrap_or_else(|p| p.into_inner());
         let Some(list) = map.get_mut(device) else {
             return Vec::new();
         };
         let mut shown = Vec::new();
         list.retain_mut(|w| {
+            // Something was sent since that may have moved the focus: nothing is decided.
+            if w.generation != now {
+                return false;
+            }
+            // A dump that began before the text was typed shows the screen before it.
+            if started != w.generation {
+                w.reads_left = w.reads_left.saturating_sub(1);
+                return w.reads_left > 0 && w.since.elapsed() < WAIT;
+            }
             match verdict(tree, &w.text) {
                 Verdict::Password => {
                     w.typed.settle(0, true);

@@ -35,13 +35,16 @@ fn typed_into(desc: &str, text: &str) -> UiTree {
     crate::uitree::parse(&xml).expect("the fixture parses")
 }
 
+/// The screen generation the tests type and read at.
+const GEN: u64 = 4;
+
 fn login() -> UiTree {
     crate::uitree::parse(LOGIN).expect("the fixture parses")
 }
 
 fn waiting(a: &AwaitingRead, call: u64, text: &str) -> Arc<TypedText> {
     let t = Arc::new(TypedText::of(true, &json!({"text": text})));
-    a.typed("dev", call, t.clone(), text);
+    a.typed("dev", GEN, call, t.clone(), text);
     t
 }
 
@@ -51,17 +54,32 @@ fn a_read_showing_a_focused_plain_field_that_holds_the_text_shows_it() {
     let t = waiting(&a, 7, "bob@example.com");
     // Another device's read decides nothing here.
     assert!(
-        a.read("other", &typed_into("input-email", "bob@example.com"))
-            .is_empty()
+        a.read(
+            "other",
+            GEN,
+            GEN,
+            &typed_into("input-email", "bob@example.com")
+        )
+        .is_empty()
     );
     assert!(t.withholds());
-    let shown = a.read("dev", &typed_into("input-email", "bob@example.com"));
+    let shown = a.read(
+        "dev",
+        GEN,
+        GEN,
+        &typed_into("input-email", "bob@example.com"),
+    );
     assert_eq!(shown, vec![(7, json!({"text": "bob@example.com"}))]);
     assert_eq!(t.target(0), Target::Plain);
     // Decided once: a later read does not show it again.
     assert!(
-        a.read("dev", &typed_into("input-email", "bob@example.com"))
-            .is_empty()
+        a.read(
+            "dev",
+            GEN,
+            GEN,
+            &typed_into("input-email", "bob@example.com")
+        )
+        .is_empty()
     );
 }
 
@@ -71,7 +89,7 @@ fn a_focused_password_field_keeps_the_text_hidden_for_good() {
     let t = waiting(&a, 1, "hunter2");
     // A password field shows dots, never the text: its flag decides.
     assert!(
-        a.read("dev", &typed_into("input-password", "•••••••"))
+        a.read("dev", GEN, GEN, &typed_into("input-password", "•••••••"))
             .is_empty()
     );
     assert_eq!(t.target(0), Target::Password);
@@ -80,7 +98,7 @@ fn a_focused_password_field_keeps_the_text_hidden_for_good() {
     assert_eq!(args["text"], PASSWORD_PLACEHOLDER);
     // Even a later screen showing the same text in a plain field does not undo it.
     assert!(
-        a.read("dev", &typed_into("input-email", "hunter2"))
+        a.read("dev", GEN, GEN, &typed_into("input-email", "hunter2"))
             .is_empty()
     );
     assert!(t.withholds());
@@ -91,15 +109,15 @@ fn a_plain_field_without_the_text_gives_up_and_no_field_waits() {
     let a = AwaitingRead::default();
     let t = waiting(&a, 1, "hunter2");
     // No focused text field: undecided, still waiting.
-    assert!(a.read("dev", &login()).is_empty());
+    assert!(a.read("dev", GEN, GEN, &login()).is_empty());
     assert_eq!(t.target(0), Target::Unknown);
     // A focused plain field that does not hold the text (focus moved on): withheld for good.
     assert!(
-        a.read("dev", &typed_into("input-email", "someone"))
+        a.read("dev", GEN, GEN, &typed_into("input-email", "someone"))
             .is_empty()
     );
     assert!(
-        a.read("dev", &typed_into("input-email", "hunter2"))
+        a.read("dev", GEN, GEN, &typed_into("input-email", "hunter2"))
             .is_empty()
     );
     assert_eq!(t.target(0), Target::Unknown);
@@ -111,8 +129,58 @@ fn a_text_waits_a_few_reads_at_most() {
     let a = AwaitingRead::default();
     let t = waiting(&a, 1, "abc");
     for _ in 0..READS {
-        assert!(a.read("dev", &login()).is_empty());
+        assert!(a.read("dev", GEN, GEN, &login()).is_empty());
     }
-    assert!(a.read("dev", &typed_into("input-email", "abc")).is_empty());
+    assert!(
+        a.read("dev", GEN, GEN, &typed_into("input-email", "abc"))
+            .is_empty()
+    );
     assert_eq!(t.target(0), Target::Unknown, "it stopped waiting");
+}
+
+/// A tap, a key or more typing after the text (the generation moved): no read decides it,
+/// whatever the screen shows then.
+#[test]
+fn anything_sent_after_the_text_leaves_it_withheld() {
+    let a = AwaitingRead::default();
+    let t = waiting(&a, 1, "hunter2");
+    assert!(
+        a.read(
+            "dev",
+            GEN + 2,
+            GEN + 2,
+            &typed_into("input-email", "hunter2")
+        )
+        .is_empty()
+    );
+    assert_eq!(t.target(0), Target::Unknown);
+    assert!(
+        a.read("dev", GEN, GEN, &typed_into("input-email", "hunter2"))
+            .is_empty(),
+        "it stopped waiting"
+    );
+}
+
+/// A dump that began before the text was typed (it shows the screen before the text went
+/// anywhere) decides nothing about it, whatever field it shows.
+#[test]
+fn a_read_that_began_before_the_text_decides_nothing() {
+    let a = AwaitingRead::default();
+    let t = waiting(&a, 1, "7351");
+    assert!(
+        a.read(
+            "dev",
+            GEN - 2,
+            GEN,
+            &typed_into("input-email", "0000 7351 9999")
+        )
+        .is_empty()
+    );
+    assert_eq!(t.target(0), Target::Unknown);
+    // A read that began after decides.
+    assert!(
+        a.read("dev", GEN, GEN, &typed_into("input-password", "••••"))
+            .is_empty()
+    );
+    assert_eq!(t.target(0), Target::Password);
 }
