@@ -161,8 +161,13 @@ pub async fn capture(req: Request<'_>) -> anyhow::Result<Captured> {
         })
         .collect();
     let bundle = scrubbed(&entry, calls, recorded);
-    bundle.write(req.dir)?;
-    std::fs::write(req.dir.join("README.txt"), readme(&bundle))?;
+    let (dir, written) = (req.dir.to_path_buf(), bundle.clone());
+    tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
+        written.write(&dir)?;
+        std::fs::write(dir.join("README.txt"), readme(&written))?;
+        Ok(())
+    })
+    .await??;
     Ok(Captured {
         text: summary(&bundle, req.dir),
     })

@@ -225,6 +225,16 @@ pub struct UiTree {
 }
 
 impl UiTree {
+    /// Whether the focused text field is a password field: `Some(true)` when a focused node is
+    /// one, `Some(false)` when a focused editable node is none, `None` with no focused field.
+    pub fn focused_field_is_password(&self) -> Option<bool> {
+        let focused: Vec<_> = self.nodes().iter().filter(|n| n.focused).collect();
+        if focused.iter().any(|n| n.password) {
+            return Some(true);
+        }
+        focused.iter().any(|n| n.is_editable()).then_some(false)
+    }
+
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }

@@ -128,19 +128,40 @@ impl Device {
             r = run => r,
             _ = cancel.cancelled() => Err(DeviceError::Cancelled),
         };
-        if let Some(rec) = self.inner.recorder.get() {
-            rec.push(Recorded {
-                device: self.serial().to_string(),
-                command: cmd.to_string(),
-                exec: false,
-                exit: r.as_ref().ok().map(|o| o.exit_code),
-                stdout: r.as_ref().map(|o| o.stdout.to_vec()).unwrap_or_default(),
-                stderr: r.as_ref().map(|o| o.stderr.to_vec()).unwrap_or_default(),
-                took: started.elapsed(),
-                error: r.as_ref().err().map(|e| e.to_string()),
-            });
-        }
+        self.record(cmd, false, started, || match &r {
+            Ok(o) => Ok((o.exit_code, o.stdout.to_vec(), o.stderr.to_vec())),
+            Err(e) => Err(e.to_string()),
+        });
         r
+    }
+
+    /// While a capture records ([`super::Devices::record_to`]): `cmd` and what `answer` says
+    /// came back (exit code, stdout, stderr; or the error), with the time since `started`.
+    /// Without a recorder, `answer` is never called.
+    fn record(
+        &self,
+        cmd: &str,
+        exec: bool,
+        started: std::time::Instant,
+        answer: impl FnOnce() -> Result<(i32, Vec<u8>, Vec<u8>), String>,
+    ) {
+        let Some(rec) = self.inner.recorder.get() else {
+            return;
+        };
+        let (exit, stdout, stderr, error) = match answer() {
+            Ok((code, out, err)) => (Some(code), out, err, None),
+            Err(e) => (None, Vec::new(), Vec::new(), Some(e)),
+        };
+        rec.push(Recorded {
+            device: self.serial().to_string(),
+            command: cmd.to_string(),
+            exec,
+            exit,
+            stdout,
+            stderr,
+            took: started.elapsed(),
+            error,
+        });
     }
 
     /// Note a command on its way to the device; the returned guard notes it again when the
@@ -221,18 +242,10 @@ impl Device {
                 c.read_to_end_capped(max_bytes, what_).await
             })
             .await;
-        if let Some(rec) = self.inner.recorder.get() {
-            rec.push(Recorded {
-                device: self.serial().to_string(),
-                command: cmd.to_string(),
-                exec: true,
-                exit: r.as_ref().ok().map(|_| 0),
-                stdout: r.as_ref().map(|b| b.to_vec()).unwrap_or_default(),
-                stderr: Vec::new(),
-                took: started.elapsed(),
-                error: r.as_ref().err().map(|e| e.to_string()),
-            });
-        }
+        self.record(cmd, true, started, || match &r {
+            Ok(b) => Ok((0, b.to_vec(), Vec::new())),
+            Err(e) => Err(e.to_string()),
+        });
         r
     }
 

@@ -349,10 +349,7 @@ impl Call {
         if typed.withholds() {
             hide_text(&mut shown_args);
         }
-        // A task's typing steps: their texts are recorded by each step's own call.
-        super::typed_text::hide_step_texts(&mut shown_args, |t| {
-            core.tool(t).is_some_and(|d| d.types_text)
-        });
+        hide_task_texts(core, &tool, &mut shown_args);
         let at = Utc::now();
         core.emit(ServerEvent::CallStarted {
             call_id,
@@ -684,9 +681,7 @@ impl Call {
             Err(e) => e.to_json(),
         };
         core.redactor.redact_json(&mut shown, Audience::Person);
-        super::typed_text::hide_step_texts(&mut shown, |t| {
-            core.tool(t).is_some_and(|d| d.types_text)
-        });
+        hide_task_texts(&core, &self.tool, &mut shown);
         let record = self
             .record_finished(&result, &shown, outcome, duration, device.clone())
             .await;
@@ -789,6 +784,15 @@ impl Call {
             }));
         }
         record
+    }
+}
+
+/// A task's typing steps in what a batch tool's call shows the person (its arguments, its
+/// answer): their texts are recorded by each step's own call. Only the batch tools carry tasks,
+/// so no other call's answer is walked.
+fn hide_task_texts(core: &Core, tool: &ToolDef, v: &mut Value) {
+    if tool.toolset == crate::model::toolset::Toolset::Batch {
+        super::typed_text::hide_step_texts(v, |t| core.tool(t).is_some_and(|d| d.types_text));
     }
 }
 

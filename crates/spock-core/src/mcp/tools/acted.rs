@@ -257,13 +257,5 @@ pub async fn focused_is_password(ctx: &Ctx, dev: &Device) -> Option<bool> {
         .await
         .ok()?
         .ok()?;
-    focused_field_is_password(&tree)
-}
-
-pub(super) fn focused_field_is_password(tree: &UiTree) -> Option<bool> {
-    let focused: Vec<_> = tree.nodes().iter().filter(|n| n.focused).collect();
-    if focused.iter().any(|n| n.password) {
-        return Some(true);
-    }
-    focused.iter().any(|n| n.is_editable()).then_some(false)
+    tree.focused_field_is_password()
 }

@@ -64,19 +64,18 @@ enum Verdict {
 }
 
 fn verdict(tree: &UiTree, text: &str) -> Verdict {
-    let focused: Vec<_> = tree
-        .nodes()
-        .iter()
-        .filter(|n| n.focused && n.is_editable())
-        .collect();
-    if focused.iter().any(|n| n.password) || tree.nodes().iter().any(|n| n.focused && n.password) {
-        Verdict::Password
-    } else if focused.iter().any(|n| n.text.contains(text)) {
-        Verdict::Plain
-    } else if focused.is_empty() {
-        Verdict::Undecided
-    } else {
-        Verdict::GiveUp
+    match tree.focused_field_is_password() {
+        Some(true) => Verdict::Password,
+        None => Verdict::Undecided,
+        Some(false)
+            if tree
+                .nodes()
+                .iter()
+                .any(|n| n.focused && n.is_editable() && n.text.contains(text)) =>
+        {
+            Verdict::Plain
+        }
+        Some(false) => Verdict::GiveUp,
     }
 }
 

@@ -11,7 +11,6 @@ use crate::device::Device;
 use crate::mcp::ctx::Ctx;
 use crate::mcp::registry::WithImages;
 use crate::mcp::result::ToolError;
-use crate::mcp::tools::acted::focused_field_is_password;
 use crate::mcp::tools::gestures::{GestureKind, check_text};
 use crate::mcp::tools::ui::{
     ElementRef, as_shown, dump_for_action_raw, dump_fresh, dump_settled, node_out,
@@ -345,7 +344,7 @@ pub async fn type_into(ctx: Ctx, a: TypeArgs) -> Result<WithImages<ActionOut>, T
         // the task could read it (and a clear would empty that field).
         if ctx.typed.is_kept(e.slot) {
             let now = dump_fresh(&ctx, &dev).await?;
-            if focused_field_is_password(&now) != Some(true) {
+            if now.focused_field_is_password() != Some(true) {
                 return Err(ToolError::refused(format!(
                     "{}: a kept password, and the focused field is no password field after the tap; nothing more was typed",
                     entries_name(e.slot)
